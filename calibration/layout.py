@@ -1,0 +1,159 @@
+"""The table layout file (TOML): the physical table, its anchor markers and its optional square grid.
+
+::
+
+    [table]
+    width_mm = 2400
+    depth_mm = 1200
+    [markers]
+    dictionary = "DICT_4X4_250"     # any cv2.aruco predefined dictionary name
+    [[anchor]]                      # markers glued flat on the table, top edge toward +y
+    id = 0
+    x_mm = 33                       # centre of the black square
+    y_mm = 33
+    size_mm = 50                    # side of the black square
+    [grid]                          # optional
+    origin_x_mm = 0
+    origin_y_mm = 0
+    field_mm = 60
+    cols = 40
+    rows = 20
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.files import number, read_toml
+from calibration.grid import Grid
+from fieldglass.errors import InputError
+
+
+def check_dictionary(name: str, where: str) -> str:
+    """Return `name` if it is a cv2.aruco predefined dictionary, else raise InputError."""
+    if not isinstance(name, str) or not name.startswith("DICT_") or not isinstance(getattr(cv2.aruco, name, None), int):
+        raise InputError(f"{where}: unknown marker dictionary {name!r} (use a cv2.aruco name like DICT_4X4_250)")
+    return name
+
+
+def square_corners_mm(x_mm: float, y_mm: float, size_mm: float, heading_deg: float = 0.0, z_mm: float = 0.0):
+    """The 4 corners of a marker's black square in table mm, in ArUco's order.
+
+    ArUco orders corners top-left, top-right, bottom-right, bottom-left of the marker as printed; the marker's
+    top edge points along `heading_deg` (compass bearing). Returns a (4, 3) float array.
+    """
+    h = np.radians(heading_deg)
+    fwd = np.array([np.sin(h), np.cos(h)])
+    right = np.array([np.cos(h), -np.sin(h)])
+    s = size_mm / 2.0
+    c = np.array([x_mm, y_mm])
+    pts = [c - right * s + fwd * s, c + right * s + fwd * s, c + right * s - fwd * s, c - right * s - fwd * s]
+    return np.array([[p[0], p[1], z_mm] for p in pts], dtype=float)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A marker glued flat on the table (z = 0), top edge toward +y."""
+
+    id: int
+    x_mm: float
+    y_mm: float
+    size_mm: float
+
+    def corners_mm(self) -> np.ndarray:
+        """(4, 3) table coordinates of the corners in ArUco order."""
+        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    width_mm: float
+    depth_mm: float
+    dictionary: str
+    anchors: tuple[Anchor, ...]
+    grid: Grid | None = None
+
+    def anchor(self, marker_id: int) -> Anchor | None:
+        for a in self.anchors:
+            if a.id == marker_id:
+                return a
+        return None
+
+    @property
+    def anchor_ids(self) -> frozenset[int]:
+        return frozenset(a.id for a in self.anchors)
+
+
+def parse_layout(data: dict, where: str = "layout") -> TableLayout:
+    """Build a TableLayout from parsed TOML; every error names `where`."""
+    table = data.get("table")
+    if not isinstance(table, dict):
+        raise InputError(f"{where}: missing [table] with width_mm and depth_mm")
+    width = number(table, "width_mm", f"{where} [table]", positive=True)
+    depth = number(table, "depth_mm", f"{where} [table]", positive=True)
+    markers = data.get("markers", {})
+    dictionary = check_dictionary(markers.get("dictionary", "DICT_4X4_250"), f"{where} [markers]")
+    raw_anchors = data.get("anchor", [])
+    if not isinstance(raw_anchors, list):
+        raise InputError(f"{where}: anchors must be [[anchor]] tables")
+    anchors = []
+    for i, a in enumerate(raw_anchors, 1):
+        w = f"{where} anchor {i}"
+        if not isinstance(a, dict) or not isinstance(a.get("id"), int) or a["id"] < 0:
+            raise InputError(f"{w}: needs an integer 'id' >= 0")
+        anchors.append(Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), number(a, "size_mm", w, positive=True)))
+    ids = [a.id for a in anchors]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise InputError(f"{where}: anchor id(s) {dupes} listed twice")
+    if len(anchors) < 2:
+        raise InputError(f"{where}: needs at least 2 anchors to register the table (has {len(anchors)})")
+    grid = None
+    if "grid" in data:
+        g = data["grid"]
+        w = f"{where} [grid]"
+        cols, rows = g.get("cols"), g.get("rows")
+        if not (isinstance(cols, int) and isinstance(rows, int) and cols > 0 and rows > 0):
+            raise InputError(f"{w}: 'cols' and 'rows' must be positive integers")
+        grid = Grid(
+            number(g, "origin_x_mm", w, default=0.0),
+            number(g, "origin_y_mm", w, default=0.0),
+            number(g, "field_mm", w, positive=True),
+            cols,
+            rows,
+        )
+    return TableLayout(width, depth, dictionary, tuple(anchors), grid)
+
+
+def load_layout(path: str | Path) -> TableLayout:
+    return parse_layout(read_toml(path, "layout file"), str(path))
+
+
+def layout_to_toml(layout: TableLayout) -> str:
+    """The layout as TOML text that `load_layout` reads back."""
+    lines = [
+        "[table]",
+        f"width_mm = {layout.width_mm:g}",
+        f"depth_mm = {layout.depth_mm:g}",
+        "",
+        "[markers]",
+        f'dictionary = "{layout.dictionary}"',
+    ]
+    for a in layout.anchors:
+        lines += ["", "[[anchor]]", f"id = {a.id}", f"x_mm = {a.x_mm:g}", f"y_mm = {a.y_mm:g}", f"size_mm = {a.size_mm:g}"]
+    if layout.grid is not None:
+        g = layout.grid
+        lines += [
+            "",
+            "[grid]",
+            f"origin_x_mm = {g.origin_x_mm:g}",
+            f"origin_y_mm = {g.origin_y_mm:g}",
+            f"field_mm = {g.field_mm:g}",
+            f"cols = {g.cols}",
+            f"rows = {g.rows}",
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,5 @@
+import sys
+
+from fieldglass.cli import main
+
+sys.exit(main())

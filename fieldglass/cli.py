@@ -1,0 +1,60 @@
+"""The `fieldglass` command line: one subcommand per module in `fieldglass.commands`.
+
+Every subcommand turns bad input into one line on stderr naming the file or thing, and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from fieldglass import __version__
+from fieldglass.commands import bench, calibrate, demo, detect, locate
+from fieldglass.errors import InputError
+
+COMMANDS = (demo, detect, locate, calibrate, bench)
+
+DESCRIPTION = """\
+Fieldglass watches a wargames table through a camera, finds every marked base by its printed marker,
+and says where each piece stands in table millimetres, which way it faces and in which grid field.
+
+A first session:
+  fieldglass demo                                   the whole pipeline on the built-in synthetic table
+  fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
+  fieldglass detect photo.jpg --json                markers and QR codes in pixels
+  fieldglass locate photo.jpg --camera cam.json --layout table.toml --roster roster.toml
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fieldglass", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"fieldglass {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except InputError as exc:
+        print(f"fieldglass: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fieldglass: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

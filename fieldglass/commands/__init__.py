@@ -1,0 +1,1 @@
+"""One module per subcommand: each has `add_parser(subparsers)` that sets `run=` on its parser."""

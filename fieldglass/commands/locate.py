@@ -1,0 +1,6 @@
+"""fieldglass locate (placeholder until implemented)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("locate", help="(not yet implemented)")
+    p.set_defaults(run=None)

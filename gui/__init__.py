@@ -1,0 +1,1 @@
+"""PySide6 dashboard: views, overlays, panels, replay viewer (presentation only)."""

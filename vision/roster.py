@@ -1,0 +1,123 @@
+"""The roster file (TOML): which marker is which piece.
+
+::
+
+    dictionary = "DICT_4X4_250"
+    [[piece]]
+    id = "fr-1-1"
+    marker = 10
+    side = "FR"
+    type = "infantry"
+    base_mm = [40, 40]              # width (left-right), depth (front-back)
+    marker_mm = 20                  # side of the black square
+    marker_height_mm = 3            # height of the printed marker above the cloth
+    marker_offset_mm = [0, 0]       # marker centre relative to base centre: (right, forward)
+
+The marker is printed with its top edge toward the base's front, so its orientation is the piece's heading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from calibration.files import number, read_toml
+from calibration.layout import check_dictionary
+from fieldglass.errors import InputError
+
+
+@dataclass(frozen=True)
+class Piece:
+    id: str
+    marker: int
+    side: str
+    type: str
+    base_mm: tuple[float, float]
+    marker_mm: float
+    marker_height_mm: float
+    marker_offset_mm: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Roster:
+    dictionary: str
+    pieces: tuple[Piece, ...]
+
+    def by_marker(self) -> dict[int, Piece]:
+        return {p.marker: p for p in self.pieces}
+
+    def piece(self, piece_id: str) -> Piece | None:
+        return next((p for p in self.pieces if p.id == piece_id), None)
+
+
+def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float]:
+    value = table.get(key, default)
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    ):
+        raise InputError(f"{where}: {key!r} must be two numbers like [40, 20]")
+    return float(value[0]), float(value[1])
+
+
+def parse_roster(data: dict, where: str = "roster") -> Roster:
+    dictionary = check_dictionary(data.get("dictionary", "DICT_4X4_250"), where)
+    raw = data.get("piece", [])
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: pieces must be [[piece]] tables")
+    pieces: list[Piece] = []
+    seen_ids: set[str] = set()
+    seen_markers: dict[int, str] = {}
+    for i, p in enumerate(raw, 1):
+        w = f"{where} piece {i}"
+        if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
+            raise InputError(f"{w}: needs a text 'id'")
+        w = f"{where} piece {p['id']!r}"
+        marker = p.get("marker")
+        if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
+            raise InputError(f"{w}: 'marker' must be an integer id >= 0")
+        if p["id"] in seen_ids:
+            raise InputError(f"{w}: piece id listed twice")
+        if marker in seen_markers:
+            raise InputError(f"{w}: marker {marker} already belongs to {seen_markers[marker]!r}")
+        base = _pair(p, "base_mm", w)
+        if min(base) <= 0:
+            raise InputError(f"{w}: 'base_mm' must be positive")
+        pieces.append(
+            Piece(
+                id=p["id"],
+                marker=marker,
+                side=str(p.get("side", "")),
+                type=str(p.get("type", "")),
+                base_mm=base,
+                marker_mm=number(p, "marker_mm", w, positive=True),
+                marker_height_mm=number(p, "marker_height_mm", w, default=0.0),
+                marker_offset_mm=_pair(p, "marker_offset_mm", w, default=[0, 0]),
+            )
+        )
+        seen_ids.add(p["id"])
+        seen_markers[marker] = p["id"]
+    return Roster(dictionary, tuple(pieces))
+
+
+def load_roster(path: str | Path) -> Roster:
+    return parse_roster(read_toml(path, "roster file"), str(path))
+
+
+def roster_to_toml(roster: Roster) -> str:
+    lines = [f'dictionary = "{roster.dictionary}"']
+    for p in roster.pieces:
+        lines += [
+            "",
+            "[[piece]]",
+            f'id = "{p.id}"',
+            f"marker = {p.marker}",
+            f'side = "{p.side}"',
+            f'type = "{p.type}"',
+            f"base_mm = [{p.base_mm[0]:g}, {p.base_mm[1]:g}]",
+            f"marker_mm = {p.marker_mm:g}",
+            f"marker_height_mm = {p.marker_height_mm:g}",
+            f"marker_offset_mm = [{p.marker_offset_mm[0]:g}, {p.marker_offset_mm[1]:g}]",
+        ]
+    return "\n".join(lines) + "\n"
