@@ -105,7 +105,8 @@ def parse_layout(data: dict, where: str = "layout") -> TableLayout:
         w = f"{where} anchor {i}"
         if not isinstance(a, dict) or not isinstance(a.get("id"), int) or a["id"] < 0:
             raise InputError(f"{w}: needs an integer 'id' >= 0")
-        anchors.append(Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), number(a, "size_mm", w, positive=True)))
+        size = number(a, "size_mm", w, positive=True)
+        anchors.append(Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size))
     ids = [a.id for a in anchors]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -144,7 +145,8 @@ def layout_to_toml(layout: TableLayout) -> str:
         f'dictionary = "{layout.dictionary}"',
     ]
     for a in layout.anchors:
-        lines += ["", "[[anchor]]", f"id = {a.id}", f"x_mm = {a.x_mm:g}", f"y_mm = {a.y_mm:g}", f"size_mm = {a.size_mm:g}"]
+        lines += ["", "[[anchor]]", f"id = {a.id}", f"x_mm = {a.x_mm:g}", f"y_mm = {a.y_mm:g}"]
+        lines.append(f"size_mm = {a.size_mm:g}")
     if layout.grid is not None:
         g = layout.grid
         lines += [

@@ -1,6 +1,102 @@
-"""fieldglass locate (placeholder until implemented)."""
+"""fieldglass locate: where every piece stands in one or more photos of the table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from calibration.camera import load_camera
+from calibration.layout import load_layout
+from calibration.registration import TableRegistration
+from fieldglass.errors import InputError
+from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.roster import load_roster
+from vision.sources import expand_paths, read_image
+
+EPILOG = """\
+examples:
+  fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml
+  fieldglass locate 'shots/*.jpg' --camera cam.json --layout table.toml --roster roster.toml --json
+
+Each photo must show at least 2 of the layout's anchor markers. Positions are base centres in table millimetres
+(x along the width, y along the depth), headings compass bearings (0 = +y, 90 = +x). With a [grid] in the layout,
+each piece also gets its facing (N NE E SE S SW W NW), its field (A1 ...) and its distance to the field's nearest
+edge: a piece within a few mm of an edge stands ambiguously.
+"""
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("locate", help="(not yet implemented)")
-    p.set_defaults(run=None)
+    p = sub.add_parser(
+        "locate",
+        help="where every piece stands (table mm, heading, field) in photos",
+        description="Find every piece of the roster in photos of the table, in table millimetres.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photos of the table (globs allowed)")
+    p.add_argument("--camera", required=True, metavar="CAM.json", help="camera file from 'fieldglass calibrate camera'")
+    p.add_argument("--layout", required=True, metavar="LAYOUT.toml", help="table layout: size, anchors, grid")
+    p.add_argument("--roster", required=True, metavar="ROSTER.toml", help="which marker is which piece")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(run=run)
+
+
+def reading_to_json(image: str, reading: TableReading) -> dict:
+    return {
+        "image": image,
+        "pose": {
+            "anchors": list(reading.pose.anchors),
+            "reprojection_px": round(reading.pose.reprojection_px, 3),
+        },
+        "pieces": [p.to_json() for p in reading.pieces],
+        "unknown": list(reading.unknown),
+        "conflicts": list(reading.conflicts),
+    }
+
+
+def locate_image(path: str, camera, layout, roster) -> TableReading:
+    frame = read_image(path)
+    registration = TableRegistration(layout, camera_for_frame(camera, frame, path))
+    reading = read_table(frame, registration, roster)
+    if reading.pose is None:
+        seen = sorted(m.id for m in reading.markers if m.id in layout.anchor_ids)
+        ids = ", ".join(str(i) for i in sorted(layout.anchor_ids))
+        raise InputError(
+            f"{path}: {len(seen)} anchor marker(s) usable, at least 2 needed (the layout's anchors are {ids})"
+        )
+    return reading
+
+
+def format_reading(image: str, reading: TableReading) -> str:
+    pose = reading.pose
+    lines = [
+        f"{image}: {len(reading.pieces)} pieces; table pose from anchors "
+        f"{', '.join(map(str, pose.anchors))} (reprojection {pose.reprojection_px:.2f} px)"
+    ]
+    if reading.pieces:
+        head = f"  {'piece':<14}{'marker':>7}{'x mm':>9}{'y mm':>9}{'heading':>9}"
+        if reading.pieces[0].facing:
+            head += f"  {'facing':<7}{'field':<6}{'edge mm':>8}"
+        lines.append(head)
+    for p in reading.pieces:
+        grid = f"  {p.facing:<7}{p.cell or 'off':<6}{p.edge_mm:>8.1f}" if p.facing else ""
+        lines.append(f"  {p.piece:<14}{p.marker:>7}{p.x_mm:>9.1f}{p.y_mm:>9.1f}{p.heading_deg:>9.1f}{grid}")
+    if reading.unknown:
+        lines.append(f"  unknown markers (not in the roster): {', '.join(map(str, reading.unknown))}")
+    if reading.conflicts:
+        lines.append(f"  markers seen twice (left out): {', '.join(map(str, reading.conflicts))}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    camera = load_camera(args.camera)
+    layout = load_layout(args.layout)
+    roster = load_roster(args.roster)
+    paths = expand_paths(args.images)
+    # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
+    readings = [(p, locate_image(p, camera, layout, roster)) for p in paths]
+    if args.json:
+        print(json.dumps([reading_to_json(p, r) for p, r in readings], indent=2))
+    else:
+        print("\n\n".join(format_reading(p, r) for p, r in readings))
+    return 0

@@ -1,0 +1,152 @@
+"""Piece poses: from a marker's corners in pixels to its base's place on the table.
+
+Each marker's corners are cast onto the plane at the roster's `marker_height_mm`, so a marker on a 50 mm gun base is
+placed as exactly as one on a 3 mm infantry base. The marker's centre is the mean of its four corners on that plane,
+its heading is the direction of its top edge, and the base centre follows from `marker_offset_mm`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.camera import CameraIntrinsics, CameraPose
+from calibration.grid import Grid, snap_facing
+from calibration.layout import TableLayout
+from calibration.projection import pixels_to_table
+from calibration.registration import TableRegistration
+from fieldglass.errors import InputError
+from vision.markers import MarkerDetection, detect_markers
+from vision.roster import Piece, Roster
+
+
+@dataclass(frozen=True)
+class PiecePose:
+    """Where one piece stands: base centre in table mm, heading as a compass bearing in degrees.
+
+    `facing`, `facing_residual_deg`, `cell` and `edge_mm` are set only when the layout has a grid; `edge_mm` is the
+    base centre's distance to the nearest field edge (small values mean the field is ambiguous).
+    """
+
+    piece: str
+    marker: int
+    x_mm: float
+    y_mm: float
+    heading_deg: float
+    facing: str | None = None
+    facing_residual_deg: float | None = None
+    cell: str | None = None
+    edge_mm: float | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "piece": self.piece,
+            "marker": self.marker,
+            "x_mm": round(self.x_mm, 2),
+            "y_mm": round(self.y_mm, 2),
+            "heading_deg": round(self.heading_deg, 2),
+        }
+        if self.facing is not None:
+            out.update(facing=self.facing, cell=self.cell, edge_mm=round(self.edge_mm, 2))
+        return out
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """What one frame says about the table."""
+
+    pose: CameraPose | None
+    pieces: tuple[PiecePose, ...]
+    unknown: tuple[int, ...]
+    conflicts: tuple[int, ...]
+    markers: tuple[MarkerDetection, ...] = ()
+
+
+def heading_from_corners(corners_mm: np.ndarray) -> float:
+    """Compass bearing (degrees, 0 = +y, 90 = +x) of a marker's top edge from its 4 table corners in ArUco order."""
+    tl, tr, br, bl = np.asarray(corners_mm, float)[:, :2]
+    forward = (tl + tr) - (bl + br)
+    right = (tr + br) - (tl + bl)
+    # Average the two edge directions: forward, and right turned 90 degrees to the left.
+    v = forward + np.array([-right[1], right[0]])
+    return float(np.degrees(np.arctan2(v[0], v[1])) % 360.0)
+
+
+def piece_pose(
+    corners_px: np.ndarray, piece: Piece, camera: CameraIntrinsics, pose: CameraPose, grid: Grid | None = None
+) -> PiecePose:
+    """The pose of `piece` from its marker's corners (4, 2 px, ArUco order)."""
+    corners_mm = pixels_to_table(corners_px, camera, pose, piece.marker_height_mm)
+    heading = heading_from_corners(corners_mm)
+    centre = corners_mm.mean(axis=0)
+    h = np.radians(heading)
+    forward = np.array([np.sin(h), np.cos(h)])
+    right = np.array([np.cos(h), -np.sin(h)])
+    off_right, off_forward = piece.marker_offset_mm
+    x, y = centre - off_right * right - off_forward * forward
+    if grid is None:
+        return PiecePose(piece.id, piece.marker, float(x), float(y), heading)
+    facing, residual = snap_facing(heading)
+    cell, edge = grid.name_at(x, y), grid.edge_distance_mm(x, y)
+    return PiecePose(piece.id, piece.marker, float(x), float(y), heading, facing, residual, cell, edge)
+
+
+def locate_pieces(
+    markers: Sequence[MarkerDetection],
+    roster: Roster,
+    layout: TableLayout,
+    camera: CameraIntrinsics,
+    pose: CameraPose,
+) -> tuple[list[PiecePose], list[int], list[int]]:
+    """Poses of the roster's pieces among `markers`, the ids that are neither pieces nor anchors (unknown), and the
+    ids seen more than once (conflicts: left out of the poses, since we cannot tell which one is the piece)."""
+    counts = Counter(m.id for m in markers)
+    conflicts = sorted(i for i, n in counts.items() if n > 1)
+    by_marker = roster.by_marker()
+    anchors = layout.anchor_ids
+    pieces, unknown = [], set()
+    for m in markers:
+        if m.id in anchors:
+            continue
+        piece = by_marker.get(m.id)
+        if piece is None:
+            unknown.add(m.id)
+        elif m.id not in conflicts:
+            pieces.append(piece_pose(m.corners, piece, camera, pose, layout.grid))
+    pieces.sort(key=lambda p: p.piece)
+    return pieces, sorted(unknown), conflicts
+
+
+def camera_for_frame(camera: CameraIntrinsics, frame: np.ndarray, source: str = "image") -> CameraIntrinsics:
+    """The camera intrinsics at this frame's resolution: rescaled when only the resolution differs."""
+    h, w = frame.shape[:2]
+    cw, ch = camera.image_size
+    if (w, h) == (cw, ch):
+        return camera
+    if abs(w / h - cw / ch) > 0.01:
+        raise InputError(f"{source}: image is {w}x{h} but the camera was calibrated at {cw}x{ch} (another shape)")
+    return camera.scaled_to((w, h))
+
+
+def read_table(
+    frame: np.ndarray,
+    registration: TableRegistration,
+    roster: Roster,
+    markers: Sequence[MarkerDetection] | None = None,
+) -> TableReading:
+    """One frame through the pipeline: markers -> table pose (kept when anchors are hidden) -> piece poses."""
+    layout = registration.layout
+    if markers is None:
+        markers = detect_markers(frame, layout.dictionary)
+        if roster.dictionary != layout.dictionary:
+            markers = markers + detect_markers(frame, roster.dictionary)
+    anchors = {m.id: m.corners for m in markers if m.id in layout.anchor_ids}
+    pose = registration.update(anchors)
+    if pose is None:
+        unknown = sorted({m.id for m in markers} - layout.anchor_ids - set(roster.by_marker()))
+        return TableReading(None, (), tuple(unknown), (), tuple(markers))
+    pieces, unknown, conflicts = locate_pieces(markers, roster, layout, registration.camera, pose)
+    return TableReading(pose, tuple(pieces), tuple(unknown), tuple(conflicts), tuple(markers))

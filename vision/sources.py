@@ -1,0 +1,101 @@
+"""Frame sources: a camera, a video file or stream URL, image files (or a glob), and the synthetic table.
+
+Every source yields (frame_number, BGR uint8 frame) and ends when it has no more frames.
+`open_source` turns the text a user types after `--source` into a source.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from fieldglass.errors import InputError
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A BGR image from a file; InputError naming the file when it is missing or not an image."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, expected an image")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError(f"{path}: not an image OpenCV can read")
+    return image
+
+
+def expand_paths(patterns: list[str]) -> list[str]:
+    """Expand globs the shell did not (on Windows, or quoted); a pattern with no match is kept to fail by name."""
+    out: list[str] = []
+    for p in patterns:
+        matches = sorted(glob.glob(p)) if any(ch in p for ch in "*?[") else []
+        out.extend(matches or [p])
+    return out
+
+
+class ImageSource:
+    """Still images, in order; a glob is expanded."""
+
+    def __init__(self, patterns: list[str]):
+        self.paths = expand_paths(patterns)
+        self.name = ", ".join(self.paths[:3]) + (" ..." if len(self.paths) > 3 else "")
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        for n, p in enumerate(self.paths):
+            yield n, read_image(p)
+
+    def close(self) -> None:
+        pass
+
+
+class VideoSource:
+    """Anything cv2.VideoCapture opens: a camera index, a video file, a stream URL."""
+
+    def __init__(self, spec: int | str):
+        self.spec = spec
+        self.name = f"camera {spec}" if isinstance(spec, int) else str(spec)
+        self.capture = cv2.VideoCapture(spec)
+        if not self.capture.isOpened():
+            what = "cannot open the camera" if isinstance(spec, int) else "cannot open as a video or stream"
+            raise InputError(f"{self.name}: {what}")
+        self.lost = False
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        n = 0
+        while True:
+            ok, frame = self.capture.read()
+            if not ok or frame is None:
+                # A camera that stops delivering has been unplugged; a file has simply ended.
+                self.lost = isinstance(self.spec, int)
+                return
+            yield n, frame
+            n += 1
+
+    def close(self) -> None:
+        self.capture.release()
+
+
+def open_source(spec: str, frames: int | None = None):
+    """The source a user means by `spec`: 'synthetic', a camera index ('0'), a URL, image files or a glob,
+    or a video file. `frames` limits a synthetic source (it is endless otherwise)."""
+    if spec == "synthetic":
+        from vision.synthetic import SyntheticSource, demo_scene
+
+        return SyntheticSource(demo_scene(), frames=frames)
+    if spec.isdigit():
+        return VideoSource(int(spec))
+    if "://" in spec:
+        return VideoSource(spec)
+    paths = expand_paths([spec])
+    if any(ch in spec for ch in "*?[") or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
+        return ImageSource(paths)
+    if not Path(spec).exists():
+        raise InputError(f"{spec}: file not found (a source is 'synthetic', a camera index, a file, a glob or a URL)")
+    return VideoSource(spec)
