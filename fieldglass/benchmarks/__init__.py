@@ -1,0 +1,1 @@
+"""Benchmarks behind `fieldglass bench`: they print figures; tests never time anything."""
