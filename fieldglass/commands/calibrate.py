@@ -1,6 +1,126 @@
-"""fieldglass calibrate (placeholder until implemented)."""
+"""fieldglass calibrate camera: lens intrinsics from photos of a printed board, saved as a camera file."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+from pathlib import Path
+
+from calibration.camera import save_camera
+from calibration.intrinsics import BOARD_FORMAT, MIN_IMAGES, ImageResult, calibrate_camera, parse_board
+from fieldglass.errors import InputError
+
+CALIBRATE_DESCRIPTION = """\
+Calibrate what Fieldglass needs to turn pixels into table millimetres.
+
+  camera   the lens: focal length, optical centre and distortion, from photos of a printed board
+"""
+
+CAMERA_DESCRIPTION = f"""\
+Work out the camera's lens (fx, fy, cx, cy in px and 5 distortion coefficients) from photos of a
+printed calibration board, and save it as a camera file for `fieldglass locate --camera`.
+
+Take {MIN_IMAGES} or more (better 10-20) sharp photos at the resolution you will play at, with the board
+filling different parts of the frame, tilted by 20-40 degrees in different directions. Do not change the
+zoom or focus between photos. Measure the printed square with a ruler: printers rescale.
+
+Board spec (--board):
+  chessboard:COLSxROWS:SQUARE_MM                COLSxROWS counts INNER corners (a board of 10x7 squares is 9x6)
+  charuco:COLSxROWS:SQUARE_MM:MARKER_MM:DICT    COLSxROWS counts squares; DICT a cv2.aruco dictionary name
+"""
+
+CAMERA_EXAMPLES = """\
+examples:
+  fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
+  fieldglass calibrate camera 'shots/*.png' --board charuco:7x5:30:22:DICT_4X4_50 --out cam.json
+
+Photos where the board is not found, or whose size differs from the first photo, are listed and skipped;
+a photo that fits far worse than the others is dropped and the calibration rerun.
+"""
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("calibrate", help="(not yet implemented)")
-    p.set_defaults(run=None)
+    p = sub.add_parser(
+        "calibrate",
+        help="calibrate the camera lens from photos of a printed board",
+        description=CALIBRATE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    what = p.add_subparsers(dest="target", metavar="WHAT")
+    cam = what.add_parser(
+        "camera",
+        help="lens intrinsics from photos of a chessboard or ChArUco board",
+        description=CAMERA_DESCRIPTION,
+        epilog=CAMERA_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cam.add_argument("images", nargs="*", metavar="IMAGE", help="photos of the board (globs like shots/*.jpg work)")
+    # Not required=True: a missing option should be our one-line error, not argparse's usage dump.
+    cam.add_argument("--board", metavar="SPEC", help="the printed board, e.g. chessboard:9x6:25 (see above)")
+    cam.add_argument("--out", metavar="CAM.json", help="camera file to write")
+    cam.set_defaults(run=run_camera)
+    p.set_defaults(run=lambda args: _usage(p))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def expand_images(patterns: list[str]) -> list[str]:
+    """Paths in order, expanding globs the shell left alone; a glob that matches nothing is an InputError."""
+    paths: list[str] = []
+    for pattern in patterns:
+        if any(c in pattern for c in "*?[") and not Path(pattern).exists():
+            matches = sorted(glob.glob(pattern))
+            if not matches:
+                raise InputError(f"{pattern}: no files match")
+            paths.extend(matches)
+        else:
+            paths.append(pattern)
+    return list(dict.fromkeys(paths))
+
+
+def run_camera(args) -> int:
+    if not args.board:
+        raise InputError(f"calibrate camera: --board is required: {BOARD_FORMAT}")
+    if not args.out:
+        raise InputError("calibrate camera: --out is required, e.g. --out cam.json")
+    board = parse_board(args.board)
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError(f"{out}: is a folder, expected a camera file name like cam.json")
+    if not out.parent.is_dir():
+        raise InputError(f"{out}: folder {out.parent} does not exist")
+    paths = expand_images(args.images)
+    if not paths:
+        raise InputError("calibrate camera: no images given, e.g. fieldglass calibrate camera shots/*.jpg ...")
+
+    def progress(done: int, total: int, result: ImageResult) -> None:
+        what = f"{result.corners} corners" if result.used else f"rejected: {result.reason}"
+        print(f"[{done:>{len(str(total))}}/{total}] {Path(result.path).name}: {what}", file=sys.stderr, flush=True)
+
+    result = calibrate_camera(paths, board, progress=progress)
+    cam = result.camera
+    k = cam.camera_matrix
+    try:
+        save_camera(cam, out)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write camera file ({exc.strerror or exc})") from None
+
+    print(
+        f"calibrated from {len(result.used)} of {len(result.images)} images ({board}, {cam.image_size[0]}x"
+        f"{cam.image_size[1]} px)"
+    )
+    print(f"RMS reprojection error: {result.rms_px:.3f} px")
+    print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  (px)")
+    print("distortion k1 k2 p1 p2 k3: " + " ".join(f"{v:.5f}" for v in cam.dist_coeffs))
+    if result.rejected:
+        print(f"rejected {len(result.rejected)} image(s):")
+        for r in result.rejected:
+            print(f"  {r.path}: {r.reason}")
+    if result.rms_px > 1.0:
+        print("warning: RMS above 1 px: check the --board spec and square size, and that the board is flat and sharp")
+    print(f"saved camera file {out}")
+    return 0
