@@ -10,10 +10,10 @@ import sys
 from collections.abc import Sequence
 
 from fieldglass import __version__
-from fieldglass.commands import bench, calibrate, demo, detect, locate
+from fieldglass.commands import analyze, bench, calibrate, demo, detect, locate, resolve
 from fieldglass.errors import InputError
 
-COMMANDS = (demo, detect, locate, calibrate, bench)
+COMMANDS = (demo, detect, locate, calibrate, analyze, resolve, bench)
 
 DESCRIPTION = """\
 Fieldglass watches a wargames table through a camera, finds every marked base by its printed marker,
@@ -24,6 +24,8 @@ A first session:
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
   fieldglass detect photo.jpg --json                markers and QR codes in pixels
   fieldglass locate photo.jpg --camera cam.json --layout table.toml --roster roster.toml
+  fieldglass analyze game.json --from fr-art-1 --to au-ir4-1    what a unit can see, shoot and attack
+  fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3
 """
 
 

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from vision.synthetic import RenderOptions, VirtualCamera, random_scene, render_table, standard_layout
 
 from calibration.grid import snap_facing
 from calibration.registration import TableRegistration
 from fieldglass.progress import progress
 from vision.markers import aruco_dictionary, to_gray
 from vision.pieces import read_table
+from vision.synthetic import RenderOptions, VirtualCamera, random_scene, render_table, standard_layout
 
 
 @dataclass

@@ -45,6 +45,9 @@ def add_parser(sub) -> None:
         "--realdata", type=Path, default=DEFAULT_REALDATA, metavar="DIR", help="folder of real photos with ground truth"
     )
     v.set_defaults(run=run_vision)
+    from fieldglass.benchmarks.rules import add_parser as add_rules_bench
+
+    add_rules_bench(which)
 
 
 def run_vision(args) -> int:

@@ -7,10 +7,10 @@ from calibration.grid import Grid
 from calibration.layout import Anchor, TableLayout, square_corners_mm
 from calibration.projection import table_to_pixels
 from calibration.registration import TableRegistration
+from tests.conftest import camera_over_table
 from vision.markers import MarkerDetection
 from vision.pieces import heading_from_corners, locate_pieces, piece_pose, read_table
 from vision.roster import Piece, Roster
-from tests.conftest import camera_over_table
 
 GRID = Grid(0.0, 0.0, 60.0, 40, 20)
 LAYOUT = TableLayout(

@@ -1,0 +1,159 @@
+"""The position model every rule system shares, and the JSON position file (the FEN of this project).
+
+A position file is a JSON object whose "system" key names the rule system ("wiener", later "dbx", ...).
+Each system registers a `System` that turns the object into its own `Position` subclass and back; the text
+form round-trips exactly: `dumps(loads(text)) == text` for a canonical file, `loads(dumps(p)) == p` always.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from calibration.grid import FACINGS, field_name, parse_field
+from fieldglass.errors import InputError
+
+Field = tuple[int, int]
+"""0-based (col, row): A1 = (0, 0), letters along +x, numbers along +y."""
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One playing element standing in one field with one of the 8 facings."""
+
+    id: str
+    side: str
+    type: str
+    field: Field
+    facing: str
+
+    @property
+    def field_name(self) -> str:
+        return field_name(*self.field)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game state: the grid size and the pieces. Systems subclass it with terrain and their own state."""
+
+    system: str
+    cols: int
+    rows: int
+    pieces: tuple[Piece, ...]
+
+    @cached_property
+    def by_id(self) -> dict[str, Piece]:
+        return {p.id: p for p in self.pieces}
+
+    @cached_property
+    def occupants(self) -> dict[Field, tuple[Piece, ...]]:
+        """The pieces in each occupied field."""
+        out: dict[Field, list[Piece]] = {}
+        for p in self.pieces:
+            out.setdefault(p.field, []).append(p)
+        return {f: tuple(ps) for f, ps in out.items()}
+
+    def piece(self, piece_id: str) -> Piece:
+        try:
+            return self.by_id[piece_id]
+        except KeyError:
+            raise InputError(f"no piece {piece_id!r} in the position") from None
+
+    def on_grid(self, f: Field) -> bool:
+        return 0 <= f[0] < self.cols and 0 <= f[1] < self.rows
+
+
+# ---------------------------------------------------------------- the system registry
+
+
+@dataclass(frozen=True)
+class System:
+    """A rule system's hooks: JSON object -> Position and back."""
+
+    name: str
+    from_dict: Callable[[Mapping[str, Any], str], Position]
+    to_dict: Callable[[Position], dict]
+    dumps: Callable[[Position], str]
+
+
+SYSTEMS: dict[str, System] = {}
+_KNOWN_MODULES = {"wiener": "rules.wiener"}
+
+
+def register_system(system: System) -> None:
+    SYSTEMS[system.name] = system
+
+
+def get_system(name: str, source: str = "position") -> System:
+    if name not in SYSTEMS and name in _KNOWN_MODULES:
+        importlib.import_module(_KNOWN_MODULES[name])
+    try:
+        return SYSTEMS[name]
+    except KeyError:
+        known = " ".join(sorted(set(SYSTEMS) | set(_KNOWN_MODULES)))
+        raise InputError(f"{source}: unknown rule system {name!r} (known: {known})") from None
+
+
+def from_dict(data: Any, source: str = "position") -> Position:
+    if not isinstance(data, Mapping):
+        raise InputError(f"{source}: a position file must hold a JSON object")
+    system = data.get("system")
+    if not isinstance(system, str):
+        raise InputError(f"{source}: missing \"system\" (e.g. \"wiener\")")
+    return get_system(system, source).from_dict(data, source)
+
+
+def loads(text: str, source: str = "position") -> Position:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    return from_dict(data, source)
+
+
+def load(path: str | Path) -> Position:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the position file ({exc.strerror or exc})") from None
+    return loads(text, str(path))
+
+
+def to_dict(position: Position) -> dict:
+    return get_system(position.system).to_dict(position)
+
+
+def dumps(position: Position) -> str:
+    return get_system(position.system).dumps(position)
+
+
+def save(position: Position, path: str | Path) -> None:
+    Path(path).write_text(dumps(position), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- helpers for systems' parsers
+
+
+def parse_grid_field(name: Any, cols: int, rows: int, what: str) -> Field:
+    """A field name on a cols x rows grid, or InputError naming `what` (e.g. "piece 'x'")."""
+    if not isinstance(name, str):
+        raise InputError(f"{what}: field must be a name like 'D5', not {name!r}")
+    try:
+        f = parse_field(name)
+    except InputError:
+        raise InputError(f"{what}: {name!r} is not a field name (letters then a row number, like 'D5')") from None
+    if not (0 <= f[0] < cols and 0 <= f[1] < rows):
+        raise InputError(f"{what}: field {name} is off the {cols}x{rows} grid")
+    return f
+
+
+def parse_facing(value: Any, what: str) -> str:
+    if not isinstance(value, str) or value.upper() not in FACINGS:
+        raise InputError(f"{what}: facing must be one of {' '.join(FACINGS)}, not {value!r}")
+    return value.upper()
