@@ -63,10 +63,8 @@ def run_vision(args) -> int:
     for res in ((1920, 1080), (3840, 2160)):
         ours, base = measure_speed(res, speed_frames, args.seed + 1, args.pieces)
         print(f"  {res[0]}x{res[1]}:  pipeline {ours:6.2f} fps   baseline detector {base:6.2f} fps")
-    try:
-        from fieldglass.benchmarks.realdata import realdata_figures
-    except ImportError:
-        return 0
+    from fieldglass.benchmarks.realdata import realdata_figures
+
     if args.realdata.is_dir():
         print(f"\nreal photos ({args.realdata})")
         for line in realdata_figures(args.realdata):
