@@ -12,6 +12,7 @@ examples:
   fieldglass analyze game.json --from fr-art-1                         every enemy piece, nearest first
   fieldglass analyze game.json --from au-ir4-1 --path C8,C7            may it move there? (LE, Red markers)
   fieldglass analyze game.json --from fr-art-1 --options house.toml    with your table's rules options
+  fieldglass analyze game.json --all --json                            every enemy pair at once (dashboard)
 
 The position file is JSON: {"system": "wiener", "grid": {"cols": 40, "rows": 20}, "night": false,
 "fields": {"D5": {"terrain": "wood"}}, "edges": [...], "pieces": [{"id": .., "side": .., "type": ..,
@@ -29,7 +30,8 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("position", help="position file (JSON)")
-    p.add_argument("--from", dest="from_id", required=True, metavar="ID", help="the acting piece")
+    p.add_argument("--from", dest="from_id", metavar="ID", help="the acting piece")
+    p.add_argument("--all", action="store_true", help="every ordered pair of enemies: the table columns, no details")
     p.add_argument("--to", dest="to_id", metavar="ID", help="the target piece (default: every enemy piece)")
     p.add_argument("--path", metavar="F,F,..", help="check a move of the acting piece through these fields")
     p.add_argument("--facing", help="facing after the move (with --path)")
@@ -39,12 +41,17 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from fieldglass.errors import InputError
     from rules import position as positions
     from rules.wiener.analysis import analyze_from, analyze_pair
     from rules.wiener.options import load_options
 
     pos = positions.load(args.position)
     opts = load_options(args.options)
+    if args.all:
+        return _all(pos, opts, args.json)
+    if not args.from_id:
+        raise InputError("analyze needs --from ID (or --all for every pair)")
     for pid in (args.from_id, args.to_id):
         need_piece(pos, args.position, pid)
     if args.path:
@@ -62,6 +69,25 @@ def run(args) -> int:
         if not rows:
             print(f"{args.from_id}: no enemy pieces on the table")
         print("\n\n".join(_pair_text(pos, r) for r in rows))
+    return 0
+
+
+def _all(pos, opts, as_json: bool) -> int:
+    """Every ordered enemy pair from the fast whole-position analysis (rules/wiener/pairs.py)."""
+    from rules.wiener.pairs import analyze_all
+
+    table = analyze_all(pos, opts)
+    rows = [table.row(k) for k in range(len(table))]
+    if as_json:
+        print(json.dumps({"pairs": rows}, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{len(rows)} ordered enemy pairs; {sum(r['line_of_sight'] for r in rows)} in sight, "
+          f"{sum(r['fire_allowed'] for r in rows)} may fire, {sum(r['melee_allowed'] for r in rows)} may attack")
+    for r in rows:
+        if r["fire_allowed"] or r["melee_allowed"]:
+            what = [f"fire {r['fire_net']:+d}"] if r["fire_allowed"] else []
+            what += [f"melee {r['melee_net']:+d}"] if r["melee_allowed"] else []
+            print(f"  {r['from']} -> {r['to']} ({r['distance']} LE): {', '.join(what)}")
     return 0
 
 

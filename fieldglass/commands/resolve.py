@@ -16,14 +16,22 @@ examples:
   fieldglass resolve game.json --action bombard --attacker fr-art-1 --field E5 --dice 6,4
   fieldglass resolve game.json --action work --attacker fr-pio-1 --work remove_obstacle --edge C5,C6 --dice 5
   fieldglass resolve game.json --action fire --attacker a --target b --out after.json   save the new position
+  fieldglass resolve game.json --action fire --attacker a --simultaneous b,c --target t --dice 5,3,4,2,6,1
+  fieldglass resolve game.json --action fire --attacker inf --target t --retreat C2 --dice 4,2   fire, then retreat
+  fieldglass resolve game.json --action melee --attacker inf --target hus --evade 2      the hussars evade
+  fieldglass resolve game.json --action counterattack --attacker au-cuir --target fr-drag --at E5 --against au-ir3
+  fieldglass resolve game.json --action flight --attacker fr-ir2 --turn left            a failed rally flees on
+  fieldglass resolve game.json --action mount --attacker au-hus-1
+  fieldglass resolve game.json --action replace_general --attacker fr-gen-2 --side FR --field A10 --dice 6
 
 --dice lists the rolls in the order they are taken: the attacker's (and its re-roll with --reroll attacker),
-then the defender's (and its re-roll); rally, bombard and work take theirs the same way (bombard: WZ roll, then
-the 4+ roll; work: worker, then objector). Missing rolls come from a seeded generator whose seed is printed;
---seed replays it.
+then the defender's (and its re-roll); with --simultaneous each acting piece's duel in turn; rally, bombard and work
+take theirs the same way (bombard: WZ roll, then the 4+ roll; work: worker, then objector). Missing rolls come
+from a seeded generator whose seed is printed; --seed replays it.
 """
 
-ACTIONS = ("fire", "melee", "gegenzug", "rally", "bombard", "work")
+ACTIONS = ("fire", "melee", "gegenzug", "rally", "bombard", "work", "counterattack", "flight", "mount", "dismount",
+           "replace_general")
 
 
 def add_parser(sub) -> None:
@@ -43,6 +51,13 @@ def add_parser(sub) -> None:
     p.add_argument("--loss-die", type=int, metavar="N", help="the loss test roll if the effect is 6+")
     p.add_argument("--seed", type=int, help="seed for rolls not given")
     p.add_argument("--supporters", metavar="ID,ID", help="the acting side's supporters from its side fields")
+    p.add_argument("--simultaneous", metavar="ID,ID",
+                   help="fire/melee: up to 2 more pieces acting at the same time as --attacker (§8.6)")
+    p.add_argument("--retreat", metavar="F,F", help="fire: infantry retreats through these fields after firing (§5.5)")
+    p.add_argument("--evade", type=int, metavar="LE", help="melee: the target evades this many LE (§5.5, §8.7)")
+    p.add_argument("--against", metavar="ID", help="counterattack: the not combat-ready troop the mover attacks")
+    p.add_argument("--turn", choices=("left", "right"), help="flight: change the direction by 45 degrees")
+    p.add_argument("--side", help="replace_general: the side of the new general")
     p.add_argument("--defender-supporters", metavar="ID,ID", help="the defender's supporters")
     p.add_argument("--flight", type=int, choices=(1, 2), help="flight distance in LE (default from the options)")
     follow = p.add_mutually_exclusive_group()
@@ -85,11 +100,16 @@ def resolve_args(args):
     pos = positions.load(args.position)
     opts = load_options(args.options)
     src = args.position
-    for pid in [args.attacker, args.target, args.objector] + _ids(args.supporters) + _ids(args.defender_supporters):
+    ids = [args.target, args.objector, args.against] + _ids(args.supporters) + _ids(args.defender_supporters)
+    ids += _ids(args.simultaneous)
+    if args.action != "replace_general":
+        ids.append(args.attacker)
+    for pid in ids:
         need_piece(pos, src, pid)
     given = parse_d6(args.dice, "--dice") if args.dice else []
-    if len(given) > 4:
-        raise InputError("--dice: at most 4 rolls (attacker, re-roll, defender, re-roll)")
+    most = 4 * (1 + len(_ids(args.simultaneous)))
+    if len(given) > most:
+        raise InputError(f"--dice: at most {most} rolls (attacker, re-roll, defender, re-roll per duel)")
     if args.loss_die is not None:
         parse_d6(str(args.loss_die), "--loss-die", 1)
     dice = Dice(given, args.seed)
@@ -97,7 +117,7 @@ def resolve_args(args):
     for side in reroll:
         if side not in ("attacker", "defender"):
             raise InputError(f"--reroll: {side!r} is not attacker or defender")
-    choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, reroll)
+    choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, reroll, args.evade)
 
     def field_arg(text, what):
         return parse_grid_field(text.strip(), pos.cols, pos.rows, what) if text else None
@@ -110,14 +130,22 @@ def resolve_args(args):
             raise InputError("--edge: two field names separated by a comma, like C5,C6")
         return field_arg(parts[0], "--edge"), field_arg(parts[1], "--edge")
 
-    needs_target = args.action in ("fire", "melee", "gegenzug")
+    def path_arg(text, what):
+        return [field_arg(x, what) for x in text.split(",") if x.strip()] if text else None
+
+    needs_target = args.action in ("fire", "melee", "gegenzug", "counterattack")
     if needs_target and not args.target:
         raise InputError(f"--action {args.action} needs --target ID")
     common = dict(dice=dice, opts=opts)
-    if args.action == "fire":
+    if args.simultaneous:
+        if args.action not in ("fire", "melee") or args.supporters or args.retreat:
+            raise InputError("--simultaneous goes with --action fire or melee, without --supporters or --retreat")
+        res = R.resolve_simultaneous(pos, args.action, [args.attacker] + _ids(args.simultaneous), args.target,
+                                     choices=choices, loss_die=args.loss_die, **common)
+    elif args.action == "fire":
         res = R.resolve_fire(pos, args.attacker, args.target, supporters=_ids(args.supporters),
                              defender_supporters=_ids(args.defender_supporters), choices=choices,
-                             loss_die=args.loss_die, **common)
+                             loss_die=args.loss_die, retreat=path_arg(args.retreat, "--retreat"), **common)
     elif args.action == "melee":
         res = R.resolve_melee(pos, args.attacker, args.target, supporters=_ids(args.supporters),
                               defender_supporters=_ids(args.defender_supporters), choices=choices,
@@ -130,6 +158,23 @@ def resolve_args(args):
                                  supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die, **common)
     elif args.action == "rally":
         res = R.resolve_rally(pos, args.attacker, **common)
+    elif args.action == "counterattack":
+        if not args.at:
+            raise InputError("--action counterattack needs --at FIELD (where the mover stands in the control zone)")
+        res = R.resolve_counterattack(pos, args.attacker, args.target, field_arg(args.at, "--at"),
+                                      against=args.against, path=path_arg(args.path, "--path"),
+                                      supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die,
+                                      **common)
+    elif args.action == "flight":
+        res = R.resolve_continued_flight(pos, args.attacker, {"left": -1, "right": 1, None: 0}[args.turn], choices,
+                                         opts)
+    elif args.action in ("mount", "dismount"):
+        res = R.resolve_mount(pos, args.attacker, args.action == "mount", opts)
+    elif args.action == "replace_general":
+        if not args.side or not args.field:
+            raise InputError("--action replace_general needs --side SIDE and --field FIELD (on a table edge)")
+        res = R.resolve_general_replacement(pos, args.attacker, args.side, field_arg(args.field, "--field"),
+                                            **common)
     elif args.action == "bombard":
         f, e = field_arg(args.field, "--field"), edge_arg()
         if (f is None) == (e is None):
@@ -194,6 +239,8 @@ def _text(out: dict) -> str:
                          if k not in ("piece", "why", "removed"))
         if c.get("removed"):
             what = "removed" + (f" ({what})" if what else "")
+        elif c.get("added"):
+            what = "added: " + what.replace("added True, ", "")
         lines.append(f"  {c['piece']}: {what}")
         for w in c.get("why", []):
             lines.append(f"      {w}")

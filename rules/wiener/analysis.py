@@ -1,6 +1,7 @@
 """The first question of the table: can this unit see and reach that one, and with what modifiers?
 
 `analyze_pair` answers for one acting piece and one target; `analyze_from` for every enemy of the acting piece.
+These are the reference rules; `analyze_all` (rules/wiener/pairs.py) answers every pair of a position at once.
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ def analyze_from(pos: WienerPosition, from_id: str, opts: Options = DEFAULT) -> 
     return [_pair(pos, a, b, opts, main) for b in enemies]
 
 
-def analyze_all(pos: WienerPosition, opts: Options = DEFAULT) -> int:
-    """Every ordered pair of enemies (the dashboard's frame); returns the number of pairs analysed."""
-    n = 0
-    for a in pos.pieces:
-        n += len(analyze_from(pos, a.id, opts))
-    return n
+def analyze_all(pos: WienerPosition, opts: Options = DEFAULT, previous=None):
+    """Every ordered pair of enemies at once (the dashboard's frame): a `pairs.PairTable`, see rules/wiener/pairs.py.
+    Pass the last frame's table as `previous` to reuse it."""
+    from rules.wiener.pairs import analyze_all as fast
+
+    return fast(pos, opts, previous)
 
 
 def position_warnings(pos: WienerPosition, opts: Options = DEFAULT) -> list[str]:

@@ -96,6 +96,7 @@ class WienerPiece(Piece):
     charged: bool = False
     rerolled: bool = False
     working: bool = False
+    gegenzug: tuple[str, ...] = ()  # the targets it fired a Gegenzug at this turn: one per target (§8.4)
 
     @property
     def black(self) -> bool:
@@ -133,7 +134,7 @@ _OPEN = FieldState()
 # ---------------------------------------------------------------- JSON
 
 _PIECE_KEYS = ("id", "side", "type", "field", "facing", "formation", "bases", "marker", "unit", "parent",
-               "attached_to", "elite", "loss_test", "rally", "lancer") + FLAGS
+               "attached_to", "elite", "loss_test", "rally", "lancer", "gegenzug") + FLAGS
 _FIELD_KEYS = tuple(f.name for f in fields(FieldState))
 _TOP_KEYS = ("system", "grid", "night", "fields", "edges", "pieces")
 
@@ -286,6 +287,11 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
         for k in ("lancer",) + FLAGS:
             if k in spec:
                 kw[k] = _bool(spec[k], f"{what} {k}")
+        if "gegenzug" in spec:
+            g = spec["gegenzug"]
+            if not isinstance(g, list):
+                raise InputError(f"{what}: gegenzug must be a list of the piece ids it fired a Gegenzug at")
+            kw["gegenzug"] = tuple(_opt_str(x, f"{what} gegenzug") for x in g)
         if kw.get("lancer") and ptype != "light_cavalry":
             raise InputError(f"{what}: only light cavalry can be lancers")
         pieces.append(WienerPiece(pid, side, ptype, f, facing, **kw))
@@ -331,6 +337,8 @@ def piece_to_dict(p: WienerPiece) -> dict:
     for k in ("lancer",) + FLAGS:
         if getattr(p, k):
             out[k] = True
+    if p.gegenzug:
+        out["gegenzug"] = list(p.gegenzug)
     return out
 
 

@@ -18,20 +18,30 @@ from rules.geometry import Field, distance, facing_towards, in_front_arc, line_f
 from rules.wiener.combat import (
     Modifier,
     attack_reason,
+    control_zone,
     defence_reason,
     fire_check,
     melee_check,
     melee_modifiers,
     modifiers_json,
+    simultaneity_reasons,
     supporter_reasons,
 )
 from rules.wiener.model import OBSTACLES, FieldState, WienerPiece, WienerPosition, piece_to_dict, position_to_dict
-from rules.wiener.movement import IMPASSABLE_OBSTACLES, edge_crossing, may_enter
+from rules.wiener.movement import (
+    IMPASSABLE_OBSTACLES,
+    check_move,
+    diagonal_step,
+    edge_crossing,
+    may_enter,
+    stacking_problems,
+)
 from rules.wiener.options import DEFAULT, Options
 from rules.wiener.sight import trace
 from rules.wiener.tables import (
     RANGES,
     add_marker,
+    all_round,
     cap,
     effect_of,
     is_artillery,
@@ -39,6 +49,7 @@ from rules.wiener.tables import (
     is_skirmisher,
     marker_penalty,
     range_bonus,
+    speed,
     weapon,
 )
 
@@ -52,6 +63,7 @@ class Choices:
     follow_up: bool | None = None  # None: only when the rules demand it
     sweep: bool | None = None
     reroll: tuple[str, ...] = ()  # "attacker" / "defender"
+    evade: int | None = None  # the target evades the attack by this many LE (§5.5, §8.7)
 
 
 @dataclass
@@ -103,6 +115,9 @@ class Resolution:
                 if pid in self.why:
                     entry["why"] = self.why[pid]
                 out.append(entry)
+        for pid, q in new.items():
+            if pid not in old:
+                out.append({"piece": pid, "added": True, **piece_to_dict(q), "why": self.why.get(pid, [])})
         return out
 
     def as_dict(self) -> dict:
@@ -122,7 +137,8 @@ class Resolution:
 
 
 _KEYS = ("field", "facing", "formation", "bases", "marker")
-_DEFAULTS = {"marker": "none", "fired": False, "shot_out": False, "fought": False, "rerolled": False}
+_DEFAULTS = {"marker": "none", "fired": False, "shot_out": False, "fought": False, "rerolled": False,
+             "moved": False, "gegenzug": []}
 
 
 def _order(k: str) -> tuple[int, str]:
@@ -171,6 +187,7 @@ class _State:
 
     def position(self) -> WienerPosition:
         order = [p.id for p in self.pos.pieces if p.id in self.pieces]
+        order += [pid for pid in self.pieces if pid not in self.pos.by_id]
         return replace(
             self.pos, pieces=tuple(self.pieces[i] for i in order), fields=self.fields, edges=tuple(self.edges)
         )
@@ -340,54 +357,107 @@ def resolve_fire(
     loss_die: int | None = None,
     opts: Options = DEFAULT,
     gegenzug: bool = False,
+    retreat: list[Field] | None = None,
 ) -> Resolution:
-    """§8.4 a fire duel: the shooter rolls, the target counter-fires if able; the loser takes the effect."""
+    """§8.4 a fire duel: the shooter rolls, the target counter-fires if able; the loser takes the effect.
+    With `retreat` (the fields moved through, backwards): infantry fires, then retreats with Red (§5.5, §11 A18)."""
     choices = choices or Choices()
     a, t = pos.piece(attacker_id), pos.piece(target_id)
+    if retreat is not None:
+        _retreat_allowed(pos, a, gegenzug, opts)
+    st = _State(pos, opts)
+    res = Resolution("gegenzug" if gegenzug else "fire", pos, pos)
+    duel = _fire_duel(pos, st, a, t, supporters, defender_supporters, dice, choices, opts, gegenzug)
+    res.attacker, res.defender, res.winner = duel.attacker, duel.defender, duel.winner
+    res.notes += duel.notes
+    if duel.loser is not None:
+        res.effect = effect_of(duel.wz, opts)
+        apply_effect(st, st.get(duel.loser.id), res.effect, dice, loss_die, res)
+    res.notes.append("fire never displaces a unit (§8.4)")
+    if retreat is not None:
+        _retreat_after_fire(st, a, retreat, res)
+    res.after = st.position()
+    res.why = st.why
+    return res
+
+
+@dataclass
+class _FireDuel:
+    attacker: dict
+    defender: dict
+    winner: str
+    loser: WienerPiece | None
+    wz: int
+    notes: list[str]
+
+
+def _fire_duel(pos: WienerPosition, st: _State, a: WienerPiece, t: WienerPiece, supporters, defender_supporters,
+               dice: Dice, choices: Choices, opts: Options, gegenzug: bool = False) -> _FireDuel:
+    """§8.4 conditions, both rolls on `pos` as it stood, the winner (§8.1); sets the per-turn flags in st."""
     sups = _supporters(pos, list(supporters), a, t, "fire", opts)
     chk = fire_check(pos, a, t, opts, sups, response=gegenzug)
     if not chk.allowed:
         raise InputError(f"{a.id} cannot fire at {t.id}: {chk.reason}")
     counter = fire_check(pos, t, a, opts, response=True)
-    dsups: tuple[WienerPiece, ...] = ()
     if counter.allowed and defender_supporters:
         dsups = _supporters(pos, list(defender_supporters), t, a, "fire", opts)
         counter = fire_check(pos, t, a, opts, dsups, response=True)
-    st = _State(pos, opts)
-    res = Resolution("gegenzug" if gegenzug else "fire", pos, pos)
-    ga = attached_general(pos, a)
+    ga = attached_general(st, a)
     roll, first, used = _roll(dice, ga, "attacker" in choices.reroll)
     if used:
         st.set(ga, f"re-roll for {a.id} used (§8.11)", rerolled=True)
     att = Roller(roll, chk.modifiers, _wz(roll, chk.modifiers, opts), first)
-    res.attacker = att.as_dict(a.id, weapon=chk.weapon)
-    res.notes += chk.warnings
+    attacker = att.as_dict(a.id, weapon=chk.weapon)
     if counter.allowed:
-        gd = attached_general(pos, t)
+        gd = attached_general(st, t)
         droll, dfirst, dused = _roll(dice, gd, "defender" in choices.reroll)
         if dused:
             st.set(gd, f"re-roll for {t.id} used (§8.11)", rerolled=True)
         dfn = Roller(droll, counter.modifiers, _wz(droll, counter.modifiers, opts), dfirst)
-        res.defender = dfn.as_dict(t.id, responded=True, weapon=counter.weapon)
+        defender = dfn.as_dict(t.id, responded=True, weapon=counter.weapon)
         if att.wz > dfn.wz:
-            res.winner, loser, wz = "attacker", t, att.wz
+            winner, loser, wz = "attacker", t, att.wz
         elif dfn.wz > att.wz:
-            res.winner, loser, wz = "defender", a, dfn.wz
+            winner, loser, wz = "defender", a, dfn.wz
         else:
-            res.winner, loser, wz = "draw", None, att.wz  # §8.1 equal WZ: a draw, no effect
+            winner, loser, wz = "draw", None, att.wz  # §8.1 equal WZ: a draw, no effect
     else:
-        res.defender = {"piece": t.id, "responded": False, "reason": counter.reason}
-        res.winner, loser, wz = "attacker", t, att.wz  # §11 A39 no counter-fire: the shooter's WZ applies
-    st.set(st.get(a.id), None, fired=not gegenzug or a.fired, shot_out=gegenzug or a.shot_out, fought=True)
-    if counter.allowed:
+        defender = {"piece": t.id, "responded": False, "reason": counter.reason}
+        winner, loser, wz = "attacker", t, att.wz  # §11 A39 no counter-fire: the shooter's WZ applies
+    cur = st.get(a.id)
+    st.set(cur, None, fired=not gegenzug or cur.fired, shot_out=gegenzug or cur.shot_out, fought=True)
+    if counter.allowed and st.get(t.id) is not None:
         st.set(st.get(t.id), None, fought=True)
-    if loser is not None:
-        res.effect = effect_of(wz, opts)
-        apply_effect(st, st.get(loser.id), res.effect, dice, loss_die, res)
-    res.notes.append("fire never displaces a unit (§8.4)")
-    res.after = st.position()
-    res.why = st.why
-    return res
+    return _FireDuel(attacker, defender, winner, loser, wz, list(chk.warnings))
+
+
+def _retreat_allowed(pos: WienerPosition, a: WienerPiece, gegenzug: bool, opts: Options) -> None:
+    """§5.5 [L:Rückzugsgefecht], §11 A18: only infantry-type troops fire and then retreat, in the active phase."""
+    if not opts.infantry_fire_then_retreat:
+        raise InputError(f"{a.id}: a retreat cannot be combined with fire under these options (§5.2, §11 A18)")
+    if gegenzug:
+        raise InputError(f"{a.id}: a retreat is an active-phase move, not part of a Gegenzug (§5.5)")
+    if not (a.type == "infantry" or (a.type == "light_cavalry" and a.formation == "dismounted")):
+        raise InputError(f"{a.id}: only infantry (and dismounted troops) fire and then retreat (§5.5, §11 A18)")
+
+
+def _retreat_after_fire(st: _State, a: WienerPiece, path: list[Field], res: Resolution) -> None:
+    """The movement comes after the fire: about-face, march, about-face, faces toward the enemy, Red (§5.2 item 5)."""
+    p = st.get(a.id)
+    if p is None:
+        res.notes.append(f"{a.id} is gone: no retreat")
+        return
+    chk = check_move(st.view(), p, path, opts=st.opts)
+    if not chk.legal:
+        raise InputError(f"{a.id} cannot retreat along {','.join(field_name(*f) for f in path)}: {chk.reasons[0]}")
+    if is_formed(p) and not any("moved back" in r for r in chk.red):
+        raise InputError(f"{a.id}: a retreat moves straight back against the facing (§5.2 item 5)")
+    p = st.set(p, f"retreated after firing to {field_name(*path[-1])}, facing kept (§5.5, §11 A18)",
+               field=path[-1], moved=True)
+    st.mark(p, "red", "fire and retreat: Red (§5.5 Rückzugsgefecht)")
+    for pid in chk.interpenetrated:
+        st.mark(st.get(pid), "red", f"{a.id} retreated through it: Red for both (§5.5)")
+    res.extra["retreat"] = [field_name(*f) for f in path]
 
 
 def resolve_gegenzug(
@@ -420,6 +490,10 @@ def resolve_gegenzug(
             raise InputError(f"{r.id} has no Gegenzug at {field_name(*at)}: {spot['reason']}")
     moved = pos.with_pieces(replace(q, field=at) if q.id == m.id else q for q in pos.pieces)
     res = resolve_fire(moved, r.id, m.id, dice, supporters, (), choices, loss_die, opts, gegenzug=True)
+    # §8.4 one Gegenzug per unit per target: remembered in the reactor's per-turn record
+    res.after = res.after.with_pieces(replace(q, gegenzug=q.gegenzug + (m.id,)) if q.id == r.id else q
+                                      for q in res.after.pieces)
+    res.why.setdefault(r.id, []).append(f"fired its Gegenzug at {m.id}: no second one at it this turn (§8.4)")
     res.before = pos
     res.extra["gegenzug_at"] = field_name(*at)
     res.notes.append(f"{r.id} fired in a Gegenzug: shot out, no melee defence this turn (§8.4)")
@@ -435,7 +509,9 @@ def gegenzug_spots(pos: WienerPosition, r: WienerPiece, m: WienerPiece, path: li
         d = distance(r.field, f)
         moved = pos.with_pieces(replace(q, field=f) if q.id == m.id else q for q in pos.pieces)
         reason = None
-        if d > 4:
+        if m.id in r.gegenzug:
+            reason = f"{r.id} already fired a Gegenzug at {m.id} this turn: one per unit per target (§8.4)"
+        elif d > 4:
             reason = f"{d} LE away: Gegenzug only within 4 LE (§8.4)"
         else:
             c = fire_check(moved, r, moved.piece(m.id), opts, response=True)
@@ -459,13 +535,14 @@ def resolve_melee(
     loss_die: int | None = None,
     opts: Options = DEFAULT,
 ) -> Resolution:
+    """§8.7 a melee duel and its consequences (§8.8): flight, loss test, domino, demoralisation, follow-up; the
+    passive side may evade (§5.5, §8.7 step 2); a fleeing target is pursued (§8.8 item 9)."""
     choices = choices or Choices()
     a, t = pos.piece(attacker_id), pos.piece(target_id)
     r = attack_reason(pos, a, t, opts)
     if r:
         raise InputError(f"{a.id} cannot attack {t.id}: {r}")
     sups = _supporters(pos, list(supporters), a, t, "melee", opts)
-    chk = melee_check(pos, a, t, opts, sups)
     st = _State(pos, opts)
     res = Resolution("melee", pos, pos)
     attack_dir = facing_towards(a.field, t.field)
@@ -490,49 +567,93 @@ def resolve_melee(
         res.after, res.why = st.position(), st.why
         return res
 
-    ga = attached_general(pos, a)
+    if choices.evade:  # §5.5 / §8.7 step 2: evasion by faster troops that recognise the attack
+        evade(st, a, t, attack_dir, choices.evade)
+        res.attacker = {"piece": a.id, "roll": None}
+        res.defender = {"piece": t.id, "responded": False, "reason": "evaded the attack"}
+        res.winner, res.effect = "draw", "none"
+        res.extra["evaded"] = True
+        res.notes.append(f"{t.id} evaded: the melee is avoided (§8.7 evasion)")
+        res.after, res.why = st.position(), st.why
+        return res
+
+    if t.black:  # §8.8 item 9 pursuit of a fleeing troop
+        return _pursuit(st, res, a, t, sups, attack_dir, dice, choices, loss_die, opts)
+
+    duel = _melee_duel(pos, st, a, t, sups, defender_supporters, dice, choices, opts)
+    res.attacker, res.defender = duel.attacker, duel.defender
+    if duel.winner == "draw":
+        res.winner, res.effect = "draw", "none"  # §8.1 tie: a draw, nobody moves
+        res.after, res.why = st.position(), st.why
+        return res
+    if duel.winner == "fire_rule":  # §11 A20 alternative: an undefended melee's WZ applied as in fire
+        res.winner = "attacker"
+        res.effect = effect_of(duel.wz, opts)
+        apply_effect(st, st.get(t.id), res.effect, dice, loss_die, res)
+        res.after, res.why = st.position(), st.why
+        return res
+    res.winner = duel.winner
+    winner, loser = (a, t) if duel.winner == "attacker" else (t, a)
+    _melee_consequences(st, res, a, winner, loser, duel.wz, attack_dir, duel.no_defence is not None, dice, choices,
+                        loss_die, opts)
+    res.after, res.why = st.position(), st.why
+    return res
+
+
+@dataclass
+class _Duel:
+    attacker: dict
+    defender: dict
+    winner: str  # attacker | defender | draw | fire_rule (§11 A20 alternative)
+    wz: int  # the winner's WZ
+    no_defence: str | None
+
+
+def _melee_duel(pos, st: _State, a: WienerPiece, t: WienerPiece, sups, defender_supporters, dice: Dice,
+                choices: Choices, opts: Options) -> _Duel:
+    """§8.7 both roll with the melee modifiers; the higher WZ wins (§8.1). Rolls on `pos` as it stood."""
+    chk = melee_check(pos, a, t, opts, sups)
+    ga = attached_general(st, a)
     roll, first, used = _roll(dice, ga, "attacker" in choices.reroll)
     if used:
         st.set(ga, f"re-roll for {a.id} used (§8.11)", rerolled=True)
     att = Roller(roll, chk.modifiers, _wz(roll, chk.modifiers, opts), first)
-    res.attacker = att.as_dict(a.id)
     no_defence = defence_reason(pos, t, a)
-    if no_defence is None:
-        dsups = _supporters(pos, list(defender_supporters), t, a, "melee", opts) if defender_supporters else ()
-        dmods = melee_modifiers(pos, t, a, False, dsups, opts)
-        gd = attached_general(pos, t)
-        droll, dfirst, dused = _roll(dice, gd, "defender" in choices.reroll)
-        if dused:
-            st.set(gd, f"re-roll for {t.id} used (§8.11)", rerolled=True)
-        dfn = Roller(droll, dmods, _wz(droll, dmods, opts), dfirst)
-        res.defender = dfn.as_dict(t.id, responded=True)
+    if no_defence is not None:
+        winner = "attacker" if opts.undefended_melee_attacker_wins else "fire_rule"
+        return _Duel(att.as_dict(a.id), {"piece": t.id, "responded": False, "reason": no_defence}, winner, att.wz,
+                     no_defence)
+    dsups = _supporters(pos, list(defender_supporters), t, a, "melee", opts) if defender_supporters else ()
+    dmods = melee_modifiers(pos, t, a, False, dsups, opts)
+    gd = attached_general(st, t)
+    droll, dfirst, dused = _roll(dice, gd, "defender" in choices.reroll)
+    if dused:
+        st.set(gd, f"re-roll for {t.id} used (§8.11)", rerolled=True)
+    dfn = Roller(droll, dmods, _wz(droll, dmods, opts), dfirst)
+    if st.get(t.id) is not None:
         st.set(st.get(t.id), None, fought=True)
-        if att.wz > dfn.wz:
-            res.winner, winner, loser, wz = "attacker", a, t, att.wz
-        elif dfn.wz > att.wz:
-            res.winner, winner, loser, wz = "defender", t, a, dfn.wz
-        else:
-            res.winner, res.effect = "draw", "none"  # §8.1 tie: a draw, nobody moves
-            res.after, res.why = st.position(), st.why
-            return res
+    if att.wz > dfn.wz:
+        winner, wz = "attacker", att.wz
+    elif dfn.wz > att.wz:
+        winner, wz = "defender", dfn.wz
     else:
-        res.defender = {"piece": t.id, "responded": False, "reason": no_defence}
-        if not opts.undefended_melee_attacker_wins:  # §11 A20 alternative: WZ applied as in fire
-            res.winner = "attacker"
-            res.effect = effect_of(att.wz, opts)
-            apply_effect(st, st.get(t.id), res.effect, dice, loss_die, res)
-            res.after, res.why = st.position(), st.why
-            return res
-        res.winner, winner, loser, wz = "attacker", a, t, att.wz  # §11 A20 undefended: the attacker wins
+        winner, wz = "draw", att.wz
+    return _Duel(att.as_dict(a.id), dfn.as_dict(t.id, responded=True), winner, wz, None)
 
-    # §8.2 note: the loser of a melee flees whatever the WZ; 6+ also a loss test first
+
+def _melee_consequences(st: _State, res: Resolution, a: WienerPiece, winner: WienerPiece, loser: WienerPiece,
+                        wz: int, attack_dir: str, undefended: bool, dice: Dice, choices: Choices,
+                        loss_die: int | None, opts: Options, flight: int | None = None) -> None:
+    """§8.8: the loser flees whatever the WZ (6+ also a loss test first), domino, demoralisation, follow-up."""
     res.effect = effect_of(wz, opts)
     loser_field = loser.field
     if res.effect == "loss_test":
         apply_effect(st, st.get(loser.id), "loss_test", dice, loss_die, res)
-    dist = choices.flight_distance or opts.flight_distance
+    elif flight is not None and res.effect in ("red", "grey"):  # §8.8 item 9: pursued, it accepts any effect
+        apply_effect(st, st.get(loser.id), res.effect, dice, loss_die, res)
+    dist = flight or choices.flight_distance or opts.flight_distance
     sweep = opts.sweep_own_troops if choices.sweep is None else choices.sweep
-    flight_dir = attack_dir if loser.id == t.id else turn(attack_dir, 4)  # §11 A15
+    flight_dir = attack_dir if loser.id != a.id else turn(attack_dir, 4)  # §11 A15
     fleeing = [q for q in st.at(loser_field) if q.side == loser.side]
     for q in fleeing:
         if q.id != loser.id:
@@ -546,22 +667,329 @@ def resolve_melee(
     if opts.demoralise_along_flight_path and survivor is not None:
         around.append(survivor.field)
     demoralise(st, loser, around, exclude)
-
-    # §8.8 follow-up: may (must when undefended) move into the loser's field
     if winner.id == a.id:
-        must = no_defence is not None
-        follow = must or bool(choices.follow_up)
-        if follow and not st.at(loser_field):
-            w = st.get(a.id)
-            text = "must follow up into" if must else "follows up into"
-            w = st.set(w, f"{text} {field_name(*loser_field)} (§8.8)", field=loser_field)
-            t_now = st.pos.terrain(loser_field)
-            if is_formed(w) and t_now in ("wood", "town", "church"):
-                st.mark(w, "red", f"entered the {t_now} after winning: Red (§8.7)")
-            elif is_formed(w) and edge_crossing(st.pos, w, a.field, loser_field)[1]:
-                st.mark(w, "red", "crossed the obstacle following up: Red (§8.7)")
-        elif follow:
-            res.notes.append(f"{field_name(*loser_field)} is still occupied: no follow-up")
+        _follow_up(st, res, a, loser_field, undefended, choices)
+
+
+def _follow_up(st: _State, res: Resolution, a: WienerPiece, loser_field: Field, must: bool, choices: Choices) -> None:
+    """§8.8 item 4: the winner may (must when undefended) move into the loser's field."""
+    follow = must or bool(choices.follow_up)
+    if follow and not st.at(loser_field):
+        w = st.get(a.id)
+        text = "must follow up into" if must else "follows up into"
+        start = w.field
+        w = st.set(w, f"{text} {field_name(*loser_field)} (§8.8)", field=loser_field)
+        t_now = st.pos.terrain(loser_field)
+        if is_formed(w) and t_now in ("wood", "town", "church"):
+            st.mark(w, "red", f"entered the {t_now} after winning: Red (§8.7)")
+        elif is_formed(w) and edge_crossing(st.pos, w, start, loser_field)[1]:
+            st.mark(w, "red", "crossed the obstacle following up: Red (§8.7)")
+    elif follow:
+        res.notes.append(f"{field_name(*loser_field)} is still occupied: no follow-up")
+
+
+def _pursuit(st: _State, res: Resolution, a: WienerPiece, t: WienerPiece, sups, attack_dir: str, dice: Dice,
+             choices: Choices, loss_die: int | None, opts: Options) -> Resolution:
+    """§8.8 item 9: a fleeing troop attacked by superior speed capitulates; otherwise it accepts the attacker's
+    effect without defence and continues its flight by 1 LE."""
+    pos = res.before
+    res.extra["pursuit"] = True
+    fast, slow = speed(a, pos.night)["field"], speed(t, pos.night)["field"]
+    if fast > slow:
+        res.attacker = {"piece": a.id, "roll": None}
+        res.defender = {"piece": t.id, "responded": False, "reason": "fleeing (Black): no defence (§8.3)"}
+        res.winner, res.effect = "attacker", "capitulated"
+        field_ = t.field
+        for q in [q for q in st.at(field_) if q.side == t.side]:
+            st.remove(q, f"fleeing, caught by the faster {a.id} ({fast} against {slow} LE): capitulates (§8.8 pursuit)")
+        _follow_up(st, res, a, field_, True, choices)
+        res.after, res.why = st.position(), st.why
+        return res
+    chk = melee_check(pos, a, t, opts, sups)
+    ga = attached_general(st, a)
+    roll, first, used = _roll(dice, ga, "attacker" in choices.reroll)
+    if used:
+        st.set(ga, f"re-roll for {a.id} used (§8.11)", rerolled=True)
+    att = Roller(roll, chk.modifiers, _wz(roll, chk.modifiers, opts), first)
+    res.attacker = att.as_dict(a.id)
+    res.defender = {"piece": t.id, "responded": False, "reason": "fleeing (Black): no defence (§8.3)"}
+    res.winner = "attacker"
+    res.notes.append(f"pursued at equal speed: {t.id} accepts the effect without defence and flees on 1 LE (§8.8)")
+    _melee_consequences(st, res, a, a, t, att.wz, attack_dir, True, dice, choices, loss_die, opts, flight=1)
+    res.after, res.why = st.position(), st.why
+    return res
+
+
+def evade(st: _State, a: WienerPiece, t: WienerPiece, direction: str, dist: int) -> None:
+    """§5.5 / §8.7 step 2 / §11 A35: the target withdraws up to its speed away from the attack, faces kept toward
+    the enemy, Red (skirmishers: none). Only troops faster than the attacker that recognise the attack."""
+    pos = st.pos
+    why = None
+    fast, slow = speed(t, pos.night)["field"], speed(a, pos.night)["field"]
+    if t.black or t.working:
+        why = "fleeing or working troops cannot react (§4)"
+    elif fast <= slow:
+        why = f"only troops with superior speed evade ({fast} LE against {slow} LE, §5.5)"
+    elif not (all_round(t) or in_front_arc(t.field, t.facing, a.field)):
+        why = "the attack comes from flank or rear: it is not recognised (§3.6, §5.5)"
+    elif not 1 <= dist <= fast:
+        why = f"evasion is 1 to {fast} LE, its speed (§11 A35)"
+    cur = t.field
+    if why is None:
+        for _ in range(dist):
+            nxt = step(cur, direction)
+            why = may_enter(pos, t, nxt)
+            if why is None and nxt[0] != cur[0] and nxt[1] != cur[1]:
+                why = diagonal_step(pos, t, cur, nxt)[0]
+            elif why is None:
+                why = edge_crossing(pos, t, cur, nxt)[0]
+            if why is None and st.at(nxt):
+                why = f"{field_name(*nxt)} is occupied: an evasion does not pass through troops (§5.5)"
+            if why:
+                break
+            cur = nxt
+    if why:
+        raise InputError(f"{t.id} cannot evade {a.id}: {why}")
+    text = f"evaded {dist} LE to {field_name(*cur)}, facing kept (§5.5, §8.7)"
+    t = st.set(t, text, field=cur)
+    if not is_skirmisher(t):
+        st.mark(t, "red", "withdrew before the attack: Red (§8.7)")
+
+
+# ---------------------------------------------------------------- simultaneity (§8.6), counter-attack (§8.7)
+
+_STRENGTH = {"none": 0, "red": 1, "grey": 2, "loss_test": 3}
+
+
+def resolve_simultaneous(
+    pos: WienerPosition,
+    action: str,
+    actor_ids: list[str],
+    target_id: str,
+    dice: Dice,
+    choices: Choices | None = None,
+    loss_die: int | None = None,
+    opts: Options = DEFAULT,
+) -> Resolution:
+    """§8.6 up to 3 unengaged elements, in side fields of one another, with the first one's combat value or more,
+    act together against one target. Every duel is rolled on the position as it stood before any of them (that is
+    what makes them simultaneous); the target responds in each, one reaction per action (§4); then all results
+    apply together, in the declared order. In melee the target flees once, from the winner with the highest WZ."""
+    choices = choices or Choices()
+    if action not in ("fire", "melee"):
+        raise InputError(f"simultaneity is for fire or melee, not {action!r} (§8.6)")
+    actors = [pos.piece(i) for i in actor_ids]
+    t = pos.piece(target_id)
+    problems = simultaneity_reasons(pos, actors, t, action, opts)
+    if problems:
+        raise InputError(problems[0])
+    if len(actors) == 1 or (action == "melee" and (t.black or choices.evade or is_skirmisher(t))):
+        # one element, or a target that evades, withdraws or is pursued: no duels to combine
+        one = resolve_fire if action == "fire" else resolve_melee
+        res = one(pos, actors[0].id, t.id, dice, choices=choices, loss_die=loss_die, opts=opts)
+        res.extra["simultaneous"] = [a.id for a in actors]
+        return res
+    st = _State(pos, opts)
+    res = Resolution(action, pos, pos)
+    res.extra["simultaneous"] = [a.id for a in actors]
+    if action == "melee":
+        for a in actors:
+            r = attack_reason(pos, a, t, opts)
+            if r:
+                raise InputError(f"{a.id} cannot attack {t.id}: {r}")
+            st.set(st.get(a.id), None, fought=True, charged=a.charged or (a.lancer and a.type == "light_cavalry"))
+        duels = [_melee_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
+    else:
+        duels = [_fire_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
+    res.extra["duels"] = [{"attacker": d.attacker, "defender": d.defender, "winner": d.winner} for d in duels]
+    res.attacker, res.defender = duels[0].attacker, duels[0].defender
+    won = [(d, a) for d, a in zip(duels, actors, strict=True) if d.winner in ("attacker", "fire_rule")]
+    lost = [(d, a) for d, a in zip(duels, actors, strict=True) if d.winner == "defender"]
+    res.winner = "attacker" if won else "defender" if lost else "draw"
+    ld = loss_die
+    effects: list[str] = []
+
+    def hit(who: WienerPiece, wz: int) -> str:
+        nonlocal ld
+        eff = effect_of(wz, opts)
+        if st.get(who.id) is not None:
+            apply_effect(st, st.get(who.id), eff, dice, ld, res)
+            if eff == "loss_test":
+                ld = None
+        return eff
+
+    if action == "fire":
+        for d, a in won + lost:
+            who = t if d.winner == "attacker" else a
+            eff = hit(who, d.wz)
+            if (who is t) == bool(won):
+                effects.append(eff)
+        res.notes += [n for d in duels for n in d.notes] + ["fire never displaces a unit (§8.4)"]
+    else:
+        for d, a in lost:  # §8.8 each actor that lost its duel flees itself
+            if st.get(a.id) is not None:
+                _melee_consequences(st, res, a, t, st.get(a.id), d.wz, facing_towards(a.field, t.field), False,
+                                    dice, choices, ld, opts)
+                ld = None if res.loss_test else ld
+                effects.append(res.effect)
+        best = [(d, a) for d, a in won if d.winner == "attacker"]
+        for d, _a in won:
+            if d.winner == "fire_rule":  # §11 A20 alternative: WZ applied as in fire, no flight
+                effects.insert(0, hit(t, d.wz))
+        if best and st.get(t.id) is not None:
+            d, a = max(best, key=lambda x: x[0].wz)
+            effects = []
+            _melee_consequences(st, res, a, a, st.get(t.id), d.wz, facing_towards(a.field, t.field),
+                                d.no_defence is not None, dice, choices, ld, opts)
+            effects.append(res.effect)
+    res.effect = max(effects, key=lambda e: _STRENGTH.get(e, 0)) if effects else "none"
+    res.after, res.why = st.position(), st.why
+    return res
+
+
+def combat_ready(p: WienerPiece) -> bool:
+    """§8.7 step 3: not fleeing, not at work, not shot out by a Gegenzug."""
+    return not (p.black or p.working or p.shot_out)
+
+
+def resolve_counterattack(
+    pos: WienerPosition,
+    reactor_id: str,
+    mover_id: str,
+    at: Field,
+    dice: Dice,
+    against: str | None = None,
+    path: list[Field] | None = None,
+    supporters: list[str] = (),
+    choices: Choices | None = None,
+    loss_die: int | None = None,
+    opts: Options = DEFAULT,
+) -> Resolution:
+    """§8.7 step 3 Gegenangriff: the passive side pre-empts the action with its own attack when the fields in front of
+    a combat-ready troop (its control zone, §3.9, §11 A31) are used as the starting field of an attack against a troop
+    that is not combat-ready (`against`), or for an offensive move past it (`path`, Vorbeiziehen). The mover stands
+    at `at` and the melee is resolved there, the reactor attacking."""
+    r, m = pos.piece(reactor_id), pos.piece(mover_id)
+    where = field_name(*at)
+    if r.side == m.side:
+        raise InputError(f"{r.id} and {m.id} are on the same side")
+    if not combat_ready(r) or r.fired:
+        raise InputError(f"{r.id} is not combat-ready (fleeing, at work or has fired): no counter-attack (§8.7)")
+    if at not in control_zone(pos, r):
+        raise InputError(f"{where} is not in the control zone of {r.id}, the fields in front of it (§3.9, §11 A31)")
+    if any(q.id != m.id for q in pos.occupants.get(at, ())):
+        raise InputError(f"{where} is occupied: {m.id} cannot stand there")
+    if against is not None:
+        v = pos.piece(against)
+        if v.side != r.side:
+            raise InputError(f"{v.id}: the attacked troop must be of {r.id}'s side")
+        if distance(at, v.field) != 1:
+            raise InputError(f"{where} is no starting field for an attack on {v.id}: not a Nachbarfeld (§8.7)")
+        if combat_ready(v):
+            raise InputError(f"{v.id} is combat-ready: an attack on it allows no counter-attack (§8.7 step 3)")
+        why = f"{m.id} uses {where}, in front of {r.id}, to attack {v.id}, which is not combat-ready"
+    elif path is not None and at in path and len(path) > 1 and at != path[-1]:
+        why = f"{m.id} moves past {r.id} through {where} (Vorbeiziehen)"
+    else:
+        raise InputError("a counter-attack needs the attacked troop (--against) or the mover's path past the "
+                         "reacting troop (--path, the field --at not its last) (§8.7 step 3)")
+    moved = pos.with_pieces(replace(q, field=at) if q.id == m.id else q for q in pos.pieces)
+    res = resolve_melee(moved, r.id, m.id, dice, supporters, (), choices, loss_die, opts)
+    res.action, res.before = "counterattack", pos
+    res.extra["counterattack_at"] = where
+    res.notes.insert(0, f"counter-attack: {why} (§8.7 step 3)")
+    return res
+
+
+# ---------------------------------------------------------------- continued flight (§8.8), mounting (§4)
+
+
+def resolve_continued_flight(
+    pos: WienerPosition, piece_id: str, turn_eighths: int = 0, choices: Choices | None = None, opts: Options = DEFAULT
+) -> Resolution:
+    """§8.8 item 8 / §4 step 1: a fleeing troop that failed to rally continues its flight at the start of its next
+    active phase, away from the enemy (its figures face away), up to 45 degrees off, 1-2 LE; domino, absorption and
+    capitulation as in the first flight."""
+    choices = choices or Choices()
+    p = pos.piece(piece_id)
+    if not p.black:
+        raise InputError(f"{p.id} is not fleeing (no Black marker): nothing to continue (§8.8)")
+    if turn_eighths not in (-1, 0, 1):
+        raise InputError("a continued flight may change its direction by at most 45 degrees (§8.8)")
+    direction = turn(p.facing, turn_eighths)
+    dist = choices.flight_distance or opts.flight_distance
+    sweep = opts.sweep_own_troops if choices.sweep is None else choices.sweep
+    st = _State(pos, opts)
+    res = Resolution("flight", pos, pos)
+    st.note(p.id, f"failed to rally: continues its flight {direction} at the start of its active phase (§8.8)")
+    flee(st, p, direction, dist, sweep)
+    after = st.get(p.id)
+    if after is not None and opts.demoralise_along_flight_path:
+        demoralise(st, p, [after.field], {p.id})  # §8.7 a fleeing troop in a Nachbarfeld, §11 A17
+    res.winner = None
+    res.effect = "fled" if after is not None else "capitulated"
+    res.after, res.why = st.position(), st.why
+    return res
+
+
+def fleeing_at_phase_start(pos: WienerPosition, side: str) -> list[str]:
+    """§4 step 1: the side's fleeing troops, which must first continue their flight."""
+    return [p.id for p in pos.pieces if p.side == side and p.black]
+
+
+def resolve_mount(pos: WienerPosition, piece_id: str, mount: bool, opts: Options = DEFAULT) -> Resolution:
+    """§4 step 1 [L:Ab- und Aufsitzen]: light cavalry mounts or dismounts, announced, at the start of its active
+    phase before any movement or combat (it may still fight afterwards, as dismounted troops with small arms)."""
+    p = pos.piece(piece_id)
+    want = "mounted" if mount else "dismounted"
+    if p.type != "light_cavalry":
+        raise InputError(f"{p.id}: only light cavalry mounts and dismounts (§2.1, §4)")
+    if p.formation == want:
+        raise InputError(f"{p.id} is already {want}")
+    if p.black or p.working:
+        raise InputError(f"{p.id}: fleeing or working troops cannot {'mount' if mount else 'dismount'} (§4)")
+    if p.moved or p.road_march or p.fired or p.fought:
+        raise InputError(f"{p.id}: mounting and dismounting come at the start of the active phase, before it moved "
+                         f"or fought (§4)")
+    if mount:
+        why = may_enter(pos, replace(p, formation="mounted"), p.field)
+        if why:
+            raise InputError(f"{p.id} cannot mount here: {why}")
+    st = _State(pos, opts)
+    st.set(p, f"{want} at the start of the active phase (§4)", formation=want)
+    res = Resolution("mount" if mount else "dismount", pos, pos, effect=want)
+    res.after, res.why = st.position(), st.why
+    return res
+
+
+def resolve_general_replacement(
+    pos: WienerPosition, general_id: str, side: str, at: Field, dice: Dice, opts: Options = DEFAULT
+) -> Resolution:
+    """§8.11: a lost general is replaced by higher command on a D6 roll of 6, rolled each turn; the replacement
+    arrives at the rear table edge. Neither the moment of the roll (§4) nor which edge is a side's rear is given, so
+    the player rolls once per turn and names the arrival field, which must lie on a table edge."""
+    if general_id in pos.by_id:
+        raise InputError(f"{general_id} is still on the table: only a lost general is replaced (§8.11)")
+    where = field_name(*at)
+    if not (at[0] in (0, pos.cols - 1) or at[1] in (0, pos.rows - 1)):
+        raise InputError(f"{where} is not on a table edge: the replacement arrives at the rear edge (§8.11)")
+    if any(q.side != side for q in pos.occupants.get(at, ())):
+        raise InputError(f"{where} holds enemy troops")
+    roll = dice.d6()
+    res = Resolution("replace_general", pos, pos, attacker={"piece": general_id, "roll": roll, "needed": 6})
+    st = _State(pos, opts)
+    if general_replaced(roll):
+        centre = (pos.cols // 2, pos.rows // 2)
+        g = WienerPiece(general_id, side, "general", at, facing_towards(at, centre))
+        st.pieces[g.id] = g
+        st.note(g.id, f"replaced on a 6: arrives at {where} (§8.11)")
+        problems = stacking_problems(st.view(), at, opts=opts)
+        if problems:
+            raise InputError(problems[0])
+        res.winner, res.effect = "attacker", "replaced"
+    else:
+        res.winner, res.effect = "defender", "none"
+        res.notes.append(f"rolled {roll}: no replacement this turn, roll again next turn (§8.11)")
     res.after, res.why = st.position(), st.why
     return res
 

@@ -63,3 +63,18 @@ def test_analyze_bad_file_is_one_line(tmp_path, capsys):
     assert run_cli(["analyze", str(bad), "--from", "fr-art-1"]) == 2
     err = capsys.readouterr().err
     assert "fr-art-1" in err and "off the" in err and err.count("\n") == 1
+
+
+def test_analyze_all_pairs_json_matches_the_pair_answer(game, capsys):
+    assert run_cli(["analyze", game, "--all", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["pairs"]
+    assert len(rows) == 2
+    art = next(r for r in rows if r["from"] == "fr-art-1")
+    assert art["fire_allowed"] and art["fire_net"] == 0 and art["distance"] == 3 and art["counter_fire"] is False
+    assert run_cli(["analyze", game, "--all"]) == 0
+    assert "fr-art-1 -> au-ir4-1 (3 LE): fire +0" in capsys.readouterr().out
+
+
+def test_analyze_needs_from_or_all(game, capsys):
+    assert run_cli(["analyze", game]) == 2
+    assert "--from" in capsys.readouterr().err

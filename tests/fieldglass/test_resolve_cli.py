@@ -59,3 +59,24 @@ def test_resolve_bad_dice(game, capsys, dice):
 def test_resolve_rally_text(game, capsys):
     assert run_cli(["resolve", game, "--action", "rally", "--attacker", "au-ir4-1", "--dice", "4"]) == 0
     assert "rallied" in capsys.readouterr().out
+
+
+def test_resolve_simultaneous_fire_and_mount(tmp_path, capsys):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({
+        "system": "wiener", "grid": {"cols": 10, "rows": 10}, "night": False, "fields": {}, "edges": [],
+        "pieces": [{"id": "a", "side": "FR", "type": "infantry", "field": "C3", "facing": "N"},
+                   {"id": "b", "side": "FR", "type": "infantry", "field": "D3", "facing": "N"},
+                   {"id": "h", "side": "FR", "type": "light_cavalry", "field": "H3", "facing": "N"},
+                   {"id": "t", "side": "AU", "type": "infantry", "field": "C4", "facing": "S"}]}))
+    argv = ["resolve", str(path), "--action", "fire", "--attacker", "a", "--simultaneous", "b", "--target", "t",
+            "--dice", "4,1,3,1", "--json"]
+    assert run_cli(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["simultaneous"] == ["a", "b"] and len(out["duels"]) == 2
+    assert next(c for c in out["changes"] if c["piece"] == "t")["marker"] == ["grey", "red"]
+    assert run_cli(["resolve", str(path), "--action", "dismount", "--attacker", "h", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["effect"] == "dismounted" and out["changes"][0]["formation"] == "dismounted"
+    assert run_cli(["resolve", str(path), "--action", "mount", "--attacker", "h"]) == 2
+    assert "already mounted" in capsys.readouterr().err
