@@ -1,0 +1,89 @@
+"""fieldglass export: a game record as JSON Lines, CSV, an after-action report, board diagrams or a replay video."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fieldglass.errors import InputError
+
+FORMATS = ("jsonl", "report", "csv", "png", "mp4")
+
+EPILOG = """\
+examples:
+  fieldglass export game.fgr --format jsonl                 one JSON object per event on stdout
+  fieldglass export game.fgr --format report --out game.md  after-action report (Markdown), one section per turn
+  fieldglass export game.fgr --format csv --out game.csv
+  fieldglass export game.fgr --format png --out diagrams/   one board diagram per turn, moves as arrows
+  fieldglass export game.fgr --format mp4 --out game.mp4    the board view, event by event
+
+Undone events are exported marked "undone": true (jsonl, csv) unless --clean leaves them out; the report,
+diagrams and video always show the clean game. A damaged record exports what can be read of it, with a warning.
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "export",
+        help="export a game record: jsonl, report, csv, png or mp4",
+        description="Export a game record (.fgr) for reading, sharing or further analysis.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("record", metavar="GAME.fgr")
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--out", metavar="PATH", help="file (folder for png); default stdout for jsonl, report, csv "
+                   "and GAME.mp4 / GAME-png/ beside the record")
+    p.add_argument("--clean", action="store_true", help="leave out undone events (jsonl, csv)")
+    p.add_argument("--fps", type=float, default=10.0, help="mp4 frame rate (default 10)")
+    p.set_defaults(run=run)
+
+
+def open_for_reading(path: str):
+    from fieldglass.record import Record
+
+    record = Record.open(path)
+    for problem in record.problems:
+        print(f"fieldglass: warning: {path}: {problem}; using what can be read", file=sys.stderr)
+    return record
+
+
+def run(args) -> int:
+    from fieldglass.progress import progress
+    from fieldglass.record import export as X
+
+    record = open_for_reading(args.record)
+    if record.problems:
+        record.events()  # salvage now, so the warning names what was lost
+        for problem in record.problems[1:]:
+            print(f"fieldglass: warning: {args.record}: {problem}", file=sys.stderr)
+    src = Path(args.record)
+    try:
+        if args.format in ("jsonl", "csv", "report"):
+            if args.format == "report":
+                text = X.export_report(record, src.stem)
+            else:
+                fn = X.export_jsonl if args.format == "jsonl" else X.export_csv
+                text = X.text_of(fn, record, clean=args.clean)
+            if args.out:
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+                Path(args.out).write_text(text, encoding="utf-8")
+                print(f"{args.out}: {args.format} written", file=sys.stderr)
+            else:
+                sys.stdout.write(text)
+        elif args.format == "png":
+            folder = Path(args.out) if args.out else src.with_name(src.stem + "-png")
+            paths = X.export_png(record, folder, progress)
+            print(f"{folder}: {len(paths)} board diagrams ({', '.join(p.name for p in paths)})")
+        else:
+            if args.fps <= 0:
+                raise InputError("--fps must be positive")
+            path = Path(args.out) if args.out else src.with_suffix(".mp4")
+            n = X.export_mp4(record, path, args.fps, progress=progress)
+            print(f"{path}: {n} frames at {args.fps:g} fps")
+    except OSError as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        record.close()
+    return 0

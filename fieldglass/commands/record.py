@@ -1,0 +1,190 @@
+"""fieldglass record: watch the table (or a filmed game) headless and write the game record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from fieldglass.errors import InputError
+
+EPILOG = """\
+examples:
+  fieldglass record --source 0 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
+  fieldglass record --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
+  fieldglass record --source frames/ --fps 5 --inputs inputs.jsonl ... --out game.fgr     a folder of frames
+  fieldglass record --source game.mp4 ... --out game.fgr --resume      go on after a crash or a stop
+  fieldglass record --source scripted --out game.fgr                   the built-in scripted game (no files)
+
+A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
+and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
+Every event is written at once in its own transaction: a crash loses at most the event being written, and
+--resume goes on from the last frame read. --inputs reads the players' inputs (turns, phases, combats, answers to
+missing reports, notes, bookmarks, undo) from a JSON Lines file, one object per line with the frame it follows.
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "record",
+        help="record a game headless: frames -> pieces -> committed moves -> game record (.fgr)",
+        description="Run the live pipeline without a window and record the game: every committed move, "
+        "appearance, missing piece, combat, turn and note, in a crash-safe SQLite file.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--source", required=True, help="camera index, video file, folder or glob of frames, "
+                   "'synthetic' or 'scripted'")
+    p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
+    p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
+    p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
+    p.add_argument("--system", default="wiener", help="rule system (default wiener)")
+    p.add_argument("--options", metavar="FILE", help="rules options (TOML) stored with the record")
+    p.add_argument("--players", metavar="NAME,NAME", help="the players' names")
+    p.add_argument("--out", required=True, metavar="GAME.fgr", help="the record to write")
+    p.add_argument("--resume", action="store_true", help="go on with an existing record after its last frame")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing record")
+    p.add_argument("--inputs", metavar="INPUTS.jsonl", help="the players' inputs by frame (JSON Lines)")
+    p.add_argument("--fps", type=float, help="frames per second of a folder of frames (default 10) or the "
+                   "synthetic sources; videos use their own")
+    p.add_argument("--frames", type=int, metavar="N", help="stop after frame N-1")
+    p.add_argument("--settle", type=float, default=1.0, metavar="S", help="settle time of a move (default 1 s)")
+    p.add_argument("--missing-after", type=float, default=10.0, metavar="S",
+                   help="report a piece missing after S seconds unseen (default 10)")
+    p.add_argument("--events", action="store_true", help="print every event as it is written")
+    p.set_defaults(run=run)
+
+
+def _setup(args):
+    """(layout, roster, camera intrinsics, frame stream factory, scripted inputs or None)."""
+    from calibration.camera import load_camera
+    from calibration.layout import load_layout
+    from fieldglass.recording import open_frames
+    from vision.roster import load_roster
+
+    if args.source == "scripted":
+        from vision.scripted import scripted_game
+
+        game = scripted_game(args.fps or 5.0)
+        cam = game.camera()
+
+        def frames(start):
+            stop = args.frames
+            return game.render(start=start, stop=stop), len(game.frames)
+
+        inputs = {}
+        for k, inp in enumerate(game.inputs):
+            inputs.setdefault(inp["frame"], []).append({**inp, "_id": f"script{k}"})
+        return game.layout, game.roster, cam.intrinsics, frames, inputs, "scripted"
+    if args.source == "synthetic":
+        from vision.synthetic import VirtualCamera, demo_scene
+
+        scene = demo_scene()
+        lay = scene.layout
+        cam = VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, (1920, 1080))
+        layout, roster, intr = lay, scene.roster, cam.intrinsics
+    else:
+        missing = [n for n in ("camera", "layout", "roster") if not getattr(args, n)]
+        if missing:
+            raise InputError(f"--source {args.source}: needs " + ", ".join(f"--{n}" for n in missing))
+        intr, layout, roster = load_camera(args.camera), load_layout(args.layout), load_roster(args.roster)
+
+    def frames(start):
+        stream = open_frames(args.source, args.fps, start, args.frames)
+        return stream.frames, stream.total
+
+    return layout, roster, intr, frames, None, args.source
+
+
+def run(args) -> int:
+    from calibration.registration import TableRegistration
+    from fieldglass.progress import progress
+    from fieldglass.record import Record
+    from fieldglass.recording import GameRecorder, load_inputs, record_meta, record_stream
+    from vision.pieces import camera_for_frame, read_table
+    from vision.tracking import TrackerConfig
+
+    if args.settle <= 0 or args.missing_after <= 0:
+        raise InputError("--settle and --missing-after must be positive seconds")
+    layout, roster, intr, frames, script_inputs, source = _setup(args)
+    inputs = script_inputs if script_inputs is not None else load_inputs(args.inputs)
+    if args.inputs and script_inputs is not None:
+        inputs = load_inputs(args.inputs)
+    out = Path(args.out)
+    start = 0
+    if args.resume:
+        if not out.exists():
+            raise InputError(f"{out}: no record to resume (leave out --resume to start one)")
+        record = Record.open(out, writable=True)
+        if record.problems:
+            raise InputError(f"{out}: cannot resume a damaged record ({record.problems[0]})")
+        known = {p["id"] for p in record.roster()}
+        if known != {p.id for p in roster.pieces}:
+            raise InputError(f"{out}: the record was made with another roster")
+        last_event = max((e.frame or 0 for e in record.events()), default=-1)
+        start = max(int(record.progress.get("frame", -1)) + 1, last_event)
+        start = max(start, 0)
+    else:
+        opts = {}
+        if args.options:
+            from calibration.files import read_toml
+
+            opts = read_toml(args.options, "rules options file")
+        players = [s.strip() for s in (args.players or "").split(",") if s.strip()]
+        record = Record.create(out, record_meta(args.system, layout, roster, intr, opts, players, source),
+                               overwrite=args.overwrite)
+
+    def show(ev):
+        if args.events:
+            piece = f" {ev.piece}" if ev.piece else ""
+            print(f"event {ev.seq} {ev.type}{piece} frame {ev.frame} t {ev.t:.2f}", flush=True)
+
+    config = TrackerConfig(settle_s=args.settle, missing_after_s=args.missing_after)
+    recorder = GameRecorder.start(record, roster, config, intr, on_event=show)
+    state = {"reg": None}
+
+    def read(image):
+        reg = state["reg"]
+        if reg is None:
+            reg = state["reg"] = TableRegistration(layout, camera_for_frame(intr, image, source))
+        return read_table(image, reg, roster)
+
+    stream, total = frames(start)
+    if total:
+        stream = progress(stream, max(total - start, 0), "recording")
+    t0 = time.perf_counter()
+    try:
+        n = record_stream(recorder, stream, read, inputs)
+    except KeyboardInterrupt:
+        record.close()
+        print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)
+        return 130
+    dt = time.perf_counter() - t0
+    evs = record.events(clean=True)
+    kinds: dict[str, int] = {}
+    for e in evs:
+        kinds[e.type] = kinds.get(e.type, 0) + 1
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+    resumed = f" (resumed at frame {start})" if args.resume else ""
+    print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "
+          f"record holds {summary or 'no events'}")
+    record.close()
+    return 0
+
+
+def main(argv=None) -> int:
+    """Run as `python -m fieldglass.commands.record ...` (until the command is listed in fieldglass.cli)."""
+    parser = argparse.ArgumentParser(prog="fieldglass")
+    sub = parser.add_subparsers(dest="command")
+    add_parser(sub)
+    args = parser.parse_args(["record", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(args.run(args) or 0)
+    except InputError as exc:
+        print(f"fieldglass: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

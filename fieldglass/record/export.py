@@ -1,0 +1,437 @@
+"""Exports of a game record: JSON Lines, CSV, a Markdown after-action report, PNG board diagrams per turn, an MP4
+replay of the board view; and the statistics (bases lost per side per turn, combats won, where the fighting was).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from fieldglass.record.board import Board
+from fieldglass.record.replay import Replay
+from fieldglass.record.state import BoardState
+from fieldglass.record.store import Event, Record
+
+Progress = Callable[[Iterable, int, str], Iterable]
+
+
+def _no_progress(items, total, label):
+    return items
+
+
+def _place_name(place: dict | None, grid: bool) -> str | None:
+    if not place:
+        return None
+    if grid and place.get("cell"):
+        return place["cell"]
+    return f"({place['x_mm']:.0f}, {place['y_mm']:.0f})"
+
+
+def event_json(e: Event, grid: bool = True) -> dict:
+    """One event as an export object: seq, type, t, turn, phase, frame, undone, and its own fields."""
+    out = {"seq": e.seq, "type": e.type, "t": round(e.t, 3), "turn": e.turn, "phase": e.phase, "frame": e.frame,
+           "undone": e.undone}
+    if e.piece is not None:
+        out["piece"] = e.piece
+    d = e.data
+    if e.type in ("move", "appeared"):
+        src, dst = d.get("from"), d.get("to") or {}
+        out["from"] = _place_name(src, grid)
+        out["to"] = _place_name(dst, grid)
+        out["x_mm"], out["y_mm"], out["heading_deg"] = dst.get("x_mm"), dst.get("y_mm"), dst.get("heading_deg")
+        out["facing"] = dst.get("facing")
+        if src:
+            out["from_x_mm"], out["from_y_mm"] = src.get("x_mm"), src.get("y_mm")
+            out["from_heading_deg"], out["from_facing"] = src.get("heading_deg"), src.get("facing")
+            out["turned_deg"] = d.get("turned_deg")
+        for k in ("returned",):
+            if k in d:
+                out[k] = d[k]
+    else:
+        for k, v in d.items():
+            if k == "at" and isinstance(v, dict):
+                out["at"] = _place_name(v, grid)
+            elif k not in out:
+                out[k] = v
+    return out
+
+
+def export_jsonl(record: Record, out, clean: bool = False) -> int:
+    grid = bool((record.meta.get("layout") or {}).get("grid"))
+    n = 0
+    for e in record.events(clean=clean):
+        out.write(json.dumps(event_json(e, grid), ensure_ascii=False) + "\n")
+        n += 1
+    return n
+
+
+CSV_COLUMNS = ("seq", "type", "t", "turn", "phase", "frame", "undone", "piece", "from", "to", "x_mm", "y_mm",
+               "heading_deg", "summary")
+
+
+def export_csv(record: Record, out, clean: bool = False) -> int:
+    grid = bool((record.meta.get("layout") or {}).get("grid"))
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    n = 0
+    for e in record.events(clean=clean):
+        j = event_json(e, grid)
+        row = [j.get(c) for c in CSV_COLUMNS[:-1]]
+        row[6] = int(bool(row[6]))
+        w.writerow(["" if v is None else v for v in row] + [summary(e, grid)])
+        n += 1
+    return n
+
+
+def summary(e: Event, grid: bool = True) -> str:
+    """One line for an event, in field notation when the layout has a grid."""
+    d = e.data
+    if e.type == "move":
+        src, dst = d.get("from") or {}, d.get("to") or {}
+        text = f"{e.piece} {_place_name(src, grid)} -> {_place_name(dst, grid)}"
+        if src.get("facing") != dst.get("facing"):
+            text += f", {src.get('facing')} -> {dst.get('facing')}"
+        elif dst.get("facing"):
+            text += f" ({dst.get('facing')})"
+        return text + (" (back after missing)" if d.get("returned") else "")
+    if e.type == "appeared":
+        dst = d.get("to") or {}
+        return f"{e.piece} on the table at {_place_name(dst, grid)} {dst.get('facing') or ''}".rstrip() + (
+            " (back)" if d.get("returned") else "")
+    if e.type == "missing":
+        return f"{e.piece} missing from {_place_name(d.get('at'), grid)}: a player must confirm"
+    if e.type == "removed":
+        return f"{e.piece} removed (confirmed by {d.get('by')})"
+    if e.type == "kept":
+        return f"{e.piece} still on the table (confirmed by {d.get('by')})"
+    if e.type == "combat":
+        return combat_text(d)
+    if e.type == "turn":
+        return f"turn {d.get('turn')}" + (f", {d['phase']}" if d.get("phase") else "")
+    if e.type == "phase":
+        return f"phase: {d.get('phase')}"
+    if e.type == "note":
+        return f"note{' by ' + d['by'] if d.get('by') else ''}: {d.get('text')}"
+    if e.type == "bookmark":
+        return f"bookmark: {d.get('label')}"
+    if e.type == "marker":
+        return f"{e.piece} markers: {', '.join(d.get('markers', [])) or 'none'}"
+    if e.type == "formation":
+        return f"{e.piece} formation: {d.get('formation')}"
+    return e.type
+
+
+def _roller(label: str, s: dict | None) -> str | None:
+    if not s:
+        return None
+    if s.get("roll") is None:
+        return f"{label} {s.get('piece')} does not roll" + (f" ({s['reason']})" if s.get("reason") else "")
+    mods = " ".join(f"{m['value']:+d} ({m['rule']})" for m in s.get("modifiers", []))
+    return f"{label} {s.get('piece')} rolls {s['roll']}{' ' + mods if mods else ''} = WZ {s.get('wz')}"
+
+
+def combat_text(d: dict) -> str:
+    where = d.get("fields") or {}
+    pieces = d.get("pieces") or []
+    head = f"{d.get('action', 'combat')}: " + " at ".join(
+        f"{p}" + (f" ({where[p]})" if p in where else "") for p in pieces)
+    parts = [head]
+    for label in ("attacker", "defender"):
+        r = _roller(label, d.get(label))
+        if r:
+            parts.append(r)
+    if d.get("dice"):
+        parts.append("dice " + ", ".join(map(str, d["dice"])))
+    lt = d.get("loss_test")
+    if lt and "base_lost" in lt:
+        parts.append(f"loss test {lt['roll']} (needs {lt['needed']}+): {'base lost' if lt['base_lost'] else 'held'}")
+    parts.append(f"winner {d.get('winner')}, effect {d.get('effect')}")
+    for ch in d.get("changes", []):
+        if ch.get("removed"):
+            parts.append(f"{ch['piece']} removed")
+        elif "bases" in ch:
+            parts.append(f"{ch['piece']} down to {ch['bases']} bases")
+        elif "marker" in ch:
+            parts.append(f"{ch['piece']} marker {ch['marker']}")
+        elif "field" in ch:
+            parts.append(f"{ch['piece']} to {ch['field']}")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------------- statistics
+
+
+@dataclass
+class Stats:
+    sides: list[str]
+    turns: list[int]
+    lost: dict[int, dict[str, int]]  # turn -> side -> bases lost
+    removed: dict[int, dict[str, list[str]]]  # turn -> side -> pieces gone
+    combats: int
+    won: dict[str, int]  # side -> combats won
+    draws: int
+    heat: np.ndarray | None  # (rows, cols) combats per field
+    moves: dict[str, int] = field(default_factory=dict)  # side -> moves
+
+    def to_json(self) -> dict:
+        return {"sides": self.sides, "turns": self.turns,
+                "bases_lost": {str(t): v for t, v in self.lost.items()},
+                "pieces_removed": {str(t): v for t, v in self.removed.items()},
+                "combats": self.combats, "combats_won": self.won, "draws": self.draws, "moves": self.moves,
+                "heat": None if self.heat is None else self.heat.astype(int).tolist()}
+
+
+def compute_stats(record: Record) -> Stats:
+    meta = record.meta
+    sides = sorted({p.get("side", "") for p in record.roster()})
+    grid = (meta.get("layout") or {}).get("grid")
+    heat = np.zeros((int(grid["rows"]), int(grid["cols"])), np.int32) if grid else None
+    state = record.initial_state()
+    lost: dict[int, dict[str, int]] = {}
+    removed: dict[int, dict[str, list[str]]] = {}
+    won = {s: 0 for s in sides}
+    moves = {s: 0 for s in sides}
+    combats = draws = 0
+    turns = set()
+    for e in record.events(clean=True):
+        before = {pid: (p.status, p.bases, p.side) for pid, p in state.pieces.items()}
+        state.apply(e)
+        turns.add(e.turn)
+        for pid, p in state.pieces.items():
+            st, bases, side = before.get(pid, ("unplaced", 1, p.side))
+            n = 0
+            if p.status == "removed" and st != "removed":
+                n = bases
+                removed.setdefault(e.turn, {}).setdefault(side, []).append(pid)
+            elif p.bases < bases:
+                n = bases - p.bases
+            if n:
+                d = lost.setdefault(e.turn, {})
+                d[side] = d.get(side, 0) + n
+        if e.type == "move" and e.piece in state.pieces:
+            side = state.pieces[e.piece].side
+            moves[side] = moves.get(side, 0) + 1
+        if e.type == "combat":
+            combats += 1
+            d = e.data
+            pieces, sides_of = d.get("pieces") or [], d.get("sides") or {}
+            w = d.get("winner")
+            if w == "attacker" and pieces:
+                s = sides_of.get(pieces[0])
+                won[s] = won.get(s, 0) + 1
+            elif w == "defender" and len(pieces) > 1:
+                s = sides_of.get(pieces[1])
+                won[s] = won.get(s, 0) + 1
+            elif w == "draw":
+                draws += 1
+            if heat is not None:
+                from calibration.grid import parse_field
+
+                for name in (d.get("fields") or {}).values():
+                    try:
+                        c, r = parse_field(name)
+                    except Exception:  # noqa: BLE001 - a field name the grid cannot place is left out
+                        continue
+                    if 0 <= r < heat.shape[0] and 0 <= c < heat.shape[1]:
+                        heat[r, c] += 1
+    return Stats(sides, sorted(turns), lost, removed, combats, won, draws, heat, moves)
+
+
+def stats_text(stats: Stats) -> str:
+    lines = ["bases lost per side per turn:"]
+    head = f"  {'turn':<6}" + "".join(f"{s:>8}" for s in stats.sides)
+    lines.append(head)
+    for t in stats.turns:
+        row = stats.lost.get(t, {})
+        lines.append(f"  {t:<6}" + "".join(f"{row.get(s, 0):>8}" for s in stats.sides))
+    total = {s: sum(stats.lost.get(t, {}).get(s, 0) for t in stats.turns) for s in stats.sides}
+    lines.append(f"  {'total':<6}" + "".join(f"{total[s]:>8}" for s in stats.sides))
+    lines.append(f"combats: {stats.combats}; won: " + ", ".join(f"{s} {stats.won.get(s, 0)}" for s in stats.sides)
+                 + f"; draws {stats.draws}")
+    lines.append("moves: " + ", ".join(f"{s} {stats.moves.get(s, 0)}" for s in stats.sides))
+    if stats.heat is not None and stats.heat.any():
+        from calibration.grid import column_letters
+
+        lines.append("where the fighting was (combats per field, north at the top):")
+        rows, cols = np.nonzero(stats.heat)
+        c0, c1 = int(cols.min()), int(cols.max())
+        lines.append("      " + "".join(f"{column_letters(c):>3}" for c in range(c0, c1 + 1)))
+        for r in range(int(rows.max()), int(rows.min()) - 1, -1):
+            cells = "".join(f"{(str(stats.heat[r, c]) if stats.heat[r, c] else '.'):>3}" for c in range(c0, c1 + 1))
+            lines.append(f"  {r + 1:>3} {cells}")
+    return "\n".join(lines)
+
+
+def stats_png(record: Record, stats: Stats) -> np.ndarray:
+    """A heatmap of the fighting on the final board, with a bar chart of bases lost per turn per side under it."""
+    board = Board(record.meta)
+    top = board.draw(record.state(), title="where the fighting was", heat=stats.heat)
+    w = top.shape[1]
+    h = 220
+    chart = np.full((h, w, 3), 245, np.uint8)
+    cv2.putText(chart, "bases lost per turn", (12, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
+    turns = stats.turns or [0]
+    peak = max([v for t in turns for v in stats.lost.get(t, {}).values()] + [1])
+    slot = (w - 60) / max(len(turns), 1)
+    bar = max(4.0, slot / (len(stats.sides) + 1))
+    from fieldglass.record.board import side_colour
+
+    for i, t in enumerate(turns):
+        x0 = 40 + i * slot
+        for j, s in enumerate(stats.sides):
+            v = stats.lost.get(t, {}).get(s, 0)
+            bh = int((h - 70) * v / peak)
+            x = int(x0 + j * bar)
+            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), side_colour(s), -1)
+            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), (60, 60, 60), 1)
+        cv2.putText(chart, f"T{t}", (int(x0), h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
+    for j, s in enumerate(stats.sides):
+        cv2.rectangle(chart, (w - 120, 30 + 18 * j), (w - 108, 42 + 18 * j), side_colour(s), -1)
+        cv2.putText(chart, s, (w - 100, 41 + 18 * j), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
+    return np.vstack([top, chart])
+
+
+# ---------------------------------------------------------------------------------------------------- report
+
+
+def _clock(t: float) -> str:
+    m, s = divmod(int(t), 60)
+    return f"{m:02d}:{s:02d}"
+
+
+def export_report(record: Record, name: str = "game") -> str:
+    meta = record.meta
+    grid = bool((meta.get("layout") or {}).get("grid"))
+    events = record.events(clean=True)
+    stats = compute_stats(record)
+    lines = [f"# After-action report: {name}", ""]
+    lines.append(f"- system: {meta.get('system')}")
+    lines.append(f"- started: {meta.get('start_time')}")
+    if meta.get("players"):
+        lines.append(f"- players: {', '.join(meta['players'])}")
+    undone = sum(1 for e in record.events() if e.undone)
+    lines.append(f"- {len(events)} events" + (f" ({undone} undone, left out)" if undone else ""))
+    if record.problems:
+        lines.append(f"- **damaged record**: {'; '.join(record.problems)}")
+    by_turn: dict[int, list[Event]] = {}
+    for e in events:
+        by_turn.setdefault(e.turn, []).append(e)
+    for turn in sorted(by_turn):
+        lines += ["", f"## {'Set-up' if turn == 0 else f'Turn {turn}'}", ""]
+        phase = None
+        for e in by_turn[turn]:
+            if e.type == "turn":
+                continue
+            if e.phase != phase and e.phase:
+                phase = e.phase
+                lines += ["", f"### {phase.capitalize()}", ""]
+            if e.type == "phase":
+                continue
+            text = summary(e, grid)
+            if e.type == "combat":
+                text = "**" + text.split(":", 1)[0] + "**:" + text.split(":", 1)[1]
+            lines.append(f"- {_clock(e.t)} {text}")
+        row = stats.lost.get(turn, {})
+        losses = ", ".join(f"{s} {row.get(s, 0)}" for s in stats.sides)
+        gone = stats.removed.get(turn, {})
+        extra = "; ".join(f"{s}: {', '.join(v)} gone" for s, v in gone.items())
+        lines += ["", f"Losses (bases): {losses}" + (f" ({extra})" if extra else "")]
+    lines += ["", "## Totals", "", "```", stats_text(stats), "```", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------- pictures
+
+
+def _turn_segments(replay: Replay) -> list[tuple[int, int, int]]:
+    """(turn, first index, end index) over replay.events."""
+    out: list[tuple[int, int, int]] = []
+    for i, e in enumerate(replay.events):
+        if out and out[-1][0] == e.turn:
+            out[-1] = (e.turn, out[-1][1], i + 1)
+        else:
+            out.append((e.turn, i, i + 1))
+    return out
+
+
+def _overlays(events: Iterable[Event], state_before: BoardState):
+    moves, combats = [], []
+    for e in events:
+        if e.type == "move":
+            a, b = e.data.get("from") or {}, e.data.get("to") or {}
+            if a and b:
+                moves.append(((a["x_mm"], a["y_mm"]), (b["x_mm"], b["y_mm"])))
+        elif e.type == "combat":
+            ps = e.data.get("pieces") or []
+            if len(ps) == 2:
+                pa, pb = state_before.pieces.get(ps[0]), state_before.pieces.get(ps[1])
+                if pa and pb and pa.x_mm is not None and pb.x_mm is not None:
+                    combats.append(((pa.x_mm, pa.y_mm), (pb.x_mm, pb.y_mm)))
+    return moves, combats
+
+
+def export_png(record: Record, folder: Path, progress: Progress = _no_progress) -> list[Path]:
+    """One board diagram per turn: the position at the turn's end, its moves as arrows, its combats in red."""
+    folder.mkdir(parents=True, exist_ok=True)
+    replay = Replay(record)
+    board = Board(record.meta)
+    out = []
+    segs = _turn_segments(replay)
+    for turn, i0, i1 in progress(segs, len(segs), "png"):
+        before = replay.position_at(i0)
+        moves, combats = _overlays(replay.events[i0:i1], before)
+        after = replay.position_at(i1)
+        img = board.draw(after, moves, combats, title=f"{'set-up' if turn == 0 else f'turn {turn}'}: "
+                         f"{len(moves)} moves, {len(combats)} combats")
+        path = folder / f"turn-{turn:02d}.png"
+        if not cv2.imwrite(str(path), img):
+            raise OSError(f"{path}: cannot write")
+        out.append(path)
+    return out
+
+
+def export_mp4(record: Record, path: Path, fps: float = 10.0, hold_s: float = 0.6,
+               progress: Progress = _no_progress) -> int:
+    """The board view event by event (each held `hold_s`), written with cv2.VideoWriter (mp4v). Returns frames."""
+    replay = Replay(record)
+    board = Board(record.meta)
+    w, h = board.size
+    w2, h2 = w + (w % 2), h + (h % 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w2, h2))
+    if not writer.isOpened():
+        raise OSError(f"{path}: cannot open an mp4v video writer")
+    hold = max(1, int(round(hold_s * fps)))
+    frames = 0
+    grid = bool((record.meta.get("layout") or {}).get("grid"))
+    try:
+        for k in progress(range(len(replay) + 1), len(replay) + 1, "mp4"):
+            state = replay.position_at(k)
+            if k:
+                e = replay.events[k - 1]
+                moves, combats = _overlays([e], replay.position_at(k - 1))
+                title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
+            else:
+                moves, combats, title = [], [], "start"
+            img = board.draw(state, moves, combats, title)
+            if (w2, h2) != (w, h):
+                img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
+            for _ in range(hold):
+                writer.write(img)
+                frames += 1
+    finally:
+        writer.release()
+    return frames
+
+
+def text_of(fn, record: Record, **kw) -> str:
+    buf = io.StringIO()
+    fn(record, buf, **kw)
+    return buf.getvalue()

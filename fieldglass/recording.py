@@ -1,0 +1,396 @@
+"""Recording a game headless: frames -> detection -> tracking -> the game record.
+
+`GameRecorder` ties a `vision.tracking.Tracker` to a `fieldglass.record.Record`: every event the tracker commits
+is written at once (one transaction each), and the players' inputs (turns and phases, combats resolved by the
+rules engine on the *committed* position, markers, formations, notes, bookmarks, answers to missing reports,
+undo) are written in between. `record_stream` runs it over any frame source; `fieldglass record` is its CLI.
+
+The players' inputs of a filmed game come from a JSON Lines file, one object per line applied after the frame it
+names::
+
+    {"frame": 40, "type": "turn", "turn": 1, "phase": "movement"}
+    {"frame": 90, "type": "combat", "action": "fire", "attacker": "fr-a-1", "target": "au-1-1", "dice": [6, 2],
+     "loss_die": 5}
+    {"frame": 95, "type": "confirm", "piece": "au-1-1", "removed": true, "by": "AU player"}
+    {"frame": 99, "type": "note", "text": "the left flank holds", "by": "FR player"}
+    {"frame": 120, "type": "undo", "count": 1}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.layout import TableLayout, layout_to_toml
+from fieldglass.errors import InputError
+from fieldglass.record import BoardState, Event, Record
+from vision.roster import Roster, roster_to_toml
+from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
+
+THUMB_WIDTH = 320
+HEARTBEAT_S = 1.0
+
+# roster piece types (free text) -> the Wiener Napoleon troop types
+WIENER_TYPES = {"infantry": "infantry", "cavalry": "light_cavalry", "hussars": "light_cavalry",
+                "cuirassiers": "heavy_cavalry", "artillery": "artillery", "guns": "artillery"}
+
+
+def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, rules_options: dict | None = None,
+                players: list[str] | None = None, source: str | None = None) -> dict:
+    """The metadata a new record starts with."""
+    grid = layout.grid
+    return {
+        "system": system,
+        "rules_options": rules_options or {},
+        "layout": {
+            "toml": layout_to_toml(layout),
+            "width_mm": layout.width_mm,
+            "depth_mm": layout.depth_mm,
+            "grid": None if grid is None else {"origin_x_mm": grid.origin_x_mm, "origin_y_mm": grid.origin_y_mm,
+                                               "field_mm": grid.field_mm, "cols": grid.cols, "rows": grid.rows},
+        },
+        "roster": [{"id": p.id, "marker": p.marker, "side": p.side, "type": p.type, "base_mm": list(p.base_mm),
+                    "marker_mm": p.marker_mm, "marker_height_mm": p.marker_height_mm,
+                    "marker_offset_mm": list(p.marker_offset_mm)} for p in roster.pieces],
+        "roster_toml": roster_to_toml(roster),
+        "calibration": None if camera is None else camera.to_json(),
+        "players": players or [],
+        "source": source,
+    }
+
+
+def wiener_position(state: BoardState, grid: dict | None):
+    """The committed state as a Wiener Napoleon position (pieces in fields, with bases and markers)."""
+    from calibration.grid import parse_field
+    from rules.wiener.model import DEFAULT_FORMATION, SYSTEM, TYPES, WienerPiece, WienerPosition
+
+    if grid is None:
+        raise InputError("the layout has no [grid]: the rules engine needs fields")
+    pieces = []
+    for p in state.pieces.values():
+        if p.status not in ("on", "missing") or not p.cell or not p.facing:
+            continue
+        kind = p.type if p.type in TYPES else WIENER_TYPES.get(p.type.lower())
+        if kind is None:
+            raise InputError(f"piece {p.id!r}: type {p.type!r} is not a Wiener Napoleon troop type")
+        pieces.append(WienerPiece(p.id, p.side, kind, parse_field(p.cell), p.facing,
+                                  formation=p.formation or DEFAULT_FORMATION.get(kind), bases=p.bases,
+                                  markers=tuple(p.markers)))
+    return WienerPosition(SYSTEM, int(grid["cols"]), int(grid["rows"]), tuple(pieces))
+
+
+def thumbnail(image: np.ndarray | None, width: int = THUMB_WIDTH) -> bytes | None:
+    if image is None:
+        return None
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 70])
+    return buf.tobytes() if ok else None
+
+
+@dataclass
+class GameRecorder:
+    """The tracker's events and the players' inputs, written to the record as they happen."""
+
+    record: Record
+    roster: Roster
+    tracker: Tracker
+    on_event: Callable[[Event], None] | None = None
+    written: list[Event] = field(default_factory=list)
+    _input_id: str | None = None
+    _applied: set[str] | None = None
+
+    @classmethod
+    def start(cls, record: Record, roster: Roster, config: TrackerConfig | None = None, camera=None,
+              on_event=None) -> GameRecorder:
+        """A recorder over a new or resumed record: the tracker starts from the record's committed places."""
+        tracker = Tracker(roster, config, camera)
+        rec = cls(record, roster, tracker, on_event)
+        rec.sync_tracker()
+        return rec
+
+    def sync_tracker(self) -> None:
+        """Committed places and states from the record's clean state (a resume, an undo)."""
+        places, states = {}, {}
+        for p in self.record.state().pieces.values():
+            if p.x_mm is not None and p.status in ("on", "missing"):
+                places[p.id] = Place(p.x_mm, p.y_mm, p.heading_deg or 0.0, p.cell, p.facing)
+            states[p.id] = p.status
+        self.tracker.restore(places, states)
+
+    def _write(self, kind: str, t: float, frame: int | None, piece: str | None = None, data: dict | None = None,
+               image: np.ndarray | None = None) -> Event:
+        if self._input_id is not None:
+            data = {**(data or {}), "input": self._input_id}
+        ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None)
+        self.written.append(ev)
+        if self.on_event:
+            self.on_event(ev)
+        return ev
+
+    def write_track_event(self, e: TrackEvent) -> Event:
+        return self._write(e.type, e.t, e.frame, e.piece, e.data())
+
+    def feed(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
+        """One frame's reading: the events it commits, already written."""
+        return [self.write_track_event(e) for e in self.tracker.update(reading, t, frame)]
+
+    # ------------------------------------------------------------------ players' inputs
+
+    def applied_inputs(self) -> set[str]:
+        """Ids of the inputs already in the record (a resumed recording skips them)."""
+        done = {e.data["input"] for e in self.record.events() if "input" in e.data}
+        return done | self.record.undo_tags()
+
+    def apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
+        """Apply one player input; an input with an "_id" that is already in the record is skipped."""
+        if inp.get("_id") is not None:
+            if self._applied is None:
+                self._applied = self.applied_inputs()
+            if inp["_id"] in self._applied:
+                return []
+            self._applied.add(inp["_id"])
+        self._input_id = inp.get("_id")
+        try:
+            return self._apply(inp, t, frame, image)
+        finally:
+            self._input_id = None
+
+    def _apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
+        kind = inp.get("type")
+        if kind == "turn":
+            data = {"turn": int(inp.get("turn", self.record.state().turn + 1))}
+            if inp.get("phase"):
+                data["phase"] = str(inp["phase"])
+            return [self._write("turn", t, frame, None, data, image)]
+        if kind == "phase":
+            return [self._write("phase", t, frame, None, {"phase": str(inp["phase"])})]
+        if kind == "note":
+            return [self._write("note", t, frame, inp.get("piece"), {"text": str(inp.get("text", "")),
+                                                                     "by": inp.get("by")})]
+        if kind == "bookmark":
+            return [self._write("bookmark", t, frame, None, {"label": str(inp.get("label", "bookmark"))})]
+        if kind == "marker":
+            return [self._write("marker", t, frame, self._piece(inp), {"markers": list(inp.get("markers", []))})]
+        if kind == "formation":
+            return [self._write("formation", t, frame, self._piece(inp), {"formation": inp.get("formation")})]
+        if kind == "confirm":
+            pid = self._piece(inp)
+            e = self.tracker.confirm(pid, bool(inp.get("removed", True)), str(inp.get("by", "player")), t, frame)
+            return [self.write_track_event(e)]
+        if kind == "undo":
+            undone = self.record.undo(int(inp.get("count", 1)), inp.get("_id"))
+            self.sync_tracker()
+            return undone
+        if kind == "combat":
+            return [self.combat(inp, t, frame, image)]
+        raise InputError(f"unknown input type {kind!r} (turn phase note bookmark marker formation confirm undo combat)")
+
+    def _piece(self, inp: dict) -> str:
+        pid = inp.get("piece")
+        if not isinstance(pid, str) or self.roster.piece(pid) is None:
+            raise InputError(f"input at frame {inp.get('frame')}: no piece {pid!r} in the roster")
+        return pid
+
+    def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> Event:
+        """Resolve a combat with the rules engine on the committed position and write it with its changes."""
+        system = self.record.meta.get("system", "wiener")
+        if system != "wiener":
+            raise InputError(f"combat: the {system!r} rules have no engine here")
+        from rules.dice import Dice
+        from rules.wiener import resolve as R
+        from rules.wiener.options import DEFAULT, Options
+
+        opts = DEFAULT
+        if self.record.meta.get("rules_options"):
+            opts = Options().with_values(self.record.meta["rules_options"], "record rules options")
+        pos = wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"))
+        action = inp.get("action", "fire")
+        attacker, target = inp.get("attacker"), inp.get("target")
+        dice = Dice([int(v) for v in inp.get("dice", [])], inp.get("seed"))
+        loss_die = inp.get("loss_die")
+        common = dict(dice=dice, opts=opts)
+        if action == "fire":
+            res = R.resolve_fire(pos, attacker, target, supporters=inp.get("supporters", []), loss_die=loss_die,
+                                 **common)
+        elif action == "melee":
+            choices = R.Choices(inp.get("flight"), inp.get("follow_up"))
+            res = R.resolve_melee(pos, attacker, target, supporters=inp.get("supporters", []), choices=choices,
+                                  loss_die=loss_die, **common)
+        elif action == "rally":
+            res = R.resolve_rally(pos, attacker, **common)
+        else:
+            raise InputError(f"combat: action {action!r} is not recorded (fire, melee, rally)")
+        out = res.as_dict()
+        out.pop("position", None)
+        by_id = pos.by_id
+        sides = {pid: by_id[pid].side for pid in (attacker, target) if pid in by_id}
+        where = {pid: _field_name(by_id[pid].field) for pid in (attacker, target) if pid in by_id}
+        data = {"action": res.action, "pieces": [p for p in (attacker, target) if p], "sides": sides,
+                "fields": where, "dice": list(dice.rolled), **{k: v for k, v in out.items() if k != "action"}}
+        if dice.generated:
+            data["seed"] = dice.seed
+        ev = self._write("combat", t, frame, attacker, data, image)
+        for ch in data.get("changes", []):
+            if ch.get("removed"):
+                self.tracker.expect_removal(ch["piece"], "rules", t, frame)
+        return ev
+
+
+def _field_name(f) -> str:
+    from calibration.grid import field_name
+
+    return field_name(*f)
+
+
+# ---------------------------------------------------------------------------------------------------- inputs
+
+
+def load_inputs(path: str | Path | None) -> dict[int, list[dict]]:
+    """Players' inputs (JSON Lines) by frame number."""
+    if path is None:
+        return {}
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the inputs file ({exc.strerror or exc})") from None
+    out: dict[int, list[dict]] = {}
+    for i, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path} line {i}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("frame"), int) or "type" not in obj:
+            raise InputError(f"{path} line {i}: needs an integer 'frame' and a 'type'")
+        obj.setdefault("_id", f"line{i}")
+        out.setdefault(obj["frame"], []).append(obj)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- the loop
+
+
+@dataclass
+class FrameStream:
+    """Frames with their timestamps: (frame number, t seconds, BGR image)."""
+
+    frames: Iterator[tuple[int, float, np.ndarray]]
+    total: int | None
+    name: str
+
+
+def image_folder(path: Path) -> list[str]:
+    from vision.sources import IMAGE_SUFFIXES
+
+    files = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise InputError(f"{path}: the folder holds no images")
+    return files
+
+
+def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int | None = None) -> FrameStream:
+    """The frames a `--source` names, from frame number `start` on (earlier ones are skipped, not decoded).
+
+    A folder or a glob of images (timestamps from --fps, default 10), a video file (its own frame rate), a camera
+    index (the computer's clock), or 'synthetic' (the demo table, standing still).
+    """
+    from vision.sources import ImageSource, VideoSource, open_source, read_image
+
+    p = Path(spec)
+    if p.is_dir():
+        paths = image_folder(p)
+    elif spec != "synthetic" and not spec.isdigit() and "://" not in spec and isinstance(
+            src := open_source(spec), ImageSource):
+        paths = src.paths
+    else:
+        paths = None
+    if paths is not None:
+        rate = fps or 10.0
+        sel = paths[start:frames]
+
+        def gen_images():
+            for i, path in enumerate(sel, start):
+                yield i, i / rate, read_image(path)
+
+        return FrameStream(gen_images(), len(paths[:frames]), spec)
+    if spec == "synthetic":
+        from vision.synthetic import SyntheticSource, demo_scene
+
+        rate = fps or 10.0
+        n = frames if frames is not None else 100
+        src = SyntheticSource(demo_scene(), frames=n, hand_period=max(2, int(rate * 4)))
+
+        def gen_synth():
+            for i, img in src:
+                if i >= start:
+                    yield i, i / rate, img
+
+        return FrameStream(gen_synth(), n, "synthetic")
+    src = VideoSource(int(spec) if spec.isdigit() else spec)
+    live = spec.isdigit() or "://" in spec
+    rate = fps or float(src.capture.get(cv2.CAP_PROP_FPS) or 0) or 30.0
+    total = None if live else int(src.capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0) or None
+
+    def gen_video():
+        t0 = time.monotonic()
+        try:
+            if not live:
+                for _ in range(start):
+                    if not src.capture.grab():
+                        return
+            for j, img in src:
+                i = start + j
+                t = (time.monotonic() - t0) + start / rate if live else i / rate
+                if frames is not None and i >= frames:
+                    return
+                yield i, t, img
+        finally:
+            src.close()
+
+    return FrameStream(gen_video(), total, src.name)
+
+
+@dataclass
+class RecordingResult:
+    frames: int
+    events: list[Event]
+    seconds: float
+    resumed_from: int
+
+
+def record_stream(
+    recorder: GameRecorder,
+    frames: Iterable[tuple[int, float, np.ndarray]],
+    read: Callable[[np.ndarray], object],
+    inputs: dict[int, list[dict]] | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
+) -> int:
+    """Run frames through `read` (image -> TableReading), the tracker and the record. Returns frames read."""
+    inputs = inputs or {}
+    record = recorder.record
+    last_beat = -math.inf
+    n = 0
+    last = None
+    for i, t, image in frames:
+        reading = read(image)
+        recorder.feed(reading, t, i, image)
+        for inp in inputs.get(i, []):
+            recorder.apply(inp, t, i, image)
+        n += 1
+        last = (i, t)
+        if t - last_beat >= heartbeat_s:
+            record.heartbeat(i, t)
+            last_beat = t
+    if last is not None:
+        record.heartbeat(*last)
+    return n

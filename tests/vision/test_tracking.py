@@ -1,0 +1,205 @@
+"""The tracker on hand-made observation streams: settle time, hands, lifting, missing pieces, removals."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.pieces import PiecePose, TableReading
+from vision.roster import Piece, Roster
+from vision.tracking import Appeared, Kept, Missing, Moved, Observation, Place, Removed, Tracker, TrackerConfig
+
+DT = 0.2  # 5 frames a second
+
+
+def roster(n=4):
+    return Roster("DICT_4X4_250", tuple(Piece(f"p{i}", 10 + i, "FR" if i % 2 else "AU", "infantry", (40, 30), 20, 3)
+                                        for i in range(n)))
+
+
+HOME = {"p0": Place(100, 100, 0), "p1": Place(300, 100, 0), "p2": Place(100, 400, 180), "p3": Place(600, 400, 180)}
+
+
+class Run:
+    """Feeds frames of observations at 5 fps and collects events."""
+
+    def __init__(self, config=None, places=None):
+        self.tracker = Tracker(roster(), config or TrackerConfig())
+        self.places = dict(places or HOME)
+        self.frame = 0
+        self.events = []
+
+    def step(self, n=1, hide=(), lifted=(), at=None):
+        at = at or {}
+        for _ in range(n):
+            obs = {}
+            for pid, pl in {**self.places, **at}.items():
+                if pid in hide or pl is None:
+                    continue
+                obs[pid] = Observation(pl, pid in lifted)
+            self.events += self.tracker.step(obs, self.frame * DT, self.frame)
+            self.frame += 1
+        return self
+
+    def settle_in(self):
+        self.step(7)
+        assert [type(e) for e in self.events] == [Appeared] * 4
+        self.events.clear()
+        return self
+
+
+def test_pieces_appear_after_the_settle_time_and_not_before():
+    r = Run()
+    r.step(5)  # t = 0 .. 0.8
+    assert r.events == []
+    r.step(1)  # t = 1.0
+    assert sorted(e.piece for e in r.events) == ["p0", "p1", "p2", "p3"]
+    assert all(isinstance(e, Appeared) and e.t == 1.0 and e.frame == 5 for e in r.events)
+    assert r.tracker.states() == {p: "seen" for p in HOME}
+
+
+def test_a_move_commits_once_the_piece_stands_still_for_the_settle_time():
+    r = Run().settle_in()
+    r.places["p0"] = Place(100, 160, 45, "B3", "NE")
+    r.step(5)
+    assert r.events == [] and r.tracker.states()["p0"] == "moving"
+    r.step(1)
+    (ev,) = r.events
+    assert isinstance(ev, Moved) and ev.piece == "p0"
+    assert (ev.src.x_mm, ev.src.y_mm, ev.dst.y_mm) == (100, 100, 160)
+    assert round(ev.turned_deg) == 45 and ev.data()["facing"] == [None, "NE"]
+    assert r.tracker.committed()["p0"].y_mm == 160
+
+
+def test_a_longer_settle_time_is_honoured():
+    r = Run(TrackerConfig(settle_s=2.0)).step(11)
+    assert len(r.events) == 4 and r.events[0].t == 2.0
+
+
+def test_a_slide_commits_only_the_final_place():
+    r = Run().settle_in()
+    for k in range(1, 8):  # carried 20 mm a frame: never still
+        r.step(1, at={"p1": Place(300, 100 + 20 * k, 0)})
+    assert r.events == []
+    r.places["p1"] = Place(300, 240, 0)
+    r.step(8)
+    assert [(e.piece, e.dst.y_mm) for e in r.events] == [("p1", 240)]
+
+
+def test_a_piece_hidden_by_a_hand_keeps_its_place_and_no_event_is_made():
+    r = Run().settle_in()
+    r.step(15, hide={"p0", "p1"})  # 3 s under a hand
+    assert r.tracker.states()["p0"] == "occluded"
+    r.step(6)
+    assert r.events == []
+    assert r.tracker.states()["p0"] == "seen" and r.tracker.committed()["p0"] == HOME["p0"]
+
+
+def test_a_hand_over_a_neighbour_of_the_new_place_delays_the_commit():
+    r = Run().settle_in()
+    r.places["p0"] = Place(260, 110, 0)  # next to p1
+    r.step(10, hide={"p1"})  # the hand hides p1, 40 mm from the new place: the view is not clear
+    assert r.events == []
+    r.step(5)
+    assert r.events == []  # the settle time restarted when the view cleared
+    r.step(1)
+    assert [e.piece for e in r.events] == ["p0"]
+
+
+def test_a_lifted_piece_held_still_is_never_committed_and_put_back_makes_no_event():
+    r = Run().settle_in()
+    r.step(10, at={"p2": Place(130, 440, 180)}, lifted={"p2"})  # held up in the air, quite still, for 2 s
+    assert r.events == [] and r.tracker.states()["p2"] == "moving"
+    r.step(8)
+    assert r.events == [] and r.tracker.states()["p2"] == "seen"
+
+
+def test_without_lift_detection_the_same_hold_would_be_a_ghost_move():
+    """The control for the test above: the lift flag is what prevents the ghost."""
+    r = Run().settle_in()
+    r.step(10, at={"p2": Place(130, 440, 180)})
+    assert [e.piece for e in r.events if isinstance(e, Moved)] == ["p2"]
+
+
+def test_a_piece_gone_too_long_is_reported_missing_once_and_never_removed_silently():
+    r = Run(TrackerConfig(missing_after_s=3.0)).settle_in()
+    r.step(100, hide={"p3"})  # 20 s
+    assert [type(e) for e in r.events] == [Missing]
+    ev = r.events[0]
+    assert ev.piece == "p3" and abs(ev.t - ev.last_seen_t - 3.2) < 1e-6 and ev.place == HOME["p3"]
+    assert r.tracker.states()["p3"] == "missing"
+    removed = r.tracker.confirm("p3", True, "AU player")
+    assert isinstance(removed, Removed) and removed.by == "AU player" and removed.place == HOME["p3"]
+    assert "p3" not in r.tracker.committed()
+
+
+def test_a_missing_piece_kept_by_a_player_is_reported_again_later():
+    r = Run(TrackerConfig(missing_after_s=2.0)).settle_in()
+    r.step(12, hide={"p3"})
+    assert [type(e) for e in r.events] == [Missing]
+    kept = r.tracker.confirm("p3", False, "AU player")
+    assert isinstance(kept, Kept) and r.tracker.states()["p3"] == "occluded"
+    r.events.clear()
+    r.step(9, hide={"p3"})
+    assert r.events == []
+    r.step(2, hide={"p3"})
+    assert [type(e) for e in r.events] == [Missing]
+
+
+def test_a_missing_piece_seen_again_at_its_place_is_back():
+    r = Run(TrackerConfig(missing_after_s=2.0)).settle_in()
+    r.step(12, hide={"p1"})
+    r.step(1)
+    assert [type(e) for e in r.events] == [Missing, Appeared] and r.events[1].data()["returned"] is True
+
+
+def test_a_piece_removed_by_the_rules_is_not_reappeared_while_still_standing():
+    r = Run().settle_in()
+    r.tracker.expect_removal("p1", "rules")
+    r.step(10)  # the player has not taken it off yet
+    assert r.events == []
+    r.step(8, hide={"p1"})  # taken off
+    assert r.events == []
+    r.places["p1"] = Place(700, 100, 0)  # later brought back (a rally, a mistake): a new appearance
+    r.step(6)
+    assert [(type(e), e.piece) for e in r.events] == [(Appeared, "p1")] and r.events[0].returned
+
+
+def test_frames_without_a_table_pose_change_nothing():
+    tr = Tracker(roster())
+    reading = TableReading(None, (PiecePose("p0", 10, 5, 5, 0),), (), ())
+    for i in range(20):
+        assert tr.update(reading, i * DT, i) == []
+    assert tr.states()["p0"] == "unplaced"
+
+
+def test_conflicting_markers_are_not_observations():
+    tr = Tracker(roster())
+    reading = TableReading(object(), (PiecePose("p0", 10, 5, 5, 0), PiecePose("p1", 11, 50, 5, 0)), (), (10,))
+    assert set(tr.observations(reading)) == {"p1"}
+
+
+def test_restore_starts_from_committed_places():
+    tr = Tracker(roster())
+    tr.restore({"p0": Place(1, 2, 0), "p1": None}, {"p1": "removed", "p2": "unplaced"})
+    assert tr.states()["p0"] == "occluded" and tr.states()["p1"] == "removed"
+    assert tr.committed() == {"p0": Place(1, 2, 0)}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_detection_jitter_alone_never_moves_a_piece(seed):
+    rng = np.random.default_rng(seed)
+    tr = Tracker(roster())
+    events = []
+    for i in range(60):
+        obs = {}
+        for pid, pl in HOME.items():
+            if rng.random() < 0.2:  # hands and misses
+                continue
+            obs[pid] = Observation(Place(pl.x_mm + rng.normal(0, 1.5), pl.y_mm + rng.normal(0, 1.5),
+                                         (pl.heading_deg + rng.normal(0, 2)) % 360))
+        events += tr.step(obs, i * DT, i)
+    assert all(isinstance(e, Appeared) for e in events)
+    assert len(events) <= 4

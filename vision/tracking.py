@@ -1,0 +1,425 @@
+"""From a noisy stream of table readings to committed game events.
+
+Each frame's `TableReading` says where the pieces it could see are. A hand reaching over the table hides some,
+a piece carried across is seen at places it never stood, a lifted piece is seen bigger (nearer the camera) than
+it is printed. The `Tracker` keeps, per roster piece, its *committed* place and a state:
+
+* ``seen``      seen at its committed place;
+* ``occluded``  not seen, but nothing says it moved away: it keeps its place (a hand over it);
+* ``moving``    seen off its committed place (or lifted), not yet settled;
+* ``missing``   not seen for longer than `missing_after_s`: reported once, for a player to confirm;
+* ``removed``   confirmed removed by a player, or taken off by the rules;
+* ``unplaced``  never seen yet.
+
+A move is committed when the piece has stood still at its new place for `settle_s` seconds (frame timestamps,
+so tests are deterministic) while the view of its old and new places was clear: every other committed piece
+within `clear_radius_mm` of either place was seen in each of those frames (a hand that hides its neighbours
+hides the place too). A piece that disappears is never removed silently: after `missing_after_s` it is reported
+`missing`, and only `confirm(piece, removed=True, by=...)` removes it.
+
+Pure logic: no drawing, no Qt, no clock of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.pieces import PiecePose, TableReading
+from vision.roster import Roster
+
+STATES = ("unplaced", "seen", "occluded", "moving", "missing", "removed")
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Tuning of the tracker; times in seconds of frame timestamps, distances in table mm."""
+
+    settle_s: float = 1.0  # a piece must stand still this long at its new place before the move is committed
+    missing_after_s: float = 10.0  # unseen this long: reported missing
+    move_mm: float = 12.0  # seen farther than this from its place: it is moving
+    turn_deg: float = 12.0  # or turned by more than this
+    still_mm: float = 4.0  # jitter allowed while standing still
+    still_deg: float = 5.0
+    clear_radius_mm: float = 120.0  # a place is in clear view when no committed piece this close to it is hidden
+    lift_ratio: float = 0.03  # a marker seen this much bigger than printed is off the table (in a hand)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a piece stands: base centre (table mm), compass heading, and its field and facing with a grid."""
+
+    x_mm: float
+    y_mm: float
+    heading_deg: float
+    cell: str | None = None
+    facing: str | None = None
+
+    @classmethod
+    def of(cls, pose: PiecePose) -> Place:
+        return cls(pose.x_mm, pose.y_mm, pose.heading_deg % 360.0, pose.cell, pose.facing)
+
+    def distance(self, other: Place) -> float:
+        return math.hypot(self.x_mm - other.x_mm, self.y_mm - other.y_mm)
+
+    def turn(self, other: Place) -> float:
+        """Signed heading change from self to other, -180..180 degrees."""
+        return (other.heading_deg - self.heading_deg + 180.0) % 360.0 - 180.0
+
+    def to_json(self) -> dict:
+        out = {"x_mm": round(self.x_mm, 1), "y_mm": round(self.y_mm, 1), "heading_deg": round(self.heading_deg, 1)}
+        if self.cell is not None or self.facing is not None:
+            out.update(cell=self.cell, facing=self.facing)
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> Place:
+        return cls(float(d["x_mm"]), float(d["y_mm"]), float(d["heading_deg"]), d.get("cell"), d.get("facing"))
+
+
+# ---------------------------------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    piece: str
+    t: float
+    frame: int
+
+    type = "event"
+
+    def data(self) -> dict:
+        return {}
+
+
+@dataclass(frozen=True)
+class Moved(TrackEvent):
+    src: Place
+    dst: Place
+    returned: bool = False  # the piece had been reported missing
+
+    type = "move"
+
+    @property
+    def turned_deg(self) -> float:
+        return self.src.turn(self.dst)
+
+    def data(self) -> dict:
+        out = {"from": self.src.to_json(), "to": self.dst.to_json(), "turned_deg": round(self.turned_deg, 1)}
+        if self.src.facing != self.dst.facing:
+            out["facing"] = [self.src.facing, self.dst.facing]
+        if self.returned:
+            out["returned"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Appeared(TrackEvent):
+    place: Place
+    returned: bool = False  # back at its place after being reported missing (or back after a removal)
+
+    type = "appeared"
+
+    def data(self) -> dict:
+        out = {"to": self.place.to_json()}
+        if self.returned:
+            out["returned"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Missing(TrackEvent):
+    place: Place
+    last_seen_t: float
+
+    type = "missing"
+
+    def data(self) -> dict:
+        return {"at": self.place.to_json(), "last_seen_t": round(self.last_seen_t, 3)}
+
+
+@dataclass(frozen=True)
+class Removed(TrackEvent):
+    place: Place | None
+    by: str
+
+    type = "removed"
+
+    def data(self) -> dict:
+        return {"at": self.place.to_json() if self.place else None, "by": self.by}
+
+
+@dataclass(frozen=True)
+class Kept(TrackEvent):
+    """A player confirmed that a piece reported missing is still on the table at its place."""
+
+    place: Place | None
+    by: str
+
+    type = "kept"
+
+    def data(self) -> dict:
+        return {"at": self.place.to_json() if self.place else None, "by": self.by}
+
+
+# ---------------------------------------------------------------------------------------------------- tracker
+
+
+@dataclass
+class PieceTrack:
+    """What the tracker knows about one piece."""
+
+    piece: str
+    state: str = "unplaced"
+    place: Place | None = None  # committed place
+    last_seen_t: float | None = None
+    unseen_since: float | None = None  # first frame (t) of the current unseen stretch
+    candidate: Place | None = None  # where it has been standing (off its place) since candidate_since
+    candidate_since: float | None = None
+    seen_now: Place | None = None
+    lifted: bool = False
+    reported_missing: bool = False
+    expected_gone: bool = False  # removed by the rules: its disappearance is expected
+
+
+@dataclass
+class Observation:
+    """One piece in one frame: where it was seen and whether its marker looked lifted off the table."""
+
+    place: Place
+    lifted: bool = False
+
+
+class Tracker:
+    """Feed it `update(reading, t, frame)` frame after frame; it returns the events those frames commit."""
+
+    def __init__(self, roster: Roster, config: TrackerConfig | None = None, camera=None):
+        self.roster = roster
+        self.config = config or TrackerConfig()
+        self.camera = camera  # CameraIntrinsics: with it, lifted markers are recognised by their size
+        self.tracks: dict[str, PieceTrack] = {p.id: PieceTrack(p.id) for p in roster.pieces}
+        self.t: float | None = None
+        self.frame: int | None = None
+
+    # ------------------------------------------------------------------ state from outside
+
+    def restore(self, places: dict[str, Place | None], states: dict[str, str] | None = None) -> None:
+        """Start from committed places (a resumed record): pieces with a place are `occluded` until seen."""
+        states = states or {}
+        for pid, track in self.tracks.items():
+            place = places.get(pid)
+            st = states.get(pid)
+            track.place = place
+            track.candidate = track.candidate_since = None
+            track.unseen_since = None
+            track.reported_missing = st == "missing"
+            if st == "removed":
+                track.state = "removed"
+            elif place is None:
+                track.state = "unplaced"
+            else:
+                track.state = "missing" if st == "missing" else "occluded"
+
+    def confirm(self, piece: str, removed: bool, by: str, t: float | None = None,
+                frame: int | None = None) -> TrackEvent:
+        """A player's answer to a missing report (or a removal asked for at any time): removed, or still there."""
+        track = self._track(piece)
+        t = self.t if t is None else t
+        frame = self.frame if frame is None else frame
+        t, frame = (0.0 if t is None else t), (0 if frame is None else frame)
+        if removed:
+            place = track.place
+            track.state, track.place, track.candidate = "removed", None, None
+            track.reported_missing = False
+            track.expected_gone = True  # until it has been off the table for a while, seeing it means nothing
+            return Removed(piece, t, frame, place, by)
+        track.reported_missing = False
+        track.unseen_since = t  # counted again from now
+        if track.state == "missing":
+            track.state = "occluded"
+        return Kept(piece, t, frame, track.place, by)
+
+    def expect_removal(self, piece: str, by: str, t: float | None = None, frame: int | None = None) -> Removed:
+        """The rules took the piece off (a combat): removed now, its leaving the table is expected."""
+        return self.confirm(piece, True, by, t, frame)
+
+    def set_place(self, piece: str, place: Place | None) -> None:
+        """Force a committed place (an undo puts a piece back where the clean record has it)."""
+        track = self._track(piece)
+        track.place = place
+        track.candidate = track.candidate_since = None
+        track.state = "occluded" if place is not None else "unplaced"
+
+    def _track(self, piece: str) -> PieceTrack:
+        try:
+            return self.tracks[piece]
+        except KeyError:
+            raise KeyError(f"no piece {piece!r} in the roster") from None
+
+    def states(self) -> dict[str, str]:
+        return {pid: t.state for pid, t in self.tracks.items()}
+
+    def committed(self) -> dict[str, Place]:
+        return {pid: t.place for pid, t in self.tracks.items() if t.place is not None and t.state != "removed"}
+
+    # ------------------------------------------------------------------ observations
+
+    def observations(self, reading: TableReading) -> dict[str, Observation]:
+        """The pieces a reading saw, each with its place and whether it looked lifted."""
+        out: dict[str, Observation] = {}
+        lifted = self._lifted(reading) if self.camera is not None else set()
+        for p in reading.pieces:
+            if p.marker in reading.conflicts:
+                continue
+            out[p.piece] = Observation(Place.of(p), p.piece in lifted)
+        return out
+
+    def _lifted(self, reading: TableReading) -> set[str]:
+        """Pieces whose marker, cast onto the plane of its printed height, is bigger than printed."""
+        from calibration.projection import pixels_to_table
+
+        if reading.pose is None:
+            return set()
+        by_marker = self.roster.by_marker()
+        out = set()
+        for m in reading.markers:
+            piece = by_marker.get(m.id)
+            if piece is None or m.id in reading.conflicts:
+                continue
+            try:
+                c = pixels_to_table(np.asarray(m.corners, float), self.camera, reading.pose, piece.marker_height_mm)
+            except Exception:  # noqa: BLE001 - a degenerate projection says nothing about lifting
+                continue
+            c = np.asarray(c, float)[:, :2]
+            side = float(np.mean([np.linalg.norm(c[i] - c[i - 1]) for i in range(4)]))
+            if side > piece.marker_mm * (1.0 + self.config.lift_ratio):
+                out.add(piece.id)
+        return out
+
+    def update(self, reading: TableReading | None, t: float, frame: int,
+               observations: dict[str, Observation] | None = None) -> list[TrackEvent]:
+        """One frame at time `t` (seconds). A reading without a table pose tells nothing and changes nothing."""
+        if reading is None or reading.pose is None:
+            return []
+        if observations is None:
+            observations = self.observations(reading)
+        return self.step(observations, t, frame)
+
+    def step(self, seen: dict[str, Observation], t: float, frame: int) -> list[TrackEvent]:
+        """The core: one frame's observations (piece id -> Observation) at time `t`."""
+        cfg = self.config
+        self.t, self.frame = t, frame
+        events: list[TrackEvent] = []
+        hidden = [tr.place for tr in self.tracks.values()
+                  if tr.place is not None and tr.state != "removed" and tr.piece not in seen]
+
+        def clear(place: Place | None, me: str) -> bool:
+            if place is None:
+                return True
+            mine = self.tracks[me].place
+            for h in hidden:
+                if h is mine:
+                    continue
+                if h.distance(place) <= cfg.clear_radius_mm:
+                    return False
+            return True
+
+        for pid, track in self.tracks.items():
+            obs = seen.get(pid)
+            track.seen_now = obs.place if obs else None
+            if obs is None:
+                self._unseen(track, t, frame, events)
+                continue
+            if (track.state == "removed" and track.expected_gone and track.unseen_since is not None
+                    and t - track.unseen_since >= cfg.settle_s):
+                track.expected_gone = False  # it was taken off the table: seen again, it is back in the game
+            track.unseen_since = None
+            track.last_seen_t = t
+            if obs.lifted:
+                track.lifted = True
+                track.candidate = track.candidate_since = None
+                if track.state in ("seen", "occluded", "missing"):
+                    track.state = "moving"
+                continue
+            track.lifted = False
+            here = obs.place
+            if track.state == "removed" and track.expected_gone:
+                continue  # still standing where the rules removed it: the player has not taken it off yet
+            if track.place is not None and track.state != "removed" and self._at(track.place, here):
+                if track.state == "missing" or track.reported_missing:
+                    track.reported_missing = False
+                    events.append(Appeared(pid, t, frame, track.place, returned=True))
+                track.state = "seen"
+                track.candidate = track.candidate_since = None
+                continue
+            # seen off its place (or with no place): settling at a candidate place?
+            if track.state in ("seen", "occluded", "missing"):
+                track.state = "moving"
+            if track.candidate is None or not self._still(track.candidate, here):
+                track.candidate, track.candidate_since = here, t
+            else:
+                # keep a running mean of the candidate so jitter does not drift it
+                c = track.candidate
+                track.candidate = Place((c.x_mm + here.x_mm) / 2, (c.y_mm + here.y_mm) / 2,
+                                        here.heading_deg, here.cell, here.facing)
+            old = track.place if track.state != "removed" else None
+            if not (clear(here, pid) and clear(old, pid)):
+                track.candidate_since = None  # a hand near the place: the settle time starts again once clear
+                continue
+            if track.candidate_since is None:
+                track.candidate_since = t
+            if t - track.candidate_since + 1e-9 < cfg.settle_s:
+                continue
+            dst = here
+            if old is None:
+                events.append(Appeared(pid, t, frame, dst, returned=track.state == "removed"))
+            else:
+                events.append(Moved(pid, t, frame, old, dst, returned=track.reported_missing))
+            track.place, track.state = dst, "seen"
+            track.candidate = track.candidate_since = None
+            track.reported_missing = False
+        return events
+
+    def _unseen(self, track: PieceTrack, t: float, frame: int, events: list[TrackEvent]) -> None:
+        cfg = self.config
+        if track.unseen_since is None:
+            track.unseen_since = t
+        track.lifted = False
+        if track.state in ("unplaced", "removed"):
+            track.candidate = track.candidate_since = None
+            return
+        if track.state in ("seen", "moving"):
+            track.state = "occluded"
+        # a candidate survives a short gap (a hand passing over the new place) but its settle time restarts
+        if track.candidate is not None:
+            track.candidate_since = None
+        if not track.reported_missing and t - track.unseen_since + 1e-9 >= cfg.missing_after_s:
+            last = track.last_seen_t if track.last_seen_t is not None else track.unseen_since
+            track.reported_missing = True
+            track.state = "missing"
+            events.append(Missing(track.piece, t, frame, track.place, last))
+
+    def _at(self, place: Place, here: Place) -> bool:
+        cfg = self.config
+        return place.distance(here) <= cfg.move_mm and abs(place.turn(here)) <= cfg.turn_deg
+
+    def _still(self, a: Place, b: Place) -> bool:
+        cfg = self.config
+        return a.distance(b) <= cfg.still_mm and abs(a.turn(b)) <= cfg.still_deg
+
+
+def run_tracker(tracker: Tracker, frames: Iterable[tuple[float, int, TableReading]]) -> list[TrackEvent]:
+    """All events of a stream of (t, frame number, reading)."""
+    out: list[TrackEvent] = []
+    for t, n, reading in frames:
+        out.extend(tracker.update(reading, t, n))
+    return out
+
+
+__all__ = [
+    "STATES", "Appeared", "Kept", "Missing", "Moved", "Observation", "PieceTrack", "Place", "Removed", "TrackEvent",
+    "Tracker", "TrackerConfig", "run_tracker",
+]
