@@ -25,7 +25,7 @@ zbar:
 	fi
 
 demo: $(STAMP) zbar
-	$(VENV)/bin/fieldglass demo
+	$(VENV)/bin/fieldglass gui --source synthetic --screenshot out/demo.png
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -10,22 +10,26 @@ import sys
 from collections.abc import Sequence
 
 from fieldglass import __version__
-from fieldglass.commands import analyze, bench, calibrate, demo, detect, locate, resolve
+from fieldglass.commands import analyze, bench, calibrate, demo, detect, export, gui, locate, record, resolve, stats
 from fieldglass.errors import InputError
 
-COMMANDS = (demo, detect, locate, calibrate, analyze, resolve, bench)
+COMMANDS = (gui, demo, detect, locate, calibrate, analyze, resolve, record, export, stats, bench)
 
 DESCRIPTION = """\
 Fieldglass watches a wargames table through a camera, finds every marked base by its printed marker,
 and says where each piece stands in table millimetres, which way it faces and in which grid field.
 
 A first session:
+  fieldglass gui                                    the dashboard on the synthetic table (headless without a display)
   fieldglass demo                                   the whole pipeline on the built-in synthetic table
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
   fieldglass detect photo.jpg --json                markers and QR codes in pixels
   fieldglass locate photo.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass analyze game.json --from fr-art-1 --to au-ir4-1    what a unit can see, shoot and attack
   fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3
+  fieldglass record --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
+  fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)
+  fieldglass stats game.fgr
 """
 
 

@@ -48,6 +48,9 @@ def add_parser(sub) -> None:
     from fieldglass.benchmarks.rules import add_parser as add_rules_bench
 
     add_rules_bench(which)
+    from fieldglass.benchmarks.record import add_parser as add_record_bench
+
+    add_record_bench(which)
 
 
 def run_vision(args) -> int:

@@ -1,0 +1,507 @@
+"""What each rules system shows on the table: a thin, Qt-free adapter between the rules engines and the dashboard.
+
+The dashboard asks one `TableSystem` (chosen by name, `table_system("wiener")`) every rules question: how a
+camera reading becomes the engine's position, what a selected piece can see, reach and shoot, the full analysis of a
+pair, and what happens with these dice. Every answer comes from the engine in `rules/`; this module only gathers
+the engine's answers into plain descriptions (fields, lines, rows of text) that a view can draw. A square-grid system
+describes overlays in grid fields; a free-measured or area system would describe its own shapes here the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from calibration.grid import field_name, parse_field
+from fieldglass.errors import InputError
+
+Field = tuple[int, int]
+
+
+# ---------------------------------------------------------------------------------------------- plain descriptions
+
+
+@dataclass(frozen=True)
+class PieceSpec:
+    """One piece as the camera (or the game state) places it: id, side, the engine's type, field and facing."""
+
+    id: str
+    side: str
+    type: str
+    field: Field
+    facing: str
+
+
+@dataclass(frozen=True)
+class Shade:
+    """A set of fields drawn in one style: kind is "melee", "small_arms", "artillery", "neighbour", "side"."""
+
+    kind: str
+    label: str
+    fields: tuple[Field, ...]
+
+
+@dataclass(frozen=True)
+class FireLine:
+    """A line from the acting piece's field centre to a target's (the rules trace centre to centre, §6.1)."""
+
+    target: str
+    start: Field
+    end: Field
+    clear: bool
+    kind: str  # "fire" (may fire), "melee" (may attack), "blocked" (in range and arc but the line is blocked)
+    blockers: tuple[Field, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Arc:
+    """The front arc: from the piece's field centre, bearings heading-half..heading+half, out to `reach` fields."""
+
+    field: Field
+    bearing_deg: float
+    half_deg: float
+    reach: int
+    all_round: bool = False
+
+
+@dataclass(frozen=True)
+class SelectionOverlay:
+    piece: str
+    arc: Arc | None
+    shades: tuple[Shade, ...]
+    lines: tuple[FireLine, ...]
+
+
+@dataclass(frozen=True)
+class TargetRow:
+    """One enemy as seen from the acting piece (the engine's pair analysis, flattened for a table)."""
+
+    target: str
+    field: str
+    distance: int
+    weapon: str
+    fire: bool
+    fire_net: int | None
+    melee: bool
+    melee_net: int | None
+    line_of_sight: bool
+    note: str
+
+
+@dataclass
+class CombatOutcome:
+    """A resolved action: the engine's Resolution, the dice used (with the seed when the app rolled), and text."""
+
+    resolution: Any
+    rolled: list[int]
+    seed: int | None
+    lines: list[str]
+    changes: list[dict]
+
+    @property
+    def after(self):
+        return self.resolution.after
+
+
+# ---------------------------------------------------------------------------------------------- the Wiener system
+
+
+TYPE_ALIASES = {
+    "cavalry": "light_cavalry",
+    "hussars": "light_cavalry",
+    "lancers": "light_cavalry",
+    "dragoons": "heavy_cavalry",
+    "cuirassiers": "heavy_cavalry",
+    "guns": "artillery",
+    "battery": "artillery",
+    "horse artillery": "horse_artillery",
+    "pioneer": "pioneers",
+    "engineers": "pioneers",
+    "commander": "general",
+}
+
+TERRAIN_KINDS = {"wood": "wood", "town": "town", "church": "church", "swamp": "swamp", "river": "water",
+                 "water": "water", "mountain": "mountain", "road": "road"}
+
+
+class WienerSystem:
+    """Wiener Napoleon Kriegsspielregeln 2022 on the square grid (rules/wiener)."""
+
+    name = "wiener"
+    actions = ("fire", "melee")
+
+    def __init__(self, options=None):
+        from rules.wiener import model
+        from rules.wiener.options import DEFAULT
+
+        self.model = model
+        self.opts = options or DEFAULT
+        self.types = model.TYPES
+        self.markers = tuple(m for m in model.MARKERS if m != "none")
+        self.flags = model.FLAGS
+
+    # ---- the piece vocabulary
+
+    def piece_type(self, roster_type: str) -> str | None:
+        t = roster_type.strip().lower()
+        if t in self.types:
+            return t
+        t = TYPE_ALIASES.get(t, t.replace(" ", "_"))
+        return t if t in self.types else None
+
+    def formations(self, piece_type: str) -> tuple[str, ...]:
+        return self.model.FORMATIONS.get(piece_type, ())
+
+    def default_state(self, piece_type: str) -> dict:
+        """The state the camera cannot see, for a fresh piece of this type."""
+        return {"formation": self.model.DEFAULT_FORMATION.get(piece_type), "bases": 1, "markers": ()}
+
+    def piece_state(self, piece) -> dict:
+        """The state of an engine piece the camera cannot see (everything but id, side, type, field, facing)."""
+        from dataclasses import fields as dc_fields
+
+        skip = {"id", "side", "type", "field", "facing"}
+        return {f.name: getattr(piece, f.name) for f in dc_fields(piece) if f.name not in skip}
+
+    def check_state(self, piece_type: str, key: str, value: Any) -> Any:
+        """A game-state value set by hand, checked like the position file does; InputError when it is not allowed."""
+        if key == "formation":
+            allowed = self.formations(piece_type)
+            if value in (None, "") and not allowed:
+                return None
+            if value not in allowed:
+                raise InputError(f"formation {value!r}: a {piece_type} piece has {' '.join(allowed) or 'none'}")
+            return value
+        if key == "markers":
+            items = value.replace(",", "+").split("+") if isinstance(value, str) else list(value)
+            items = [m.strip().lower() for m in items if m.strip() and m.strip().lower() != "none"]
+            for m in items:
+                if m not in self.markers:
+                    raise InputError(f"marker {m!r}: one of {' '.join(self.markers)} (several joined by +)")
+            return tuple(items)
+        if key == "bases":
+            try:
+                n = int(value)
+            except (TypeError, ValueError):
+                raise InputError(f"bases {value!r}: a whole number 1..12") from None
+            if not 1 <= n <= 12:
+                raise InputError(f"bases {n}: a whole number 1..12")
+            return n
+        if key == "type":
+            if value not in self.types:
+                raise InputError(f"type {value!r}: one of {' '.join(self.types)}")
+            return value
+        if key in self.flags:
+            return bool(value)
+        raise InputError(f"{key!r} is not part of a piece's game state")
+
+    # ---- positions
+
+    def empty_ground(self):
+        return {"fields": {}, "edges": (), "night": False}
+
+    def ground_from_position(self, pos) -> dict:
+        return {"fields": dict(pos.fields), "edges": tuple(pos.edges), "night": pos.night}
+
+    def ground_from_terrain(self, terrain: Iterable, grid) -> dict:
+        """Terrain templates (kind, polygon in table mm, height) -> field terrain: a field whose centre lies inside
+        a template takes its kind; a hill raises it one height plate (§3.1)."""
+        import cv2
+        import numpy as np
+
+        FieldState = self.model.FieldState
+        out: dict[Field, Any] = {}
+        for t in terrain:
+            poly = np.asarray(t.polygon_mm, np.float32).reshape(-1, 1, 2)
+            for c in range(grid.cols):
+                for r in range(grid.rows):
+                    x, y = grid.field_centre(c, r)
+                    if cv2.pointPolygonTest(poly, (float(x), float(y)), False) < 0:
+                        continue
+                    s = out.get((c, r), FieldState())
+                    if t.kind == "hill":
+                        s = replace(s, height=s.height + 1)
+                    elif t.kind in TERRAIN_KINDS:
+                        s = replace(s, terrain=TERRAIN_KINDS[t.kind])
+                    out[(c, r)] = s
+        return {"fields": out, "edges": (), "night": False}
+
+    def make_position(self, cols: int, rows: int, pieces: Sequence[PieceSpec], states: Mapping[str, dict],
+                      ground: Mapping | None = None):
+        """The engine's position from camera-placed pieces and their game state (markers, formation, bases...)."""
+        ground = ground or self.empty_ground()
+        WienerPiece = self.model.WienerPiece
+        out = []
+        for p in pieces:
+            kw = dict(self.default_state(p.type))
+            kw.update({k: v for k, v in states.get(p.id, {}).items() if k != "type"})
+            if kw.get("formation") not in self.formations(p.type):
+                kw["formation"] = self.model.DEFAULT_FORMATION.get(p.type)
+            out.append(WienerPiece(p.id, p.side, p.type, p.field, p.facing, **kw))
+        return self.model.WienerPosition(self.name, cols, rows, tuple(out), night=bool(ground.get("night")),
+                                         fields=dict(ground.get("fields", {})), edges=tuple(ground.get("edges", ())))
+
+    def position_warnings(self, pos) -> list[str]:
+        from rules.wiener.analysis import position_warnings
+
+        out = list(position_warnings(pos, self.opts))
+        for f, ps in pos.occupants.items():
+            if len({p.side for p in ps}) > 1:
+                out.append(f"field {field_name(*f)} holds pieces of both sides: " + ", ".join(p.id for p in ps))
+        return out
+
+    # ---- one piece selected
+
+    def selection(self, pos, pid: str) -> SelectionOverlay:
+        """Front arc, the fields within each of the piece's ranges (in its arc of fire), its neighbouring and side
+        fields, and a line to every enemy it could fire at or attack (blocked lines with their blocking fields)."""
+        from rules.geometry import distance, in_front_arc, neighbours, side_fields
+        from rules.wiener.analysis import analyze_from
+        from rules.wiener.tables import MELEE_RANGE, RANGES, all_round, fires_all_round, weapon
+
+        p = pos.piece(pid)
+        w = weapon(p, self.opts)
+        ranges: list[tuple[str, str, int]] = []
+        if w is not None:
+            label = "musket" if w == "small_arms" else "artillery"
+            ranges.append((w, f"{label} range {RANGES[w]} LE", RANGES[w]))
+        if p.type not in ("artillery", "horse_artillery", "general"):
+            ranges.append(("melee", f"melee range {MELEE_RANGE} LE", MELEE_RANGE))
+        round_fire = fires_all_round(p)
+        shades = []
+        for kind, label, reach in ranges:
+            fs = []
+            for c in range(max(0, p.field[0] - reach), min(pos.cols, p.field[0] + reach + 1)):
+                for r in range(max(0, p.field[1] - reach), min(pos.rows, p.field[1] + reach + 1)):
+                    f = (c, r)
+                    if f == p.field or distance(p.field, f) > reach:
+                        continue
+                    if kind == "melee" or round_fire or in_front_arc(p.field, p.facing, f):
+                        fs.append(f)
+            shades.append(Shade(kind, label, tuple(fs)))
+        shades.append(Shade("neighbour", "neighbouring fields (§3.4)",
+                            tuple(f for f in neighbours(p.field) if pos.on_grid(f))))
+        shades.append(Shade("side", "side fields (§3.4)", tuple(f for f in side_fields(p.field, p.facing)
+                                                                  if pos.on_grid(f))))
+        reach = max([r for _, _, r in ranges] or [2])
+        from calibration.grid import facing_bearing
+
+        # the arc that limits the piece: its arc of fire if it has a weapon (artillery: the barrel +-45 degrees even
+        # though it sees all round, §8.4), else its arc of sight (§3.6)
+        arc = Arc(p.field, facing_bearing(p.facing), 45.0, reach, round_fire if w is not None else all_round(p))
+        lines = []
+        for row in analyze_from(pos, pid, self.opts):
+            t = pos.piece(row["to"])
+            fire, melee = row["fire"], row["melee"]
+            blocked = not fire["allowed"] and (fire["reason"] or "").startswith("fire line blocked")
+            if fire["allowed"]:
+                lines.append(FireLine(t.id, p.field, t.field, True, "fire"))
+            elif melee["allowed"]:
+                lines.append(FireLine(t.id, p.field, t.field, True, "melee"))
+            elif blocked:
+                blockers = tuple(parse_field(n) for n in row["blocked_by"])
+                lines.append(FireLine(t.id, p.field, t.field, False, "blocked", blockers, fire["reason"]))
+        return SelectionOverlay(pid, arc, tuple(shades), tuple(lines))
+
+    def targets(self, pos, pid: str) -> list[TargetRow]:
+        from rules.wiener.analysis import analyze_from
+
+        rows = []
+        for r in analyze_from(pos, pid, self.opts):
+            fire, melee = r["fire"], r["melee"]
+            if fire["allowed"]:
+                weapon_name = (fire["weapon"] or "").replace("_", " ")
+                note = "; ".join(fire.get("warnings", []))
+            elif melee["allowed"]:
+                weapon_name = "melee"
+                note = "; ".join(melee.get("warnings", []))
+            else:
+                weapon_name = ""
+                note = fire["reason"] or ""
+            rows.append(TargetRow(r["to"], r["to_field"], r["distance"], weapon_name, fire["allowed"],
+                                  fire["net_modifier"] if fire["allowed"] else None, melee["allowed"],
+                                  melee["net_modifier"] if melee["allowed"] else None, r["line_of_sight"], note))
+        return rows
+
+    # ---- two pieces selected
+
+    def pair(self, pos, a: str, b: str) -> tuple[dict, list[str]]:
+        """The engine's full pair analysis and its text: every modifier with its rule reference."""
+        from rules.wiener.analysis import analyze_pair
+
+        r = analyze_pair(pos, a, b, self.opts)
+        yes = {True: "yes", False: "no"}
+        lines = [f"{_describe(pos.piece(a))}  →  {_describe(pos.piece(b))}",
+                 f"distance {r['distance']} LE · adjacent {yes[r['adjacent']]} · in a side field "
+                 f"{yes[r['side_field']]} · target in front arc {yes[r['target_in_arc']]} · "
+                 f"we are in its arc {yes[r['attacker_in_target_arc']]}"]
+        if r["line_of_sight"]:
+            lines.append("line of sight: clear")
+        else:
+            lines.append(f"line of sight: blocked by {', '.join(r['blocked_by'])}: {r['sight_reason']}")
+        if not r["recognised"]:
+            lines.append(f"not recognised: {r['recognition_reason']}")
+        for key in ("fire", "melee"):
+            c = r[key]
+            if not c["allowed"]:
+                lines.append(f"{key}: not allowed: {c['reason']}")
+                continue
+            w = f" ({c['weapon'].replace('_', ' ')})" if key == "fire" and c["weapon"] else ""
+            lines.append(f"{key}: allowed{w}, net {c['net_modifier']:+d} after the ±4 caps (§8.1)")
+            lines += ["    " + _modifier(m) for m in c["modifiers"]] or ["    no modifiers"]
+            lines += [f"    note: {x}" for x in c.get("warnings", [])]
+        if r.get("counter_fire"):
+            c = r["counter_fire"]
+            lines.append("counter-fire: " + ("yes" if c["allowed"] else f"no, {c['reason']}"))
+        if r.get("melee_defence"):
+            c = r["melee_defence"]
+            lines.append("melee defence: " + ("yes" if c["allowed"] else f"no, {c['reason']}"))
+        return r, lines
+
+    # ---- combat
+
+    def supporter_candidates(self, pos, attacker: str, target: str, action: str) -> list[str]:
+        """Pieces the engine accepts as supporters of `attacker` against `target` (each on its own, §8.5)."""
+        from rules.wiener.combat import supporter_reasons
+
+        a, t = pos.piece(attacker), pos.piece(target)
+        out = []
+        for s in pos.pieces:
+            if s.side == a.side and s.id != a.id and not supporter_reasons(pos, a, t, [s], action, self.opts):
+                out.append(s.id)
+        return out
+
+    def combat_modifiers(self, pos, attacker: str, target: str, action: str,
+                         supporters: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+        """Both sides' modifiers with their rules, before the dice: (attacker lines, defender lines)."""
+        from rules.wiener.combat import defence_reason, fire_check, melee_check, melee_modifiers
+        from rules.wiener.tables import cap
+
+        a, t = pos.piece(attacker), pos.piece(target)
+        sups = tuple(pos.piece(s) for s in supporters)
+        if action == "fire":
+            chk = fire_check(pos, a, t, self.opts, sups)
+            counter = fire_check(pos, t, a, self.opts, response=True)
+            dmods = counter.modifiers if counter.allowed else None
+            dreason = counter.reason
+        else:
+            chk = melee_check(pos, a, t, self.opts, sups)
+            dreason = defence_reason(pos, t, a) if chk.allowed else None
+            dmods = melee_modifiers(pos, t, a, False, (), self.opts) if chk.allowed and dreason is None else None
+        from rules.wiener.combat import modifiers_json
+
+        if not chk.allowed:
+            att = [f"not allowed: {chk.reason}"]
+        else:
+            att = [_modifier(m) for m in modifiers_json(chk.modifiers)] or ["no modifiers"]
+            att.append(f"net {chk.net_modifier:+d} (±4 caps, §8.1)")
+            att += [f"note: {w}" for w in chk.warnings]
+        if dmods is None:
+            dfn = [f"does not roll: {dreason}" if dreason else "does not roll"]
+        else:
+            dfn = [_modifier(m) for m in modifiers_json(dmods)] or ["no modifiers"]
+            dfn.append(f"net {cap(dmods, self.opts):+d} (±4 caps, §8.1)")
+        return att, dfn
+
+    def resolve(self, pos, action: str, attacker: str, target: str, *, dice: Sequence[int] = (),
+                seed: int | None = None, supporters: Sequence[str] = (), defender_supporters: Sequence[str] = (),
+                loss_die: int | None = None, flight: int | None = None, follow_up: bool | None = None
+                ) -> CombatOutcome:
+        from rules.dice import Dice
+        from rules.wiener import resolve as R
+
+        if action not in self.actions:
+            raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")
+        d = Dice(list(dice), seed)
+        choices = R.Choices(flight, follow_up)
+        fn = R.resolve_fire if action == "fire" else R.resolve_melee
+        res = fn(pos, attacker, target, dice=d, supporters=list(supporters),
+                 defender_supporters=list(defender_supporters), choices=choices, loss_die=loss_die, opts=self.opts)
+        out = res.as_dict()
+        return CombatOutcome(res, list(d.rolled), d.seed if d.generated else None, _explain(out), out["changes"])
+
+    # ---- turns
+
+    def next_phase(self, turn: int, active: str, sides: Sequence[str]) -> tuple[int, str]:
+        """I-go-you-go (§4): each side has one active phase per turn, in roster order."""
+        if not sides:
+            return turn + 1, active
+        i = sides.index(active) if active in sides else -1
+        if i + 1 >= len(sides):
+            return turn + 1, sides[0]
+        return turn, sides[i + 1]
+
+    def phase_reset(self) -> dict:
+        """The per-turn state cleared when a side's active phase begins (§13 flags)."""
+        return {k: False for k in ("fired", "shot_out", "moved", "road_march", "downhill")}
+
+
+def _describe(p) -> str:
+    kind = p.type.replace("_", " ") + (f" {p.formation}" if p.formation else "")
+    extra = f", {p.bases} bases" if p.bases > 1 else ""
+    marks = f", markers {'+'.join(p.markers)}" if p.markers else ""
+    return f"{p.id} ({p.side} {kind}{extra}{marks}, {p.field_name} facing {p.facing})"
+
+
+def _modifier(m: dict) -> str:
+    return f"{m['value']:+d}  {m['rule']}" + (f"  ({m['section']})" if "section" in m else "")
+
+
+def _explain(out: dict) -> list[str]:
+    lines = [f"{out['action']}:"]
+    for label in ("attacker", "defender"):
+        s = out.get(label)
+        if s is None:
+            continue
+        if s.get("roll") is None or s.get("responded") is False:
+            lines.append(f"{label} {s['piece']}: does not roll" + (f" ({s['reason']})" if s.get("reason") else ""))
+            continue
+        reroll = f" (re-rolled from {s['first_roll']})" if "first_roll" in s else ""
+        lines.append(f"{label} {s['piece']}: rolls {s['roll']}{reroll}, net {s['net_modifier']:+d} → WZ {s['wz']}")
+        lines += ["    " + _modifier(m) for m in s.get("modifiers", [])]
+    lines.append(f"winner: {out['winner']}, effect: {out['effect']} (§8.2)")
+    lt = out.get("loss_test")
+    if lt:
+        if "base_lost" in lt:
+            lines.append(f"loss test: rolls {lt['roll']} (needs {lt['needed']}+): "
+                         f"{'one base lost' if lt['base_lost'] else 'no base lost'}")
+        else:
+            lines.append(f"second roll: {lt['roll']} (needs {lt['needed']}+)")
+    for c in out["changes"]:
+        what = ", ".join(f"{k} {'+'.join(v) if isinstance(v, list) else v}" for k, v in c.items()
+                         if k not in ("piece", "why", "removed"))
+        if c.get("removed"):
+            what = "removed" + (f" ({what})" if what else "")
+        lines.append(f"{c['piece']}: {what}")
+        lines += [f"    {w}" for w in c.get("why", [])]
+    lines += [f"note: {n}" for n in out["notes"]]
+    return lines
+
+
+_SYSTEMS = {"wiener": WienerSystem}
+
+
+def system_names() -> tuple[str, ...]:
+    return tuple(_SYSTEMS)
+
+
+def table_system(name: str, options_path: str | None = None):
+    """The dashboard adapter of a rules system by name; InputError for an unknown one."""
+    if name not in _SYSTEMS:
+        raise InputError(f"--system {name!r}: unknown rules system (known: {' '.join(_SYSTEMS)})")
+    opts = None
+    if options_path:
+        from rules.wiener.options import load_options
+
+        opts = load_options(options_path)
+    return _SYSTEMS[name](opts)
+
+
+def field_names(fields: Iterable[Field]) -> list[str]:
+    return [field_name(*f) for f in fields]
+
+
+__all__ = ["Arc", "CombatOutcome", "FireLine", "PieceSpec", "SelectionOverlay", "Shade", "TargetRow",
+           "WienerSystem", "field_names", "system_names", "table_system"]

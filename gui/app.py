@@ -1,0 +1,579 @@
+"""The Fieldglass dashboard: the live table with overlays, the board view, targets, combat and the game state.
+
+`MainWindow` observes a `fieldglass.session.Session` (no rules logic here) and a `CaptureWorker` thread that hands
+it only the newest processed frame. `run(args)` is `fieldglass gui`; without a display it runs headless: a few
+frames offscreen, a printout of what the camera sees, a screenshot of the window.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+)
+
+from fieldglass.errors import InputError
+from fieldglass.session import Session, Setup
+from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
+from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage
+from gui.worker import BoardRectifier, CaptureWorker
+
+BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
+SHORTCUTS = """\
+Esc               clear the selection
+Tab / Shift+Tab   select the next / previous piece on the table
+click, Shift+click  select a piece, then a second piece for the pair
+F                 fit the views      + / -  zoom
+1 / 2 / 3         live view / board view / both
+G / L             grid / labels on or off
+P                 pause or resume the camera
+N                 next phase (the other side becomes active)
+F2 / F3 / F4      targets / combat / game state panel
+Ctrl+Return       resolve the combat with the typed dice
+Ctrl+D            roll the dice (seeded) and resolve
+Ctrl+Shift+Return apply the result to the game state
+Ctrl+K            calibration wizard
+Ctrl+S            save a screenshot      Ctrl+Shift+S  save the position (JSON)
+Ctrl+O            open a source          Ctrl+Q        quit
+"""
+
+
+def open_frame_source(setup: Setup, *, frames: int | None = None, resolution=(1920, 1080), hand: bool = False):
+    """The source named by `setup.source` and whether it is live (a camera or stream: frames may be dropped)."""
+    spec = setup.source
+    if spec == "synthetic":
+        from vision.synthetic import SyntheticSource, demo_scene
+
+        return SyntheticSource(demo_scene(), resolution=resolution, frames=frames,
+                               hand_period=24 if hand else None), False
+    from vision.sources import open_source
+
+    live = spec.isdigit() or "://" in spec
+    return open_source(spec, frames), live
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, setup: Setup, *, settings: QSettings | None = None, source_options: dict | None = None):
+        super().__init__()
+        self.setup = setup
+        self.session = Session(setup)
+        self.settings = settings or QSettings("Fieldglass", "Fieldglass")
+        self.source_options = dict(source_options or {})
+        self.worker: CaptureWorker | None = None
+        self.last_result = None
+        self.paused = False
+        self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
+        self.connection = ("connecting", f"{setup.source}: opening")
+        self.setWindowTitle(f"Fieldglass — {setup.source} — {setup.system}")
+
+        self.live_view = TableView("live")
+        self.board_view = TableView("board")
+        for v in (self.live_view, self.board_view):
+            v.session = self.session
+            v.pieceClicked.connect(self._piece_clicked)
+            v.backgroundClicked.connect(self.session.clear_selection)
+            v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
+        self.board_view.set_message("the board view appears once the table is registered")
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("views")
+        self.split.addWidget(self.live_view)
+        self.split.addWidget(self.board_view)
+        self.setCentralWidget(self.split)
+
+        self.selection_panel = SelectionPanel(self.session)
+        self.combat_panel = CombatPanel(self.session)
+        self.game_panel = GameStatePanel(self.session)
+        self.docks = {}
+        for key, title, panel in (("targets", "Targets && pair", self.selection_panel),
+                                  ("combat", "Combat", self.combat_panel),
+                                  ("game", "Game state", self.game_panel)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{key}")
+            dock.setWidget(panel)
+            dock.setMinimumWidth(360)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            self.docks[key] = dock
+        self.tabifyDockWidget(self.docks["targets"], self.docks["combat"])
+        self.tabifyDockWidget(self.docks["combat"], self.docks["game"])
+        self.docks["targets"].raise_()
+        self.combat_panel.applied.connect(self._schedule)
+
+        self.fps_label = QLabel("– fps")
+        self.pieces_label = QLabel("pieces –")
+        self.calib_label = QLabel("calibration –")
+        self.camera_label = QLabel("camera –")
+        for w in (self.fps_label, self.pieces_label, self.calib_label, self.camera_label):
+            w.setContentsMargins(6, 0, 6, 0)
+            self.statusBar().addPermanentWidget(w)
+
+        self._build_actions()
+        ev = self.session.events
+        ev.position.connect(lambda pos: self._schedule())
+        ev.state.connect(self._schedule)
+        ev.selection.connect(self._selection_changed)
+        ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self._refresh_pending = False
+        self.resize(1366, 740)
+        self._restore_settings()
+        self._refresh_all()
+
+    # ---- actions and shortcuts
+
+    def _action(self, menu, text, shortcut, slot, checkable=False, checked=False) -> QAction:
+        act = QAction(text, self)
+        if shortcut:
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        act.setCheckable(checkable)
+        if checkable:
+            act.setChecked(checked)
+            act.toggled.connect(slot)
+        else:
+            act.triggered.connect(slot)
+        menu.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self._action(f, "Open source (camera index, file or URL)...", "Ctrl+O", self.ask_source)
+        self._action(f, "Save screenshot...", "Ctrl+S", self.ask_screenshot)
+        self._action(f, "Save position (JSON)...", "Ctrl+Shift+S", self.ask_save_position)
+        f.addSeparator()
+        self._action(f, "Quit", "Ctrl+Q", self.close)
+        v = mb.addMenu("&View")
+        group = QActionGroup(self)
+        self.view_actions = {}
+        for key, text, sc in (("live", "Live view", "1"), ("board", "Board view", "2"), ("both", "Both", "3")):
+            act = self._action(v, text, sc, lambda on, k=key: on and self.set_view_mode(k), checkable=True)
+            group.addAction(act)
+            self.view_actions[key] = act
+        v.addSeparator()
+        self._action(v, "Fit", "F", self.fit_views)
+        self._action(v, "Zoom in", "+", lambda: self._zoom(1.25))
+        self._action(v, "Zoom out", "-", lambda: self._zoom(0.8))
+        self.grid_action = self._action(v, "Grid", "G", self._toggle_grid, checkable=True, checked=True)
+        self.labels_action = self._action(v, "Labels", "L", self._toggle_labels, checkable=True, checked=True)
+        self.pause_action = self._action(v, "Pause camera", "P", self._toggle_pause, checkable=True)
+        scale = v.addMenu("Board scale")
+        sg = QActionGroup(self)
+        for mm in BOARD_SCALES:
+            act = self._action(scale, f"{mm:g} mm per pixel", None, lambda on, m=mm: on and self.set_board_scale(m),
+                               checkable=True, checked=abs(mm - self.board_mm_per_px) < 1e-6)
+            sg.addAction(act)
+        v.addSeparator()
+        for key, sc in (("targets", "F2"), ("combat", "F3"), ("game", "F4")):
+            self._action(v, f"{self.docks[key].windowTitle().replace('&&', '&')} panel", sc,
+                         lambda k=key: self.show_panel(k))
+        g = mb.addMenu("&Game")
+        self._action(g, "Clear selection", "Esc", self.session.clear_selection)
+        self._action(g, "Next piece", "Tab", lambda: self.cycle_selection(1))
+        self._action(g, "Previous piece", "Shift+Tab", lambda: self.cycle_selection(-1))
+        self._action(g, "Next phase", "N", self.session.next_phase)
+        g.addSeparator()
+        self._action(g, "Resolve with the typed dice", "Ctrl+Return", lambda: self._combat(False))
+        self._action(g, "Roll dice and resolve", "Ctrl+D", lambda: self._combat(True))
+        self._action(g, "Apply the result", "Ctrl+Shift+Return", self.combat_panel.apply)
+        t = mb.addMenu("&Tools")
+        self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
+        h = mb.addMenu("&Help")
+        self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
+        self.view_actions["both"].setChecked(True)
+
+    # ---- capture
+
+    def start(self, *, frames: int | None = None) -> None:
+        """Open the source and start the capture thread; a bad source becomes a message, not a traceback."""
+        self.stop()
+        opts = self.source_options
+        try:
+            source, live = open_frame_source(self.setup, frames=frames if self.setup.source == "synthetic" else None,
+                                             resolution=opts.get("resolution", (1920, 1080)),
+                                             hand=opts.get("hand", False))
+        except InputError as exc:
+            self._connection("error", str(exc))
+            return
+        self.worker = CaptureWorker(self.setup, source, live=live, board_mm_per_px=self.board_mm_per_px,
+                                    max_frames=frames, parent=self)
+        self.worker.ready.connect(self.on_ready)
+        self.worker.status.connect(self._connection)
+        self.worker.start()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.ready.disconnect(self.on_ready)
+            self.worker.stop()
+            self.worker = None
+
+    def _connection(self, state: str, text: str) -> None:
+        self.connection = (state, text)
+        self._update_status()
+        if state in ("error", "lost"):
+            self.statusBar().showMessage(text, 15000)
+            self.live_view.set_message(text) if self.last_result is None else None
+            if not os.environ.get("FIELDGLASS_NO_DIALOGS") and QApplication.platformName() != "offscreen":
+                QMessageBox.warning(self, "Fieldglass: camera", text)
+
+    def on_ready(self) -> None:
+        """Take the newest result (older ones were dropped by the worker) and show it."""
+        if self.worker is None:
+            return
+        result = self.worker.take()
+        if result is None or self.paused:
+            return
+        self.show_result(result)
+
+    def show_result(self, result) -> None:
+        self.last_result = result
+        self.live_view.set_image(numpy_to_qimage(result.frame))
+        pose = result.reading.pose
+        if pose is not None:
+            self.live_view.mapper = LiveMapper(result.camera, pose)
+            if result.board is not None:
+                self.board_view.set_image(numpy_to_qimage(result.board))
+                self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
+                                                     BoardRectifier.MARGIN_MM)
+        self.session.update_reading(result.reading)
+        self._refresh_all()
+
+    # ---- refreshing
+
+    def _schedule(self) -> None:
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            QTimer.singleShot(0, self._refresh_all)
+
+    def _selection_changed(self, selected, second) -> None:
+        self.combat_panel.follow_selection()
+        self._schedule()
+
+    def _refresh_all(self) -> None:
+        self._refresh_pending = False
+        for v in (self.live_view, self.board_view):
+            v.redraw()
+        self.selection_panel.refresh()
+        self.combat_panel.refresh()
+        self.game_panel.refresh()
+        self._update_status()
+
+    def _update_status(self) -> None:
+        r = self.last_result
+        self.fps_label.setText(f"{r.fps:.1f} fps" if r else "– fps")
+        seen, expected = self.session.counts()
+        self.pieces_label.setText(f"pieces {seen}/{expected}")
+        self.calib_label.setText(self.calibration_health())
+        state, text = self.connection
+        icon = {"connected": "●", "ended": "■", "lost": "✖", "error": "✖"}.get(state, "…")
+        self.camera_label.setText(f"{icon} {text}")
+        self.camera_label.setStyleSheet("color: #c33;" if state in ("lost", "error") else "")
+
+    def calibration_health(self) -> str:
+        r = self.last_result
+        if r is None:
+            return "calibration –"
+        pose = r.reading.pose
+        if pose is None:
+            return "calibration: table not registered (fewer than 2 anchors)"
+        anchors = self.setup.layout.anchor_ids
+        seen = len({m.id for m in r.reading.markers} & anchors)
+        err = pose.reprojection_px
+        grade = "good" if err < 1.0 and len(pose.anchors) >= 3 else "fair" if err < 2.0 else "poor"
+        kept = "" if seen >= 2 else ", pose kept from an earlier frame"
+        rms = r.camera.rms_px
+        lens = f", lens RMS {rms:.2f} px" if rms is not None else ""
+        return f"calibration {grade}: {len(pose.anchors)}/{len(anchors)} anchors, {err:.2f} px{lens}{kept}"
+
+    # ---- selection and view commands
+
+    def _piece_clicked(self, pid: str, additive: bool) -> None:
+        self.session.select(pid, second=additive)
+
+    def cycle_selection(self, step: int) -> None:
+        pos = self.session.position
+        ids = sorted(p.id for p in pos.pieces) if pos is not None else []
+        if not ids:
+            return
+        cur = self.session.selected
+        i = ids.index(cur) if cur in ids else (-1 if step > 0 else 0)
+        self.session.select(ids[(i + step) % len(ids)])
+
+    def set_view_mode(self, mode: str) -> None:
+        self.live_view.setVisible(mode in ("live", "both"))
+        self.board_view.setVisible(mode in ("board", "both"))
+        if not self.view_actions[mode].isChecked():
+            self.view_actions[mode].setChecked(True)
+        self.view_mode = mode
+        QTimer.singleShot(0, self.fit_views)
+
+    def set_board_scale(self, mm: float) -> None:
+        self.board_mm_per_px = mm
+        if self.worker is not None:
+            self.worker.board_mm_per_px = mm
+
+    def fit_views(self) -> None:
+        self.live_view.fit()
+        self.board_view.fit()
+
+    def _zoom(self, factor: float) -> None:
+        view = self.board_view if self.board_view.hasFocus() else self.live_view
+        view.zoom(factor)
+
+    def _toggle_grid(self, on: bool) -> None:
+        for v in (self.live_view, self.board_view):
+            v.show_grid = on
+        self._schedule()
+
+    def _toggle_labels(self, on: bool) -> None:
+        for v in (self.live_view, self.board_view):
+            v.show_labels = on
+        self._schedule()
+
+    def _toggle_pause(self, on: bool) -> None:
+        self.paused = on
+        self.statusBar().showMessage("camera paused (P resumes)" if on else "camera resumed", 4000)
+
+    def show_panel(self, key: str) -> None:
+        self.docks[key].show()
+        self.docks[key].raise_()
+
+    def _combat(self, roll: bool) -> None:
+        self.show_panel("combat")
+        self.combat_panel.resolve(roll=roll)
+
+    # ---- files
+
+    def ask_source(self) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
+        text, ok = QInputDialog.getText(self, "Open source", "camera index, video or image file, URL, or synthetic:",
+                                        text=self.setup.source)
+        if ok and text.strip():
+            from dataclasses import replace
+
+            self.setup = replace(self.setup, source=text.strip())
+            self.start()
+
+    def ask_screenshot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "fieldglass.png", "PNG (*.png)")
+        if path:
+            self.save_screenshot(path)
+
+    def save_screenshot(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.grab().save(str(path), "PNG"):
+            raise InputError(f"{path}: cannot write the screenshot")
+        return path
+
+    def ask_save_position(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save position", "position.json", "JSON (*.json)")
+        if path:
+            from rules import position as positions
+
+            try:
+                positions.save(self.session.position, path)
+                self.statusBar().showMessage(f"position written to {path}", 6000)
+            except OSError as exc:
+                QMessageBox.warning(self, "Fieldglass", f"{path}: cannot write ({exc.strerror or exc})")
+
+    def open_calibration(self):
+        from gui.calibration import CalibrationWizard
+
+        wiz = CalibrationWizard(self.setup, frame_provider=self.current_frame, parent=self)
+        wiz.show()
+        return wiz
+
+    def current_frame(self):
+        r = self.last_result
+        return None if r is None else (r.frame, r.camera)
+
+    # ---- settings
+
+    def _restore_settings(self) -> None:
+        s = self.settings
+        geo = s.value("geometry")
+        if isinstance(geo, QByteArray | bytes) and geo:
+            self.restoreGeometry(geo)
+        state = s.value("windowState")
+        if isinstance(state, QByteArray | bytes) and state:
+            self.restoreState(state)
+        split = s.value("splitter")
+        if isinstance(split, QByteArray | bytes) and split:
+            self.split.restoreState(split)
+        mode = s.value("view_mode", "both")
+        self.set_view_mode(mode if mode in self.view_actions else "both")
+        self.grid_action.setChecked(s.value("grid", "true") in (True, "true"))
+        self.labels_action.setChecked(s.value("labels", "true") in (True, "true"))
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("windowState", self.saveState())
+        s.setValue("splitter", self.split.saveState())
+        s.setValue("view_mode", getattr(self, "view_mode", "both"))
+        s.setValue("board_mm_per_px", self.board_mm_per_px)
+        s.setValue("grid", self.grid_action.isChecked())
+        s.setValue("labels", self.labels_action.isChecked())
+        s.sync()
+
+    def closeEvent(self, event) -> None:
+        self.save_settings()
+        self.stop()
+        super().closeEvent(event)
+
+
+# ---------------------------------------------------------------------------------------------- fieldglass gui
+
+
+def has_display() -> bool:
+    """A screen to open a window on: DISPLAY or WAYLAND_DISPLAY, or a Qt platform chosen that needs neither
+    (eglfs, linuxfb...). QT_QPA_PLATFORM=offscreen or minimal means headless."""
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform in ("offscreen", "minimal"):
+        return False
+    return bool(platform or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setOrganizationName("Fieldglass")
+        app.setApplicationName("Fieldglass")
+    return app
+
+
+def wait_for(window: MainWindow, frames: int, timeout_s: float = 120.0) -> None:
+    """Run the event loop until the worker has processed `frames` frames (or ended) and the last one is shown."""
+    import time
+
+    app = application()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        app.processEvents()
+        w = window.worker
+        if w is None or (w.isFinished() and w.results.peek() is None):
+            break
+        time.sleep(0.01)
+    app.processEvents()
+    if window.worker is not None and window.worker.last_result is not None and (
+            window.last_result is None or window.last_result.number != window.worker.last_result.number):
+        window.show_result(window.worker.last_result)
+    app.processEvents()
+
+
+def busiest_piece(session) -> str | None:
+    """The active side's piece with the most targets it may fire at or attack (for the headless printout)."""
+    best, best_n = None, -1
+    pos = session.position
+    if pos is None:
+        return None
+    for p in pos.pieces:
+        if p.side != session.state.active:
+            continue
+        n = sum(1 for r in session.system.targets(pos, p.id) if r.fire or r.melee)
+        if n > best_n:
+            best, best_n = p.id, n
+    return best
+
+
+def describe(session, window: MainWindow) -> list[str]:
+    """What the dashboard sees, as text: pieces with fields, the selected piece's targets."""
+    lines = []
+    r = window.last_result
+    if r is None:
+        return [f"no frame processed: {window.connection[1]}"]
+    seen, expected = session.counts()
+    lines.append(f"frame {r.number}: {seen}/{expected} pieces, {window.calibration_health()}, {r.fps:.1f} fps")
+    lines.append(f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<10}")
+    for v in session.piece_views():
+        engine = session.position.by_id.get(v.piece.id) if session.position else None
+        fld = engine.field_name if engine else (v.pose.cell if v.pose and v.pose.cell else "-")
+        fac = engine.facing if engine else "-"
+        lines.append(f"  {v.piece.id:<10}{v.piece.side:<6}{(v.type or '?'):<15}{fld:<6}{fac:<7}{v.status:<10}")
+    for n in session.notes:
+        lines.append(f"  note: {n}")
+    if session.selected and not session.in_position(session.selected):
+        lines.append(f"selected {session.selected}: not on the table in this frame")
+    elif session.selected:
+        p = session.position.piece(session.selected)
+        lines.append(f"selected {p.id} ({p.type.replace('_', ' ')} at {p.field_name} facing {p.facing}):")
+        for t in session.targets():
+            if t.fire or t.melee:
+                net = t.fire_net if t.fire else t.melee_net
+                lines.append(f"  -> {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.weapon:<11} net {net:+d}")
+            elif "blocked" in t.note:
+                lines.append(f"  x  {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.note}")
+        ov = session.selection_overlay()
+        if ov is not None:
+            for sh in ov.shades:
+                lines.append(f"  {sh.label}: {len(sh.fields)} fields")
+    return lines
+
+
+def run(args) -> int:
+    """`fieldglass gui`: the dashboard, or headless without a display."""
+    from fieldglass.session import load_setup
+
+    headless = bool(args.headless) or not has_display()
+    if headless:
+        if not os.environ.get("QT_QPA_PLATFORM"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
+        print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
+              f"{args.frames} frame(s), then a screenshot")
+    app = application()
+    try:
+        setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
+    except InputError as exc:
+        if headless:
+            raise
+        QMessageBox.critical(None, "Fieldglass", str(exc))
+        print(f"fieldglass: error: {exc}", file=sys.stderr)
+        return 2
+    settings = None
+    if headless:
+        import tempfile
+
+        # a fresh window: neither read nor overwrite the user's saved window state
+        settings = QSettings(str(Path(tempfile.mkdtemp(prefix="fieldglass-")) / "gui.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(setup, settings=settings,
+                        source_options={"resolution": args.resolution, "hand": args.hand})
+    if headless:
+        window.resize(1600, 1000)
+        window.show()
+        window.start(frames=args.frames)
+        wait_for(window, args.frames)
+        state, text = window.connection
+        if window.last_result is None:
+            window.stop()
+            raise InputError(text)
+        pid = args.select or busiest_piece(window.session)
+        if pid:
+            window.session.select(pid)
+            app.processEvents()
+            window._refresh_all()
+        print("\n".join(describe(window.session, window)))
+        shot = window.save_screenshot(args.screenshot)
+        print(f"screenshot: {shot}")
+        window.stop()
+        window.close()
+        return 0
+    window.show()
+    if args.select:
+        window.session.select(args.select)
+    window.start(frames=args.frames)
+    code = app.exec()
+    window.stop()
+    return int(code)

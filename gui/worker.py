@@ -1,0 +1,239 @@
+"""The capture worker: source -> marker detection -> table pose -> piece poses, in its own thread.
+
+The worker keeps only the newest result. It signals `ready` at most once until the GUI has taken the result
+(`take()`), so signals never queue up behind a slow GUI: a frame finished while the GUI is busy simply replaces the
+one not yet shown. A live camera is read by a separate grabber thread that keeps only the newest frame, so the
+detector never works on a stale frame from the driver's buffer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from PySide6.QtCore import QThread, Signal
+
+from calibration.camera import CameraIntrinsics
+from calibration.projection import table_to_pixels
+from calibration.registration import TableRegistration
+from fieldglass.errors import InputError
+from fieldglass.session import Setup
+from vision.pieces import TableReading, camera_for_frame, read_table
+
+
+@dataclass
+class FrameResult:
+    """One processed frame, everything the GUI draws from it."""
+
+    number: int
+    frame: np.ndarray  # BGR
+    reading: TableReading
+    camera: CameraIntrinsics
+    board: np.ndarray | None  # rectified top-down view, BGR
+    board_mm_per_px: float
+    fps: float
+    process_ms: float
+
+
+class Latest:
+    """A one-item mailbox: `put` replaces, `take` empties. Thread-safe, Qt-free."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._item = None
+
+    def put(self, item) -> None:
+        with self._lock:
+            self._item = item
+
+    def take(self):
+        with self._lock:
+            item, self._item = self._item, None
+            return item
+
+    def peek(self):
+        with self._lock:
+            return self._item
+
+
+class BoardRectifier:
+    """The table seen straight from above at `mm_per_px`: a remap of the camera frame onto the plane z = 0,
+    lens distortion included. The map is rebuilt only when the table pose moves by more than 0.3 px."""
+
+    MARGIN_MM = 30.0
+
+    def __init__(self, layout):
+        self.layout = layout
+        self._key = None
+        self._maps = None
+        self._corners = None
+
+    def size(self, mm_per_px: float) -> tuple[int, int]:
+        m = self.MARGIN_MM
+        return (int(round((self.layout.width_mm + 2 * m) / mm_per_px)),
+                int(round((self.layout.depth_mm + 2 * m) / mm_per_px)))
+
+    def rectify(self, frame: np.ndarray, camera: CameraIntrinsics, pose, mm_per_px: float) -> np.ndarray:
+        w, h = self.size(mm_per_px)
+        lay, m = self.layout, self.MARGIN_MM
+        corners = table_to_pixels(np.array([[0, 0, 0], [lay.width_mm, 0, 0], [lay.width_mm, lay.depth_mm, 0],
+                                            [0, lay.depth_mm, 0]], float), camera, pose)
+        key = (mm_per_px, camera.image_size)
+        if self._key != key or self._corners is None or np.abs(corners - self._corners).max() > 0.3:
+            xs = -m + (np.arange(w) + 0.5) * mm_per_px
+            ys = lay.depth_mm + m - (np.arange(h) + 0.5) * mm_per_px  # north (+y) up
+            gx, gy = np.meshgrid(xs, ys)
+            pts = np.column_stack([gx.ravel(), gy.ravel(), np.zeros(gx.size)])
+            px = table_to_pixels(pts, camera, pose).astype(np.float32).reshape(h, w, 2)
+            self._maps = cv2.convertMaps(px[..., 0].copy(), px[..., 1].copy(), cv2.CV_16SC2)
+            self._key, self._corners = key, corners
+        return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=(40, 40, 40))
+
+
+class _Grabber(threading.Thread):
+    """Reads a live source as fast as it delivers and keeps only the newest frame."""
+
+    def __init__(self, source):
+        super().__init__(daemon=True, name="fieldglass-grabber")
+        self.source = source
+        self.frames = Latest()
+        self.done = threading.Event()
+        self.error: str | None = None
+
+    def run(self) -> None:
+        try:
+            for item in self.source:
+                self.frames.put(item)
+                if self.done.is_set():
+                    break
+        except InputError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # a driver error must not kill the dashboard
+            self.error = f"camera error: {exc}"
+        finally:
+            self.done.set()
+
+
+class CaptureWorker(QThread):
+    """Runs the vision pipeline on every frame it can and publishes the newest result.
+
+    Signals: `ready()` when a new result can be taken, `status(str, str)` for the connection (state, text):
+    state is "connected", "ended", "lost" or "error"."""
+
+    ready = Signal()
+    status = Signal(str, str)
+
+    def __init__(self, setup: Setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
+                 max_frames: int | None = None, parent=None):
+        super().__init__(parent)
+        self.setup = setup
+        self.source = source
+        self.live = live
+        self.board_mm_per_px = float(board_mm_per_px)
+        self.max_frames = max_frames
+        self.results = Latest()
+        self._signalled = threading.Event()
+        self.registration: TableRegistration | None = None
+        self.rectifier = BoardRectifier(setup.layout)
+        self.processed = 0
+        self.last_result: FrameResult | None = None
+
+    # ---- GUI side
+
+    def take(self) -> FrameResult | None:
+        """The newest result (None if already taken); lets the worker signal again."""
+        item = self.results.take()
+        self._signalled.clear()
+        return item
+
+    def stop(self) -> None:
+        self.requestInterruption()
+        close = getattr(self.source, "close", None)
+        if self.isRunning():
+            self.wait(3000)
+        if close:
+            try:
+                close()
+            except Exception:
+                pass
+
+    # ---- worker side
+
+    def _camera(self, frame: np.ndarray) -> CameraIntrinsics:
+        if self.setup.camera is None:
+            cam = getattr(self.source, "camera", None)
+            if cam is None:
+                raise InputError(f"{self.setup.source}: needs --camera CAM.json")
+            return cam.intrinsics
+        return camera_for_frame(self.setup.camera, frame, self.setup.source)
+
+    def _frames(self):
+        if not self.live:
+            yield from self.source
+            return
+        grabber = _Grabber(self.source)
+        grabber.start()
+        last = None
+        try:
+            while not self.isInterruptionRequested():
+                item = grabber.frames.take()
+                if item is None:
+                    if grabber.done.is_set():
+                        if grabber.error:
+                            raise InputError(grabber.error)
+                        return
+                    time.sleep(0.003)
+                    continue
+                if item is last:
+                    continue
+                last = item
+                yield item
+        finally:
+            grabber.done.set()
+
+    def run(self) -> None:
+        name = self.setup.source
+        self.status.emit("connected", f"{name}: connected")
+        ema = None
+        t_last = None
+        try:
+            for number, frame in self._frames():
+                if self.isInterruptionRequested():
+                    return
+                t0 = time.perf_counter()
+                camera = self._camera(frame)
+                if self.registration is None or self.registration.camera is not camera:
+                    pose = self.registration.pose if self.registration else None
+                    self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
+                reading = read_table(frame, self.registration, self.setup.roster)
+                mmpp = self.board_mm_per_px
+                board = None
+                if reading.pose is not None:
+                    board = self.rectifier.rectify(frame, camera, reading.pose, mmpp)
+                t1 = time.perf_counter()
+                if t_last is not None:
+                    inst = 1.0 / max(t1 - t_last, 1e-6)
+                    ema = inst if ema is None else 0.8 * ema + 0.2 * inst
+                t_last = t1
+                result = FrameResult(number, frame, reading, camera, board, mmpp, ema or 0.0, (t1 - t0) * 1000)
+                self.results.put(result)
+                self.last_result = result
+                self.processed += 1
+                if not self._signalled.is_set():
+                    self._signalled.set()
+                    self.ready.emit()
+                if self.max_frames is not None and self.processed >= self.max_frames:
+                    break
+        except InputError as exc:
+            self.status.emit("error", str(exc))
+            return
+        except Exception as exc:  # never a traceback in the GUI: say what broke
+            self.status.emit("error", f"{name}: {type(exc).__name__}: {exc}")
+            return
+        if getattr(self.source, "lost", False):
+            self.status.emit("lost", f"{name}: camera connection lost")
+        elif not self.isInterruptionRequested():
+            self.status.emit("ended", f"{name}: no more frames (showing the last one)")
