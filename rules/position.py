@@ -82,7 +82,7 @@ class System:
 
 
 SYSTEMS: dict[str, System] = {}
-_KNOWN_MODULES = {"wiener": "rules.wiener"}
+_KNOWN_MODULES = {"wiener": "rules.wiener", "dbx": "rules.dbx", "marengo": "rules.marengo"}
 
 
 def register_system(system: System) -> None:
@@ -91,7 +91,10 @@ def register_system(system: System) -> None:
 
 def get_system(name: str, source: str = "position") -> System:
     if name not in SYSTEMS and name in _KNOWN_MODULES:
-        importlib.import_module(_KNOWN_MODULES[name])
+        try:
+            importlib.import_module(_KNOWN_MODULES[name])
+        except ModuleNotFoundError:
+            raise InputError(f"{source}: no rules engine for system {name!r} is installed") from None
     try:
         return SYSTEMS[name]
     except KeyError:

@@ -37,10 +37,17 @@ def add_parser(sub) -> None:
     p.add_argument("--facing", help="facing after the move (with --path)")
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) overriding the defaults")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--choice", action="append", default=[], metavar="KEY=VALUE",
+                   help="a choice of another rule system (DBX, Marengo: see their READMEs); repeatable")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from fieldglass.commands.systems import delegate, position_system
+
+    system = position_system(args.position)
+    if system != "wiener":
+        return delegate(system, "analyze", args)
     from fieldglass.errors import InputError
     from rules import position as positions
     from rules.wiener.analysis import analyze_from, analyze_pair

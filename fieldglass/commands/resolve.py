@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("position", help="position file (JSON)")
-    p.add_argument("--action", required=True, choices=ACTIONS)
+    p.add_argument("--action", required=True, help="Wiener: " + " ".join(ACTIONS) + "; other systems: their own")
     p.add_argument("--attacker", required=True, metavar="ID", help="the acting piece (rally: the rallying piece)")
     p.add_argument("--target", metavar="ID", help="the target piece (fire, melee, gegenzug)")
     p.add_argument("--dice", metavar="N,N", help="the rolls, attacker first (default: seeded generator)")
@@ -80,6 +80,8 @@ def add_parser(sub) -> None:
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) overriding the defaults")
     p.add_argument("--out", metavar="FILE", help="write the position after the action to FILE")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--choice", action="append", default=[], metavar="KEY=VALUE",
+                   help="a choice of another rule system (DBX, Marengo: see their READMEs); repeatable")
     p.set_defaults(run=run)
 
 
@@ -97,6 +99,8 @@ def resolve_args(args):
     from rules.wiener import resolve as R
     from rules.wiener.options import load_options
 
+    if args.action not in ACTIONS:
+        raise InputError(f"--action {args.action!r}: a Wiener position takes one of {', '.join(ACTIONS)}")
     pos = positions.load(args.position)
     opts = load_options(args.options)
     src = args.position
@@ -190,6 +194,11 @@ def resolve_args(args):
 
 
 def run(args) -> int:
+    from fieldglass.commands.systems import delegate, position_system
+
+    system = position_system(args.position)
+    if system != "wiener":
+        return delegate(system, "resolve", args)
     from rules import position as positions
 
     res, dice = resolve_args(args)
