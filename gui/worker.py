@@ -22,6 +22,8 @@ from calibration.registration import TableRegistration
 from fieldglass.errors import InputError
 from fieldglass.session import Setup
 from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.sources import ImageSource
+from vision.stream import StreamDetector
 
 
 @dataclass
@@ -199,6 +201,11 @@ class CaptureWorker(QThread):
         self.status.emit("connected", f"{name}: connected")
         ema = None
         t_last = None
+        # A camera or video: follow last frame's markers, full scan every 10th frame. Unrelated photos: full scans.
+        stream = None
+        if self.setup.roster.dictionary == self.setup.layout.dictionary:
+            full_every = 1 if isinstance(self.source, ImageSource) else 10
+            stream = StreamDetector(self.setup.layout.dictionary, full_every)
         try:
             for number, frame in self._frames():
                 if self.isInterruptionRequested():
@@ -208,7 +215,10 @@ class CaptureWorker(QThread):
                 if self.registration is None or self.registration.camera is not camera:
                     pose = self.registration.pose if self.registration else None
                     self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
-                reading = read_table(frame, self.registration, self.setup.roster)
+                    if stream is not None:
+                        stream.reset()
+                markers = stream.detect(frame) if stream is not None else None
+                reading = read_table(frame, self.registration, self.setup.roster, markers)
                 mmpp = self.board_mm_per_px
                 board = None
                 if reading.pose is not None:
