@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint unit bench clean zbar
+.PHONY: demo test lint unit bench clean sysdeps
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,30 +12,42 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[gui,dev]'
 	@touch $(STAMP)
 
-# pyzbar loads the system library libzbar at run time.
-zbar:
-	@if ! ldconfig -p 2>/dev/null | grep -q 'libzbar\.so'; then \
+# Shared libraries the Python packages load at run time, and the Debian packages that bring them: pyzbar needs
+# libzbar; PySide6 needs EGL/GL, fontconfig, xkbcommon, GLib and D-Bus, and the xcb ones for a window on X11.
+SYSLIBS := libzbar.so.0:libzbar0 libEGL.so.1:libegl1 libGL.so.1:libgl1 libfontconfig.so.1:libfontconfig1 \
+	libxkbcommon.so.0:libxkbcommon0 libglib-2.0.so.0:libglib2.0-0 libdbus-1.so.3:libdbus-1-3 \
+	libX11-xcb.so.1:libx11-xcb1 libxkbcommon-x11.so.0:libxkbcommon-x11-0 libxcb-cursor.so.0:libxcb-cursor0 \
+	libxcb-icccm.so.4:libxcb-icccm4 libxcb-keysyms.so.1:libxcb-keysyms1 libxcb-image.so.0:libxcb-image0 \
+	libxcb-randr.so.0:libxcb-randr0 libxcb-render-util.so.0:libxcb-render-util0 libxcb-shape.so.0:libxcb-shape0 \
+	libxcb-xkb.so.1:libxcb-xkb1
+
+sysdeps:
+	@missing=""; for pair in $(SYSLIBS); do \
+	  lib=$${pair%%:*}; pkg=$${pair##*:}; \
+	  ldconfig -p 2>/dev/null | grep -q "$$lib" || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing libzbar0 (needed by pyzbar)"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzbar0 >/dev/null) \
-	      || { echo "could not install libzbar0 with apt-get"; exit 2; }; \
+	    echo "installing system packages:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+	      || { echo "could not install$$missing with apt-get"; exit 2; }; \
 	  else \
-	    echo "libzbar0 is missing: run 'sudo apt-get install libzbar0', then make again"; exit 2; \
+	    echo "missing system packages:$$missing; run 'sudo apt-get install$$missing', then make again"; exit 2; \
 	  fi; \
 	fi
 
-demo: $(STAMP) zbar
+demo: $(STAMP) sysdeps
 	$(VENV)/bin/fieldglass gui --source synthetic --screenshot out/demo.png
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-unit: $(STAMP) zbar
+unit: $(STAMP) sysdeps
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 test: lint unit
 
-bench: $(STAMP) zbar
+bench: $(STAMP) sysdeps
 	$(VENV)/bin/fieldglass bench vision
 
 clean:
