@@ -461,7 +461,13 @@ def _explain(out: dict) -> list[str]:
         reroll = f" (re-rolled from {s['first_roll']})" if "first_roll" in s else ""
         lines.append(f"{label} {s['piece']}: rolls {s['roll']}{reroll}, net {s['net_modifier']:+d} → WZ {s['wz']}")
         lines += ["    " + _modifier(m) for m in s.get("modifiers", [])]
-    lines.append(f"winner: {out['winner']}, effect: {out['effect']} (§8.2)")
+    return lines + outcome_lines(out)
+
+
+def outcome_lines(out: dict) -> list[str]:
+    """The outcome of a Wiener resolution as text lines: winner and effect, loss test, every change with its
+    reasons, notes. Shared by the dashboard's combat panel and `fieldglass resolve`."""
+    lines = [f"winner: {out['winner']}, effect: {out['effect']} (§8.2)"]
     lt = out.get("loss_test")
     if lt:
         if "base_lost" in lt:
@@ -474,6 +480,8 @@ def _explain(out: dict) -> list[str]:
                          if k not in ("piece", "why", "removed"))
         if c.get("removed"):
             what = "removed" + (f" ({what})" if what else "")
+        elif c.get("added"):
+            what = "added: " + what.replace("added True, ", "")
         lines.append(f"{c['piece']}: {what}")
         lines += [f"    {w}" for w in c.get("why", [])]
     lines += [f"note: {n}" for n in out["notes"]]

@@ -235,26 +235,9 @@ def _text(out: dict) -> str:
         line = _side(label, out.get(label))
         if line:
             lines.append(line)
-    lines.append(f"  winner: {out['winner']}, effect: {out['effect']}")
-    if out.get("loss_test"):
-        lt = out["loss_test"]
-        if "base_lost" in lt:
-            lines.append(f"  loss test: rolls {lt['roll']} (needs {lt['needed']}+): "
-                         f"{'one base lost' if lt['base_lost'] else 'no base lost'}")
-        else:
-            lines.append(f"  second roll: {lt['roll']} (needs {lt['needed']}+)")
-    for c in out["changes"]:
-        what = ", ".join(f"{k} {'+'.join(v) if isinstance(v, list) else v}" for k, v in c.items()
-                         if k not in ("piece", "why", "removed"))
-        if c.get("removed"):
-            what = "removed" + (f" ({what})" if what else "")
-        elif c.get("added"):
-            what = "added: " + what.replace("added True, ", "")
-        lines.append(f"  {c['piece']}: {what}")
-        for w in c.get("why", []):
-            lines.append(f"      {w}")
-    for n in out["notes"]:
-        lines.append(f"  note: {n}")
+    from fieldglass.systems import outcome_lines
+
+    lines += ["  " + line for line in outcome_lines(out)]
     d = out["dice"]
     lines.append(f"  dice: {', '.join(map(str, d['rolled']))}" + (f"  (seed {d['seed']})" if "seed" in d else ""))
     return "\n".join(lines)
