@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
+
+from fieldglass import jsonout
 
 EPILOG = """\
 examples:
@@ -63,15 +64,15 @@ def run(args) -> int:
         need_piece(pos, args.position, pid)
     if args.path:
         out = _move(pos, args, opts)
-        print(json.dumps(out, indent=2, ensure_ascii=False) if args.json else _move_text(out))
+        print(jsonout.dumps(out) if args.json else _move_text(out))
         return 0
     if args.to_id:
         out = analyze_pair(pos, args.from_id, args.to_id, opts)
-        print(json.dumps(out, indent=2, ensure_ascii=False) if args.json else _pair_text(pos, out))
+        print(jsonout.dumps(out) if args.json else _pair_text(pos, out))
         return 0
     rows = analyze_from(pos, args.from_id, opts)
     if args.json:
-        print(json.dumps({"from": args.from_id, "targets": rows}, indent=2, ensure_ascii=False))
+        print(jsonout.dumps({"from": args.from_id, "targets": rows}))
     else:
         if not rows:
             print(f"{args.from_id}: no enemy pieces on the table")
@@ -86,7 +87,7 @@ def _all(pos, opts, as_json: bool) -> int:
     table = analyze_all(pos, opts)
     rows = [table.row(k) for k in range(len(table))]
     if as_json:
-        print(json.dumps({"pairs": rows}, indent=2, ensure_ascii=False))
+        print(jsonout.dumps({"pairs": rows}))
         return 0
     print(f"{len(rows)} ordered enemy pairs; {sum(r['line_of_sight'] for r in rows)} in sight, "
           f"{sum(r['fire_allowed'] for r in rows)} may fire, {sum(r['melee_allowed'] for r in rows)} may attack")

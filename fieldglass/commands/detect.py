@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from calibration.layout import check_dictionary
+from fieldglass import jsonout
 from vision.markers import MarkerDetection, QRDetection, detect_markers, detect_qr
 from vision.sources import expand_paths, read_image
 
@@ -85,7 +86,7 @@ def run(args) -> int:
         image = read_image(path)
         results.append((path, detect_markers(image, dictionary), detect_qr(image)))
     if args.json:
-        print(json.dumps([to_json(p, m, q) for p, m, q in results], indent=2, ensure_ascii=False))
+        print(jsonout.dumps([to_json(p, m, q) for p, m, q in results]))
     else:
         print("\n\n".join(format_image(p, dictionary, m, q) for p, m, q in results))
     return 0

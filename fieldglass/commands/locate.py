@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from calibration.registration import TableRegistration
+from fieldglass import jsonout
 from fieldglass.errors import InputError
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.roster import load_roster
@@ -96,7 +96,7 @@ def run(args) -> int:
     # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
     readings = [(p, locate_image(p, camera, layout, roster)) for p in paths]
     if args.json:
-        print(json.dumps([reading_to_json(p, r) for p, r in readings], indent=2))
+        print(jsonout.dumps([reading_to_json(p, r) for p, r in readings]))
     else:
         print("\n\n".join(format_reading(p, r) for p, r in readings))
     return 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
+
+from fieldglass import jsonout
 
 EPILOG = """\
 examples:
@@ -209,7 +210,7 @@ def run(args) -> int:
     if args.out:
         positions.save(res.after, args.out)
     if args.json:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(jsonout.dumps(out))
     else:
         print(_text(out))
         if args.out:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import cv2
 
+from fieldglass import jsonout
 from fieldglass.errors import InputError
 
 EPILOG = """\
@@ -40,7 +40,7 @@ def run(args) -> int:
     record = open_for_reading(args.record)
     try:
         stats = compute_stats(record)
-        print(json.dumps(stats.to_json(), indent=2) if args.json else stats_text(stats))
+        print(jsonout.dumps(stats.to_json()) if args.json else stats_text(stats))
         if not args.no_png:
             src = Path(args.record)
             path = Path(args.png) if args.png else src.with_name(src.stem + "-stats.png")
