@@ -10,10 +10,23 @@ import sys
 from collections.abc import Sequence
 
 from fieldglass import __version__
-from fieldglass.commands import analyze, bench, calibrate, demo, detect, export, gui, locate, record, resolve, stats
+from fieldglass.commands import (
+    analyze,
+    bench,
+    calibrate,
+    demo,
+    detect,
+    export,
+    gui,
+    locate,
+    record,
+    replay,
+    resolve,
+    stats,
+)
 from fieldglass.errors import InputError
 
-COMMANDS = (gui, demo, detect, locate, calibrate, analyze, resolve, record, export, stats, bench)
+COMMANDS = (gui, demo, detect, locate, calibrate, analyze, resolve, record, replay, export, stats, bench)
 
 DESCRIPTION = """\
 Fieldglass watches a wargames table through a camera, finds every marked base by its printed marker,
@@ -28,6 +41,7 @@ A first session:
   fieldglass analyze game.json --from fr-art-1 --to au-ir4-1    what a unit can see, shoot and attack
   fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3
   fieldglass record --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
+  fieldglass replay game.fgr                        review a recorded game in the replay viewer
   fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)
   fieldglass stats game.fgr
 """

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -445,9 +445,16 @@ def has_display() -> bool:
     return bool(platform or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def _quiet_offscreen(mode, context, message) -> None:
+    """Qt's message handler: drop the offscreen plugin's one harmless complaint, pass everything else on."""
+    if "propagateSizeHints" not in message:
+        sys.stderr.write(message + "\n")
+
+
 def application() -> QApplication:
     app = QApplication.instance()
     if app is None:
+        qInstallMessageHandler(_quiet_offscreen)
         app = QApplication(sys.argv[:1])
         app.setOrganizationName("Fieldglass")
         app.setApplicationName("Fieldglass")

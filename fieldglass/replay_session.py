@@ -1,0 +1,465 @@
+"""The replay viewer's model, free of Qt: a game record (`fieldglass.record.Replay`) seen at one moment.
+
+`ReplaySession` holds the moment shown (`index`: the position after the first `index` events of the timeline) and
+answers what the viewer draws there, in the same shapes as the live `fieldglass.session.Session` so the dashboard's
+board view can draw it: `layout`, `roster`, `sides`, `ground`, `position` (the rules engine's position, built from
+the record's committed state with `fieldglass.recording.wiener_position`), `piece_views()`, `selection_overlay()`.
+Every rules answer (a piece's fire lines, every pair's fire lines) comes from the rules engine through
+`fieldglass.systems`; the viewer only draws them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from calibration.grid import Grid, field_name, parse_field
+from calibration.layout import TableLayout, parse_layout
+from fieldglass.errors import InputError
+from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker
+from fieldglass.session import Event as Signal
+from fieldglass.session import PieceView
+from fieldglass.systems import SelectionOverlay
+from vision.pieces import PiecePose
+from vision.roster import Piece, Roster
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def clock(t: float) -> str:
+    """Game time as m:ss.s."""
+    m, s = divmod(max(0.0, float(t)), 60.0)
+    return f"{int(m)}:{s:04.1f}"
+
+
+def layout_from_meta(meta: dict) -> TableLayout:
+    """The table layout a record keeps (its TOML, or for older records the size and grid alone)."""
+    lay = meta.get("layout") or {}
+    text = lay.get("toml")
+    if text:
+        try:
+            return parse_layout(tomllib.loads(text), "the record's layout")
+        except (tomllib.TOMLDecodeError, InputError):
+            pass
+    g = lay.get("grid")
+    grid = None if not g else Grid(float(g["origin_x_mm"]), float(g["origin_y_mm"]), float(g["field_mm"]),
+                                   int(g["cols"]), int(g["rows"]))
+    return TableLayout(float(lay.get("width_mm") or 1200.0), float(lay.get("depth_mm") or 600.0), "DICT_4X4_250",
+                       (), grid)
+
+
+def roster_from_meta(meta: dict) -> Roster:
+    pieces = []
+    for p in meta.get("roster") or []:
+        pieces.append(Piece(str(p["id"]), int(p.get("marker", -1)), str(p.get("side", "")), str(p.get("type", "")),
+                            tuple(p.get("base_mm", (40.0, 30.0))), float(p.get("marker_mm", 20.0)),
+                            float(p.get("marker_height_mm", 0.0)), tuple(p.get("marker_offset_mm", (0.0, 0.0)))))
+    return Roster("DICT_4X4_250", tuple(pieces))
+
+
+def record_system(meta: dict):
+    """The rules adapter of the record's system with the record's rules options."""
+    from fieldglass.systems import WienerSystem, table_system
+
+    name = meta.get("system") or "wiener"
+    if name == "wiener" and meta.get("rules_options"):
+        from rules.wiener.options import Options
+
+        return WienerSystem(Options().with_values(meta["rules_options"], "the record's rules options"))
+    return table_system(name)
+
+
+@dataclass(frozen=True)
+class PhaseMark:
+    turn: int
+    phase: str
+    index: int  # the timeline index of the event that began it
+
+
+@dataclass(frozen=True)
+class PairLine:
+    """A line along which `piece` may fire at (kind "fire") or attack (kind "melee") `target`, field to field."""
+
+    piece: str
+    target: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+    kind: str
+
+
+@dataclass(frozen=True)
+class NoteView:
+    event: Event
+    index: int
+    at_mm: tuple[float, float] | None  # the piece it was written about, where it stood; None: the whole table
+    current: bool  # written at the moment shown
+
+
+class ReplaySession:
+    """One record on a timeline with a cursor. Events (callbacks, no Qt): `moved(index)`, `selection(sel, second)`,
+    `events_changed()` (the undone events shown or hidden)."""
+
+    def __init__(self, record: Record, include_undone: bool = False):
+        self.record = record
+        self.meta = record.meta
+        self.layout = layout_from_meta(self.meta)
+        self.roster = roster_from_meta(self.meta)
+        self.system = record_system(self.meta)
+        self.ground = self.system.empty_ground()
+        self.sides = list(dict.fromkeys(p.side for p in self.roster.pieces))
+        self.reading = None  # a replay has no camera reading: the board view draws no anchors
+        self.include_undone = include_undone
+        self.replay = Replay(record, include_undone=include_undone)
+        self.index = 0
+        self.selected: str | None = None
+        self.second: str | None = None
+        self.problems: list[str] = []
+        self._position_cache: dict[int, Any] = {}
+        self._lines_cache: dict[int, list[PairLine]] = {}
+        self._overlay_cache: dict[tuple[int, str], SelectionOverlay | None] = {}
+        self.events = type("Events", (), {})()
+        for name in ("moved", "selection", "events_changed"):
+            setattr(self.events, name, Signal())
+
+    # ---- the timeline
+
+    def __len__(self) -> int:
+        return len(self.replay)
+
+    @property
+    def duration(self) -> float:
+        return self.replay.duration
+
+    @property
+    def timeline(self) -> list[Event]:
+        return self.replay.events
+
+    def markers(self) -> list[TimelineMarker]:
+        return self.replay.markers()
+
+    def current_event(self) -> Event | None:
+        """The event whose result is shown (None at the start, before any)."""
+        return self.replay.events[self.index - 1] if self.index else None
+
+    @property
+    def t(self) -> float:
+        e = self.current_event()
+        return e.t if e is not None else 0.0
+
+    def seek(self, index: int) -> int:
+        index = max(0, min(int(index), len(self.replay)))
+        if index != self.index:
+            self.index = index
+            self.events.moved.emit(index)
+        return index
+
+    def seek_time(self, t: float) -> int:
+        return self.seek(self.replay.index_at(t))
+
+    def seek_seq(self, seq: int) -> int:
+        """Show the position after the event `seq` (an undone one is shown only with the undone events)."""
+        for i, e in enumerate(self.replay.events):
+            if e.seq == seq:
+                return self.seek(i + 1)
+        seqs = [e.seq for e in self.record.events()]
+        if seq in seqs:
+            raise InputError(f"event {seq} was undone: show the undone events to go to it")
+        span = f"{seqs[0]}..{seqs[-1]}" if seqs else "none"
+        raise InputError(f"no event {seq} in the record (its events: {span})")
+
+    def index_of(self, seq: int) -> int:
+        """The timeline index of event `seq` (the position *before* it is state(index_of(seq)))."""
+        for i, e in enumerate(self.replay.events):
+            if e.seq == seq:
+                return i
+        raise InputError(f"no event {seq} on the timeline")
+
+    def step(self, n: int = 1) -> int:
+        return self.seek(self.index + n)
+
+    def to_start(self) -> int:
+        return self.seek(0)
+
+    def to_end(self) -> int:
+        return self.seek(len(self.replay))
+
+    def turns(self) -> list[int]:
+        return self.replay.turns()
+
+    def turn_index(self, turn: int) -> int:
+        """The index showing the start of `turn` (just after its turn event; turn 0, the set-up: the start)."""
+        starts = self.replay.turn_starts()
+        if turn in starts:
+            return starts[turn] + 1
+        for i, e in enumerate(self.replay.events):
+            if e.turn >= turn and not e.undone:
+                return i + 1
+        raise InputError(f"no turn {turn} in the record (turns {' '.join(map(str, self.turns())) or 'none'})")
+
+    def jump_turn(self, turn: int) -> int:
+        return self.seek(0 if turn <= 0 and turn not in self.replay.turn_starts() else self.turn_index(turn))
+
+    def phases(self) -> list[PhaseMark]:
+        """Every phase as it began: a turn event with a phase, or a phase event."""
+        out = []
+        for i, e in enumerate(self.replay.events):
+            if e.undone:
+                continue
+            if e.type == "turn" and e.data.get("phase"):
+                out.append(PhaseMark(int(e.data.get("turn", e.turn)), str(e.data["phase"]), i))
+            elif e.type == "phase":
+                out.append(PhaseMark(e.turn, str(e.data.get("phase")), i))
+        return out
+
+    def jump_phase(self, turn: int, phase: str) -> int:
+        for m in self.phases():
+            if m.turn == turn and m.phase == phase:
+                return self.seek(m.index + 1)
+        raise InputError(f"no phase {phase!r} in turn {turn}")
+
+    def set_include_undone(self, on: bool) -> None:
+        """Show or hide undone events, keeping the moment shown (the nearest standing event)."""
+        if bool(on) == self.include_undone:
+            return
+        cur = self.current_event()
+        self.include_undone = bool(on)
+        self.replay = Replay(self.record, include_undone=self.include_undone)
+        self._position_cache.clear()
+        self._lines_cache.clear()
+        self._overlay_cache.clear()
+        index = 0
+        if cur is not None:
+            for i, e in enumerate(self.replay.events):
+                if e.seq <= cur.seq:
+                    index = i + 1
+        self.index = index
+        self.events.events_changed.emit()
+        self.events.moved.emit(index)
+
+    # ---- the state at the moment shown
+
+    def state(self, index: int | None = None) -> BoardState:
+        return self.replay.position_at(self.index if index is None else index)
+
+    def position_at(self, index: int):
+        """The rules engine's position after the first `index` events (None when the record's pieces or layout
+        cannot make one: the reason is in `problems`)."""
+        if index not in self._position_cache:
+            from fieldglass.recording import wiener_position
+
+            grid = (self.meta.get("layout") or {}).get("grid")
+            try:
+                pos = wiener_position(self.replay.position_at(index), grid)
+            except InputError as exc:
+                if str(exc) not in self.problems:
+                    self.problems.append(str(exc))
+                pos = None
+            if len(self._position_cache) > 256:
+                self._position_cache.clear()
+            self._position_cache[index] = pos
+        return self._position_cache[index]
+
+    @property
+    def position(self):
+        return self.position_at(self.index)
+
+    def piece_views(self) -> list[PieceView]:
+        """The pieces on the table at the moment shown (a missing piece as 'occluded': dashed, where it was)."""
+        st = self.state()
+        pos = self.position
+        out = []
+        for rp in self.roster.pieces:
+            p = st.pieces.get(rp.id)
+            if p is None or not p.on_table:
+                continue
+            engine = pos.by_id.get(rp.id) if pos is not None else None
+            pose = PiecePose(rp.id, rp.marker, float(p.x_mm), float(p.y_mm), float(p.heading_deg or 0.0), p.facing,
+                             None, p.cell, None)
+            state = (self.system.piece_state(engine) if engine is not None else
+                     {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation})
+            ptype = engine.type if engine is not None else self.system.piece_type(rp.type)
+            out.append(PieceView(rp, pose, "occluded" if p.status == "missing" else "seen", ptype, state))
+        return out
+
+    # ---- selection and fire lines (from the rules engine)
+
+    def in_position(self, pid: str | None) -> bool:
+        pos = self.position
+        return pid is not None and pos is not None and pid in pos.by_id
+
+    def select(self, pid: str | None, second: bool = False) -> None:
+        if pid is not None and self.roster.piece(pid) is None:
+            raise InputError(f"no piece {pid!r} in the roster")
+        if second and self.selected is not None and pid != self.selected:
+            self.second = pid
+        else:
+            self.selected, self.second = pid, None
+        self.events.selection.emit(self.selected, self.second)
+
+    def clear_selection(self) -> None:
+        self.select(None)
+
+    def selection_overlay(self) -> SelectionOverlay | None:
+        """The selected piece's arc, ranges and fire lines at the moment shown (the engine's `selection`)."""
+        pid = self.selected
+        if not self.in_position(pid):
+            return None
+        key = (self.index, pid)
+        if key not in self._overlay_cache:
+            if len(self._overlay_cache) > 256:
+                self._overlay_cache.clear()
+            self._overlay_cache[key] = self.system.selection(self.position, pid)
+        return self._overlay_cache[key]
+
+    def targets(self):
+        return self.system.targets(self.position, self.selected) if self.in_position(self.selected) else []
+
+    def fire_lines(self, index: int | None = None) -> list[PairLine]:
+        """Every line along which a piece may fire at (or attack) an enemy at the moment shown: the engine's
+        `analyze_all` over the position, one line per allowed ordered pair (kind fire or melee)."""
+        index = self.index if index is None else index
+        if index not in self._lines_cache:
+            from rules.wiener.pairs import analyze_all
+
+            pos = self.position_at(index)
+            lines: list[PairLine] = []
+            if pos is not None and self.system.name == "wiener" and len(pos.pieces) > 1:
+                table = analyze_all(pos, self.system.opts)
+                for k in range(len(table.src)):
+                    a, b = pos.pieces[int(table.src[k])], pos.pieces[int(table.dst[k])]
+                    if bool(table.fire_allowed[k]):
+                        lines.append(PairLine(a.id, b.id, a.field, b.field, "fire"))
+                    elif bool(table.melee_allowed[k]):
+                        lines.append(PairLine(a.id, b.id, a.field, b.field, "melee"))
+            if len(self._lines_cache) > 256:
+                self._lines_cache.clear()
+            self._lines_cache[index] = lines
+        return self._lines_cache[index]
+
+    # ---- what the moment shows besides the pieces
+
+    def _latest(self, kind: str, passing: tuple[str, ...]) -> Event | None:
+        """The latest event of `kind` at or before the moment shown, if only events of the `passing` kinds (and
+        undone ones) came after it."""
+        for i in range(self.index - 1, -1, -1):
+            e = self.replay.events[i]
+            if e.undone:
+                continue
+            if e.type == kind:
+                return e
+            if e.type not in passing:
+                return None
+        return None
+
+    def combat_shown(self) -> tuple[str, str, tuple[int, int], tuple[int, int], Event] | None:
+        """The combat just resolved (the current event, or the last one with only its consequences, notes and
+        bookmarks since): attacker, target and their fields as recorded."""
+        e = self._latest("combat", ("note", "bookmark", "marker", "formation", "removed", "missing", "kept"))
+        if e is None:
+            return None
+        pieces, fields = e.data.get("pieces") or [], e.data.get("fields") or {}
+        if len(pieces) != 2 or not all(p in fields for p in pieces):
+            return None
+        try:
+            return pieces[0], pieces[1], parse_field(fields[pieces[0]]), parse_field(fields[pieces[1]]), e
+        except InputError:
+            return None
+
+    def move_shown(self) -> tuple[tuple[float, float], tuple[float, float], Event] | None:
+        """The move just committed (the current event, or the last one with only notes and bookmarks since): from and
+        to, table mm."""
+        e = self._latest("move", ("note", "bookmark"))
+        if e is None:
+            return None
+        a, b = e.data.get("from") or {}, e.data.get("to") or {}
+        if "x_mm" not in a or "x_mm" not in b:
+            return None
+        return (float(a["x_mm"]), float(a["y_mm"])), (float(b["x_mm"]), float(b["y_mm"])), e
+
+    def notes_shown(self) -> list[NoteView]:
+        """The notes written in the turn shown, up to the moment shown, each at the piece it names (where that
+        piece stood when it was written) or over the whole table."""
+        cur = self.current_event()
+        if cur is None:
+            return []
+        out = []
+        for i in range(self.index):
+            e = self.replay.events[i]
+            if e.type != "note" or e.undone or e.turn != cur.turn:
+                continue
+            at = None
+            if e.piece:
+                p = self.replay.position_at(i + 1).pieces.get(e.piece)
+                if p is not None and p.x_mm is not None:
+                    at = (float(p.x_mm), float(p.y_mm))
+            out.append(NoteView(e, i, at, i == self.index - 1))
+        return out
+
+    def thumbnail(self) -> tuple[int, str, bytes] | None:
+        """The latest table photo (turns and combats) at or before the moment shown."""
+        cur = self.current_event()
+        if cur is None:
+            return None
+        best = None
+        for s, kind, jpeg in self.record.thumbnails():
+            if s <= cur.seq:
+                best = (s, kind, jpeg)
+        return best
+
+    # ---- text (the headless command, tooltips)
+
+    def describe_event(self, e: Event) -> str:
+        from fieldglass.record.export import summary
+
+        return summary(e, self.layout.grid is not None)
+
+    def timeline_summary(self) -> list[str]:
+        evs = self.record.events()
+        undone = sum(1 for e in evs if e.undone)
+        kinds: dict[str, int] = {}
+        for e in evs:
+            if not e.undone:
+                kinds[e.type] = kinds.get(e.type, 0) + 1
+        turns = [t for t in self.turns() if t > 0]
+        meta = self.meta
+        lines = [f"{self.record.path.name}: {meta.get('system', '?')} game, {len(evs)} events"
+                 + (f" ({undone} undone)" if undone else "")
+                 + f", {clock(self.duration)} of game time, "
+                 + (f"turns {turns[0]}-{turns[-1]}" if len(turns) > 1 else f"turn {turns[0]}" if turns else "no turns")
+                 + (f", players {', '.join(meta['players'])}" if meta.get("players") else "")]
+        lines.append("  " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items())))
+        lines.append("timeline:")
+        for m in self.markers():
+            lines.append(f"  {clock(m.t):>7}  seq {m.seq:<4} {m.kind:<9} {m.label}")
+        return lines
+
+    def position_lines(self) -> list[str]:
+        e = self.current_event()
+        st = self.state()
+        if e is None:
+            head = "at the start (before any event)"
+        else:
+            head = (f"after event {e.seq} of {len(self.record.events())} at {clock(e.t)}, turn {st.turn}"
+                    + (f" {st.phase}" if st.phase else "") + f": {self.describe_event(e)}"
+                    + (" [undone]" if e.undone else ""))
+        lines = [head, f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<9}"
+                       f"{'bases':<6}markers"]
+        for p in st.pieces.values():
+            if p.status == "unplaced":
+                continue
+            lines.append(f"  {p.id:<10}{p.side:<6}{p.type:<15}{(p.cell or '-'):<6}{(p.facing or '-'):<7}"
+                         f"{p.status:<9}{p.bases:<6}{'+'.join(p.markers) or '-'}")
+        lines.append("fire lines (rules engine):")
+        fl = self.fire_lines()
+        for ln in fl:
+            lines.append(f"  {ln.piece} {field_name(*ln.start)} -> {ln.target} {field_name(*ln.end)} ({ln.kind})")
+        if not fl:
+            lines.append("  none")
+        for n in self.notes_shown():
+            lines.append(f"note at {clock(n.event.t)}{' by ' + n.event.data['by'] if n.event.data.get('by') else ''}"
+                         f": {n.event.data.get('text', '')}")
+        for p in self.problems:
+            lines.append(f"warning: {p}")
+        return lines
+
