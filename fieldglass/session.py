@@ -7,6 +7,7 @@ position; every rules answer then comes from the engine through `fieldglass.syst
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from fieldglass.errors import InputError
 from fieldglass.systems import CombatOutcome, PieceSpec, SelectionOverlay, TargetRow, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
+from vision.tracking import Place, Tracker, TrackerConfig
 
 AMBIGUOUS_EDGE_MM = 5.0
 """A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""
@@ -219,7 +221,7 @@ class Session:
     Events: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar)."""
 
-    def __init__(self, setup: Setup, system=None):
+    def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
         self.system = system or table_system(setup.system)
         self.layout = setup.layout
@@ -230,6 +232,10 @@ class Session:
         self.state.states = {k: dict(v) for k, v in setup.initial_states.items()}
         self.reading: TableReading | None = None
         self.last_seen: dict[str, PiecePose] = {}
+        # Rules answers refer to the committed state: a piece in a hand or sliding across the table keeps its
+        # committed place until it has settled at the new one (vision/tracking.py).
+        self.tracker = Tracker(setup.roster, TrackerConfig(settle_s=settle_s))
+        self.frames = 0
         self.position = None
         self.notes: list[str] = []
         self.selected: str | None = None
@@ -242,10 +248,13 @@ class Session:
 
     # ---- readings
 
-    def update_reading(self, reading: TableReading) -> None:
+    def update_reading(self, reading: TableReading, t: float | None = None) -> None:
+        """A new reading at time `t` (seconds; default: now)."""
         self.reading = reading
         for p in reading.pieces:
             self.last_seen[p.piece] = p
+        self.tracker.update(reading, time.monotonic() if t is None else t, self.frames)
+        self.frames += 1
         self._settle_pending(reading)
         self.events.reading.emit(reading)
         self._rebuild()
@@ -266,9 +275,21 @@ class Session:
         if done:
             self.events.state.emit()
 
+    def committed_places(self) -> dict[str, Place]:
+        """Where the rules see each piece: its committed place, or, until its first placement has settled, where
+        it was first seen (so a table being set up is answered at once)."""
+        out = {}
+        for pid, track in self.tracker.tracks.items():
+            if track.state == "removed":
+                continue
+            place = track.place if track.place is not None else track.seen_now
+            if place is not None:
+                out[pid] = place
+        return out
+
     def _rebuild(self, force: bool = False) -> None:
-        pos, notes = position_from_reading(self.reading, self.roster, self.layout, self.system, self.state,
-                                           self.ground, self.last_seen)
+        pos, notes = position_from_reading(None, self.roster, self.layout, self.system, self.state,
+                                           self.ground, self.committed_places())
         self.notes = notes
         if force or pos != self.position:
             self.position = pos
