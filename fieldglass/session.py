@@ -414,13 +414,16 @@ class Session:
             return []
         return self.system.supporter_candidates(self.position, attacker, target, action)
 
+    def _single(self, action: str) -> bool:
+        return action in getattr(self.system, "single_piece_actions", ())
+
     def combat_modifiers(self, attacker: str, target: str, action: str, supporters=()):
-        self._need(attacker, target)
+        self._need(attacker, *(() if self._single(action) else (target,)))
         return self.system.combat_modifiers(self.position, attacker, target, action, supporters)
 
     def resolve(self, action: str, attacker: str, target: str, **kw) -> CombatOutcome:
         """Resolve an action on the current position with the engine; InputError when the rules forbid it."""
-        self._need(attacker, target)
+        self._need(attacker, *(() if self._single(action) else (target,)))
         return self.system.resolve(self.position, action, attacker, target, **kw)
 
     def _need(self, *pids: str) -> None:

@@ -130,7 +130,9 @@ class WienerSystem:
     """Wiener Napoleon Kriegsspielregeln 2022 on the square grid (rules/wiener)."""
 
     name = "wiener"
-    actions = ("fire", "melee")
+    actions = ("fire", "melee", "rally", "flight", "mount", "dismount")
+    single_piece_actions = frozenset({"rally", "flight", "mount", "dismount"})
+    """Actions of one piece alone: no target, no supporters, no opposing roll."""
 
     def __init__(self, options=None):
         from rules.wiener import model
@@ -366,6 +368,8 @@ class WienerSystem:
         """Pieces the engine accepts as supporters of `attacker` against `target` (each on its own, §8.5)."""
         from rules.wiener.combat import supporter_reasons
 
+        if action in self.single_piece_actions:
+            return []
         a, t = pos.piece(attacker), pos.piece(target)
         out = []
         for s in pos.pieces:
@@ -376,6 +380,8 @@ class WienerSystem:
     def combat_modifiers(self, pos, attacker: str, target: str, action: str,
                          supporters: Sequence[str] = ()) -> tuple[list[str], list[str]]:
         """Both sides' modifiers with their rules, before the dice: (attacker lines, defender lines)."""
+        if action in self.single_piece_actions:
+            return [_SINGLE_PIECE_HINTS[action]], []
         from rules.wiener.combat import defence_reason, fire_check, melee_check, melee_modifiers
         from rules.wiener.tables import cap
 
@@ -416,6 +422,15 @@ class WienerSystem:
             raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")
         d = Dice(list(dice), seed)
         choices = R.Choices(flight, follow_up)
+        if action in self.single_piece_actions:
+            if action == "rally":
+                res = R.resolve_rally(pos, attacker, d, self.opts)
+            elif action == "flight":
+                res = R.resolve_continued_flight(pos, attacker, 0, choices, self.opts)
+            else:
+                res = R.resolve_mount(pos, attacker, action == "mount", self.opts)
+            out = res.as_dict()
+            return CombatOutcome(res, list(d.rolled), d.seed if d.generated else None, _explain(out), out["changes"])
         fn = R.resolve_fire if action == "fire" else R.resolve_melee
         res = fn(pos, attacker, target, dice=d, supporters=list(supporters),
                  defender_supporters=list(defender_supporters), choices=choices, loss_die=loss_die, opts=self.opts)
@@ -459,6 +474,10 @@ def _explain(out: dict) -> list[str]:
             lines.append(f"{label} {s['piece']}: does not roll" + (f" ({s['reason']})" if s.get("reason") else ""))
             continue
         reroll = f" (re-rolled from {s['first_roll']})" if "first_roll" in s else ""
+        if "net_modifier" not in s:  # a roll against a threshold (rally, work), not a duel
+            need = f", needs {s['needed']}+" if "needed" in s else ""
+            lines.append(f"{label} {s['piece']}: rolls {s['roll']}{reroll}{need}")
+            continue
         lines.append(f"{label} {s['piece']}: rolls {s['roll']}{reroll}, net {s['net_modifier']:+d} → WZ {s['wz']}")
         lines += ["    " + _modifier(m) for m in s.get("modifiers", [])]
     return lines + outcome_lines(out)
@@ -487,6 +506,14 @@ def outcome_lines(out: dict) -> list[str]:
     lines += [f"note: {n}" for n in out["notes"]]
     return lines
 
+
+_SINGLE_PIECE_HINTS = {
+    "rally": "rally at the end of its own phase: one die, 4+ (3+ with a general in a neighbouring field) removes"
+             " every marker (§8.10)",
+    "flight": "continued flight: a fleeing troop that failed to rally moves on 1-2 LE away from the enemy (§8.8)",
+    "mount": "light cavalry mounts at the start of its phase, before moving or fighting (§4)",
+    "dismount": "light cavalry dismounts at the start of its phase, before moving or fighting (§4)",
+}
 
 _SYSTEMS = {"wiener": WienerSystem}
 

@@ -236,7 +236,9 @@ class CombatPanel(QWidget):
 
     def _update_modifiers(self) -> None:
         a, t, act = self.attacker.currentText(), self.target.currentText(), self.action.currentText()
-        if not (a and t) or a == t:
+        single = act in getattr(self.session.system, "single_piece_actions", ())
+        self.target.setEnabled(not single)
+        if not a or (not single and (not t or a == t)):
             self.att_mods.setPlainText("")
             self.def_mods.setPlainText("")
             return

@@ -372,3 +372,28 @@ def test_headless_gui_command(qapp, tmp_path, capsys):
     with pytest.raises(InputError, match="layout file not found"):
         bad.run(bad)
     QApplication.processEvents()
+
+
+def test_rally_through_the_panel_needs_no_target(qapp, window):
+    """After the fire above left au-a-1 with a Grey marker, it rallies on its own: 4+ removes its markers (§8.10)."""
+    from rules.wiener.resolve import resolve_rally
+
+    s = window.session
+    panel = window.combat_panel
+    window.show_panel("combat")
+    if not s.position.piece("au-a-1").markers:
+        s.set_piece_state("au-a-1", "markers", ["grey"])
+        _refresh(qapp, window)
+    panel.attacker.setCurrentText("au-a-1")
+    panel.action.setCurrentText("rally")
+    _refresh(qapp, window)
+    assert not panel.target.isEnabled()
+    assert "§8.10" in panel.att_mods.toPlainText()
+    before = s.position
+    panel.dice.setText("5")
+    panel.resolve_button.click()
+    expected = resolve_rally(before, "au-a-1", Dice([5]))
+    assert panel.outcome is not None and panel.outcome.changes == expected.as_dict()["changes"]
+    panel.apply_button.click()
+    _refresh(qapp, window)
+    assert s.position.piece("au-a-1").markers == expected.after.piece("au-a-1").markers == ()
