@@ -1,0 +1,171 @@
+"""Hidden blocks: what each player may see, and a step loss recognised across a marker swap. No Qt, no OpenCV.
+
+The camera sees every block's marker, so it knows every identity; the dashboard must not show them. A *player view*
+shows the viewer's own blocks in full and the opponent's only as blocks of their colour (type and strength hidden)
+unless the rules have revealed them (digest §2.4, §13); the *umpire view* shows everything. The record keeps
+identities; `replay_view` reveals them only where the rules did, or everywhere once the game has ended.
+
+A block that takes a loss is swapped for a block of the same type with a lower strength, hence a new marker (§2.1).
+The `BlockRoster` maps each unit to its markers per strength, so `track_losses` reads "marker 11 gone, marker 12
+(same unit, strength 2) in the same position" as one step loss, not a death and an arrival.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from fieldglass.errors import InputError
+
+UMPIRE = "umpire"
+
+
+@dataclass(frozen=True)
+class UnitMarkers:
+    unit: str
+    side: str
+    type: str
+    markers: Mapping[int, int]  # strength -> marker id
+
+
+@dataclass(frozen=True)
+class BlockRoster:
+    """unit -> markers per strength; every marker belongs to one unit at one strength."""
+
+    units: Mapping[str, UnitMarkers]
+
+    def __post_init__(self):
+        seen: dict[int, str] = {}
+        for u in self.units.values():
+            for s, m in u.markers.items():
+                if m in seen:
+                    raise InputError(f"block roster: marker {m} is listed for {seen[m]} and {u.unit}")
+                seen[m] = f"{u.unit} strength {s}"
+
+    def identify(self, marker: int) -> tuple[UnitMarkers, int] | None:
+        for u in self.units.values():
+            for s, m in u.markers.items():
+                if m == marker:
+                    return u, s
+        return None
+
+    @classmethod
+    def from_dict(cls, data: Mapping, source: str = "block roster") -> BlockRoster:
+        """{"au-inf-1": {"side": "AU", "type": "infantry", "markers": {"3": 10, "2": 11, "1": 12}}, ...}"""
+        units = {}
+        for unit, d in data.items():
+            try:
+                markers = {int(s): int(m) for s, m in d["markers"].items()}
+                units[unit] = UnitMarkers(unit, str(d["side"]), str(d["type"]), markers)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                raise InputError(f"{source}: unit {unit!r} needs side, type and markers {{strength: marker}}") from None
+        return cls(units)
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One block marker seen on the board: where (area and position, from rules.board.Board.locate)."""
+
+    marker: int
+    area: str | None
+    position: str | None
+
+
+@dataclass(frozen=True)
+class UnitState:
+    unit: str
+    side: str
+    type: str
+    strength: int
+    marker: int
+    area: str | None
+    position: str | None
+
+
+@dataclass(frozen=True)
+class StepLoss:
+    unit: str
+    old_marker: int
+    new_marker: int
+    old_strength: int
+    new_strength: int
+
+    @property
+    def steps(self) -> int:
+        return self.old_strength - self.new_strength
+
+
+def read_units(roster: BlockRoster, sightings: Iterable[Sighting]) -> tuple[dict[str, UnitState], list[int]]:
+    """Units seen in one frame, and the markers the roster does not know."""
+    units, unknown = {}, []
+    for s in sightings:
+        hit = roster.identify(s.marker)
+        if hit is None:
+            unknown.append(s.marker)
+            continue
+        u, strength = hit
+        units[u.unit] = UnitState(u.unit, u.side, u.type, strength, s.marker, s.area, s.position)
+    return units, unknown
+
+
+def track_losses(before: Mapping[str, UnitState], after: Mapping[str, UnitState]
+                 ) -> tuple[list[StepLoss], list[str], list[str]]:
+    """Step losses (same unit, lower strength, new marker), removed units (strength 0 or off the board), arrivals."""
+    losses = []
+    for unit, old in before.items():
+        new = after.get(unit)
+        if new is not None and new.strength < old.strength:
+            losses.append(StepLoss(unit, old.marker, new.marker, old.strength, new.strength))
+    removed = sorted(set(before) - set(after))
+    arrived = sorted(set(after) - set(before))
+    return losses, removed, arrived
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """One block as a viewer sees it: `label` is the unit for visible blocks, an anonymous "AU block 3" otherwise."""
+
+    label: str
+    side: str
+    area: str | None
+    position: str | None
+    type: str | None
+    strength: int | None
+    hidden: bool
+
+
+def player_view(units: Iterable[UnitState], viewer: str, revealed: Iterable[str] = (), game_over: bool = False
+                ) -> list[BlockView]:
+    """`viewer` "AU"/"FR": own blocks and revealed ones in full, the opponent's as colour only; "umpire": all."""
+    if viewer not in ("AU", "FR", UMPIRE):
+        raise InputError(f"view: viewer must be AU, FR or umpire, not {viewer!r}")
+    shown = set(revealed)
+    out, n = [], {}
+    for u in sorted(units, key=lambda u: (u.side, u.area or "", u.position or "", u.unit)):
+        visible = viewer == UMPIRE or u.side == viewer or u.unit in shown or game_over
+        if visible:
+            out.append(BlockView(u.unit, u.side, u.area, u.position, u.type, u.strength, False))
+        else:
+            n[u.side] = n.get(u.side, 0) + 1
+            out.append(BlockView(f"{u.side} block {n[u.side]}", u.side, u.area, u.position, None, None, True))
+    return out
+
+
+@dataclass(frozen=True)
+class RecordFrame:
+    """One recorded moment: every unit (identities stored) and which units the rules had revealed then."""
+
+    units: tuple[UnitState, ...]
+    revealed: frozenset[str] = frozenset()
+
+
+def replay_view(record: Iterable[RecordFrame], viewer: str, game_over: bool = False) -> list[list[BlockView]]:
+    """The record as `viewer` may replay it: identities only where the rules revealed them, or after the game."""
+    return [player_view(f.units, viewer, f.revealed, game_over) for f in record]
+
+
+def units_from_position(pos) -> tuple[list[UnitState], set[str]]:
+    """A Marengo position's blocks as units (the block id is the unit) and the ids currently revealed."""
+    units = [UnitState(b.unit or b.id, b.side, b.type, b.strength, -1, b.area or (f"box:{b.box}" if b.box else None),
+                       b.position) for b in pos.blocks]
+    return units, {b.unit or b.id for b in pos.blocks if b.revealed}

@@ -1,0 +1,145 @@
+"""`fieldglass analyze` and `fieldglass resolve` for Marengo positions (handed over by fieldglass.commands.systems).
+
+analyze --from X --to Y: X and Y are areas or blocks: adjacency and approaches, road connection, legal actions and
+their command cost. resolve --action thrust|bombard|assault|move|road|rally|pontoon|advance|start_turn|end_turn
+--attacker ID[,ID] [--supporters ID,ID] [--target AREA|BLOCK] [--choice KEY=VALUE ...] [--out FILE]:
+
+  choices: push=ID,ID (defender's push-in)  into_approach=yes (stopped thrust)  path=A,B,C (road move)
+           approach=AREA (move into an approach)  phase=announce|execute  hit=ID (bombarded block)
+           lead=ID[,ID]  def_lead=ID[,ID]  fire=yes|no  fire_target=ID  counter=ID[,ID]  (assault)
+           retreat.ID=AREA  loss.ID=N  advance=ID:AREA[,ID:AREA]  return_disc=AREA (end_turn)
+"""
+
+from __future__ import annotations
+
+import json
+
+from fieldglass.commands.systems import choices as parse_choices
+from fieldglass.errors import InputError
+from rules import position as positions
+from rules.marengo import analysis, engine
+from rules.marengo.model import MarengoPosition
+from rules.marengo.options import load_options
+
+
+def _load(args) -> MarengoPosition:
+    pos = positions.load(args.position)
+    if not isinstance(pos, MarengoPosition):
+        raise InputError(f"{args.position}: not a Marengo position")
+    return pos
+
+
+def _ids(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _yes(v: str | None) -> bool | None:
+    if v is None:
+        return None
+    if v.lower() in ("yes", "true", "1", "y"):
+        return True
+    if v.lower() in ("no", "false", "0", "n"):
+        return False
+    raise InputError(f"--choice: {v!r} is not yes or no")
+
+
+def analyze(args) -> int:
+    pos = _load(args)
+    opts = load_options(getattr(args, "options", None))
+    a, b = getattr(args, "from_id", None), getattr(args, "to_id", None)
+    if not a or not b:
+        raise InputError(f"{args.position}: Marengo analyze needs --from and --to (two areas or two blocks)")
+    if a in pos.blocks_by_id and b in pos.blocks_by_id:
+        out = analysis.analyze_blocks(pos, a, b, opts)
+    elif a in pos.board.areas and b in pos.board.areas:
+        out = analysis.analyze_areas(pos, a, b, opts)
+    else:
+        raise InputError(f"{args.position}: --from {a} and --to {b} must both be areas or both be blocks")
+    if getattr(args, "json", False):
+        print(json.dumps(out, indent=1, default=str))
+    else:
+        print(_text(out))
+    return 0
+
+
+def _text(out: dict) -> str:
+    lines = []
+    if "blocks" in out:
+        for bid, v in out["blocks"].items():
+            lines.append(f"{bid}: {v['side']} {v['type']} {v['strength']} at {v['position']} in {v['area']}")
+    if "adjacent" in out:
+        lines.append(f"areas {out['from']} -> {out['to']}: {'adjacent' if out['adjacent'] else 'not adjacent'}"
+                     f" ({', '.join(out['connections']) or 'no connection'})")
+        for role, ap in out.get("approaches", {}).items():
+            attrs = [k for k in ("art_penalty", "cav_obstacle", "impassable") if ap[k]]
+            attrs += [f"{k} {ap[k]}" for k in ("inf_penalty", "cav_penalty") if ap[k]]
+            lines.append(f"  {role} approach {ap['id']}: {ap['width']}, {ap['blocked']} blocked"
+                         f"{', ' + ', '.join(attrs) if attrs else ''}")
+        for r in out.get("road_paths", []):
+            lines.append(f"  road {' -> '.join(r['path'])}{' (main road, free)' if r['free'] else ''}")
+    for act in out.get("actions", []):
+        if act.get("legal"):
+            lines.append(f"  {act['action']} {','.join(act['blocks'])}: legal, {act['cost']} command(s)")
+        else:
+            lines.append(f"  {act['action']} {','.join(act['blocks'])}: not legal - {'; '.join(act['reasons'])}")
+    return "\n".join(lines)
+
+
+def resolve(args) -> int:
+    pos = _load(args)
+    opts = load_options(getattr(args, "options", None))
+    ch = parse_choices(args)
+    ids = _ids(args.attacker) + _ids(getattr(args, "supporters", None))
+    action = args.action
+    target = getattr(args, "target", None)
+    if target and target in pos.blocks_by_id:
+        target = pos.block(target).area
+    if action == "thrust":
+        out = engine.thrust(pos, ids, _need(target, "thrust"), opts, push=_ids(ch.get("push")),
+                            into_approach=bool(_yes(ch.get("into_approach"))), choices=ch)
+    elif action == "bombard":
+        if ch.get("phase", "announce") == "announce":
+            out = engine.announce_bombardment(pos, ids[0], opts)
+        else:
+            out = engine.execute_bombardment(pos, ids[0], ch.get("hit"), opts)
+    elif action == "assault":
+        b0 = pos.block(ids[0])
+        if b0.approach is None:
+            raise InputError(f"{ids[0]}: an assault starts from an approach (§8.3)")
+        out = engine.assault(pos, b0.area, b0.approach, ids, _ids(ch.get("lead")) or ids[:1],
+                             _ids(ch.get("def_lead")), _yes(ch.get("fire")), ch.get("fire_target"),
+                             _ids(ch.get("counter")), opts, ch)
+    elif action == "move":
+        out = engine.standard_move(pos, ids, _need(target, "move"), ch.get("approach"), opts)
+    elif action == "road":
+        out = engine.road_move(pos, ids[0], _ids(ch.get("path")) or [_need(target, "road")], opts,
+                               push=_ids(ch.get("push")), choices=ch)
+    elif action == "rally":
+        out = engine.rally(pos, ids, opts)
+    elif action == "pontoon":
+        out = engine.pontoon(pos, ids[0], opts)
+    elif action == "advance":
+        moves = dict(item.split(":", 1) for item in _ids(ch.get("advance")))
+        out = engine.cavalry_advance(pos, ids, moves)
+    elif action == "start_turn":
+        out = engine.start_turn(pos, opts)
+    elif action == "end_turn":
+        out = engine.end_turn(pos, opts, ch.get("return_disc"))
+    else:
+        raise InputError(f"--action {action!r}: Marengo knows thrust bombard assault move road rally pontoon advance "
+                         "start_turn end_turn")
+    if out.legal and getattr(args, "out", None):
+        positions.save(out.position, args.out)
+    if getattr(args, "json", False):
+        print(json.dumps(out.to_json(), indent=1, default=str))
+    else:
+        print(f"{action}: {'legal' if out.legal else 'NOT LEGAL'}, {out.cost} command(s)")
+        for line in out.events + out.reasons:
+            print("  " + line)
+    return 0 if out.legal else 1
+
+
+def _need(target: str | None, what: str) -> str:
+    if not target:
+        raise InputError(f"--action {what} needs --target AREA (or a block in it)")
+    return target

@@ -1,0 +1,118 @@
+"""Board definitions: parsing, validation, adjacency, roads, piece to area (rules/board.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fieldglass.errors import InputError
+from rules.board import (
+    board_to_toml,
+    distance_to_outline,
+    load_board,
+    load_demo_board,
+    parse_board,
+    points_in_polygon,
+    validate_board,
+)
+
+
+def _sq(x0, y0, x1, y1):
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def _data(**over):
+    data = {
+        "board": {"name": "t", "width_mm": 300, "depth_mm": 100},
+        "area": [{"id": "A", "polygon": _sq(0, 0, 100, 100)}, {"id": "B", "polygon": _sq(100, 0, 200, 100)},
+                 {"id": "C", "polygon": _sq(200, 0, 300, 100)}],
+        "border": [{"areas": ["A", "B"], "width": "wide"}, {"areas": ["B", "C"]}],
+    }
+    data.update(over)
+    return data
+
+
+def test_demo_board_is_valid_and_round_trips(tmp_path):
+    board = load_demo_board()
+    assert validate_board(board) == []
+    assert len(board.areas) == 11 and len(board.approaches) == 36
+    path = tmp_path / "b.toml"
+    path.write_text(board_to_toml(board))
+    again = load_board(path)
+    assert set(again.approaches) == set(board.approaches) and again.arrows == board.arrows
+    assert again.approaches["5>4"].inf_penalty == 1 and again.approaches["9>10"].impassable
+
+
+def test_adjacency_is_a_shared_border_not_a_corner():
+    board = load_demo_board()
+    assert board.adjacent("3", "5") and board.adjacent("5", "3")
+    assert not board.adjacent("9", "24")  # §3.2 they touch only at a corner
+    assert board.neighbours("3") == ["10", "2", "4", "5"]
+    assert board.approaches["3>5"].opposite == "5>3"
+    assert [r.id for r in board.roads_between("3", "5")] == ["main-south"]
+
+
+def test_point_in_polygon_and_distance():
+    poly = np.array(_sq(0, 0, 10, 10), float)
+    assert points_in_polygon(np.array([[5, 5], [15, 5], [-1, 3]]), poly).tolist() == [True, False, False]
+    assert distance_to_outline(np.array([[5, 5], [5, 12]]), poly) == pytest.approx([5.0, 2.0])
+
+
+def test_piece_to_area_reserve_approach_and_border_flag():
+    board = load_demo_board()
+    assert (board.locate(300, 100).area, board.locate(300, 100).position) == ("3", "reserve")
+    assert board.locate(350, 150).position == "3>5"
+    on = board.locate(361, 150)
+    assert on.on_border and on.position is None and "3" in on.note  # flagged, not guessed
+    corner = board.locate(352, 192)
+    assert corner.on_border and "between approaches" in corner.note
+    assert board.locate(800, 10).area is None
+
+
+def test_validation_unpaired_approach():
+    data = _data(border=[{"areas": ["A", "B"]}], approach=[{"area": "B", "to": "C"}])
+    with pytest.raises(InputError, match="has no opposite approach C>B"):
+        parse_board(data, "t.toml")
+
+
+def test_validation_unreachable_area():
+    data = _data(border=[{"areas": ["A", "B"]}])
+    problems = validate_board(parse_board(data, "t.toml", validate=False))
+    assert any("share a border but have no approaches" in p for p in problems)
+    data["area"][2]["polygon"] = _sq(220, 0, 300, 100)  # C no longer touches B
+    problems = validate_board(parse_board(data, "t.toml", validate=False))
+    assert problems == ["area(s) C cannot be reached from area A"]
+
+
+def test_validation_overlap_and_corner_approach():
+    data = _data()
+    data["area"][1]["polygon"] = _sq(90, 0, 200, 100)
+    with pytest.raises(InputError, match="areas A and B overlap"):
+        parse_board(data, "t.toml")
+    data = _data(area=[{"id": "A", "polygon": _sq(0, 0, 100, 50)}, {"id": "B", "polygon": _sq(100, 50, 200, 100)}],
+                 border=[{"areas": ["A", "B"]}])
+    with pytest.raises(InputError, match="a corner is not one"):
+        parse_board(data, "t.toml")
+
+
+@pytest.mark.parametrize(
+    "patch, message",
+    [
+        ({"board": {"width_mm": 0, "depth_mm": 1}}, "must be positive"),
+        ({"area": [{"id": "A", "polygon": [[0, 0], [1, 1]]}]}, "area A: 'polygon'"),
+        ({"border": [{"areas": ["A", "B"], "width": "huge"}]}, "width must be narrow or wide"),
+        ({"road": [{"id": "r", "areas": ["A", "C"]}]}, "road r jumps from A to C"),
+        ({"arrow": [{"from": "A", "to": "Z"}]}, "arrow 1"),
+        ({"border": [{"areas": ["A", "B"], "side": {"A": {"colour": 1}}}]}, "unknown approach attribute 'colour'"),
+    ],
+)
+def test_bad_board_files_fail_in_one_line(patch, message):
+    with pytest.raises(InputError, match=message) as err:
+        parse_board(_data(**patch), "t.toml")
+    assert "\n" not in str(err.value) and str(err.value).startswith("t.toml")
+
+
+def test_strategic_connections():
+    data = _data(connection=[{"areas": ["A", "C"], "kind": "sea"}])
+    board = parse_board(data, "t.toml")
+    assert board.connected("A", "C") == ["sea"] and board.connected("A", "B") == ["approach"]
