@@ -20,11 +20,17 @@ SYSLIBS := libzbar.so.0:libzbar0 libEGL.so.1:libegl1 libGL.so.1:libgl1 libfontco
 	libxcb-icccm.so.4:libxcb-icccm4 libxcb-keysyms.so.1:libxcb-keysyms1 libxcb-image.so.0:libxcb-image0 \
 	libxcb-randr.so.0:libxcb-randr0 libxcb-render-util.so.0:libxcb-render-util0 libxcb-shape.so.0:libxcb-shape0 \
 	libxcb-xkb.so.1:libxcb-xkb1
+# Commands: the print tests render PDFs with poppler's pdftoppm and read their text with pdftotext.
+SYSCMDS := pdftoppm:poppler-utils pdftotext:poppler-utils
 
 sysdeps:
 	@missing=""; for pair in $(SYSLIBS); do \
 	  lib=$${pair%%:*}; pkg=$${pair##*:}; \
 	  ldconfig -p 2>/dev/null | grep -q "$$lib" || missing="$$missing $$pkg"; \
+	done; \
+	for pair in $(SYSCMDS); do \
+	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
+	  command -v "$$cmd" >/dev/null 2>&1 || case "$$missing" in *" $$pkg"*) ;; *) missing="$$missing $$pkg";; esac; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \

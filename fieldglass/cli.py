@@ -14,11 +14,14 @@ from fieldglass.commands import (
     analyze,
     bench,
     calibrate,
+    check_print,
     demo,
     detect,
     export,
     gui,
     locate,
+    plan,
+    print_,
     record,
     replay,
     resolve,
@@ -26,7 +29,10 @@ from fieldglass.commands import (
 )
 from fieldglass.errors import InputError
 
-COMMANDS = (gui, demo, detect, locate, calibrate, analyze, resolve, record, replay, export, stats, bench)
+COMMANDS = (
+    gui, demo, detect, locate, calibrate, analyze, resolve, record, replay, export, stats, print_, check_print, plan,
+    bench,
+)
 
 DESCRIPTION = """\
 Fieldglass watches a wargames table through a camera, finds every marked base by its printed marker,
@@ -44,6 +50,8 @@ A first session:
   fieldglass replay game.fgr                        review a recorded game in the replay viewer
   fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)
   fieldglass stats game.fgr
+  fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
+  fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
 """
 
 

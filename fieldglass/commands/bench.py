@@ -51,6 +51,9 @@ def add_parser(sub) -> None:
     from fieldglass.benchmarks.record import add_parser as add_record_bench
 
     add_record_bench(which)
+    from fieldglass.benchmarks.limits import add_parser as add_limits_bench
+
+    add_limits_bench(which)
 
 
 def run_vision(args) -> int:

@@ -1,0 +1,75 @@
+"""fieldglass check-print: was a page printed at 100 %? Measured from a photo of it lying next to the anchors."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+EPILOG = """\
+examples:
+  fieldglass check-print photo.jpg --camera cam.json --layout table.toml --roster roster.toml
+  fieldglass check-print photo.jpg --camera cam.json --layout table.toml --expect-mm 20
+
+Lay a printed page (marker labels, anchors or a board with markers) flat on the table, at least 2 of the table's
+anchors in view, and take a photo with the calibrated camera. Each printed marker's black square is mapped onto the
+table (pose from the anchors) and its sides measured in mm; the expected size comes from the roster (marker_mm),
+the layout (a printed anchor) or --expect-mm. Exit code 1 when the page is more than --tolerance off 100 %.
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "check-print",
+        help="measure printed markers in a photo to confirm the page was printed at 100 %%",
+        description="Measure printed markers lying on the table (photo with anchors in view) against their sizes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("photo", type=Path, metavar="PHOTO")
+    p.add_argument("--camera", required=True, type=Path, metavar="CAM.json")
+    p.add_argument("--layout", required=True, type=Path, metavar="LAYOUT.toml")
+    p.add_argument("--roster", type=Path, metavar="ROSTER.toml", help="expected marker sizes (marker_mm)")
+    p.add_argument("--expect-mm", type=float, metavar="MM", help="expected side of every other printed marker")
+    p.add_argument("--tolerance", type=float, default=1.5, metavar="PERCENT", help="allowed error (default 1.5 %%)")
+    p.set_defaults(run=run)
+
+
+def expected_sizes(layout, roster=None, expect_mm: float | None = None) -> dict[int, tuple[str, float]]:
+    """marker id -> (name, side mm): roster pieces, then printed anchor copies, then --expect-mm for the rest."""
+    out: dict[int, tuple[str, float]] = {}
+    if expect_mm:
+        from vision.markers import aruco_dictionary
+
+        n = int(aruco_dictionary(layout.dictionary).bytesList.shape[0])
+        out.update({i: ("marker", float(expect_mm)) for i in range(n)})
+    for a in layout.anchors:
+        out[a.id] = (f"anchor {a.id}", a.size_mm)
+    if roster is not None:
+        out.update({p.marker: (p.id, p.marker_mm) for p in roster.pieces})
+    return out
+
+
+def run(args) -> int:
+    from calibration.camera import load_camera
+    from calibration.layout import load_layout
+    from fieldglass.errors import InputError
+    from fieldglass.printing import measure_print
+    from vision.roster import load_roster
+    from vision.sources import read_image
+
+    camera = load_camera(args.camera)
+    layout = load_layout(args.layout)
+    roster = load_roster(args.roster) if args.roster else None
+    if args.expect_mm is not None and not args.expect_mm > 0:
+        raise InputError(f"--expect-mm {args.expect_mm:g}: must be a positive side in mm")
+    if not 0 < args.tolerance < 50:
+        raise InputError(f"--tolerance {args.tolerance:g}: expected a percentage between 0 and 50")
+    image = read_image(args.photo)
+    h, w = image.shape[:2]
+    if (w, h) != tuple(camera.image_size):
+        camera = camera.scaled_to((w, h))
+    check = measure_print(image, camera, layout, expected_sizes(layout, roster, args.expect_mm),
+                          args.tolerance / 100.0, roster.dictionary if roster else None)
+    print(f"{args.photo}:")
+    print("\n".join(check.lines()))
+    return 0 if check.ok else 1

@@ -1,0 +1,106 @@
+"""fieldglass print: marker labels, table anchors, calibration boards and unit QR cards as PDFs at exact size."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EPILOG = """\
+examples:
+  fieldglass print markers --roster roster.toml --out labels.pdf
+  fieldglass print anchors --layout table.toml --out anchors.pdf --paper letter
+  fieldglass print board chessboard:9x6:25 --out board.pdf
+  fieldglass print board charuco:7x5:30:22:DICT_4X4_50 --out board.pdf
+  fieldglass print cards --roster roster.toml --out cards.pdf
+
+Pages are A4 (default) or US Letter and must be printed at 100 % ("actual size", no "fit to page"): every page
+carries a 100 mm scale bar to check with a ruler, or photograph the page next to the table's anchors and run
+`fieldglass check-print`. Marker labels: the dashed outline is the base (cut along it), the arrow points to the
+base's front. Unit cards: one QR card per unit (the roster's `unit` field, else the piece id before its last '-');
+the QR payload is JSON: {"fieldglass":"unit","unit":NAME,"pieces":[[ID,TYPE],...]}.
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "print",
+        help="marker labels, anchors, calibration boards and unit QR cards as exact-size PDFs",
+        description="Write printable PDFs at exact physical size (print them at 100 %).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    which = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+
+    def common(q, out_help: str) -> None:
+        q.add_argument("--out", required=True, type=Path, metavar="PDF", help=out_help)
+        q.add_argument("--paper", default="a4", type=str.lower, choices=("a4", "letter"), help="paper (default a4)")
+
+    m = which.add_parser("markers", help="every roster piece's marker on a label the size of its base",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    m.add_argument("--roster", required=True, type=Path, metavar="ROSTER.toml")
+    common(m, "the PDF to write")
+    m.set_defaults(run=run_markers)
+
+    a = which.add_parser("anchors", help="the layout's anchor markers with ids and table positions",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("--layout", required=True, type=Path, metavar="LAYOUT.toml")
+    common(a, "the PDF to write")
+    a.set_defaults(run=run_anchors)
+
+    b = which.add_parser("board", help="a chessboard or ChArUco calibration board that fits the page",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("board", metavar="BOARD", help="chessboard:COLSxROWS:SQUARE_MM or charuco:COLSxROWS:SQ:MK:DICT")
+    common(b, "the PDF to write")
+    b.set_defaults(run=run_board)
+
+    c = which.add_parser("cards", help="one QR card per unit of the roster",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("--roster", required=True, type=Path, metavar="ROSTER.toml")
+    common(c, "the PDF to write")
+    c.set_defaults(run=run_cards)
+
+
+def _write(doc, out: Path, what: str) -> int:
+    from fieldglass.printing import write_pdf
+
+    write_pdf(doc, out)
+    for note in doc.notes:
+        print(f"fieldglass: warning: {note}", file=sys.stderr)
+    pages = len(doc.pages)
+    print(f"{out}: {what} on {pages} {doc.paper.upper() if doc.paper == 'a4' else 'Letter'} page"
+          f"{'s' * (pages != 1)}; print at 100 % and check the 100 mm scale bar")
+    return 0
+
+
+def run_markers(args) -> int:
+    from fieldglass.printing import marker_sheet
+    from vision.roster import load_roster
+
+    roster = load_roster(args.roster)
+    return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels")
+
+
+def run_anchors(args) -> int:
+    from calibration.layout import load_layout
+    from fieldglass.printing import anchor_sheet
+
+    layout = load_layout(args.layout)
+    return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors")
+
+
+def run_board(args) -> int:
+    from calibration.intrinsics import parse_board
+    from fieldglass.printing import board_sheet
+
+    board = parse_board(args.board)
+    return _write(board_sheet(board, args.paper), args.out, f"calibration board {board}")
+
+
+def run_cards(args) -> int:
+    from fieldglass.printing import card_sheet, roster_units, unit_cards
+    from vision.roster import load_roster
+
+    roster = load_roster(args.roster)
+    units = roster_units(args.roster)
+    return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards")
