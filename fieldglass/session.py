@@ -65,6 +65,7 @@ class Setup:
     initial_states: Mapping[str, dict] = field(default_factory=dict)
     terrain: tuple = ()
     names: Mapping[str, str] = field(default_factory=dict)  # what each file was, for the title and messages
+    join_by_cards: bool = False  # start with no unit in the game; each joins when its QR card is shown
 
 
 def load_setup(source: str, camera: str | None = None, layout: str | None = None, roster: str | None = None,
@@ -236,6 +237,8 @@ class Session:
         # committed place until it has settled at the new one (vision/tracking.py).
         self.tracker = Tracker(setup.roster, TrackerConfig(settle_s=settle_s))
         self.frames = 0
+        # None: every roster piece plays. A set: only these, each unit joining when its card is shown.
+        self.in_game: set[str] | None = set() if setup.join_by_cards else None
         self.position = None
         self.notes: list[str] = []
         self.selected: str | None = None
@@ -275,12 +278,40 @@ class Session:
         if done:
             self.events.state.emit()
 
+    def join_card(self, payload: str) -> str | None:
+        """A QR code seen on the table: if it is a unit card (`fieldglass print cards`), its pieces join the game.
+        Returns what happened in words, or None when the code is not a unit card."""
+        from fieldglass.printing import parse_card_payload
+
+        card = parse_card_payload(payload)
+        if card is None:
+            return None
+        unit, members = card
+        known = {p.id for p in self.roster.pieces}
+        ids = [pid for pid, _ in members if pid in known]
+        unknown = [pid for pid, _ in members if pid not in known]
+        if self.in_game is None or set(ids) <= self.in_game:
+            text = f"unit {unit}: already in the game"
+        else:
+            self.in_game.update(ids)
+            text = f"unit {unit} joins the game: {', '.join(ids)}"
+            self._log(text)
+            self.events.state.emit()
+            self._rebuild()
+        if unknown:
+            text += f" (not in the roster: {', '.join(unknown)})"
+        self.events.message.emit(text)
+        return text
+
+    def plays(self, pid: str) -> bool:
+        return self.in_game is None or pid in self.in_game
+
     def committed_places(self) -> dict[str, Place]:
         """Where the rules see each piece: its committed place, or, until its first placement has settled, where
         it was first seen (so a table being set up is answered at once)."""
         out = {}
         for pid, track in self.tracker.tracks.items():
-            if track.state == "removed":
+            if track.state == "removed" or not self.plays(pid):
                 continue
             place = track.place if track.place is not None else track.seen_now
             if place is not None:
@@ -302,6 +333,8 @@ class Session:
         seen = {p.piece: p for p in self.reading.pieces} if self.reading else {}
         out = []
         for rp in self.roster.pieces:
+            if not self.plays(rp.id):
+                continue
             st = self.state.states.get(rp.id, {})
             ptype = st.get("type") or self.system.piece_type(rp.type)
             pend = self.state.pending.get(rp.id)

@@ -21,9 +21,13 @@ from calibration.projection import table_to_pixels
 from calibration.registration import TableRegistration
 from fieldglass.errors import InputError
 from fieldglass.session import Setup
+from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.sources import ImageSource
 from vision.stream import StreamDetector
+
+CARD_EVERY = 15
+"""Look for QR unit cards in every 15th frame."""
 
 
 @dataclass
@@ -38,6 +42,7 @@ class FrameResult:
     board_mm_per_px: float
     fps: float
     process_ms: float
+    cards: tuple[str, ...] = ()  # payloads of the QR codes read in this frame (unit cards)
 
 
 class Latest:
@@ -219,6 +224,10 @@ class CaptureWorker(QThread):
                         stream.reset()
                 markers = stream.detect(frame) if stream is not None else None
                 reading = read_table(frame, self.registration, self.setup.roster, markers)
+                # QR unit cards: read now and then, not every frame (a 4K frame costs about 0.3 s).
+                cards = ()
+                if self.processed % CARD_EVERY == 0:
+                    cards = tuple(q.payload for q in detect_qr(frame))
                 mmpp = self.board_mm_per_px
                 board = None
                 if reading.pose is not None:
@@ -228,7 +237,8 @@ class CaptureWorker(QThread):
                     inst = 1.0 / max(t1 - t_last, 1e-6)
                     ema = inst if ema is None else 0.8 * ema + 0.2 * inst
                 t_last = t1
-                result = FrameResult(number, frame, reading, camera, board, mmpp, ema or 0.0, (t1 - t0) * 1000)
+                result = FrameResult(number, frame, reading, camera, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
+                                     cards)
                 self.results.put(result)
                 self.last_result = result
                 self.processed += 1
