@@ -1,0 +1,241 @@
+"""`fieldglass analyze` and `fieldglass resolve` for DBX positions (handed over by fieldglass/commands/systems.py).
+
+    fieldglass analyze game.json --from p1 --to p2 --json     distance (mm, paces, BB), contact, ZOC, sight, fire, melee
+    fieldglass analyze game.json --from p1                    the whole picture for p1 (every enemy, nearest first)
+    fieldglass analyze game.json --from p1 --path 300,200 --facing 90    may p1 move there? (§5)
+    fieldglass analyze game.json --all --json                 every enemy pair
+    fieldglass resolve game.json --action fire --attacker p1 --target p2 --dice 5,3 [--supporters a,b]
+    fieldglass resolve game.json --action melee|river|square|swap|turn ... [--choice partner=ID] [--out after.json]
+"""
+
+from __future__ import annotations
+
+import json
+
+from fieldglass.errors import InputError
+from rules import position as positions
+from rules.dbx.analysis import analyze_from, analyze_pair, piece_summary
+from rules.dbx.model import DbxPosition
+from rules.dbx.options import load_options
+from rules.dice import Dice, parse_d6
+
+ACTIONS = ("fire", "melee", "river", "square", "swap", "turn")
+
+
+def _load(args) -> tuple[DbxPosition, object, dict]:
+    from fieldglass.commands.systems import choices
+
+    pos = positions.load(args.position)
+    if not isinstance(pos, DbxPosition):
+        raise InputError(f"{args.position}: not a DBX position")
+    opts = load_options(getattr(args, "options", None))
+    ch = choices(args)
+    if "tolerance_mm" in ch:  # a quick override without an options file
+        try:
+            opts = opts.with_values({"tolerance_mm": float(ch.pop("tolerance_mm"))}, "--choice")
+        except ValueError:
+            raise InputError("--choice tolerance_mm: must be a number") from None
+    return pos, opts, ch
+
+
+def _need(pos: DbxPosition, source: str, pid: str | None) -> None:
+    if pid is not None and pid not in pos.by_id:
+        known = ", ".join(p.id for p in pos.pieces[:8]) + (", ..." if len(pos.pieces) > 8 else "")
+        raise InputError(f"{source}: no piece {pid!r} (pieces: {known or 'none'})")
+
+
+def _dump(out) -> str:
+    return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- analyze
+
+
+def analyze(args) -> int:
+    pos, opts, _ = _load(args)
+    if getattr(args, "all", False):
+        rows = []
+        for a in pos.pieces:
+            for b in pos.pieces:
+                if a.side != b.side:
+                    r = analyze_pair(pos, a.id, b.id, opts)
+                    rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
+                                                   "contact", "in_zone_of_control", "line_of_sight")}
+                                | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
+        if args.json:
+            print(_dump({"pairs": rows}))
+        else:
+            print(f"{len(rows)} ordered enemy pairs")
+            for r in rows:
+                print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
+                      f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
+        return 0
+    if not args.from_id:
+        raise InputError("analyze needs --from ID (or --all for every pair)")
+    for pid in (args.from_id, args.to_id):
+        _need(pos, args.position, pid)
+    if getattr(args, "path", None):
+        out = _move(pos, args, opts)
+        print(_dump(out) if args.json else _move_text(out))
+        return 0
+    if args.to_id:
+        out = analyze_pair(pos, args.from_id, args.to_id, opts)
+        print(_dump(out) if args.json else _pair_text(pos, out))
+        return 0
+    out = analyze_from(pos, args.from_id, opts)
+    print(_dump(out) if args.json else _from_text(pos, out))
+    return 0
+
+
+def _move(pos: DbxPosition, args, opts) -> dict:
+    from rules.dbx.movement import check_move
+
+    nums = [s.strip() for s in args.path.split(",") if s.strip()]
+    try:
+        vals = [float(s) for s in nums]
+    except ValueError:
+        raise InputError(f"--path {args.path!r}: expected x,y[,x,y...] in table mm") from None
+    if not vals or len(vals) % 2:
+        raise InputError(f"--path {args.path!r}: expected pairs of numbers x,y in table mm")
+    path = list(zip(vals[::2], vals[1::2], strict=True))
+    heading = None
+    if getattr(args, "facing", None) is not None:
+        try:
+            heading = float(args.facing)
+        except ValueError:
+            raise InputError(f"--facing {args.facing!r}: a DBX facing is a compass bearing in degrees") from None
+    return check_move(pos, args.from_id, path, heading, opts)
+
+
+def _move_text(out: dict) -> str:
+    head = (f"{out['piece']}: front corner travels {out['front_corner_paces']:.0f} paces of {out['allowance_paces']} "
+            f"({out['allowance_reason']}); costs {out['pip_cost']} PIP")
+    body = ["  legal move" if out["legal"] else "  not allowed:"] + [f"    {p}" for p in out["problems"]]
+    return "\n".join([head] + body + [f"  cost: {'; '.join(out['pip_reasons'])}"])
+
+
+def _mods(m: dict) -> str:
+    if not m["modifiers"]:
+        return "no modifiers"
+    return ", ".join(f"{x['value']:+d} {x['rule']} ({x['section']})" for x in m["modifiers"]) + \
+        f"; net {m['net_modifier']:+d}"
+
+
+def _pair_text(pos: DbxPosition, r: dict) -> str:
+    a, b = pos.piece(r["from"]), pos.piece(r["to"])
+    lines = [f"{piece_summary(pos, a)} -> {piece_summary(pos, b)}",
+             f"  distance {r['distance_mm']:.1f} mm = {r['distance_paces']:.0f} paces = {r['distance_bb']:.2f} BB; "
+             f"contact {r['contact'] or 'none'}" + (f" ({r['contact_edge']} edge)" if r["contact_edge"] else "")
+             + (", bases overlap!" if r["bases_overlap"] else ""),
+             f"  in its zone of control: {'yes' if r['in_zone_of_control'] else 'no'}; line of sight: "
+             + ("clear" if r["line_of_sight"] else f"blocked by {', '.join(r['blocked_by'])}")]
+    for key in ("fire", "melee"):
+        m = r[key]
+        if m["allowed"]:
+            lines.append(f"  {key}: allowed ({m['reason']}), {_mods(m)}")
+        else:
+            lines.append(f"  {key}: no - {m['reason']}")
+    return "\n".join(lines)
+
+
+def _from_text(pos: DbxPosition, out: dict) -> str:
+    a = pos.piece(out["from"])
+    lines = [piece_summary(pos, a),
+             f"  {out['going']} going; moves {out['move_allowance_paces']} paces ({out['move_allowance_reason']}); "
+             f"a move costs {out['pip_cost']} PIP",
+             f"  group: {', '.join(out['group'])}",
+             f"  shoots: {'yes' if out['can_shoot'] else 'no'} ({out['shoot_reason']})"]
+    if out["fire_targets"]:
+        tg = out["fire_targets"]
+        lines.append("  fire targets: " + ", ".join(f"{t['piece']} {t['range_paces']:.0f} p" for t in tg))
+    if out["contacts"]:
+        lines.append("  contacts: " + ", ".join(f"{c['piece']} {c['contact']}" for c in out["contacts"]))
+    if out["in_zone_of_control_of"]:
+        lines.append("  in the zone of control of: " + ", ".join(out["in_zone_of_control_of"]))
+    if not out["targets"]:
+        lines.append(f"{a.id}: no enemy pieces on the table")
+    return "\n".join(lines + ["", *("\n".join([_pair_text(pos, r), ""]) for r in out["targets"])]).rstrip()
+
+
+# ---------------------------------------------------------------- resolve
+
+
+def _ids(text: str | None) -> list[str]:
+    return [s.strip() for s in (text or "").split(",") if s.strip()]
+
+
+def resolve(args) -> int:
+    from rules.dbx import movement
+    from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_river, resolve_simple
+
+    pos, opts, ch = _load(args)
+    action = args.action
+    if action not in ACTIONS:
+        raise InputError(f"--action {action!r}: DBX actions are {' '.join(ACTIONS)}")
+    _need(pos, args.position, args.attacker)
+    _need(pos, args.position, getattr(args, "target", None))
+    given = parse_d6(args.dice, "--dice") if getattr(args, "dice", None) else []
+    dice = Dice(given, getattr(args, "seed", None))
+    if action in ("fire", "melee", "turn") and not args.target:
+        raise InputError(f"--action {action} needs --target ID")
+    if action == "fire":
+        res = resolve_fire(pos, args.attacker, args.target, dice, _ids(getattr(args, "supporters", None)), opts)
+    elif action == "melee":
+        res = resolve_melee(pos, args.attacker, args.target, dice, opts)
+    elif action == "river":
+        res = resolve_river(pos, args.attacker, dice, opts)
+    elif action == "square":
+        partner = ch.get("partner") or args.target
+        markers = ch.get("markers")
+        try:
+            m = int(markers) if markers else None
+        except ValueError:
+            raise InputError("--choice markers: a whole number 1..5") from None
+        after = movement.form_square(pos, args.attacker, partner, m, opts)
+        res = resolve_simple(pos, "square", after, args.attacker, partner, "forms a square for 1 PIP (§5.11)", opts)
+    elif action == "swap":
+        after = movement.swap_line_jaeger(pos, args.attacker, ch.get("new_id") or args.target, opts)
+        res = resolve_simple(pos, "swap", after, args.attacker, None,
+                             "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)", opts)
+    else:  # turn
+        after = movement.turn_to_face(pos, args.target, args.attacker, opts)
+        res = resolve_simple(pos, "turn", after, args.attacker, args.target,
+                             "turns to face its flank or rear attacker at the end of the movement phase (§3.5)", opts)
+    out = res.as_dict()
+    out["dice"] = {"rolled": list(dice.rolled)}
+    if dice.generated:
+        out["dice"]["seed"] = dice.seed
+    out.pop("seed", None)
+    if getattr(args, "out", None):
+        positions.save(res.after, args.out)
+    if args.json:
+        print(_dump(out))
+    else:
+        print(_resolve_text(out))
+        if getattr(args, "out", None):
+            print(f"position after written to {args.out}")
+    return 0
+
+
+def _resolve_text(out: dict) -> str:
+    lines = [f"{out['action']}: {out['attacker']}" + (f" -> {out['target']}" if out.get("target") else "")]
+    for label in ("attacker_side", "target_side"):
+        s = out.get(label)
+        if s:
+            mods = ", ".join(f"{m['value']:+d} {m['rule']}" for m in s["modifiers"]) or "no modifiers"
+            lines.append(f"  {s['id']}: rolls {s['die']} + factor {s['factor']} ({mods}) = {s['total']}")
+    o = out["outcome"]
+    lines.append(f"  outcome: {o.get('loser') or 'nobody'} {o['result']} - {o['rule']}")
+    for n in out.get("notes", []):
+        lines.append(f"  note: {n}")
+    for c in out["changes"]:
+        to = c.get("to")
+        where = f" to {to['x_mm']:.1f},{to['y_mm']:.1f} facing {to['heading_deg']:.0f}" if to else ""
+        lines.append(f"  {c['piece']}: {c['change']}{where} - {c['text']}")
+    v = out.get("victory") or {}
+    if v.get("loser"):
+        lines.append(f"  {v['loser']} has lost the battle ({v['rule']})")
+    d = out["dice"]
+    seed = f"  (seed {d['seed']})" if "seed" in d else ""
+    lines.append(f"  dice: {', '.join(map(str, d['rolled'])) or 'none'}{seed}")
+    return "\n".join(lines)

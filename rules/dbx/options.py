@@ -1,0 +1,123 @@
+"""Rules options: each §11 ambiguity's alternative reading, defaults in `options.toml` next to this file."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from fieldglass.errors import InputError
+
+DEFAULTS_FILE = Path(__file__).with_name("options.toml")
+
+_CHOICES = {
+    "extra_pip_costs": ("plus_one", "none"),
+    "victory_rule": ("and", "or"),
+    "results_going_of": ("loser", "winner"),
+    "tribal_gg_applies_to": ("cuirassiers", "both"),
+    "tribal_bua_exemption_of": ("loser", "winner"),
+    "move_distances": ("table", "text"),
+    "fire_zone_target": ("partly", "wholly"),
+    "crest_blocks": ("always", "never"),
+    "mounted_target_bonus_to": ("shooter", "target"),
+    "fire_exchange": ("one", "two"),
+    "rain_affects": ("bows", "all"),
+    "contact_turns": ("contacted", "mover"),
+    "skirmisher_second_move": ("game", "every"),
+    "skirmish_fire_factor": ("becomes_2", "plus_2"),
+    "light_foot": ("pl_jae_hi_dr", "with_gu"),
+    "littoral_landing": ("either", "attacker"),
+    "first_bound": ("attacker", "defender"),
+    "river_bank_touch": ("corners", "edge"),
+    "zoc_extent": ("front", "widened"),
+}
+_RANGES = {
+    "tolerance_mm": (0.0, 20.0),
+    "general_cf": (0, 4),
+    "rain_range_bb": (0, 10),
+    "fog_fire_modifier": (-6, 0),
+    "clansmen_pips_to_shoot": (0, 6),
+    "flee_max_swerve_deg": (0, 90),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    tolerance_mm: float = 1.5
+    extra_pip_costs: str = "plus_one"
+    extra_pips_open_terrain_only: bool = False
+    victory_rule: str = "and"
+    general_counts_as_lost: bool = True
+    camp_counts_in_standard_game: bool = False
+    results_going_of: str = "loser"
+    tribal_gg_applies_to: str = "cuirassiers"
+    tribal_bua_exemption_of: str = "loser"
+    general_cf: int = 0
+    move_distances: str = "table"
+    fire_zone_target: str = "partly"
+    crest_blocks: str = "always"
+    troops_block_unless_elevated: bool = True
+    mounted_target_bonus_to: str = "shooter"
+    fire_exchange: str = "one"
+    rain_range_bb: int = 1
+    rain_affects: str = "bows"
+    fog_fire_modifier: int = -1
+    contact_turns: str = "contacted"
+    overlap_while_engaged: bool = True
+    unform_square_within_move: bool = True
+    partly_outside_shoots_normally: bool = True
+    skirmisher_second_move: str = "game"
+    skirmish_fire_factor: str = "becomes_2"
+    light_foot: str = "pl_jae_hi_dr"
+    english_mounted_impetuous: bool = True
+    littoral_landing: str = "either"
+    first_bound: str = "attacker"
+    river_bank_touch: str = "corners"
+    zoc_extent: str = "front"
+    clansmen_pips_to_shoot: int = 1
+    flee_max_swerve_deg: int = 45
+
+    def with_values(self, values: dict[str, Any], source: str = "options") -> Options:
+        known = {f.name for f in fields(self)}
+        checked = {}
+        for key, value in values.items():
+            if key not in known:
+                raise InputError(f"{source}: unknown option {key!r} (see rules/dbx/options.toml)")
+            default = getattr(self, key)
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise InputError(f"{source}: option {key} must be true or false, not {value!r}")
+            elif isinstance(default, int | float):
+                lo, hi = _RANGES[key]
+                ok = not isinstance(value, bool) and isinstance(value, int | float) and lo <= value <= hi
+                if ok and isinstance(default, int) and not isinstance(default, bool) and not float(value).is_integer():
+                    ok = False
+                if not ok:
+                    raise InputError(f"{source}: option {key} must be a number {lo}..{hi}, not {value!r}")
+                value = type(default)(value)
+            elif value not in _CHOICES[key]:
+                raise InputError(f"{source}: option {key} must be one of {' '.join(_CHOICES[key])}, not {value!r}")
+            checked[key] = value
+        return replace(self, **checked)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the options file ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not TOML ({exc})") from None
+
+
+def load_options(path: str | Path | None = None) -> Options:
+    """The defaults file, then the user's file on top (unknown keys and bad values are InputErrors)."""
+    opts = Options().with_values(_read(DEFAULTS_FILE), str(DEFAULTS_FILE))
+    if path is not None:
+        opts = opts.with_values(_read(Path(path)), str(path))
+    return opts
+
+
+DEFAULT = Options()

@@ -1,0 +1,88 @@
+"""The camera side of DBX: a synthetic free table (no grid, terrain ovals) rendered, read back through the marker
+pipeline, turned into a DBX position; contacts and ranges from the detected poses equal those from the truth."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from calibration.registration import TableRegistration
+from rules.dbx import geom
+from rules.dbx.contact import contact, in_zoc
+from rules.dbx.model import DbxPosition, base_size, position_from_dict
+from rules.dbx.options import DEFAULT
+from rules.dbx.sight import range_mm
+from vision.pieces import read_table
+from vision.roster import Piece, Roster
+from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece, VirtualCamera, render_table, standard_layout
+
+# id, side, DBX type, x, y, heading: a Li line in contact with red, an overlap, guns and cavalry at range
+GAME = [
+    ("b1", "blue", "Li", 260, 200, 0), ("b2", "blue", "Li", 300, 200, 0), ("b3", "blue", "Art", 150, 150, 0),
+    ("r1", "red", "Li", 300, 220, 180), ("r2", "red", "Li", 340, 220, 180), ("r3", "red", "Kü", 170, 330, 180),
+    ("r4", "red", "Jä", 420, 300, 200), ("bg", "blue", "Gen", 330, 140, 0), ("rg", "red", "Gen", 300, 470, 180),
+]
+TERRAIN = [("w1", "wood", geom.oval(460, 420, 60, 35)), ("h1", "gentle_hill", geom.oval(150, 450, 70, 40))]
+
+
+def _true_position() -> DbxPosition:
+    return position_from_dict({
+        "system": "dbx", "table": {"width_mm": 600, "depth_mm": 600},
+        "terrain": [{"id": i, "type": k, "polygon": poly.round(2).tolist()} for i, k, poly in TERRAIN],
+        "pieces": [{"id": i, "side": s, "type": t, "x_mm": x, "y_mm": y, "heading_deg": h}
+                   for i, s, t, x, y, h in GAME],
+    }, "truth")
+
+
+@pytest.fixture(scope="module")
+def detected():
+    truth = _true_position()
+    layout = dataclasses.replace(standard_layout(600, 600, anchor_mm=40), grid=None)
+    roster_pieces, placed = [], []
+    for k, p in enumerate(truth.pieces):
+        w, d = base_size(p, truth.scale)
+        rp = Piece(p.id, 20 + k, p.side, p.type, (w, d), min(w, d) - 4.0, 3.0)
+        roster_pieces.append(rp)
+        placed.append(PlacedPiece(rp, p.x_mm, p.y_mm, p.heading_deg))
+    kinds = {"wood": "wood", "gentle_hill": "hill"}
+    scene = SyntheticScene(layout, Roster(layout.dictionary, tuple(roster_pieces)), tuple(placed),
+                           tuple(TerrainPiece(kinds[k], poly) for _, k, poly in TERRAIN))
+    cam = VirtualCamera.looking_at_table(600, 600, (1920, 1080), height_mm=900.0)
+    frame, _ = render_table(scene, cam)
+    reading = read_table(frame, TableRegistration(layout, cam.intrinsics), scene.roster)
+    poses = {pp.piece: pp for pp in reading.pieces}
+    assert set(poses) == {p.id for p in truth.pieces}, f"missed {set(p.id for p in truth.pieces) - set(poses)}"
+    pieces = [dataclasses.replace(p, x_mm=poses[p.id].x_mm, y_mm=poses[p.id].y_mm,
+                                  heading_deg=poses[p.id].heading_deg % 360.0) for p in truth.pieces]
+    return truth, truth.with_pieces(pieces)
+
+
+def test_detected_poses_are_close(detected):
+    truth, seen = detected
+    for t, s in zip(truth.pieces, seen.pieces, strict=True):
+        assert np.hypot(t.x_mm - s.x_mm, t.y_mm - s.y_mm) < 0.6, t.id
+        assert geom.angle_diff(t.heading_deg, s.heading_deg) < 1.0, t.id
+
+
+def test_contacts_and_zones_equal_the_truth(detected):
+    truth, seen = detected
+    for a, b in itertools.permutations([p.id for p in truth.pieces], 2):
+        ct = contact(truth, truth.piece(a), truth.piece(b))
+        cs = contact(seen, seen.piece(a), seen.piece(b))
+        assert (cs.kind, cs.valid) == (ct.kind, ct.valid), (a, b)
+        if truth.piece(a).side != truth.piece(b).side:
+            assert in_zoc(seen, seen.piece(a), seen.piece(b)) == in_zoc(truth, truth.piece(a), truth.piece(b))
+    assert contact(truth, truth.piece("b2"), truth.piece("r1")).kind == "front"
+    assert contact(truth, truth.piece("r2"), truth.piece("b2")).kind == "overlap"
+
+
+def test_ranges_equal_the_truth_within_the_tolerance(detected):
+    truth, seen = detected
+    tol = DEFAULT.tolerance_mm
+    for a, b in itertools.permutations([p.id for p in truth.pieces], 2):
+        rt = range_mm(truth, truth.piece(a), truth.piece(b))
+        rs = range_mm(seen, seen.piece(a), seen.piece(b))
+        assert abs(rt - rs) <= tol, (a, b, rt, rs)
