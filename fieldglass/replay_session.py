@@ -115,6 +115,8 @@ class ReplaySession:
         self.selected: str | None = None
         self.second: str | None = None
         self.problems: list[str] = []
+        self.viewer = "public"  # hidden blocks (Marengo): fieldglass/replay_hidden.py
+        self.aliases: dict[str, str] = {}
         self._position_cache: dict[int, Any] = {}
         self._lines_cache: dict[int, list[PairLine]] = {}
         self._overlay_cache: dict[tuple[int, str], SelectionOverlay | None] = {}
@@ -250,6 +252,8 @@ class ReplaySession:
 
             grid = (self.meta.get("layout") or {}).get("grid")
             try:
+                if getattr(self.system, "name", "") == "marengo":
+                    raise InputError("a Marengo record keeps the blocks' places, not the engine's position")
                 pos = wiener_position(self.replay.position_at(index), grid)
             except InputError as exc:
                 if str(exc) not in self.problems:
@@ -280,6 +284,11 @@ class ReplaySession:
                      {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation})
             ptype = engine.type if engine is not None else self.system.piece_type(rp.type)
             out.append(PieceView(rp, pose, "occluded" if p.status == "missing" else "seen", ptype, state))
+        if getattr(self.system, "name", "") == "marengo":  # identities only where the rules revealed them
+            from fieldglass.replay_hidden import game_over, hide, revealed_at
+
+            done = self.timeline[: self.index]
+            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, self.timeline))
         return out
 
     # ---- selection and fire lines (from the rules engine)
@@ -289,6 +298,7 @@ class ReplaySession:
         return pid is not None and pos is not None and pid in pos.by_id
 
     def select(self, pid: str | None, second: bool = False) -> None:
+        pid = self.aliases.get(pid, pid) if pid is not None else pid
         if pid is not None and self.roster.piece(pid) is None:
             raise InputError(f"no piece {pid!r} in the roster")
         if second and self.selected is not None and pid != self.selected:
@@ -412,7 +422,29 @@ class ReplaySession:
     def describe_event(self, e: Event) -> str:
         from fieldglass.record.export import summary
 
-        return summary(e, self.layout.grid is not None)
+        text = summary(e, self.layout.grid is not None)
+        if getattr(self.system, "name", "") == "marengo":
+            for pid in self.hidden_at(e):
+                text = text.replace(pid, f"{self.roster.piece(pid).side} block")
+        return text
+
+    def hidden_at(self, e: Event | None = None) -> list[str]:
+        """Marengo: the blocks whose identity was not revealed by the rules up to event `e` (None: the moment
+        shown), longest id first; none once the game has ended or for the umpire (fieldglass/replay_hidden.py)."""
+        if getattr(self.system, "name", "") != "marengo" or self.viewer == "umpire":
+            return []
+        from fieldglass.replay_hidden import game_over, revealed_at
+
+        if game_over(self.meta, self.timeline):
+            return []
+        upto = self.timeline[: self.index] if e is None else [x for x in self.timeline if x.seq <= e.seq]
+        shown = revealed_at(upto)
+        return sorted((p.id for p in self.roster.pieces if p.side != self.viewer and p.id not in shown),
+                      key=len, reverse=True)
+
+    def public_name(self, pid: str, e: Event | None = None) -> str:
+        """A piece id as the replay may show it at event `e` (a hidden block: its side's colour only)."""
+        return f"{self.roster.piece(pid).side} block" if pid in self.hidden_at(e) else pid
 
     def timeline_summary(self) -> list[str]:
         evs = self.record.events()

@@ -519,13 +519,17 @@ _SYSTEMS = {"wiener": WienerSystem}
 
 
 def system_names() -> tuple[str, ...]:
-    return tuple(_SYSTEMS)
+    return (*_SYSTEMS, "marengo")
 
 
 def table_system(name: str, options_path: str | None = None):
     """The dashboard adapter of a rules system by name; InputError for an unknown one."""
+    if name == "marengo":  # printed board of areas (fieldglass/system_marengo.py)
+        from fieldglass.system_marengo import MarengoSystem
+
+        return MarengoSystem(options_path)
     if name not in _SYSTEMS:
-        raise InputError(f"--system {name!r}: unknown rules system (known: {' '.join(_SYSTEMS)})")
+        raise InputError(f"--system {name!r}: unknown rules system (known: {' '.join(system_names())})")
     opts = None
     if options_path:
         from rules.wiener.options import load_options

@@ -7,6 +7,7 @@ frames offscreen, a printout of what the camera sees, a screenshot of the window
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def open_frame_source(setup: Setup, *, frames: int | None = None, resolution=(19
     if spec == "synthetic":
         from vision.synthetic import SyntheticSource, demo_scene
 
-        return SyntheticSource(demo_scene(), resolution=resolution, frames=frames,
+        return SyntheticSource(getattr(setup, "scene", None) or demo_scene(), resolution=resolution, frames=frames,
                                hand_period=24 if hand else None), False
     from vision.sources import open_source
 
@@ -67,7 +68,7 @@ class MainWindow(QMainWindow):
     def __init__(self, setup: Setup, *, settings: QSettings | None = None, source_options: dict | None = None):
         super().__init__()
         self.setup = setup
-        self.session = Session(setup)
+        self.session = setup.make_session() if hasattr(setup, "make_session") else Session(setup)
         self.settings = settings or QSettings("Fieldglass", "Fieldglass")
         self.source_options = dict(source_options or {})
         self.worker: CaptureWorker | None = None
@@ -125,6 +126,14 @@ class MainWindow(QMainWindow):
         ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._refresh_pending = False
         self.resize(1366, 740)
+        if hasattr(self.session, "board"):  # Marengo: player views, choices (gui/marengo.py)
+            from gui.marengo import install
+
+            install(self)
+        elif getattr(self.session, "gui_module", None):  # a system's own dashboard parts (DBX: gui/dbx.py)
+            import importlib
+
+            importlib.import_module(self.session.gui_module).install(self)
         self._restore_settings()
         self._refresh_all()
 
@@ -187,6 +196,7 @@ class MainWindow(QMainWindow):
         self._action(g, "Apply the result", "Ctrl+Shift+Return", self.combat_panel.apply)
         t = mb.addMenu("&Tools")
         self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
+        self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
         h = mb.addMenu("&Help")
         self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
         self.view_actions["both"].setChecked(True)
@@ -245,6 +255,8 @@ class MainWindow(QMainWindow):
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
         self.session.update_reading(result.reading)
+        for payload in result.cards:
+            self.session.join_card(payload)
         self._refresh_all()
 
     # ---- refreshing
@@ -387,6 +399,14 @@ class MainWindow(QMainWindow):
             except OSError as exc:
                 QMessageBox.warning(self, "Fieldglass", f"{path}: cannot write ({exc.strerror or exc})")
 
+    def open_board_editor(self):
+        from gui.board_editor import BoardEditor
+
+        self.board_editor = BoardEditor(board=getattr(self.session, "board", None), frame=self.current_frame(),
+                                        parent=self)
+        self.board_editor.show()
+        return self.board_editor
+
     def open_calibration(self):
         from gui.calibration import CalibrationWizard
 
@@ -503,6 +523,10 @@ def describe(session, window: MainWindow) -> list[str]:
         return [f"no frame processed: {window.connection[1]}"]
     seen, expected = session.counts()
     lines.append(f"frame {r.number}: {seen}/{expected} pieces, {window.calibration_health()}, {r.fps:.1f} fps")
+    if hasattr(session, "describe_blocks"):  # Marengo: blocks with their areas (fieldglass/session_marengo.py)
+        return lines + session.describe_blocks()
+    if hasattr(session, "describe_lines"):  # DBX: elements in table mm with their contacts (fieldglass/session_dbx.py)
+        return lines + session.describe_lines()
     lines.append(f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<10}")
     for v in session.piece_views():
         engine = session.position.by_id.get(v.piece.id) if session.position else None
@@ -542,7 +566,19 @@ def run(args) -> int:
               f"{args.frames} frame(s), then a screenshot")
     app = application()
     try:
-        setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
+        if args.system == "marengo":
+            from fieldglass.session_marengo import load_marengo_setup
+
+            setup = load_marengo_setup(args.source, args.camera, args.layout, args.roster,
+                                       getattr(args, "board", None), args.game)
+        elif args.system == "dbx":
+            from fieldglass.session_dbx import load_dbx_setup
+
+            setup = load_dbx_setup(args.source, args.camera, args.layout, args.roster, args.game)
+        else:
+            setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
+        if getattr(args, "join_by_cards", False):
+            setup = dataclasses.replace(setup, join_by_cards=True)
     except InputError as exc:
         if headless:
             raise

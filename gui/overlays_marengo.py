@@ -3,7 +3,7 @@
 Self-contained: `draw_marengo(view, mapper, board, board_pose, position, selected)` adds items (kinds
 "marengo-area", "marengo-approach", "marengo-road", "marengo-select", "marengo-reach", "marengo-attack") through
 the view's overlay helpers; `mapper` is the view's table-mm mapper (LiveMapper over the camera image or BoardMapper).
-Not yet hooked into the dashboard's `--system marengo --board` start-up (see the issue 8 report).
+`draw_session(view)` draws a whole Marengo session (gui/marengo.py hooks it into the dashboard).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def draw_marengo(view, mapper, board, board_pose=None, position=None, selected: 
         item.setPen(_pen(AREA, 1.5))
         item.setToolTip(f"area {area.id} {area.name}")
         view._add(item, 5, "marengo-area")
-        view._text(area.id, m.points(np.array([area.centre]))[0], AREA, 6, "marengo-area")
+        poly = np.asarray(area.polygon, float)  # the label in the area's north-west corner, clear of the reserve
+        corner = (poly[:, 0].min() + 6.0, poly[:, 1].max() - 6.0)
+        view._text(area.id, m.points(np.array([corner]))[0], AREA, 6, "marengo-area", bold=True)
     for ap in board.approaches.values():
         seg = board.approach_segment(ap, 2.0)
         if len(seg) < 2:
@@ -94,3 +96,113 @@ def _fill(view, m, polygon, colour, kind, tip) -> None:
     item.setPen(_pen(colour, 1.0))
     item.setToolTip(tip)
     view._add(item, 4, kind)
+
+
+# ---------------------------------------------------------------------------------------------- the dashboard
+
+
+SIDE_FILL = {"AU": QColor(245, 245, 245), "FR": QColor(70, 130, 255)}
+PENDING_MOVE = QColor(0, 230, 255)
+
+
+def draw_session(view) -> None:
+    """Everything a Marengo session shows on a TableView: the board (areas, approaches, roads), the selected block's
+    area, the areas it can reach with their cost and the attack options with the engine's outcome, and the blocks
+    as the current viewer may see them (fieldglass.session_marengo.MarengoSession)."""
+    s = view.session
+    board = s.board
+    draw_marengo(view, view.mapper, board, s.board_pose)
+    m = BoardOnTable(view.mapper, s.board_pose)
+    sel = s.selection_overlay()
+    if sel is not None and sel.area is not None:
+        _fill(view, m, board.areas[sel.area].polygon, SELECT, "marengo-select", f"{sel.piece} in {sel.area}")
+        for opt in sel.options:
+            kind = "marengo-attack" if opt.attack else "marengo-reach"
+            item = QGraphicsPolygonItem(_polygon(m, board.areas[opt.area].polygon))
+            item.setBrush(QBrush(ATTACK if opt.attack else REACH))
+            item.setPen(_pen(QColor(255, 80, 80) if opt.attack else QColor(40, 230, 90), 2.0))
+            item.setToolTip(f"area {opt.area}: {opt.text}")
+            item.setData(2, opt.area)
+            view._add(item, 4, kind)
+            at = m.points(np.array([board.areas[opt.area].centre]))[0]
+            for i, (action, cost, word) in enumerate(opt.actions):
+                text = f"{action.replace('_', ' ')} {cost}" + (f" → {word}" if word else "")
+                colour = QColor(255, 150, 150) if action in ("thrust", "assault", "announce_bombardment",
+                                                           "thrust_against_push") else QColor(170, 255, 170)
+                view._text(text, at + np.array([-40.0, 14.0 + 13.0 * i]), colour, 8, kind + "-label",
+                           bold=bool(word))
+    _draw_blocks(view, m)
+
+
+def _draw_blocks(view, m) -> None:
+    from gui.views import PIECE_KEY, LiveMapper, base_corners
+
+    s = view.session
+    live = isinstance(view.mapper, LiveMapper)
+    views = s.block_views()
+    for v in s.piece_views():
+        if v.pose is None or v.status == "removed" and v.pending is None:
+            continue
+        pid = s._aliases.get(v.piece.id, v.piece.id)
+        rp = s.roster.piece(pid)
+        bv = views.get(pid)
+        z = rp.marker_height_mm if live else 0.0
+        pose = v.pose
+        colour = QColor(SIDE_FILL.get(rp.side, QColor(255, 200, 80)))
+        corners = base_corners(pose.x_mm, pose.y_mm, pose.heading_deg, rp.base_mm)
+        poly = QGraphicsPolygonItem(_polygon(view.mapper, corners, z))
+        selected, second = pid == s.selected, pid == s.second
+        pen_col = QColor(0, 230, 255) if selected else QColor(255, 0, 255) if second else QColor(20, 20, 20)
+        poly.setPen(_pen(pen_col, 4.0 if selected or second else 1.5,
+                         Qt.PenStyle.DashLine if v.status == "occluded" else Qt.PenStyle.SolidLine))
+        fill = QColor(colour)
+        fill.setAlpha(150)
+        poly.setBrush(fill)
+        poly.setData(PIECE_KEY, pid)
+        hidden = bv is not None and bv.hidden
+        pl = s.placements.get(pid)
+        where = f"area {pl.area} {pl.position or '(on a border: not placed)'}" if pl else "not placed"
+        if hidden:
+            label = bv.label
+            tip = f"{bv.label}: a {rp.side} block, identity hidden; {where}"
+        else:
+            st = s.state.states.get(pid, {})
+            b = s.position.blocks_by_id.get(pid) if s.position is not None else None
+            label = f"{pid} {(v.type or '?')[:3]} {st.get('strength', '?')}"
+            if b is not None and b.revealed and s.viewer != "umpire" and b.side != s.viewer:
+                label += " (revealed)"
+            tip = f"{pid}: {rp.side} {v.type} strength {st.get('strength', '?')}, {v.status}; {where}"
+        poly.setToolTip(tip)
+        view._add(poly, 7, "marengo-block-hidden" if hidden else "marengo-block")
+        at = view.mapper.points(np.array([[pose.x_mm - rp.base_mm[0] / 2, pose.y_mm + rp.base_mm[1] / 2 + 14]]), z)[0]
+        if view.show_labels or selected or second:
+            t = view._text(label, at, QColor(255, 255, 255), 7.5, "label", bold=selected or second)
+            t.setData(PIECE_KEY, pid)
+        if pl is not None and pl.on_border:
+            view._text("on a border?", at + np.array([0.0, 14.0]), QColor(255, 190, 90), 7.5, "marengo-border")
+        if v.pending is not None:
+            _draw_pending(view, m, v.pending, view.mapper.points(np.array([[pose.x_mm, pose.y_mm]]), z)[0])
+
+
+def _draw_pending(view, m, ch, at) -> None:
+    from PySide6.QtGui import QPainterPath
+
+    from gui.views import _qp
+
+    board = view.session.board
+    if ch.removed:
+        view._text("take off", at, QColor(255, 60, 60), 8, "pending-label", bold=True)
+        return
+    if ch.approach is None:
+        xy = board.areas[ch.area].centre
+    else:
+        xy = board.approach_point(board.approach(ch.area, ch.approach))
+    to = m.points(np.array([xy]))[0]
+    path = QPainterPath()
+    path.moveTo(_qp(at))
+    path.lineTo(_qp(to))
+    line = QGraphicsPathItem(path)
+    line.setPen(_pen(PENDING_MOVE, 2.5, Qt.PenStyle.DotLine))
+    line.setToolTip(ch.describe())
+    view._add(line, 8, "pending-path")
+    view._text(f"→ {ch.describe()}", to, PENDING_MOVE, 8, "pending-label", bold=True)

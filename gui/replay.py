@@ -198,7 +198,7 @@ class ReplayBoardView(TableView):
         a, b, e = shown
         frm = e.data.get("from") or {}
         self._ghost(e.piece, a[0], a[1], float(frm.get("heading_deg") or 0.0), MOVE, "move-ghost",
-                    f"{e.piece} stood here before the move")
+                    f"{self.session.public_name(e.piece, e)} stood here before the move")
         pts = self.mapper.points(np.array([a, b]))
         d = pts[1] - pts[0]
         n = float(np.hypot(*d))
@@ -451,7 +451,7 @@ class EventsModel(QAbstractTableModel):
         e = self.rows[r]
         if role == Qt.ItemDataRole.DisplayRole:
             return (e.seq, clock(e.t), e.turn, e.phase or "", e.type + (" (undone)" if e.undone else ""),
-                    e.piece or "", self.texts[r])[c]
+                    self.session.public_name(e.piece, e) if e.piece else "", self.texts[r])[c]
         if role == Qt.ItemDataRole.ForegroundRole and e.undone:
             return QBrush(QColor(150, 150, 150))
         if role == Qt.ItemDataRole.BackgroundRole and not e.undone and e.type in self.BACKGROUNDS:
@@ -864,7 +864,7 @@ class ReplayWindow(QMainWindow):
             d = n.event.data
             who = f" ({html.escape(str(d['by']))})" if d.get("by") else ""
             text += (f"<br><span style='color:#1a7f37'>✎ note {clock(n.event.t)}{who}"
-                     f"{' at ' + html.escape(n.event.piece) if n.event.piece else ''}: "
+                     f"{' at ' + html.escape(s.public_name(n.event.piece, n.event)) if n.event.piece else ''}: "
                      f"{html.escape(str(d.get('text', '')))}</span>")
         if s.problems:
             text += "<br><span style='color:#b00'>" + html.escape("; ".join(s.problems)) + "</span>"

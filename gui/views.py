@@ -358,6 +358,14 @@ class TableView(QGraphicsView):
             self._draw_ground(grid)
             self._draw_grid(grid)
         self._draw_anchors()
+        if getattr(self, "draw_system", None) is not None:  # a system drawing its own overlays (gui/dbx.py)
+            self.draw_system(self)
+            return
+        if getattr(s, "board", None) is not None:  # a printed board of areas (Marengo): gui/overlays_marengo.py
+            from gui.overlays_marengo import draw_session
+
+            draw_session(self)
+            return
         overlay = s.selection_overlay()
         if overlay is not None and grid is not None:
             self._draw_selection(overlay, grid)

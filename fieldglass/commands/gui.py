@@ -39,6 +39,8 @@ def add_parser(sub) -> None:
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (synthetic: the demo roster)")
     p.add_argument("--system", default="wiener", help="rules system (default wiener)")
     p.add_argument("--game", metavar="POSITION.json", help="position file: terrain and the pieces' game state")
+    p.add_argument("--board", metavar="BOARD.toml",
+                   help="printed board (--system marengo; synthetic: the demo board rules/marengo/data)")
     p.add_argument("--headless", action="store_true", help="run offscreen even with a display")
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="stop after N frames (headless default 3)")
@@ -48,6 +50,9 @@ def add_parser(sub) -> None:
     p.add_argument("--resolution", type=_resolution, default=(1920, 1080), metavar="WxH",
                    help="synthetic source resolution (default 1920x1080)")
     p.add_argument("--hand", action="store_true", help="synthetic: a hand reaches over the table now and then")
+    p.add_argument("--join-by-cards", action="store_true",
+                   help="start with no unit in the game: each joins when its QR card (fieldglass print cards) is "
+                        "held under the camera")
     p.set_defaults(run=run)
 
 

@@ -1,0 +1,104 @@
+"""The board editor (offscreen): rectify a frame from the board's anchors, draw two areas, validation shows an
+unpaired approach, pair the borders, save, and the saved file loads with rules.board. Screenshot:
+out/screenshots/board-editor.png."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+import gui  # noqa: E402,F401
+from gui.board_editor import BoardDraft, BoardEditor  # noqa: E402
+from rules.board import load_board, load_demo_board  # noqa: E402
+
+SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def board_frame():
+    from vision.synthetic import SyntheticSource
+    from vision.synthetic_board import board_scene
+
+    src = SyntheticSource(board_scene(), resolution=(1280, 720), frames=1)
+    return next(iter(src))[1]
+
+
+def test_draw_validate_save_and_load(qtbot, tmp_path, board_frame):
+    ed = BoardEditor(frame=(board_frame, None))
+    qtbot.addWidget(ed)
+    ed.show()
+    assert ed.image is not None and "rectified from anchors 100, 101, 102, 103" in ed.last_message
+    assert ed.image.shape[:2] == (800, 1440)
+    ed.name.setText("two fields")
+    # area A: four clicks, closed by a double-click (snap: 2 mm off the board edge lands on it)
+    ed.area_id.setText("A")
+    ed.area_name.setText("West field")
+    for x, y in ((2, 2), (300, 1), (300, 398), (1, 400)):
+        ed.click(x, y)
+    ed.finish()
+    # area B: its first corners land on A's corners (snapped), so they share an exact border
+    ed.area_id.setText("B")
+    for x, y in ((304, 3), (720, 0), (720, 400), (297, 396)):
+        ed.click(x, y)
+    ed.finish()
+    assert [a["id"] for a in ed.draft.areas] == ["A", "B"]
+    assert ed.draft.areas[0]["polygon"] == [[0.0, 0.0], [300.0, 0.0], [300.0, 400.0], [0.0, 400.0]]
+    assert ed.draft.areas[1]["polygon"][0] == [300.0, 0.0] and ed.draft.areas[1]["polygon"][3] == [300.0, 400.0]
+    assert ed.draft.neighbours("A") == ["B"]
+    # one approach only: A's side of the border, wide
+    ed.set_mode("approach")
+    ed.width_choice.setCurrentText("wide")
+    ed.click(290, 200)
+    assert ed.draft.approach("A", "B")["width"] == "wide"
+    assert not ed.validate()
+    assert "approach A>B has no opposite approach B>A" in ed.report.toPlainText()
+    assert not ed.save(tmp_path / "bad.toml") and not (tmp_path / "bad.toml").exists()
+    assert [it.toolTip() for it in ed.items_of("approach:")] == ["approach A>B: wide, NOT PAIRED"]
+    ed.grab().save(str(SHOTS / "board-editor-unpaired.png"))
+    ed.pair_borders()
+    assert ed.draft.approach("B", "A")["width"] == "wide"
+    # a road from A to B, and an attribute edited in the table
+    ed.set_mode("road")
+    ed.click(100, 200)
+    ed.click(500, 200)
+    ed.finish_road()
+    ed.areas_model.setData(ed.areas_model.index(1, 3), "2")  # B: start_positions 2
+    assert ed.validate(), ed.report.toPlainText()
+    path = tmp_path / "two.toml"
+    assert ed.save(path)
+    b = load_board(path)
+    assert b.name == "two fields" and set(b.areas) == {"A", "B"} and b.areas["A"].name == "West field"
+    assert b.adjacent("A", "B") and b.approach("B", "A").width == "wide"
+    assert b.roads[0].areas == ("A", "B") and b.areas["B"].start_positions == 2
+    assert b.locate(150, 200).area == "A"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ed.grab().save(str(SHOTS / "board-editor.png"))
+
+
+def test_open_existing_board_round_trips(qtbot, tmp_path):
+    from rules.board import demo_board_path
+
+    ed = BoardEditor()
+    qtbot.addWidget(ed)
+    ed.open(demo_board_path())
+    assert len(ed.draft.areas) == 11 and ed.validate()
+    assert ed.save(tmp_path / "demo.toml")
+    again, demo = load_board(tmp_path / "demo.toml"), load_demo_board()
+    assert set(again.approaches) == set(demo.approaches) and len(again.roads) == len(demo.roads)
+    assert again.boxes == demo.boxes and again.arrows == demo.arrows
+
+
+def test_draft_reports_overlap_and_unreachable():
+    d = BoardDraft(width_mm=300, depth_mm=100)
+    d.add_area([(0, 0), (150, 0), (150, 100), (0, 100)], "1")
+    d.add_area([(100, 0), (300, 0), (300, 100), (100, 100)], "2")
+    assert any("overlap" in p for p in d.validate())
+    d.remove_area("2")
+    d.add_area([(200, 0), (300, 0), (300, 100), (200, 100)], "2")
+    assert any("cannot be reached" in p for p in d.validate())
