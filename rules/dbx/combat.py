@@ -107,7 +107,7 @@ def shoots_back(pos: DbxPosition, target: DbxPiece, shooter: DbxPiece, opts: Opt
     """§8.2 the target is itself shooting at the shooter (an exchange of fire, A7)."""
     if target.type == "Ck":  # §2.1 clansmen never return fire in the enemy bound
         return False
-    return fire_target_check(pos, target, shooter, opts)[0]
+    return fire_target_check(pos, target, shooter, opts, returning=True)[0]
 
 
 def fire_sides(pos: DbxPosition, a: DbxPiece, t: DbxPiece, supporters: list[DbxPiece] = (),

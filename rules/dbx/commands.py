@@ -3,9 +3,12 @@
     fieldglass analyze game.json --from p1 --to p2 --json     distance (mm, paces, BB), contact, ZOC, sight, fire, melee
     fieldglass analyze game.json --from p1                    the whole picture for p1 (every enemy, nearest first)
     fieldglass analyze game.json --from p1 --path 300,200 --facing 90    may p1 move there? (§5)
+    fieldglass analyze game.json --from p1 --path 300,200 --choice group=all     the group moving as a whole (§5.2)
     fieldglass analyze game.json --all --json                 every enemy pair
     fieldglass resolve game.json --action fire --attacker p1 --target p2 --dice 5,3 [--supporters a,b]
     fieldglass resolve game.json --action melee|river|square|swap|turn ... [--choice partner=ID] [--out after.json]
+    fieldglass resolve game.json --action move --attacker p1 --path 300,200 [--choice facing=90] [--choice group=all]
+    fieldglass resolve game.json --action rout --attacker p1 [--choice held=a,b] [--choice edge=south]    §9.6
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from rules.dbx.model import DbxPosition
 from rules.dbx.options import load_options
 from rules.dice import Dice, parse_d6
 
-ACTIONS = ("fire", "melee", "river", "square", "swap", "turn")
+ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "rout")
 
 
 def _load(args) -> tuple[DbxPosition, object, dict]:
@@ -52,7 +55,7 @@ def _dump(out) -> str:
 
 
 def analyze(args) -> int:
-    pos, opts, _ = _load(args)
+    pos, opts, ch = _load(args)
     if getattr(args, "all", False):
         rows = []
         for a in pos.pieces:
@@ -75,7 +78,7 @@ def analyze(args) -> int:
     for pid in (args.from_id, args.to_id):
         _need(pos, args.position, pid)
     if getattr(args, "path", None):
-        out = _move(pos, args, opts)
+        out = _move(pos, args.from_id, args.path, getattr(args, "facing", None), ch.get("group"), opts)
         print(_dump(out) if args.json else _move_text(out))
         return 0
     if args.to_id:
@@ -87,27 +90,46 @@ def analyze(args) -> int:
     return 0
 
 
-def _move(pos: DbxPosition, args, opts) -> dict:
+def _move(pos: DbxPosition, pid: str, path_text: str, facing: str | None, group: str | None, opts) -> dict:
+    """§5 one element's move, or with `group` (`all` = its whole §3.3 group, or ids) the group's move (§5.2)."""
+    from rules.dbx.group_move import check_group_move, group_members
     from rules.dbx.movement import check_move
 
-    nums = [s.strip() for s in args.path.split(",") if s.strip()]
+    nums = [s.strip() for s in path_text.split(",") if s.strip()]
     try:
         vals = [float(s) for s in nums]
     except ValueError:
-        raise InputError(f"--path {args.path!r}: expected x,y[,x,y...] in table mm") from None
+        raise InputError(f"--path {path_text!r}: expected x,y[,x,y...] in table mm") from None
     if not vals or len(vals) % 2:
-        raise InputError(f"--path {args.path!r}: expected pairs of numbers x,y in table mm")
+        raise InputError(f"--path {path_text!r}: expected pairs of numbers x,y in table mm")
     path = list(zip(vals[::2], vals[1::2], strict=True))
-    heading = None
-    if getattr(args, "facing", None) is not None:
+    headings: list[float | None] = []
+    if facing is not None and str(facing).strip():
         try:
-            heading = float(args.facing)
+            headings = [float(h) if h.strip() else None for h in str(facing).split(",")]
         except ValueError:
-            raise InputError(f"--facing {args.facing!r}: a DBX facing is a compass bearing in degrees") from None
-    return check_move(pos, args.from_id, path, heading, opts)
+            raise InputError(f"--facing {facing!r}: a DBX facing is a compass bearing in degrees (one per waypoint "
+                             "or the last)") from None
+        if len(headings) == 1:
+            headings = [None] * (len(path) - 1) + headings
+        elif len(headings) != len(path):
+            raise InputError(f"--facing {facing!r}: give one facing, or one per waypoint ({len(path)})")
+    if group:
+        ids = group_members(pos, pid, group)
+        if len(ids) > 1:
+            return check_group_move(pos, ids, pid, path, headings, opts)
+    if any(h is not None for h in headings[:-1]):
+        raise InputError(f"--facing {facing!r}: a single element's move gives only the facing at its end")
+    return check_move(pos, pid, path, headings[-1] if headings else None, opts)
 
 
 def _move_text(out: dict) -> str:
+    if "group" in out:
+        head = (f"group {', '.join(out['group'])} ({out['formation']}, led by {out['leader']}): "
+                f"{'; '.join(out['manoeuvres'])}; front corner travels {out['front_corner_paces']:.0f} paces of "
+                f"{out['allowance_paces']} ({out['allowance_reason']}); costs {out['pip_cost']} PIP")
+        body = ["  legal move" if out["legal"] else "  not allowed:"] + [f"    {p}" for p in out["problems"]]
+        return "\n".join([head] + body + [f"  cost: {'; '.join(out['pip_reasons'])}"])
     head = (f"{out['piece']}: front corner travels {out['front_corner_paces']:.0f} paces of {out['allowance_paces']} "
             f"({out['allowance_reason']}); costs {out['pip_cost']} PIP")
     body = ["  legal move" if out["legal"] else "  not allowed:"] + [f"    {p}" for p in out["problems"]]
@@ -197,6 +219,15 @@ def resolve(args) -> int:
         after = movement.swap_line_jaeger(pos, args.attacker, ch.get("new_id") or args.target, opts)
         res = resolve_simple(pos, "swap", after, args.attacker, None,
                              "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)", opts)
+    elif action == "move":
+        res = _resolve_move(pos, args, ch, opts)
+    elif action == "rout":
+        from rules.dbx.resolve import demoralised_flight
+
+        held = [x for x in (ch.get("held") or "").split(",") if x.strip()]
+        for h in held:
+            _need(pos, "--choice held", h.strip())
+        res = demoralised_flight(pos, args.attacker, [h.strip() for h in held], ch.get("edge"), opts)
     else:  # turn
         after = movement.turn_to_face(pos, args.target, args.attacker, opts)
         res = resolve_simple(pos, "turn", after, args.attacker, args.target,
@@ -215,6 +246,27 @@ def resolve(args) -> int:
         if getattr(args, "out", None):
             print(f"position after written to {args.out}")
     return 0
+
+
+def _resolve_move(pos: DbxPosition, args, ch: dict, opts):
+    """`--action move`: a legal tactical move (one element, or a group with --choice group=...) applied (§5)."""
+    from rules.dbx.group_move import apply_group_move
+    from rules.dbx.resolve import resolve_simple
+
+    if not getattr(args, "path", None):
+        raise InputError("--action move needs --path x,y[,x,y...] (the mover's centre in table mm)")
+    out = _move(pos, args.attacker, args.path, ch.get("facing"), ch.get("group"), opts)
+    if not out["legal"]:
+        raise InputError(f"move of {args.attacker} not allowed: {'; '.join(out['problems'])}")
+    if "group" not in out:
+        out = out | {"ends": {out["piece"]: out["end"]}}
+    after = apply_group_move(pos, out)
+    what = (f"group {', '.join(out['group'])}: {'; '.join(out['manoeuvres'])}" if "group" in out
+            else f"moves {out['front_corner_paces']:.0f} paces")
+    res = resolve_simple(pos, "move", after, args.attacker, None,
+                         f"{what} for {out['pip_cost']} PIP (§5.1, §5.2, §5.4)", opts)
+    res.notes = list(out["pip_reasons"])
+    return res
 
 
 def _resolve_text(out: dict) -> str:

@@ -179,6 +179,25 @@ def in_zoc(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) 
     return geom.overlaps(corners(a, pos.scale), zoc_rect(pos, b, opts), opts.tolerance_mm)
 
 
+def zoc_screened(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> bool:
+    """§3.4 a, inside enemy b's zone of control, "is separated from that enemy by one of its own elements": every
+    straight line from a's part of the zone to b's front edge passes through a friend of a."""
+    zr = zoc_rect(pos, b, opts)
+    ra = corners(a, pos.scale)
+    pts = [q for q in geom.sample_rect(geom.shrink(ra, opts.tolerance_mm)) if geom.point_in_polygon(q, zr)]
+    pts = pts or [q for q in geom.sample_rect(zr) if geom.point_in_polygon(q, ra)]
+    if not pts:
+        return False
+    rb = corners(b, pos.scale)
+    fwd, _ = geom.directions(b.heading_deg)
+    screens = [corners(f, pos.scale) for f in friends(pos, a)]
+    for q in pts:
+        foot = q - fwd * float((q - rb[0]) @ fwd)  # straight back to the line of b's front edge
+        if not any(geom.segment_through_polygon(q, foot, r) for r in screens):
+            return False
+    return True
+
+
 def aligned_opposite(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> bool:
     """§3.4 an intruder in a zone of control must stand parallel and opposite the enemy."""
     return geom.angle_diff(a.heading_deg, (b.heading_deg + 180.0) % 360.0) <= angle_tol_deg(pos.scale, opts)
@@ -188,18 +207,29 @@ def same_facing(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFA
     return geom.angle_diff(a.heading_deg, b.heading_deg) <= angle_tol_deg(pos.scale, opts)
 
 
-def grouped(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> bool:
-    """§3.3 full edge contact (side to side, or front to rear) and the same facing."""
+def grouped_how(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> str | None:
+    """§3.3 how a and b are grouped: "side" (side edge to side edge), "behind" (b's front on a's rear edge),
+    "ahead" (a's front on b's rear edge), or None; always the same facing."""
     if a.side != b.side or not same_facing(pos, a, b, opts):
-        return False
+        return None
     tol = opts.tolerance_mm
     ra, rb = corners(a, pos.scale), corners(b, pos.scale)
+
     def meet(p, q, r, s):
         return _near(p, q, tol) and _near(r, s, tol)
 
-    side = meet(ra[1], rb[0], ra[2], rb[3]) or meet(ra[0], rb[1], ra[3], rb[2])
-    column = meet(ra[0], rb[3], ra[1], rb[2]) or meet(rb[0], ra[3], rb[1], ra[2])
-    return side or column
+    if meet(ra[1], rb[0], ra[2], rb[3]) or meet(ra[0], rb[1], ra[3], rb[2]):
+        return "side"
+    if meet(rb[0], ra[3], rb[1], ra[2]):
+        return "behind"
+    if meet(ra[0], rb[3], ra[1], rb[2]):
+        return "ahead"
+    return None
+
+
+def grouped(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> bool:
+    """§3.3 full edge contact (side to side, or front to rear) and the same facing."""
+    return grouped_how(pos, a, b, opts) is not None
 
 
 def groups(pos: DbxPosition, opts: Options = DEFAULT) -> list[list[str]]:

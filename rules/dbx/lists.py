@@ -9,6 +9,8 @@ from functools import cache, lru_cache
 from fieldglass.errors import InputError
 from rules.dbx.armies import ARMY_LISTS
 
+_FROM = re.compile(r"^(?:from|ab)\s+(\d{4})\s+(.+)$")
+_EXCHANGE = re.compile(r'^"?(\w+) X (\w+)"?')  # Maori "St X Kl": the list before it with Kl for St
 _ITEM = re.compile(r"^(?:(\d+)(?:-(\d+))?)?\s*(?:x\d?)?\s*(.+?)$")
 _CODES = ("Li", "Ck", "Jä", "Pl", "Gu", "Sh", "Bo", "St", "Hi", "Kl", "Pk", "Dr", "Kü", "Hu", "Ul", "LR", "Re",
           "Km", "El", "Art", "Lw", "Pa", "LH", "Kä", "Pi", "Gr", "Fr")
@@ -20,6 +22,7 @@ class Entry:
     lo: int
     hi: int
     types: tuple[str, ...]  # the alternatives ("o" = or); "Li/Jä" counts as its first code
+    from_year: int | None = None  # "from 1813 2xLw" / "ab 1813": only in armies of that year or later
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ def parse_composition(text: str) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
             cur += ch
     parts.append(cur)
     for raw in (p.strip() for p in parts if p.strip()):
+        year = None
+        dated = _FROM.match(raw)
+        if dated:  # §9.7 Bayern 1778-1815 "ab 1813 2xLw"
+            year, raw = int(dated.group(1)), dated.group(2)
         m = _ITEM.match(raw)
         body = m.group(3) if m else raw
         lo = int(m.group(1)) if m and m.group(1) else 1
@@ -62,14 +69,24 @@ def parse_composition(text: str) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
         if not alts or any(a is None for a in alts):
             bad.append(raw)
             continue
-        entries.append(Entry(lo, hi, tuple(dict.fromkeys(a for a in alts if a))))
+        entries.append(Entry(lo, hi, tuple(dict.fromkeys(a for a in alts if a)), year))
     return tuple(entries), tuple(bad)
 
 
 @lru_cache(maxsize=1)
 def army_lists() -> tuple[ArmyList, ...]:
-    out = []
+    out: list[ArmyList] = []
     for group, name, home, af, comp, note in ARMY_LISTS:
+        swap = _EXCHANGE.match(comp)
+        if swap and out:  # §9.7 [L523] "Maori: St X Kl" printed right after "Polynesier, Melanesier: ... 8-12St,
+            # 0-3Pl": read as that list with Kl allowed in place of St (each St element may be Kl instead)
+            old, new = swap.groups()
+            prev = out[-1]
+            entries = tuple(Entry(e.lo, e.hi, e.types + (new,) if old in e.types else e.types, e.from_year)
+                            for e in prev.entries)
+            why = f'printed "{old} X {new}": the list {prev.name} with {new} in place of {old}'
+            out.append(ArmyList(group, name, home, af, entries, "; ".join(x for x in (note, why) if x), ()))
+            continue
         entries, bad = parse_composition(comp)
         out.append(ArmyList(group, name, home, af, entries, note, bad))
     return tuple(out)
@@ -85,8 +102,10 @@ def find_list(name: str, group: str | None = None) -> ArmyList:
 _NORMAL = {"Lw": "Li", "Gr": "Li", "Fr": "Li", "Kä": "Kü", "LH": "LR", "Pa": "Jä", "Pi": "Pl"}
 
 
-def check_army(army: ArmyList, types: list[str]) -> list[str]:
-    """§9.7 problems fitting `types` (element codes, without the general) to the list; [] when it fits."""
+def check_army(army: ArmyList, types: list[str], year: int | None = None) -> list[str]:
+    """§9.7 problems fitting `types` (element codes, without the general) to the list; [] when it fits. An entry
+    "from YEAR" counts as printed in armies of that year or later, not before, and as optional when no year is
+    given."""
     problems = []
     if len(types) != ARMY_SIZE:
         problems.append(f"an army has {ARMY_SIZE} elements plus the general, not {len(types)} (§9.7)")
@@ -94,7 +113,8 @@ def check_army(army: ArmyList, types: list[str]) -> list[str]:
     for t in types:
         need[t] = need.get(t, 0) + 1
     keys = sorted(need)
-    entries = army.entries
+    entries = tuple(e if e.from_year is None or (year is not None and year >= e.from_year)
+                    else Entry(0, 0 if year is not None else e.hi, e.types) for e in army.entries)
 
     @cache
     def fit(i: int, rest: tuple[int, ...]) -> bool:

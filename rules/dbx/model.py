@@ -108,7 +108,8 @@ class DbxPiece(Piece):
     saved_pips: int = 0  # §5.1 Ck saved PIPs to shoot
     c_in_c: bool = False  # §9.4
     ally: bool = False  # §9.4
-    ammo_used: int = 0  # §8.8 camp fire phases used
+    ammo_own: int = 0  # §8.8 camp fire phases used in its own bounds (of 3)
+    ammo_enemy: int = 0  # §8.8 camp fire phases used in the enemy's bounds (of 3)
 
     @property
     def ut(self) -> UnitType:
@@ -174,7 +175,7 @@ def corners(p: DbxPiece, scale: Scale) -> np.ndarray:
 _TOP = ("system", "scale", "table", "terrain", "pieces", "game")
 _PIECE = (
     "id side type x_mm y_mm heading_deg quality command mode depth_mm square moves charged english defending "
-    "range_paces saved_pips c_in_c ally ammo_used"
+    "range_paces saved_pips c_in_c ally ammo_own ammo_enemy"
 ).split()
 _TERRAIN = ("id", "type", "polygon", "line", "width_mm", "crest", "ford")
 _GAME = ("bound", "active", "first_bound", "weather", "fog", "river", "crossing_stopped", "lost", "start",
@@ -273,7 +274,7 @@ def _piece(spec: Any, i: int, source: str, scale: Scale) -> DbxPiece:
         kw["depth_mm"] = _num(spec["depth_mm"], f"{what} depth_mm", positive=True)
     if "square" in spec:
         kw["square"] = _int(spec["square"], f"{what} square", 0, 5)
-    for k in ("moves", "saved_pips", "ammo_used"):
+    for k in ("moves", "saved_pips", "ammo_own", "ammo_enemy"):
         if k in spec:
             kw[k] = _int(spec[k], f"{what} {k}", 0, 99)
     for k in ("charged", "english", "c_in_c", "ally"):
@@ -413,7 +414,8 @@ def piece_to_dict(p: DbxPiece) -> dict:
         d["quality"] = p.quality
     for k, default in (("command", ""), ("depth_mm", None), ("square", 0), ("moves", 0), ("charged", False),
                        ("english", False), ("defending", ""), ("range_paces", None), ("saved_pips", 0),
-                       ("c_in_c", False), ("ally", False), ("ammo_used", 0)):
+                       ("c_in_c", False), ("ally", False), ("ammo_own", 0),
+                       ("ammo_enemy", 0)):
         v = getattr(p, k)
         if v != default:
             d[k] = _n(v) if isinstance(v, float) else v

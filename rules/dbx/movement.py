@@ -11,12 +11,16 @@ from fieldglass.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import (
     aligned_opposite,
+    angle_tol_deg,
     contact,
     distance_mm,
     enemies,
     friends,
+    front_enemies,
+    grouped_how,
     in_zoc,
     same_facing,
+    zoc_screened,
 )
 from rules.dbx.model import DbxPiece, DbxPosition, corners, moved
 from rules.dbx.options import DEFAULT, Options
@@ -45,6 +49,8 @@ def allowance(pos: DbxPosition, p: DbxPiece, opts: Options = DEFAULT) -> tuple[i
     if front_in_river(pos, p) and pos.game.river != "shallow" and pos.game.weather not in ("E", "snow"):
         return RIVER_MOVE, "front edge in a river that is not a trickle: 100 paces (§5.3)"
     bad = in_bad_going(pos, p, opts)
+    # §9.2 / §11 A8 snow drifts' "zufällige Bewegungsgeschwindigkeit" [L127]: the rulebook gives no mechanism, so
+    # snow only makes the whole table bad going (sight.py); no random movement is rolled.
     if opts.move_distances == "text":  # A4 alternative
         if on_road(pos, p):
             return (500 if p.type in ("LR", "Hu", "Ul", "Gen") else 400), "along a road (text list, A4)"
@@ -155,9 +161,55 @@ def check_move(pos: DbxPosition, pid: str, path: list[tuple[float, float]], head
     allow, allow_why = allowance(pos, p, opts)
     problems: list[str] = []
     end = poses[-1]
-    if float(travel.max()) > pos.scale.mm(allow) + opts.tolerance_mm:
-        problems.append(f"a corner travels {pos.scale.paces(float(travel.max())):.0f} paces, more than {allow} (§5.4)")
     after = pos.with_pieces([end if q.id == pid else q for q in pos.pieces])
+    free = free_move(pos, p, after, end, opts)
+    if not free and float(travel.max()) > pos.scale.mm(allow) + opts.tolerance_mm:
+        problems.append(f"a corner travels {pos.scale.paces(float(travel.max())):.0f} paces, more than {allow} (§5.4)")
+    problems += end_problems(pos, p, poses, after, opts)
+    problems += _withdrawal_problems(pos, p, end, travel, allow, opts)
+    if p.moves >= 1:
+        ok, why = second_move(pos, p, end, opts)
+        if not ok:
+            problems.append(why)
+    cost, cost_why = pip_cost(pos, p, opts)
+    out = {"piece": pid, "front_corner_paces": round(pos.scale.paces(front), 1),
+           "corner_paces": [round(pos.scale.paces(float(t)), 1) for t in travel],
+           "allowance_paces": allow, "allowance_reason": allow_why, "pip_cost": cost, "pip_reasons": cost_why,
+           "legal": not problems, "problems": problems,
+           "end": {"x_mm": round(end.x_mm, 2), "y_mm": round(end.y_mm, 2), "heading_deg": round(end.heading_deg, 2)}}
+    if free:
+        out["free_move"] = free
+    return out
+
+
+def free_move(pos: DbxPosition, p: DbxPiece, after: DbxPosition, end: DbxPiece, opts: Options = DEFAULT) -> str:
+    """§5.4 moves that are not measured: an overlapping element pivoting 90 degrees to attack frontally the flank of
+    the enemy it overlapped when that enemy is already in melee; an element moving out of its camp to end just
+    outside it, in base contact with it. "" when the move is measured."""
+    tol = opts.tolerance_mm
+    if abs(geom.angle_diff(end.heading_deg, p.heading_deg) - 90.0) <= angle_tol_deg(pos.scale, opts):
+        for e in enemies(pos, p):
+            if contact(pos, p, e, opts).kind == "overlap" and front_enemies(pos, e, opts) \
+                    and contact(after, end, after.piece(e.id), opts).kind == "flank":
+                return f"pivots 90 degrees from overlapping {e.id} onto its flank: not measured (§5.4)"
+    rect = corners(end, pos.scale)
+    for c in pos.pieces:
+        if c.type == "Camp" and c.side == p.side:
+            rc = corners(c, pos.scale)
+            if geom.penetration(corners(p, pos.scale), rc) > tol and geom.penetration(rect, rc) <= tol \
+                    and geom.polygon_distance(rect, rc) <= tol:
+                return f"moves out of its camp {c.id} to just outside it: not measured (§5.4)"
+    return ""
+
+
+def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: DbxPosition,
+                 opts: Options = DEFAULT, column: frozenset[str] = frozenset()) -> list[str]:
+    """Where one element's move (poses from start to end) may not go: off the table, impassable terrain, onto or
+    through others (§3.6, §5.6), into contact it may not make (§5.7), zones of control (§3.4). `after` holds every
+    piece where it ends (the other members of a moving group too); `column`: the fellow members of a column, whose
+    bases may still cross where the column bends along its leader's trail (§5.2)."""
+    pid, end = p.id, poses[-1]
+    problems: list[str] = []
     rect = corners(end, pos.scale)
     if (rect[:, 0].min() < -opts.tolerance_mm or rect[:, 1].min() < -opts.tolerance_mm
             or rect[:, 0].max() > pos.width_mm + opts.tolerance_mm
@@ -168,14 +220,17 @@ def check_move(pos: DbxPosition, pid: str, path: list[tuple[float, float]], head
         problems.append(f"ends in impassable terrain {imp[0]} (§3.7)")
     if p.square and in_bad_going(after, end, opts):
         problems.append("a square may never leave good going (§5.11)")
+    moving = {q.id for q in after.pieces if pos.by_id.get(q.id) != q}
     # §3.6 no stacking; §5.6 passing through friends
-    for q in pos.pieces:
-        if q.id == pid:
+    for q in after.pieces:
+        if q.id == pid or q.id in column:
             continue
-        rq = corners(q, pos.scale)
-        if geom.penetration(rect, rq) > opts.tolerance_mm:
+        if geom.penetration(rect, corners(q, pos.scale)) > opts.tolerance_mm:
             problems.append(f"ends on top of {q.id} (§3.6)")
             continue
+        if q.id in moving:
+            continue
+        rq = corners(q, pos.scale)
         crossed = any(geom.penetration(corners(b, pos.scale), rq) > opts.tolerance_mm for b in poses[1:-1]) or \
             _swept(poses, rq, pos, opts)
         if crossed and distance_mm(pos, p, q) > opts.tolerance_mm:
@@ -192,8 +247,8 @@ def check_move(pos: DbxPosition, pid: str, path: list[tuple[float, float]], head
                 and distance_mm(pos, p, e) > opts.tolerance_mm:
             problems.append(f"{p.ut.name} may not move into contact with {e.id} (§5.7)")
         e0 = pos.piece(e.id)
-        started_in = in_zoc(pos, p, e0, opts)
-        ends_in = in_zoc(after, end, e, opts)
+        started_in = in_zoc(pos, p, e0, opts) and not zoc_screened(pos, p, e0, opts)
+        ends_in = in_zoc(after, end, e, opts) and not zoc_screened(after, end, e, opts)  # §3.4 own element between
         facing_it = aligned_opposite(after, end, e, opts)
         if ends_in and not c.kind and not started_in and not facing_it:
             problems.append(f"ends in {e.id}'s zone of control without facing it parallel and opposite (§3.4)")
@@ -206,17 +261,7 @@ def check_move(pos: DbxPosition, pid: str, path: list[tuple[float, float]], head
             if not straight_back:
                 problems.append(f"in {e.id}'s zone of control it may only contact it, turn to face it or withdraw "
                                 "straight back (§3.4)")
-    problems += _withdrawal_problems(pos, p, end, travel, allow, opts)
-    if p.moves >= 1:
-        ok, why = second_move(pos, p, end, opts)
-        if not ok:
-            problems.append(why)
-    cost, cost_why = pip_cost(pos, p, opts)
-    return {"piece": pid, "front_corner_paces": round(pos.scale.paces(front), 1),
-            "corner_paces": [round(pos.scale.paces(float(t)), 1) for t in travel],
-            "allowance_paces": allow, "allowance_reason": allow_why, "pip_cost": cost, "pip_reasons": cost_why,
-            "legal": not problems, "problems": problems,
-            "end": {"x_mm": round(end.x_mm, 2), "y_mm": round(end.y_mm, 2), "heading_deg": round(end.heading_deg, 2)}}
+    return problems
 
 
 def _withdrawal_problems(pos: DbxPosition, p: DbxPiece, end: DbxPiece, travel, allow: int,
@@ -349,18 +394,30 @@ def swap_line_jaeger(pos: DbxPosition, pid: str, new_id: str | None = None, opts
 
 
 def turn_to_face(pos: DbxPosition, pid: str, attacker: str, opts: Options = DEFAULT) -> DbxPosition:
-    """§3.5 / A9 a flank- or rear-contacted element turns to face its attacker at the end of the movement phase."""
+    """§3.5 / A9 a flank- or rear-contacted element turns to face its attacker at the end of the movement phase.
+    §3.5 [L289] when the attacker's front meets the flanks of 2 enemies one behind the other, both turn and the
+    front one stays in front (in contact with the attacker, the other directly behind it)."""
     p, a = pos.piece(pid), pos.piece(attacker)
     c = contact(pos, a, p, opts)
     if c.kind not in ("flank", "rear"):
         raise InputError(f"{attacker} is not in flank or rear contact with {pid} (§3.5)")
+    pair: list[DbxPiece] = [p]
     if opts.contact_turns == "mover":
         p, a = a, p
+    elif c.kind == "flank":
+        for d in enemies(pos, a):
+            how = grouped_how(pos, p, d, opts) if d.id != p.id else None
+            if how in ("ahead", "behind") and contact(pos, a, d, opts).kind == "flank":
+                pair = [p, d] if how == "behind" else [d, p]  # front element first
+                break
     from rules.dbx.model import base_size
 
     fwd, _ = geom.directions(a.heading_deg)
     _, da = base_size(a, pos.scale)
-    _, dp = base_size(p, pos.scale)
-    ctr = np.array([a.x_mm, a.y_mm]) + fwd * (da / 2 + dp / 2)
-    new = moved(p, ctr[0], ctr[1], a.heading_deg + 180.0)
-    return pos.with_pieces([new if q.id == p.id else q for q in pos.pieces])
+    new, at = {}, np.array([a.x_mm, a.y_mm]) + fwd * da / 2
+    for q in (pair if opts.contact_turns != "mover" else [p]):
+        _, dq = base_size(q, pos.scale)
+        ctr = at + fwd * dq / 2
+        new[q.id] = moved(q, ctr[0], ctr[1], a.heading_deg + 180.0)
+        at = at + fwd * dq
+    return pos.with_pieces([new.get(q.id, q) for q in pos.pieces])

@@ -21,11 +21,11 @@ from rules.dbx.combat import (
     melee_side,
     outcome,
 )
-from rules.dbx.contact import aligned_opposite, contact, front_enemies, same_facing
+from rules.dbx.contact import aligned_opposite, contact, directly_behind, front_enemies, same_facing
 from rules.dbx.model import DbxPiece, DbxPosition, Game, base_size, corners, moved, position_to_dict
 from rules.dbx.movement import allowance, turn_to_face
 from rules.dbx.options import DEFAULT, Options
-from rules.dbx.sight import fire_range, fire_target_check, impassable_under, in_bad_going, range_mm
+from rules.dbx.sight import camp_phase, fire_range, fire_target_check, impassable_under, in_bad_going, range_mm
 from rules.dbx.tables import MOUNTED, river_type, torrent_crossing
 from rules.dice import Dice
 
@@ -209,21 +209,29 @@ def flee(st: _State, pid: str) -> str:
     """§8.6 back one base depth, turn 180 degrees, then the full move distance; swerving only to avoid friends it
     cannot pass, enemies or impassable terrain (not rivers). Off the table: lost. No way out: destroyed."""
     p = st.pieces[pid]
-    scale, opts = st.base.scale, st.opts
-    _, d = base_size(p, scale)
-    allow, _ = allowance(st.view(), p, opts)
+    _, d = base_size(p, st.base.scale)
+    allow, _ = allowance(st.view(), p, st.opts)
     back = geom.heading_of(-geom.directions(p.heading_deg)[0])
-    total = d + scale.mm(allow)
+    total = d + st.base.scale.mm(allow)
+    text = f"flees {st.base.scale.paces(total):.0f} paces: 1 base depth, turns 180, full move (§8.6)"
+    return _run(st, p, back, total, p.heading_deg + 180.0, text, "flee")
+
+
+def _run(st: _State, p: DbxPiece, heading: float, total: float, end_heading: float, text: str, change: str) -> str:
+    """Move p straight along `heading` by `total` mm, ending facing `end_heading`, swerving up to the option's limit
+    only around what it cannot pass (§8.6); lost off the table, destroyed when there is no way."""
+    pid = p.id
+    scale, opts = st.base.scale, st.opts
     swerves = [0.0]
     for k in range(5, int(opts.flee_max_swerve_deg) + 1, 5):
         swerves += [float(k), float(-k)]
     for sw in swerves:
-        h = (back + sw) % 360.0
+        h = (heading + sw) % 360.0
         u = geom.directions(h)[0]
         ok, lost_at = True, None
         n = max(2, int(total / 2.0))
         for t in np.linspace(0, total, n)[1:]:
-            q = moved(p, p.x_mm + u[0] * t, p.y_mm + u[1] * t, p.heading_deg + 180.0)
+            q = moved(p, p.x_mm + u[0] * t, p.y_mm + u[1] * t, end_heading)
             r = corners(q, scale)
             if _off_table(st, r):
                 lost_at = q
@@ -239,11 +247,11 @@ def flee(st: _State, pid: str) -> str:
         if lost_at is not None:
             st.remove(pid, "lost", f"flees off the table edge and is lost (§8.6){_sw(sw)}")
             return "lost"
-        end = moved(p, p.x_mm + u[0] * total, p.y_mm + u[1] * total, p.heading_deg + 180.0)
+        end = moved(p, p.x_mm + u[0] * total, p.y_mm + u[1] * total, end_heading)
         if _blocked_by(st, p, corners(end, scale), set()):
             continue
-        st.set(end, "flee", f"flees {scale.paces(total):.0f} paces: 1 base depth, turns 180, full move (§8.6){_sw(sw)}")
-        return "flee"
+        st.set(end, change, f"{text}{_sw(sw)}")
+        return change
     st.remove(pid, "destroyed", "cannot flee past friends, enemies or impassable terrain and is destroyed (§8.6)")
     return "destroyed"
 
@@ -339,8 +347,10 @@ def resolve_fire(pos: DbxPosition, shooter_id: str, target_id: str, dice: Dice, 
     res = Resolution("fire", a.id, t.id, dice=list(dice.rolled), seed=dice.seed if dice.generated else None)
     res.sides = {"attacker_side": _side_dict(sa, da), "target_side": _side_dict(stt, dt)}
     st = _State(pos, opts)
-    if a.type == "Camp":
-        st.pieces[a.id] = replace(a, ammo_used=a.ammo_used + 1)
+    for camp, returning in ((a, False), (t, True)):  # §8.8 3 own + 3 enemy fire phases of ammunition
+        if camp.type == "Camp" and (not returning or back):
+            key = "ammo_own" if camp_phase(pos, camp, returning) == "own" else "ammo_enemy"
+            st.pieces[camp.id] = replace(camp, **{key: getattr(camp, key) + 1})
     if a.type == "Ck":
         st.pieces[a.id] = replace(st.pieces[a.id], saved_pips=max(0, a.saved_pips - opts.clansmen_pips_to_shoot))
     if tt < ta:
@@ -478,6 +488,76 @@ def demoralised(pos: DbxPosition, opts: Options = DEFAULT) -> list[str]:
         elif 3 * lost.get(cmd, 0) >= _start(pos, cmd, False) > 0:
             out.add(cmd)
     return sorted(out)
+
+
+_EDGE_HEADING = {"south": 180.0, "east": 90.0, "north": 0.0, "west": 270.0}  # setup.EDGES: south = y 0
+
+
+def own_edge(pos: DbxPosition, side: str) -> str:
+    """A side's base edge when the position does not say: the table edge behind its elements' average facing."""
+    fw = [geom.directions(p.heading_deg)[0] for p in pos.pieces if p.side == side and p.type != "Camp"]
+    if not fw:
+        raise InputError(f"side {side!r}: no elements to find its base edge; give --choice edge=")
+    back = -np.mean(fw, axis=0)
+    if abs(back[1]) >= abs(back[0]):
+        return "south" if back[1] < 0 else "north"
+    return "west" if back[0] < 0 else "east"
+
+
+def _in_or_supporting_melee(pos: DbxPosition, p: DbxPiece, opts: Options) -> str:
+    """§9.6 why p stays: in melee, or supporting a friend in melee (rear support or overlapping its enemy)."""
+    for e in (q for q in pos.pieces if q.side != p.side):
+        if contact(pos, e, p, opts).kind in ("front", "flank", "rear") or \
+                contact(pos, p, e, opts).kind in ("front", "flank", "rear"):
+            return f"in melee with {e.id}"
+        if contact(pos, p, e, opts).kind == "overlap" and front_enemies(pos, e, opts):
+            return f"overlapping {e.id} in melee"
+    for f in (q for q in pos.pieces if q.side == p.side and q.id != p.id):
+        if front_enemies(pos, f, opts) and directly_behind(pos, f, opts) is not None \
+                and directly_behind(pos, f, opts).id == p.id:
+            return f"supporting {f.id} in melee from behind"
+    return ""
+
+
+def demoralised_flight(pos: DbxPosition, pid: str, held: list[str] = (), edge: str | None = None,
+                       opts: Options = DEFAULT) -> Resolution:
+    """§9.6 the compulsory flight of a demoralised command: every element not in melee, not supporting friends in
+    melee and not held with PIPs turns (no recoil first) and flees its full move straight toward its own base edge;
+    off the table it is lost (§8.6). `pid` names any element of the command; `held` are the player's choice."""
+    p = pos.piece(pid)
+    cmd = p.command or p.side
+    if cmd not in demoralised(pos, opts):
+        raise InputError(f"{pid}: its command {cmd} is not demoralised (§9.6)")
+    edge = edge or own_edge(pos, p.side)
+    if edge not in _EDGE_HEADING:
+        raise InputError(f"--choice edge={edge}: one of {' '.join(_EDGE_HEADING)}")
+    heading = _EDGE_HEADING[edge]
+    st = _State(pos, opts)
+    res = Resolution("rout", pid, None)
+    mine = [q for q in pos.pieces if q.side == p.side and (q.command or q.side) == cmd and q.type != "Camp"]
+    u = geom.directions(heading)[0]
+    mine.sort(key=lambda q: -float(np.array([q.x_mm, q.y_mm]) @ u))  # nearest its base edge first
+    for q in mine:
+        if q.id in held:
+            res.notes.append(f"{q.id} is held with a PIP (§9.6)")
+            continue
+        why = _in_or_supporting_melee(pos, q, opts)
+        if why:
+            res.notes.append(f"{q.id} stays: {why} (§9.6)")
+            continue
+        cur = st.pieces.get(q.id)
+        if cur is None:
+            continue
+        allow, _ = allowance(st.view(), cur, opts)
+        turned = moved(cur, cur.x_mm, cur.y_mm, heading)
+        text = (f"demoralised: turns toward the {edge} edge and flees {allow} paces (§9.6)")
+        _run(st, turned, heading, st.base.scale.mm(allow), heading, text, "flee")
+    res.outcome = {"loser": None, "result": "rout", "command": cmd, "edge": edge,
+                   "rule": "§9.6 demoralised: elements not in or supporting a melee and not held flee"}
+    res.after = st.view()
+    res.changes = st.changes
+    res.victory = victory(res.after, opts)
+    return res
 
 
 def victory(pos: DbxPosition, opts: Options = DEFAULT) -> dict:

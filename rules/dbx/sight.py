@@ -245,8 +245,8 @@ def in_fire_zone(pos: DbxPosition, a: DbxPiece, b: DbxPiece, range_paces: float,
     return geom.penetration(zone, rb) > 0.0
 
 
-def can_shoot(pos: DbxPosition, p: DbxPiece, opts: Options = DEFAULT) -> tuple[bool, str]:
-    """§6.12 / §8.2 who shoots at all."""
+def can_shoot(pos: DbxPosition, p: DbxPiece, opts: Options = DEFAULT, returning: bool = False) -> tuple[bool, str]:
+    """§6.12 / §8.2 who shoots at all (`returning`: the target shooting back, for the camp's ammunition)."""
     r, why = fire_range(pos, p, opts)
     if r <= 0:
         return False, why
@@ -257,9 +257,22 @@ def can_shoot(pos: DbxPosition, p: DbxPiece, opts: Options = DEFAULT) -> tuple[b
             return False, "clansmen never return fire in the enemy bound (§2.1)"
         if p.saved_pips < opts.clansmen_pips_to_shoot:
             return False, f"clansmen need {opts.clansmen_pips_to_shoot} saved PIP to shoot (§5.1, A24)"
-    if p.type == "Camp" and p.ammo_used >= 6:
-        return False, "the camp guard has used its 3 + 3 fire phases (§8.8)"
+    if p.type == "Camp":
+        phase = camp_phase(pos, p, returning)
+        if (p.ammo_own if phase == "own" else p.ammo_enemy) >= CAMP_AMMO_PHASES:
+            return False, f"the camp guard has used its {CAMP_AMMO_PHASES} {phase} fire phases (§8.8)"
     return True, why
+
+
+CAMP_AMMO_PHASES = 3  # §8.8 [L63] "Nach 3 eigenen und 3 gegnerischen Beschussphasen geht die Munition aus"
+
+
+def camp_phase(pos: DbxPosition, camp: DbxPiece, returning: bool = False) -> str:
+    """§8.8 whose fire phase the camp shoots in, "own" or "enemy": the active side when the position says,
+    otherwise a camp shooting first is in its own bound and one returning fire in the enemy's."""
+    if pos.game.active:
+        return "own" if pos.game.active == camp.side else "enemy"
+    return "enemy" if returning else "own"
 
 
 def candidates(pos: DbxPosition, a: DbxPiece, opts: Options = DEFAULT) -> list[tuple[float, DbxPiece]]:
@@ -280,9 +293,10 @@ def candidates(pos: DbxPosition, a: DbxPiece, opts: Options = DEFAULT) -> list[t
     return sorted(out, key=lambda x: (x[0], x[1].id))
 
 
-def fire_target_check(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> tuple[bool, str]:
+def fire_target_check(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT,
+                      returning: bool = False) -> tuple[bool, str]:
     """§6.1 / §6.11 b is a's legal target: in zone, in range, seen, and the nearest (guns may pass over Jäger)."""
-    ok, why = can_shoot(pos, a, opts)
+    ok, why = can_shoot(pos, a, opts, returning)
     if not ok:
         return False, why
     r, rwhy = fire_range(pos, a, opts)
