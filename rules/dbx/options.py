@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from fieldglass.errors import InputError
+from rules.options import checked_values, read_options_file
 
 DEFAULTS_FILE = Path(__file__).with_name("options.toml")
 
@@ -79,44 +78,15 @@ class Options:
     flee_max_swerve_deg: int = 45
 
     def with_values(self, values: dict[str, Any], source: str = "options") -> Options:
-        known = {f.name for f in fields(self)}
-        checked = {}
-        for key, value in values.items():
-            if key not in known:
-                raise InputError(f"{source}: unknown option {key!r} (see rules/dbx/options.toml)")
-            default = getattr(self, key)
-            if isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise InputError(f"{source}: option {key} must be true or false, not {value!r}")
-            elif isinstance(default, int | float):
-                lo, hi = _RANGES[key]
-                ok = not isinstance(value, bool) and isinstance(value, int | float) and lo <= value <= hi
-                if ok and isinstance(default, int) and not isinstance(default, bool) and not float(value).is_integer():
-                    ok = False
-                if not ok:
-                    raise InputError(f"{source}: option {key} must be a number {lo}..{hi}, not {value!r}")
-                value = type(default)(value)
-            elif value not in _CHOICES[key]:
-                raise InputError(f"{source}: option {key} must be one of {' '.join(_CHOICES[key])}, not {value!r}")
-            checked[key] = value
-        return replace(self, **checked)
+        return replace(self, **checked_values(self, values, source, _RANGES, _CHOICES, "dbx"))
 
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the options file ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not TOML ({exc})") from None
 
 
 def load_options(path: str | Path | None = None) -> Options:
     """The defaults file, then the user's file on top (unknown keys and bad values are InputErrors)."""
-    opts = Options().with_values(_read(DEFAULTS_FILE), str(DEFAULTS_FILE))
+    opts = Options().with_values(read_options_file(DEFAULTS_FILE), str(DEFAULTS_FILE))
     if path is not None:
-        opts = opts.with_values(_read(Path(path)), str(path))
+        opts = opts.with_values(read_options_file(path), str(path))
     return opts
 
 
