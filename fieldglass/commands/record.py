@@ -172,19 +172,3 @@ def run(args) -> int:
     record.close()
     return 0
 
-
-def main(argv=None) -> int:
-    """Run as `python -m fieldglass.commands.record ...` (until the command is listed in fieldglass.cli)."""
-    parser = argparse.ArgumentParser(prog="fieldglass")
-    sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
-    args = parser.parse_args(["record", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(args.run(args) or 0)
-    except InputError as exc:
-        print(f"fieldglass: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from fieldglass.errors import InputError
@@ -54,19 +53,3 @@ def run(args) -> int:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
     return run_replay(args)
 
-
-def main(argv=None) -> int:
-    """Run as `python -m fieldglass.commands.replay ...` (until the command is listed in fieldglass.cli)."""
-    parser = argparse.ArgumentParser(prog="fieldglass")
-    sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
-    args = parser.parse_args(["replay", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(args.run(args) or 0)
-    except InputError as exc:
-        print(f"fieldglass: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

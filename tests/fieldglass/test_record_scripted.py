@@ -157,7 +157,7 @@ def test_kill_9_mid_game_loses_nothing_committed_and_resume_finishes_the_game(ga
     folder, inputs = frames
     cam, lay, ros = write_setup(game, tmp_path)
     out = tmp_path / "killed.fgr"
-    argv = [sys.executable, "-m", "fieldglass.commands.record",
+    argv = [sys.executable, "-m", "fieldglass", "record",
             *cli(folder, inputs, out, "--events"), "--camera", str(cam), "--layout", str(lay), "--roster", str(ros)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)

@@ -25,7 +25,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 import gui  # noqa: E402,F401
 from calibration.grid import snap_facing  # noqa: E402
-from fieldglass.commands import replay as replay_cmd  # noqa: E402
+from fieldglass.cli import main as cli_main  # noqa: E402
 from fieldglass.record import Record, Replay  # noqa: E402
 from fieldglass.record.board import Board  # noqa: E402
 from fieldglass.recording import GameRecorder, record_meta, record_stream, wiener_position  # noqa: E402
@@ -322,7 +322,7 @@ def test_undone_events_hidden_unless_asked_and_then_greyed(window, record_path):
 
 def test_headless_command(record_path, tmp_path, capsys):
     shot = tmp_path / "replay.png"
-    assert replay_cmd.main([str(record_path), "--headless", "--at", "12", "--select", "fr-a-1",
+    assert cli_main(["replay", str(record_path), "--headless", "--at", "12", "--select", "fr-a-1",
                             "--screenshot", str(shot)]) == 0
     out = capsys.readouterr().out
     assert "timeline:" in out and "combat" in out and "bookmark  lines closing" in out
@@ -336,6 +336,6 @@ def test_headless_command(record_path, tmp_path, capsys):
                       ([str(tmp_path / "none.fgr")], "record not found"),
                       ([str(record_path), "--headless", "--at", "99"], "no event 99"),
                       ([str(record_path), "--headless", "--at", "21"], "was undone")):
-        assert replay_cmd.main(argv) == 2
+        assert cli_main(["replay", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert msg in err and len(err.splitlines()) == 1
