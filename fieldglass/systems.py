@@ -519,7 +519,7 @@ _SYSTEMS = {"wiener": WienerSystem}
 
 
 def system_names() -> tuple[str, ...]:
-    return (*_SYSTEMS, "marengo")
+    return (*_SYSTEMS, "marengo", "dbx")
 
 
 def table_system(name: str, options_path: str | None = None):
@@ -528,6 +528,10 @@ def table_system(name: str, options_path: str | None = None):
         from fieldglass.system_marengo import MarengoSystem
 
         return MarengoSystem(options_path)
+    if name == "dbx":  # free-measured table in mm (fieldglass/system_dbx.py)
+        from fieldglass.system_dbx import DbxSystem
+
+        return DbxSystem(options_path)
     if name not in _SYSTEMS:
         raise InputError(f"--system {name!r}: unknown rules system (known: {' '.join(system_names())})")
     opts = None

@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (synthetic: the demo layout)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (synthetic: the demo roster)")
-    p.add_argument("--system", default="wiener", help="rules system (default wiener)")
+    p.add_argument("--system", default="wiener", help="rules system: wiener (default), marengo, dbx")
     p.add_argument("--game", metavar="POSITION.json", help="position file: terrain and the pieces' game state")
     p.add_argument("--board", metavar="BOARD.toml",
                    help="printed board (--system marengo; synthetic: the demo board rules/marengo/data)")

@@ -1,0 +1,199 @@
+"""The dashboard with --system dbx on the synthetic DBX table (offscreen): elements measured in table mm, the selected
+element's zone of control, fire zone, reachable area, target lines in paces and contacts checked against rules/dbx,
+a melee and a fire resolved through the combat panel. Screenshots: out/screenshots/dbx-*.png."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QRectF, QSettings, Qt  # noqa: E402
+
+import gui  # noqa: E402,F401
+from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup  # noqa: E402
+from fieldglass.system_dbx import roster_code  # noqa: E402
+from gui.app import MainWindow, describe  # noqa: E402
+from rules.dbx.analysis import analyze_from  # noqa: E402
+from rules.dbx.contact import contact, zoc_rect  # noqa: E402
+from rules.dbx.sight import fire_range, fire_zone  # noqa: E402
+
+SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
+
+
+def _pump(app, until, timeout=60.0):
+    t0 = time.monotonic()
+    while not until():
+        app.processEvents()
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError("timed out waiting for the dashboard")
+        time.sleep(0.01)
+    app.processEvents()
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    settings = QSettings(str(tmp_path_factory.mktemp("dbx") / "gui.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(load_dbx_setup("synthetic"), settings=settings, source_options={"resolution": (1920, 1080)})
+    win.resize(1600, 1000)
+    win.show()
+    win.start(frames=1)
+    _pump(qapp, lambda: win.worker is not None and win.worker.isFinished() and win.last_result is not None)
+    yield win
+    win.stop()
+    win.close()
+
+
+def _refresh(app, win):
+    app.processEvents()
+    win._refresh_all()
+    app.processEvents()
+
+
+def _table_poly(view, item) -> np.ndarray:
+    """An overlay polygon mapped back from the board view's pixels to table mm."""
+    pts = [view.mapper.to_table(p.x(), p.y()) for p in item.polygon()]
+    return np.array(pts, float)
+
+
+def _same_polygon(a: np.ndarray, b: np.ndarray, tol: float = 0.6) -> bool:
+    return all(np.min(np.linalg.norm(a - p, axis=1)) < tol for p in b)
+
+
+def _shot(app, win, name: str, centre_mm, span_mm: float = 260.0):
+    """Both views zoomed on the selection, then the window saved."""
+    for view in (win.board_view, win.live_view):
+        pts = view.mapper.points(np.array([[centre_mm[0] - span_mm / 2, centre_mm[1] - span_mm / 2],
+                                           [centre_mm[0] + span_mm / 2, centre_mm[1] + span_mm / 2]]))
+        x0, y0 = pts.min(0)
+        x1, y1 = pts.max(0)
+        view.fitInView(QRectF(float(x0), float(y0), float(x1 - x0), float(y1 - y0)), Qt.AspectRatioMode.KeepAspectRatio)
+        view._user_zoom = True
+    app.processEvents()
+    win.save_screenshot(SHOTS / name)
+    for view in (win.board_view, win.live_view):
+        view.fit()
+
+
+def test_roster_words_map_to_element_codes():
+    assert [roster_code(t) for t in ("Li", "li", "infantry", "cavalry", "Hussars", "guns", "general", "Kä", "tanks")] \
+        == ["Li", "Li", "Li", "Kü", "Hu", "Art", "Gen", "Kä", None]
+
+
+def test_elements_measured_in_table_mm(qapp, window):
+    s = window.session
+    truth = {i: (x, y, h) for i, _, _, x, y, h in DEMO_GAME}
+    assert {p.id for p in s.position.pieces} == set(truth)
+    for p in s.position.pieces:
+        x, y, h = truth[p.id]
+        assert np.hypot(p.x_mm - x, p.y_mm - y) < 0.6, p.id
+        assert abs((p.heading_deg - h + 180) % 360 - 180) < 1.0, p.id
+    assert s.position.piece("r3").type == "Kü" and s.position.piece("b3").type == "Art"
+    assert [t.id for t in s.position.terrain] == ["w1", "h1"]
+    text = "\n".join(describe(s, window))
+    assert "r1 front" in text and "r2 overlap" in text
+
+
+def test_selection_overlays_match_the_engine(qapp, window):
+    s = window.session
+    s.select("b3")  # guns: a long fire zone, one legal target (the cuirassiers r3)
+    _refresh(qapp, window)
+    view = window.board_view
+    pos = s.position
+    b3 = pos.piece("b3")
+    zoc = view.items_of("dbx-zoc")
+    assert len(zoc) == 1 and _same_polygon(_table_poly(view, zoc[0]), zoc_rect(pos, b3))
+    fz = view.items_of("dbx-fire-zone")
+    rng, _ = fire_range(pos, b3)
+    assert rng == 1000 and len(fz) == 1 and _same_polygon(_table_poly(view, fz[0]), fire_zone(pos, b3, rng))
+    assert len(view.items_of("dbx-reach")) == 1
+    out = analyze_from(pos, "b3")
+    lines = {it.data(2): (it.data(3), it.data(4)) for it in view.items_of("dbx-target-line")}
+    expect = {t["piece"]: t["range_paces"] for t in out["fire_targets"]}
+    assert set(expect) == {"r3"}
+    assert lines["r3"][1] == "fire" and abs(lines["r3"][0] - expect["r3"]) < 0.5
+    labels = [it.childItems()[0].text() for it in view.items_of("dbx-target-label")]
+    assert any(t.startswith(f"r3 {expect['r3']:.0f} p") for t in labels), labels
+    # the live view draws the same overlays through the camera
+    assert len(window.live_view.items_of("dbx-zoc")) == 1 and len(window.live_view.items_of("dbx-target-line")) >= 1
+    # the targets panel: every enemy, nearest first, paces and fire / melee as the engine says
+    rows = s.targets()
+    assert [r.target for r in rows] == [r["to"] for r in out["targets"]]
+    for row, r in zip(rows, out["targets"], strict=True):
+        assert row.distance == round(r["distance_paces"])
+        assert (row.fire, row.melee) == (r["fire"]["allowed"], r["melee"]["allowed"])
+    assert window.selection_panel.model.rowCount() == len(rows)
+    _shot(qapp, window, "dbx-selection.png", (180, 260), 340)
+
+
+def test_contacts_and_overlaps_with_their_type(qapp, window):
+    s = window.session
+    s.select("b2")
+    _refresh(qapp, window)
+    view = window.board_view
+    pos = s.position
+    kinds = {it.data(2): it.data(3) for it in view.items_of("dbx-contact")}
+    assert kinds == {"r1": "front", "r2": "overlap"}
+    assert contact(pos, pos.piece("b2"), pos.piece("r1")).kind == "front"
+    assert contact(pos, pos.piece("r2"), pos.piece("b2")).kind == "overlap"
+    lines = {it.data(2): it.data(4) for it in view.items_of("dbx-target-line")}
+    assert lines.get("r1") == "melee"
+    assert [it.toolTip() for it in view.items_of("dbx-zoc-of")] == ["b2 stands in r1's zone of control (§3.4)"]
+    _shot(qapp, window, "dbx-contacts.png", (300, 210), 200)
+
+
+def test_melee_and_fire_through_the_combat_panel(qapp, window):
+    s = window.session
+    s.select("b2")
+    s.select("r1", second=True)
+    _refresh(qapp, window)
+    cp = window.combat_panel
+    cp.action.setCurrentText("melee")
+    cp.follow_selection()
+    assert cp.attacker.currentText() == "b2" and cp.target.currentText() == "r1"
+    assert cp.att_mods.toPlainText().startswith("may fight: front to front contact")
+    assert "factor 4" in cp.def_mods.toPlainText()
+    cp.dice.setText("6,1")
+    out = cp.resolve()
+    assert out is not None, cp.result.toPlainText()
+    assert out.resolution.result.outcome["loser"] == "r1"
+    r1_before = s.position.piece("r1")
+    cp.apply()
+    _refresh(qapp, window)
+    assert "r1" in s.state.pending
+    ch = s.state.pending["r1"]
+    if ch.removed:
+        assert "r1" not in s.position.by_id
+    else:  # recoiled: the engine's place until the camera sees the element there
+        r1 = s.position.piece("r1")
+        assert np.hypot(r1.x_mm - r1_before.x_mm, r1.y_mm - r1_before.y_mm) > 5
+        assert view_has(window, "pending-move")
+    assert any("melee" in line for line in s.state.log)
+    window.show_panel("combat")
+    _shot(qapp, window, "dbx-combat.png", (300, 230), 220)
+
+    # the guns fire at the cuirassiers: a 6 against a 1
+    s.select("b3")
+    s.select("r3", second=True)
+    _refresh(qapp, window)
+    cp.action.setCurrentText("fire")
+    cp.follow_selection()
+    assert cp.att_mods.toPlainText().startswith("may fire")
+    cp.dice.setText("6,1")
+    out = cp.resolve()
+    assert out is not None, cp.result.toPlainText()
+    assert out.resolution.result.outcome["loser"] == "r3"
+    cp.apply()
+    _refresh(qapp, window)
+    assert "r3" in s.state.pending or "r3" in s.state.removed
+
+
+def view_has(window, kind: str) -> bool:
+    return bool(window.board_view.items_of(kind))
