@@ -62,6 +62,57 @@ class BlockRoster:
         return cls(units)
 
 
+def roster_blocks(pieces, extra: Mapping[str, Mapping] | None = None, source: str = "roster") -> BlockRoster:
+    """The units of a roster of block pieces (vision.roster.Piece: id, marker, side, type).
+
+    A roster piece whose entry in `extra` (its [[piece]] table in the roster TOML) has `unit = "au-inf-1"` and
+    `strength = 2` is that unit's block at that strength: the unit is replaced by it after a loss (§2.1). Any other
+    piece is a unit of its own (the unit is the piece id), its strength read from its type ("infantry 3") or the
+    type's full strength. Old rosters, one piece per block, keep working unchanged.
+    """
+    from fieldglass.system_marengo import parse_roster_type
+
+    full = {"infantry": 3, "cavalry": 2, "artillery": 2}
+    extra = extra or {}
+    units: dict[str, dict] = {}
+    for p in pieces:
+        typ, strength = parse_roster_type(p.type)
+        more = extra.get(p.id) or {}
+        unit = str(more.get("unit") or p.id)
+        if more.get("strength") is not None:
+            try:
+                strength = int(more["strength"])
+            except (TypeError, ValueError):
+                raise InputError(f"{source}: piece {p.id!r}: strength must be a whole number") from None
+        if strength is None:
+            if more.get("unit"):
+                raise InputError(f"{source}: piece {p.id!r} of unit {unit!r} needs its strength (strength = N)")
+            strength = full.get(typ or "", 2)
+        u = units.setdefault(unit, {"side": p.side, "type": typ or "", "markers": {}})
+        if u["side"] != p.side:
+            raise InputError(f"{source}: unit {unit!r} has blocks of two sides ({u['side']}, {p.side})")
+        if strength in u["markers"]:
+            raise InputError(f"{source}: unit {unit!r} has two blocks of strength {strength}")
+        u["markers"][strength] = int(p.marker)
+    return BlockRoster({k: UnitMarkers(k, v["side"], v["type"], dict(v["markers"])) for k, v in units.items()})
+
+
+def unit_roster(roster, blocks: BlockRoster):
+    """`roster` (vision.roster.Roster of every block's marker) as one piece per unit: the unit's strongest block,
+    renamed to the unit ("infantry 3"); a roster whose pieces are each a unit of their own comes back as it is."""
+    from dataclasses import replace
+
+    by_marker = {p.marker: p for p in roster.pieces}
+    if all(len(u.markers) == 1 and by_marker[next(iter(u.markers.values()))].id == u.unit
+           for u in blocks.units.values()):
+        return roster
+    pieces = []
+    for u in blocks.units.values():
+        top = max(u.markers)
+        pieces.append(replace(by_marker[u.markers[top]], id=u.unit, type=f"{u.type} {top}".strip()))
+    return replace(roster, pieces=tuple(pieces))
+
+
 @dataclass(frozen=True)
 class Sighting:
     """One block marker seen on the board: where (area and position, from rules.board.Board.locate)."""
@@ -89,6 +140,8 @@ class StepLoss:
     new_marker: int
     old_strength: int
     new_strength: int
+    area: str | None = None  # where the new block stands
+    same_area: bool = True  # the new block stands in the old one's area (else: replaced and moved, worth a look)
 
     @property
     def steps(self) -> int:
@@ -115,10 +168,66 @@ def track_losses(before: Mapping[str, UnitState], after: Mapping[str, UnitState]
     for unit, old in before.items():
         new = after.get(unit)
         if new is not None and new.strength < old.strength:
-            losses.append(StepLoss(unit, old.marker, new.marker, old.strength, new.strength))
+            losses.append(StepLoss(unit, old.marker, new.marker, old.strength, new.strength, new.area,
+                                   old.area == new.area))
     removed = sorted(set(before) - set(after))
     arrived = sorted(set(after) - set(before))
     return losses, removed, arrived
+
+
+class BlockWatch:
+    """Which block of each unit stands on the board, frame after frame: marker sightings in, the block followed for
+    each unit and its step losses out (`track_losses` over the last block known of each unit, so a unit unseen while
+    a hand swaps its block is still recognised when its weaker block appears).
+
+    Two blocks of one unit seen at once (the new one put down before the old one is taken off): the known one is
+    followed until it is gone. A new block must be seen `settle_s` seconds before the swap counts. A block of a
+    higher strength seen again (the old block put back) sets the strength back: strength follows the marker seen.
+    """
+
+    def __init__(self, roster: BlockRoster, settle_s: float = 0.0):
+        self.roster = roster
+        self.settle_s = settle_s
+        self.known: dict[str, UnitState] = {}
+        self._since: dict[str, tuple[int, float]] = {}
+
+    def update(self, sightings: Iterable[Sighting], t: float = 0.0
+               ) -> tuple[dict[str, UnitState], list[StepLoss], list[int]]:
+        """(unit -> the block followed this frame, the committed marker swaps, the markers the roster does not know).
+        A swap to a weaker block is a step loss (`steps` > 0); back to a stronger one, `steps` < 0."""
+        seen: dict[str, list[UnitState]] = {}
+        unknown = []
+        for s in sightings:
+            units, unk = read_units(self.roster, [s])
+            unknown += unk
+            for u in units.values():
+                seen.setdefault(u.unit, []).append(u)
+        now = {}
+        for unit, blocks in seen.items():
+            old = self.known.get(unit)
+            same = [b for b in blocks if old is not None and b.marker == old.marker]
+            now[unit] = same[0] if same else min(blocks, key=lambda b: b.strength)
+        before = {}
+        for unit, new in now.items():
+            old = self.known.get(unit)
+            if old is None or new.marker == old.marker:
+                self.known[unit] = new
+                self._since.pop(unit, None)
+                continue
+            cand = self._since.get(unit)
+            if cand is None or cand[0] != new.marker:
+                cand = self._since[unit] = (new.marker, t)
+            if t - cand[1] + 1e-9 >= self.settle_s:
+                before[unit] = old
+        after = {u: now[u] for u in before}
+        swaps, _, _ = track_losses(before, after)
+        swaps += [StepLoss(u, before[u].marker, after[u].marker, before[u].strength, after[u].strength,
+                           after[u].area, before[u].area == after[u].area)
+                  for u in before if after[u].strength > before[u].strength]
+        for u in before:
+            self.known[u] = after[u]
+            self._since.pop(u, None)
+        return now, swaps, unknown
 
 
 @dataclass(frozen=True)

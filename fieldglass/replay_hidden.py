@@ -1,5 +1,5 @@
 """Hidden blocks in a replay (Qt-free): the record stores every identity, the replay shows them only where the rules
-revealed them, or everywhere once the game has ended (fieldglass/hidden.py's player view).
+revealed them, or everywhere from the moment the game ended on (fieldglass/hidden.py's player view).
 
 Revealed blocks are read from the record's combat events (a change `{"piece": ID, "revealed": true}` reveals it, a
 later `false` hides it again, as the Marengo engine reports them); the game has ended when the record's metadata
@@ -30,8 +30,16 @@ def revealed_at(events: Iterable) -> set[str]:
 
 
 def game_over(meta: Mapping, events: Iterable) -> bool:
-    return bool(meta.get("game_over")) or any((ev.data or {}).get("game_winner") for ev in events
-                                              if not getattr(ev, "undone", False))
+    """Whether the game had ended by the moment after `events` (the timeline up to the moment shown): one of them
+    carries `game_winner` (the recorder writes it on the event that ended the game, fieldglass/recording_marengo.py)
+    or the metadata says `game_over`; with `game_over_seq` too, only from that event on."""
+    done = [ev for ev in events if not getattr(ev, "undone", False)]
+    if any((ev.data or {}).get("game_winner") for ev in done):
+        return True
+    if not meta.get("game_over"):
+        return False
+    at = meta.get("game_over_seq")
+    return at is None or any(ev.seq >= int(at) for ev in done)
 
 
 def hide(views: list, viewer: str, revealed: set[str], over: bool) -> tuple[list, dict[str, str]]:

@@ -11,7 +11,7 @@ Every rules answer (a piece's fire lines, every pair's fire lines) comes from th
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calibration.grid import Grid, field_name, parse_field
@@ -116,6 +116,11 @@ class ReplaySession:
         self.second: str | None = None
         self.problems: list[str] = []
         self.viewer = "public"  # hidden blocks (Marengo): fieldglass/replay_hidden.py
+        self.marengo_board = None  # a Marengo record's printed board (its areas are drawn): recording_marengo.py
+        if self.meta.get("system") == "marengo":
+            from fieldglass.recording_marengo import board_from_meta
+
+            self.marengo_board = board_from_meta(self.meta)
         self.aliases: dict[str, str] = {}
         self._position_cache: dict[int, Any] = {}
         self._lines_cache: dict[int, list[PairLine]] = {}
@@ -253,8 +258,9 @@ class ReplaySession:
             grid = (self.meta.get("layout") or {}).get("grid")
             try:
                 if getattr(self.system, "name", "") == "marengo":
-                    raise InputError("a Marengo record keeps the blocks' places, not the engine's position")
-                pos = wiener_position(self.replay.position_at(index), grid)
+                    pos = self._marengo_position(index)
+                else:
+                    pos = wiener_position(self.replay.position_at(index), grid)
             except InputError as exc:
                 if str(exc) not in self.problems:
                     self.problems.append(str(exc))
@@ -267,6 +273,44 @@ class ReplaySession:
     @property
     def position(self):
         return self.position_at(self.index)
+
+    def _marengo_position(self, index: int):
+        """A Marengo record's blocks at `index` as the engine's position: each unit in the area (and reserve or
+        approach) its committed place lies in, at its recorded strength, revealed where the rules revealed it."""
+        from fieldglass.replay_hidden import revealed_at
+        from rules.marengo.model import Block, position_from_dict
+
+        board = self.marengo_board
+        if board is None:
+            raise InputError("this Marengo record keeps no board: the blocks' areas are unknown")
+        st = self.replay.position_at(index)
+        types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
+        shown = revealed_at(self.timeline[:index])
+        blocks = []
+        for p in st.pieces.values():
+            if not p.on_table:
+                continue
+            pl = board.locate(float(p.x_mm), float(p.y_mm))
+            if pl.area is None or pl.on_border or pl.position is None:
+                continue
+            approach = None if pl.position == "reserve" else pl.position.split(">", 1)[1]
+            typ = types.get(p.id) or self.system.piece_type(p.type) or "infantry"
+            blocks.append(Block(p.id, p.side, typ, max(1, int(p.bases)), pl.area, approach, revealed=p.id in shown))
+        side = (st.phase or "").split(" ", 1)[0]
+        base = position_from_dict(dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
+                                                                 "blocks": []}, blocks=[]), "the record", board=board)
+        kw = {"round": max(1, st.turn)} if st.turn else {}
+        if side in ("AU", "FR"):
+            kw["side"] = side
+        return replace(base, blocks=tuple(blocks), pieces=tuple(blocks), **kw)
+
+    def set_viewer(self, viewer: str) -> None:
+        """Marengo: who watches the replay ("public", "AU", "FR" or "umpire": fieldglass/replay_hidden.py)."""
+        if viewer not in ("public", "AU", "FR", "umpire"):
+            raise InputError(f"view: public, AU, FR or umpire, not {viewer!r}")
+        self.viewer = viewer
+        self.aliases = {}
+        self.events.moved.emit(self.index)
 
     def piece_views(self) -> list[PieceView]:
         """The pieces on the table at the moment shown (a missing piece as 'occluded': dashed, where it was)."""
@@ -288,7 +332,7 @@ class ReplaySession:
             from fieldglass.replay_hidden import game_over, hide, revealed_at
 
             done = self.timeline[: self.index]
-            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, self.timeline))
+            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, done))
         return out
 
     # ---- selection and fire lines (from the rules engine)
@@ -435,12 +479,18 @@ class ReplaySession:
             return []
         from fieldglass.replay_hidden import game_over, revealed_at
 
-        if game_over(self.meta, self.timeline):
-            return []
         upto = self.timeline[: self.index] if e is None else [x for x in self.timeline if x.seq <= e.seq]
+        if game_over(self.meta, upto) or self.game_over_now():
+            return []
         shown = revealed_at(upto)
         return sorted((p.id for p in self.roster.pieces if p.side != self.viewer and p.id not in shown),
                       key=len, reverse=True)
+
+    def game_over_now(self) -> bool:
+        """Marengo: whether the game had ended by the moment shown (then every event names its blocks)."""
+        from fieldglass.replay_hidden import game_over
+
+        return getattr(self.system, "name", "") == "marengo" and game_over(self.meta, self.timeline[: self.index])
 
     def public_name(self, pid: str, e: Event | None = None) -> str:
         """A piece id as the replay may show it at event `e` (a hidden block: its side's colour only)."""
@@ -477,8 +527,12 @@ class ReplaySession:
                     + (" [undone]" if e.undone else ""))
         lines = [head, f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<9}"
                        f"{'bases':<6}markers"]
+        hidden = set(self.hidden_at())  # Marengo: the blocks this viewer may not name yet
         for p in st.pieces.values():
             if p.status == "unplaced":
+                continue
+            if p.id in hidden:
+                lines.append(f"  {p.side + ' block':<10}{p.side:<6}{'?':<15}{'-':<6}{'-':<7}{p.status:<9}{'?':<6}-")
                 continue
             lines.append(f"  {p.id:<10}{p.side:<6}{p.type:<15}{(p.cell or '-'):<6}{(p.facing or '-'):<7}"
                          f"{p.status:<9}{p.bases:<6}{'+'.join(p.markers) or '-'}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from calibration.board import BoardRegistration, board_layout
 from fieldglass.errors import InputError
-from fieldglass.hidden import UMPIRE, UnitState, player_view
+from fieldglass.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
 from fieldglass.session import PendingChange, PieceView, Session, Setup
 from fieldglass.system_marengo import parse_roster_type
 from rules.board import Board, Placement, load_board, load_demo_board
@@ -34,6 +34,7 @@ class MarengoSetup(Setup):
     board_on_table: bool = True
     scene: Any = None  # the synthetic scene (vision/synthetic_board.py) for --source synthetic
     game: Any = None  # the initial MarengoPosition (--game), blocks' state the camera cannot see
+    blocks: Any = None  # fieldglass.hidden.BlockRoster: each unit's blocks per strength (None: from the roster)
 
     def make_session(self) -> MarengoSession:
         return MarengoSession(self)
@@ -65,6 +66,7 @@ def load_marengo_setup(source: str, camera: str | None = None, layout: str | Non
             raise InputError(f"source {source!r} needs {' and '.join(missing)}")
     cam = load_camera(camera) if camera else None
     ros = load_roster(roster) if roster else scene.roster
+    blocks = roster_blocks(ros.pieces, roster_units(roster) if roster else None, str(roster or "demo blocks"))
     lay = load_layout(layout) if layout else (scene.layout if scene is not None else board_layout(brd))
     names.update(camera=str(camera or "synthetic camera"), layout=str(layout or "the board's anchors"),
                  roster=str(roster or "demo blocks"))
@@ -83,7 +85,17 @@ def load_marengo_setup(source: str, camera: str | None = None, layout: str | Non
         pos = position_from_dict(data, str(game), board=brd)  # the blocks' state on this board
         names["game"] = str(game)
     return MarengoSetup(source, cam, lay, ros, "marengo", names=names, board=brd, board_on_table=layout is None,
-                        scene=scene, game=pos)
+                        scene=scene, game=pos, blocks=blocks)
+
+
+def roster_units(path) -> dict[str, dict]:
+    """Roster piece id -> {unit, strength} for the [[piece]] tables of a roster TOML that name their unit: the blocks
+    of one unit at its strengths (rules/marengo/README.md, "Block rosters")."""
+    from calibration.files import read_toml
+
+    data = read_toml(path, "roster file")
+    return {p["id"]: {"unit": p["unit"], "strength": p.get("strength")} for p in data.get("piece", [])
+            if isinstance(p, dict) and isinstance(p.get("id"), str) and p.get("unit")}
 
 
 @dataclass
@@ -119,7 +131,15 @@ class MarengoSession(Session):
         initial = {b.id: b for b in (setup.game.blocks if setup.game is not None else ())}
         self._initial = initial
         self._aliases: dict[str, str] = {}
-        super().__init__(setup, system, settle_s)
+        # the camera reads every block's marker; the session follows units (a unit's blocks per strength, so a block
+        # replaced after a loss is the same unit losing a step: fieldglass/hidden.py's BlockWatch)
+        self.blocks = setup.blocks or roster_blocks(setup.roster.pieces)
+        self.marker_roster = setup.roster
+        self.watch = BlockWatch(self.blocks)
+        self.step_losses: list = []  # hidden.StepLoss, in the order seen
+        self._seen_units: set[str] = set()
+        units = unit_roster(setup.roster, self.blocks)
+        super().__init__(setup if units is setup.roster else replace(setup, roster=units), system, settle_s)
         self.state.turn, self.state.active = self.game.round, self.game.side
         for rp in self.roster.pieces:
             st = self.state.states.setdefault(rp.id, {})
@@ -141,7 +161,41 @@ class MarengoSession(Session):
         if self.board_registration is not None and reading.pose is not None:
             anchors = {m.id: m.corners for m in reading.markers if m.id in {a.id for a in self.board.anchors}}
             self.board_registration.update(anchors, reading.pose)
-        super().update_reading(reading, t)
+        super().update_reading(self._units_reading(reading), t)
+
+    def _units_reading(self, reading):
+        """The reading with each block's marker read as its unit (the block followed: BlockWatch); a marker swap in
+        the same area is a step loss: the unit's strength follows the marker seen."""
+        if reading.pose is None:
+            return reading
+        poses, sightings = {}, []
+        for p in reading.pieces:
+            if self.blocks.identify(p.marker) is None:
+                continue
+            pl = self.locate(p.x_mm, p.y_mm)
+            sightings.append(Sighting(p.marker, pl.area, pl.position))
+            poses[p.marker] = p
+        now, swaps, _ = self.watch.update(sightings, self.frames)
+        for sw in swaps:
+            rp = self.roster.piece(sw.unit)
+            if rp is None:
+                continue
+            self.state.states.setdefault(sw.unit, {})["strength"] = sw.new_strength
+            self.step_losses.append(sw)
+            if sw.steps > 0:
+                text = (f"{sw.unit} loses {sw.steps} step(s): block {sw.old_marker} (strength {sw.old_strength}) "
+                        f"replaced by block {sw.new_marker} (strength {sw.new_strength})"
+                        + ("" if sw.same_area else f" in another area ({sw.area}): check the board"))
+            else:
+                text = f"{sw.unit}: block {sw.new_marker} seen again, strength back to {sw.new_strength}"
+            self._log(text)
+            self.events.message.emit(text)
+        for unit, u in now.items():  # first seen: a unit with several blocks takes its strength from the one seen
+            if unit not in self._seen_units and len(self.blocks.units[unit].markers) > 1 and unit not in self._initial:
+                self.state.states.setdefault(unit, {})["strength"] = u.strength
+            self._seen_units.add(unit)
+        pieces = tuple(replace(poses[u.marker], piece=unit) for unit, u in now.items())
+        return replace(reading, pieces=pieces)
 
     def to_board(self, x_mm: float, y_mm: float) -> tuple[float, float] | None:
         """Table mm (the marker point at its height, as the pipeline measured it) -> board mm."""

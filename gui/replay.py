@@ -110,6 +110,11 @@ class ReplayBoardView(TableView):
         s = self.session
         if s is None or self.mapper is None:
             return
+        if getattr(s, "marengo_board", None) is not None:  # a Marengo record: the board's areas, approaches, roads
+            from gui.overlays_marengo import draw_marengo
+
+            sel = s.selected if s.selected and s.selected not in s.hidden_at() else None
+            draw_marengo(self, self.mapper, s.marengo_board, None, s.position, sel)
         grid = s.layout.grid
         if grid is not None:
             if self.show_pair_lines:
@@ -427,6 +432,12 @@ class EventsModel(QAbstractTableModel):
         self.current = self.session.index - 1
         self.endResetModel()
 
+    def retext(self) -> None:
+        """The events' texts again, rows kept (a Marengo replay crossing the end of the game names every block)."""
+        self.texts = [self.session.describe_event(e) for e in self.rows]
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.HEADERS) - 1))
+
     def set_current(self, row: int) -> None:
         old, self.current = self.current, row
         for r in (old, row):
@@ -595,6 +606,17 @@ class ReplayWindow(QMainWindow):
         for w in (self.undone_box, self.lines_box):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             bar.addWidget(w)
+        self.viewer_box = QComboBox()  # Marengo: who watches (hidden blocks, fieldglass/replay_hidden.py)
+        self.viewer_box.setObjectName("viewer")
+        self.viewer_box.addItems(["public", "AU", "FR", "umpire"])
+        self.viewer_box.setToolTip("who watches: the opponent's blocks stay hidden until the rules reveal them or "
+                                   "the game ends (umpire: everything)")
+        self.viewer_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.viewer_box.currentTextChanged.connect(self.set_viewer)
+        if record.meta.get("system") == "marengo":
+            bar.addSpacing(12)
+            bar.addWidget(QLabel("view"))
+            bar.addWidget(self.viewer_box)
         bar.addStretch(1)
         self.position_label = QLabel()
         self.position_label.setObjectName("position-label")
@@ -664,6 +686,10 @@ class ReplayWindow(QMainWindow):
         index = max(0, min(int(index), len(self.session)))
         self.cursor_t = self.time_of(index) if t is None else float(t)
         self.session.seek(index)
+        over = self.session.game_over_now()
+        if over != getattr(self, "_game_over_shown", False):
+            self._game_over_shown = over
+            self.model.retext()
         self._refresh()
 
     def to_start(self) -> None:
@@ -780,6 +806,15 @@ class ReplayWindow(QMainWindow):
         self.timeline.set_session(s)
         self._fill_boxes()
         self.go(s.index)
+
+    def set_viewer(self, viewer: str) -> None:
+        """Marengo: replay as the public, a side or the umpire sees it."""
+        if self.viewer_box.currentText() != viewer:
+            self.viewer_box.setCurrentText(viewer)  # comes back here through the signal
+            return
+        self.session.set_viewer(viewer)
+        self.model.refresh()
+        self.go(self.session.index)
 
     def set_pair_lines(self, on: bool) -> None:
         self.board.show_pair_lines = bool(on)

@@ -16,6 +16,9 @@ examples:
   fieldglass record --source frames/ --fps 5 --inputs inputs.jsonl ... --out game.fgr     a folder of frames
   fieldglass record --source game.mp4 ... --out game.fgr --resume      go on after a crash or a stop
   fieldglass record --source scripted --out game.fgr                   the built-in scripted game (no files)
+  fieldglass record --system marengo --source synthetic --frames 40 --out m.fgr   the demo board, standing still
+  fieldglass record --system marengo --board board.toml --source 0 --camera cam.json --roster blocks.toml \
+      --inputs inputs.jsonl --out m.fgr        a Marengo game: block moves, step losses, resolutions, the winner
 
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
@@ -39,7 +42,11 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
-    p.add_argument("--system", default="wiener", help="rule system (default wiener)")
+    p.add_argument("--system", default="wiener", help="rule system: wiener (default) or marengo (blocks on a "
+                   "printed board: fieldglass/recording_marengo.py)")
+    p.add_argument("--board", metavar="BOARD.toml", help="marengo: the board file (synthetic: the demo board)")
+    p.add_argument("--game", metavar="GAME.json", help="marengo: the position at the start (round, morale, blocks' "
+                   "state the camera cannot see)")
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) stored with the record")
     p.add_argument("--players", metavar="NAME,NAME", help="the players' names")
     p.add_argument("--out", required=True, metavar="GAME.fgr", help="the record to write")
@@ -105,6 +112,10 @@ def run(args) -> int:
     from vision.pieces import camera_for_frame, read_table
     from vision.tracking import TrackerConfig
 
+    if args.system == "marengo":
+        from fieldglass.recording_marengo import run_marengo
+
+        return run_marengo(args)
     if args.settle <= 0 or args.missing_after <= 0:
         raise InputError("--settle and --missing-after must be positive seconds")
     layout, roster, intr, frames, script_inputs, source = _setup(args)

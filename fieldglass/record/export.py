@@ -100,11 +100,11 @@ def summary(e: Event, grid: bool = True) -> str:
             text += f", {src.get('facing')} -> {dst.get('facing')}"
         elif dst.get("facing"):
             text += f" ({dst.get('facing')})"
-        return text + (" (back after missing)" if d.get("returned") else "")
+        return text + (" (back after missing)" if d.get("returned") else "") + _area_text(d)
     if e.type == "appeared":
         dst = d.get("to") or {}
         return f"{e.piece} on the table at {_place_name(dst, grid)} {dst.get('facing') or ''}".rstrip() + (
-            " (back)" if d.get("returned") else "")
+            " (back)" if d.get("returned") else "") + _area_text(d)
     if e.type == "missing":
         return f"{e.piece} missing from {_place_name(d.get('at'), grid)}: a player must confirm"
     if e.type == "removed":
@@ -137,7 +137,17 @@ def _roller(label: str, s: dict | None) -> str | None:
     return f"{label} {s.get('piece')} rolls {s['roll']}{' ' + mods if mods else ''} = WZ {s.get('wz')}"
 
 
+def _area_text(d: dict) -> str:
+    """A Marengo block's area and position (fieldglass/recording_marengo.py writes them with its moves)."""
+    if not d.get("area"):
+        return ""
+    pos = d.get("position")
+    return f" in area {d['area']}" + (", reserve" if pos == "reserve" else f", approach {pos}" if pos else "")
+
+
 def combat_text(d: dict) -> str:
+    if d.get("summary"):  # the recorder's own line (a Marengo resolution or step loss: fieldglass/recording_marengo.py)
+        return str(d["summary"])
     where = d.get("fields") or {}
     pieces = d.get("pieces") or []
     head = f"{d.get('action', 'combat')}: " + " at ".join(

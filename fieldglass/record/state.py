@@ -65,8 +65,10 @@ class BoardState:
 
     @classmethod
     def initial(cls, roster: list[dict]) -> BoardState:
-        """Every roster piece unplaced; `roster` as stored in a record's metadata."""
-        return cls({p["id"]: PieceState(p["id"], p.get("side", ""), p.get("type", "")) for p in roster})
+        """Every roster piece unplaced; `roster` as stored in a record's metadata (`bases`: a Marengo block's
+        strength at the start)."""
+        return cls({p["id"]: PieceState(p["id"], p.get("side", ""), p.get("type", ""), bases=int(p.get("bases", 1)))
+                    for p in roster})
 
     def copy(self) -> BoardState:
         return copy.deepcopy(self)
