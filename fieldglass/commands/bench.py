@@ -54,6 +54,9 @@ def add_parser(sub) -> None:
     from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 
     add_limits_bench(which)
+    from fieldglass.benchmarks.dbx import add_parser as add_dbx_bench
+
+    add_dbx_bench(which)
 
 
 def run_vision(args) -> int:

@@ -67,9 +67,9 @@ def contact(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT)
     other touching; None when apart."""
     tol = opts.tolerance_mm
     ra, rb = corners(a, pos.scale), corners(b, pos.scale)
-    inter = geom.penetration(ra, rb) > tol
-    if geom.polygon_distance(ra, rb) > tol:
+    if geom.polygon_apart(ra, rb, tol):  # polygon_distance > tol, early out on the bounding boxes
         return Contact(None)
+    inter = geom.penetration(ra, rb) > tol
     fa = (ra[0], ra[1])
     fwd_a, _ = geom.directions(a.heading_deg)
     fwd_b, right_b = geom.directions(b.heading_deg)

@@ -13,7 +13,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -71,8 +71,14 @@ class Terrain:
             return np.array(self.polygon, float).mean(axis=0)[None]
         return None
 
+    @cached_property
+    def part_points(self) -> tuple[tuple[list[tuple[float, float]], tuple[float, float, float, float]], ...]:
+        """Each part's corners as float pairs with its bounding box (for geom's early outs)."""
+        return tuple((geom._pts(q), geom._box(geom._pts(q))) for q in self.parts)
+
     def contains(self, p) -> bool:
-        return any(geom.point_in_polygon(p, q) for q in self.parts)
+        x, y = float(p[0]), float(p[1])
+        return any(geom._pip(x, y, pts, box) for pts, box in self.part_points)
 
     def touches_rect(self, rect: np.ndarray, tol: float = 0.0) -> bool:
         """Part of the rectangle lies in the feature (reaching more than tol into it)."""
@@ -166,8 +172,29 @@ def base_size(p: DbxPiece, scale: Scale) -> tuple[float, float]:
 
 
 def corners(p: DbxPiece, scale: Scale) -> np.ndarray:
+    """The base's corners (geom.rectangle), remembered per pose and size: a read-only array, never modify it."""
     w, d = base_size(p, scale)
-    return geom.rectangle(p.x_mm, p.y_mm, p.heading_deg, w, d)
+    return _rectangle(p.x_mm, p.y_mm, p.heading_deg, w, d)
+
+
+@lru_cache(maxsize=8192)
+def _rectangle(x: float, y: float, heading: float, w: float, d: float) -> np.ndarray:
+    r = geom.rectangle(x, y, heading, w, d)
+    r.setflags(write=False)
+    return r
+
+
+@lru_cache(maxsize=8192)
+def _grown(x: float, y: float, heading: float, w: float, d: float, by: float) -> np.ndarray:
+    r = geom.shrink(_rectangle(x, y, heading, w, d), -by)
+    r.setflags(write=False)
+    return r
+
+
+def grown_corners(p: DbxPiece, scale: Scale, by: float) -> np.ndarray:
+    """geom.shrink(corners(p, scale), -by), remembered (read-only)."""
+    w, d = base_size(p, scale)
+    return _grown(p.x_mm, p.y_mm, p.heading_deg, w, d, by)
 
 
 # ---------------------------------------------------------------- parsing

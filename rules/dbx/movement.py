@@ -22,7 +22,7 @@ from rules.dbx.contact import (
     same_facing,
     zoc_screened,
 )
-from rules.dbx.model import DbxPiece, DbxPosition, corners, moved
+from rules.dbx.model import DbxPiece, DbxPosition, base_size, corners, moved
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.sight import (
     features_under,
@@ -32,7 +32,7 @@ from rules.dbx.sight import (
     on_road,
     out_of_sight,
 )
-from rules.dbx.tables import GEN_FAR, GEN_NEAR, GENERAL_HIDES, MOUNTED, RIVER_MOVE, SQUARE_MOVE
+from rules.dbx.tables import GEN_FAR, GEN_NEAR, GENERAL_HIDES, IMPASSABLE, MOUNTED, RIVER_MOVE, SQUARE_MOVE
 
 # §11 A4 the text list [L208-L218], the alternative to the table
 _TEXT_MOVES = {"LR": 500, "Hu": 500, "Ul": 500, "Gen": 500, "Re": 400, "Km": 400, "DrK": 400, "Kü": 400,
@@ -304,23 +304,56 @@ def _swept(poses: list[DbxPiece], rq: np.ndarray, pos: DbxPosition, opts: Option
 
 def reachable(pos: DbxPosition, pid: str, opts: Options = DEFAULT, n: int = 48) -> list[tuple[float, float]]:
     """§5.3 / §5.4 the area the base centre can reach in one straight move keeping its facing (a ring of points),
-    stopping short of other bases and impassable terrain (the dashboard's move allowance)."""
+    stopping short of other bases and impassable terrain (the dashboard's move allowance).
+
+    Along each bearing the base steps out by reach / 40 (at least 1 mm) until a step would overlap another base by
+    more than the tolerance or touch impassable terrain. All steps of a bearing are laid out at once (the same
+    arithmetic as geom.rectangle); only bases whose bounding box meets a step's box are tested exactly."""
     p = pos.piece(pid)
     allow, _ = allowance(pos, p, opts)
     reach = pos.scale.mm(allow)
+    tol = opts.tolerance_mm
     others = [corners(q, pos.scale) for q in pos.pieces if q.id != pid]
+    oboxes = np.array([[o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max()] for o in others]).reshape(-1, 4)
+    weather = pos.game.weather
+    walls = [t for t in pos.terrain if (t.type in IMPASSABLE and weather != "snow")
+             or (t.type == "steep_hill" and weather == "E")]
+    w, dep = base_size(p, pos.scale)
+    fwd, right = geom.directions(p.heading_deg)
+    f, rt = fwd * dep / 2.0, right * w / 2.0
+    step = max(1.0, reach / 40)
+    rs = []  # the distances tried, accumulated exactly as r += step
+    r = 0.0
+    while r + step <= reach + 1e-9:
+        rs.append(r + step)
+        r += step
+    rs_arr = np.array(rs, float)
+    margin = 1e-6
     out = []
     for ang in np.linspace(0, 360, n, endpoint=False):
         d = np.array([np.sin(np.radians(ang)), np.cos(np.radians(ang))])
-        lo, step = 0.0, max(1.0, reach / 40)
-        r = 0.0
-        while r + step <= reach + 1e-9:
-            q = moved(p, p.x_mm + d[0] * (r + step), p.y_mm + d[1] * (r + step))
-            rq = corners(q, pos.scale)
-            if any(geom.penetration(rq, o) > opts.tolerance_mm for o in others) or impassable_under(pos, rq, opts):
-                break
-            r += step
-        lo = r
+        lo = 0.0
+        if rs:
+            cx = p.x_mm + d[0] * rs_arr
+            cy = p.y_mm + d[1] * rs_arr
+            c = np.stack([cx, cy], axis=1)  # as moved() + geom.rectangle: c + f - r, c + f + r, c - f + r, c - f - r
+            rects = np.stack([c + f - rt, c + f + rt, c - f + rt, c - f - rt], axis=1)
+            lo_xy = rects.min(axis=1)
+            hi_xy = rects.max(axis=1)
+            if len(others):
+                gap = np.maximum.reduce([lo_xy[:, None, 0] - oboxes[None, :, 2],
+                                         oboxes[None, :, 0] - hi_xy[:, None, 0],
+                                         lo_xy[:, None, 1] - oboxes[None, :, 3],
+                                         oboxes[None, :, 1] - hi_xy[:, None, 1]])
+                near = gap <= margin
+            else:
+                near = np.zeros((len(rs), 0), bool)
+            for k in range(len(rs)):
+                rq = rects[k]
+                hit = any(geom.penetration(rq, others[j]) > tol for j in np.flatnonzero(near[k]))
+                if hit or (walls and impassable_under(pos, rq, opts)):
+                    break
+                lo = rs[k]
         out.append((p.x_mm + d[0] * lo, p.y_mm + d[1] * lo))
     return out
 
@@ -343,7 +376,6 @@ def form_square(pos: DbxPosition, pid: str, partner: str | None = None, markers:
     if f.side != p.side:
         raise InputError(f"{partner}: not a friend of {pid}")
     fwd, _ = geom.directions(p.heading_deg)
-    from rules.dbx.model import base_size
 
     _, d1 = base_size(p, pos.scale)
     _, d2 = base_size(f, pos.scale)
@@ -410,7 +442,6 @@ def turn_to_face(pos: DbxPosition, pid: str, attacker: str, opts: Options = DEFA
             if how in ("ahead", "behind") and contact(pos, a, d, opts).kind == "flank":
                 pair = [p, d] if how == "behind" else [d, p]  # front element first
                 break
-    from rules.dbx.model import base_size
 
     fwd, _ = geom.directions(a.heading_deg)
     _, da = base_size(a, pos.scale)

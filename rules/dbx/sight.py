@@ -6,7 +6,7 @@ import numpy as np
 
 from rules.dbx import geom
 from rules.dbx.contact import enemies, in_melee
-from rules.dbx.model import DbxPiece, DbxPosition, Terrain, base_size, corners
+from rules.dbx.model import DbxPiece, DbxPosition, Terrain, base_size, corners, grown_corners
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.tables import (
     BAD_GOING,
@@ -134,7 +134,7 @@ def _segment_blockers(pos: DbxPosition, a, b, shooter: DbxPiece, target: DbxPiec
     for p in pos.pieces:
         if p.id in (shooter.id, target.id) or p.type in ignore_types:
             continue
-        r = geom.shrink(corners(p, pos.scale), -0.05)  # a line grazing a base's edge is blocked too
+        r = grown_corners(p, pos.scale, 0.05)  # a line grazing a base's edge is blocked too
         if geom.segment_through_polygon(a, b, r):
             if opts.troops_block_unless_elevated:
                 h_p = max(height_at(pos, q) for q in geom.sample_rect(r))
