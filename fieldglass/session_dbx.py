@@ -295,6 +295,8 @@ class DbxSession(Session):
                         st[k] = v
                     else:
                         st.pop(k, None)
+                if q.type != p.type:  # §5.10 Li <-> Jäger: the element changes its type, the base stays
+                    st["type"] = q.type
                 if math.hypot(q.x_mm - p.x_mm, q.y_mm - p.y_mm) < 0.05 and \
                         abs((q.heading_deg - p.heading_deg + 180) % 360 - 180) < 0.05:
                     continue
@@ -302,6 +304,10 @@ class DbxSession(Session):
                                 text="; ".join(why))
             self.state.pending[p.id] = ch
             pending.append(ch)
+        for q in after.pieces:  # §5.10 the second Jäger: a new base the roster does not know yet
+            if q.id not in before.by_id:
+                self._log(f"place a new {q.type} element {q.id} at {q.x_mm:.0f},{q.y_mm:.0f} mm "
+                          "(add it to the roster to track it)")
         self.template = replace(self.template, game=after.game)
         res = outcome.resolution
         self._log(f"{res.action}: {'; '.join(outcome.lines[1:3])}")

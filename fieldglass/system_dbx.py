@@ -171,8 +171,9 @@ class DbxSystem:
     """DBX 18th century (rules/dbx) on the free-measured table."""
 
     name = "dbx"
-    actions = ("fire", "melee", "turn")
-    single_piece_actions = frozenset()
+    actions = ("fire", "melee", "turn", "square", "unform", "swap", "river")
+    # one element, no target: §5.11 form / unform a square, §5.10 Li <-> 2 Jäger, §5.9 the river rolls
+    single_piece_actions = frozenset({"square", "unform", "swap", "river"})
     choice_help = CHOICE_HELP
 
     def __init__(self, options=None):
@@ -383,6 +384,8 @@ class DbxSystem:
         from rules.dbx.combat import fire_check, fire_eligible_supporters, fire_sides, melee_check, melee_side
         from rules.dbx.contact import contact
 
+        if action in self.single_piece_actions:
+            return _single_hint(pos, attacker, action, self.opts), []
         a, t = pos.piece(attacker), pos.piece(target)
         if a.side == t.side:
             return [f"{attacker} and {target} are on the same side"], []
@@ -420,10 +423,12 @@ class DbxSystem:
 
         if action not in self.actions:
             raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")
-        if not target:
+        if not target and action not in self.single_piece_actions:
             raise InputError(f"{action} needs a target")
         d = Dice(list(dice), seed)
-        if action == "fire":
+        if action in self.single_piece_actions:
+            res = _resolve_single(pos, action, attacker, d, self.opts)
+        elif action == "fire":
             res = resolve_fire(pos, attacker, target, d, list(supporters), self.opts)
         elif action == "melee":
             res = resolve_melee(pos, attacker, target, d, self.opts)
@@ -452,6 +457,59 @@ class DbxSystem:
 
     def phase_reset(self) -> dict:
         return {"moves": 0, "charged": False}
+
+
+_SINGLE_RULES = {
+    "square": "forms a 1-element square (1 marker) for 1 PIP (§5.11)",
+    "unform": "leaves its square: the markers go, the bases stay where they are (§5.11, A11)",
+    "swap": "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)",
+    "river": "rolls for the river: its type on the first crossing, 3+ to cross a torrent (§5.9)",
+}
+
+
+def _single_hint(pos, pid: str, action: str, opts) -> list[str]:
+    """What a single-element action would do, before it is resolved (the panel's attacker box)."""
+    p = pos.piece(pid)
+    lines = [f"{pid} ({p.type}) {_SINGLE_RULES[action]}"]
+    if action == "unform" and not p.square:
+        lines.append("not allowed: it is not in a square (§5.11)")
+    elif action == "square" and p.square:
+        lines.append(f"already in a square ({p.square} markers) (§5.11)")
+    elif action == "river":
+        g = pos.game
+        stopped = ", crossings stopped" if g.crossing_stopped else ""
+        lines.append(f"river: {g.river or 'type not yet rolled'}{stopped}")
+    return lines
+
+
+def unform_square(pos, pid: str, opts):
+    """§5.11 a square unforms: its markers go (the element and its back-to-back partner); the bases then leave by
+    single-element moves within their move distances (A11), so nothing moves here."""
+    from dataclasses import replace as _replace
+
+    from rules.dbx.contact import distance_mm, friends
+
+    p = pos.piece(pid)
+    if not p.square:
+        raise InputError(f"{pid}: not in a square (§5.11)")
+    mates = {q.id for q in friends(pos, p) if q.square and distance_mm(pos, p, q) <= opts.tolerance_mm
+             and abs((q.heading_deg - p.heading_deg) % 360.0 - 180.0) < 1.0}
+    return pos.with_pieces([_replace(q, square=0) if q.id == pid or q.id in mates else q for q in pos.pieces])
+
+
+def _resolve_single(pos, action: str, pid: str, dice, opts):
+    from rules.dbx import movement
+    from rules.dbx.resolve import resolve_river, resolve_simple
+
+    if action == "river":  # §5.9
+        return resolve_river(pos, pid, dice, opts)
+    if action == "square":  # §5.11
+        after = movement.form_square(pos, pid, None, None, opts)
+    elif action == "unform":  # §5.11 / A11
+        after = unform_square(pos, pid, opts)
+    else:  # §5.10
+        after = movement.swap_line_jaeger(pos, pid, None, opts)
+    return resolve_simple(pos, action, after, pid, None, _SINGLE_RULES[action], opts)
 
 
 def _explain(out: dict) -> list[str]:

@@ -238,6 +238,8 @@ def check_group_move(pos: DbxPosition, ids: list[str], leader: str, path: list[t
             ok, why = second_move(pos, m, poses[m.id][-1], opts)
             if not ok:
                 problems.append(f"{m.id}: {why}")
+    problems += _group_contact_problems(after, members, opts)
+    turns = _turns_to_face(after, members, opts)
     costs = {m.id: pip_cost(pos, m, opts) for m in members}  # §5.1 1 PIP for the group, extras if any member has
     worst = max(members, key=lambda m: costs[m.id][0])
     front = max(float(max(t[0], t[1])) for t in travel.values())
@@ -247,9 +249,56 @@ def check_group_move(pos: DbxPosition, ids: list[str], leader: str, path: list[t
             "corner_paces": {k: [round(pos.scale.paces(float(x)), 1) for x in t] for k, t in travel.items()},
             "allowance_paces": allow, "allowance_reason": f"{slow.id}: {allow_why}",
             "pip_cost": costs[worst.id][0], "pip_reasons": costs[worst.id][1],
-            "still_a_group": still, "legal": not problems, "problems": problems,
+            "still_a_group": still, "legal": not problems, "problems": problems, "turns_to_face": turns,
             "ends": {k: {"x_mm": round(v[-1].x_mm, 2), "y_mm": round(v[-1].y_mm, 2),
                          "heading_deg": round(v[-1].heading_deg, 2)} for k, v in poses.items()}}
+
+
+_LIGHT_CAVALRY = ("LR", "Hu", "Ul")  # A3 hussars and uhlans count as light cavalry
+
+
+def _group_contact_problems(after: DbxPosition, members: list[DbxPiece], opts: Options) -> list[str]:
+    """§5.7 a group moving into contact: at least one member touches the enemy with its full front on the enemy's
+    front or rear edge; otherwise only as an overlap of an enemy already in melee."""
+    ids = {m.id for m in members}
+    touching, full, overlaps_only = [], False, True
+    for m in members:
+        me = after.piece(m.id)
+        for e in enemies(after, me):
+            c = contact(after, me, e, opts)
+            if not c.kind:
+                continue
+            touching.append(e.id)
+            if c.kind in ("front", "rear") and c.valid:
+                full = True
+            if c.kind != "overlap" or not any(contact(after, f, e, opts).kind in ("front", "flank", "rear")
+                                              for f in enemies(after, e) if f.id not in ids):
+                overlaps_only = False
+    if touching and not full and not overlaps_only:
+        return [f"the group touches {', '.join(dict.fromkeys(touching))} but no member meets an enemy with its full "
+                "front on the enemy's front or rear edge (§5.7)"]
+    return []
+
+
+def _turns_to_face(after: DbxPosition, members: list[DbxPiece], opts: Options) -> list[dict]:
+    """§5.7 Jäger in normal terrain and light cavalry contacted by an enemy group turn to face it at once, unless
+    they are part of a group of their own."""
+    out, seen = [], set()
+    grouped = {i for g in groups(after, opts) if len(g) > 1 for i in g}
+    for m in members:
+        me = after.piece(m.id)
+        for e in enemies(after, me):
+            if e.id in seen or e.id in grouped:
+                continue
+            jaeger = e.type == "Jä" and not in_bad_going(after, e, opts)
+            if not (jaeger or e.type in _LIGHT_CAVALRY):
+                continue
+            c = contact(after, me, e, opts)
+            if c.kind in ("flank", "rear"):
+                seen.add(e.id)
+                out.append({"piece": e.id, "toward": me.id, "contact": c.kind,
+                            "rule": "Jäger in normal terrain and light cavalry turn to face an enemy group (§5.7)"})
+    return out
 
 
 def _column_only(pos: DbxPosition, members: list[DbxPiece], poses: dict, lead: DbxPiece, opts: Options) -> str:
@@ -270,6 +319,124 @@ def _column_only(pos: DbxPosition, members: list[DbxPiece], poses: dict, lead: D
     return ""
 
 
+def _obstacles_beside(pos: DbxPosition, ids: set[str], end: DbxPiece, width: float, length: float,
+                      opts: Options) -> tuple[list[str], list[str]]:
+    """§5.2 what stands to the left and to the right of a 1-element-wide column: troops, bad going, rivers and
+    waterways inside the strips between the column and the frontage the group had (width), over `length` from the
+    column's rear to beyond its front. Returns (left ids, right ids)."""
+    from rules.dbx.tables import BAD_GOING
+
+    bb = pos.scale.bb_mm
+    fwd, right = geom.directions(end.heading_deg)
+    half = max(width / 2.0, bb / 2.0 + 1.0)
+    front = np.array([end.x_mm, end.y_mm]) + fwd * (base_depth(pos, end) / 2.0)
+    out = ([], [])
+    for k, sgn in enumerate((-1.0, 1.0)):
+        a, b = right * sgn * (bb / 2.0 + opts.tolerance_mm), right * sgn * half
+        strip = np.array([front + fwd * bb + a, front + fwd * bb + b, front - fwd * length + b,
+                          front - fwd * length + a])
+        for q in pos.pieces:
+            if q.id not in ids and geom.overlaps(strip, corners(q, pos.scale), opts.tolerance_mm):
+                out[k].append(q.id)
+        for t in pos.terrain:
+            if (t.type in BAD_GOING or t.type in ("river", "waterway", "fortress")) and t.touches_rect(strip):
+                out[k].append(t.id)
+    return out
+
+
+def base_depth(pos: DbxPosition, p: DbxPiece) -> float:
+    r = corners(p, pos.scale)
+    return float(np.hypot(*(r[0] - r[3])))
+
+
+def check_column_change(pos: DbxPosition, ids: list[str], ends: dict[str, tuple[float, float, float]],
+                        opts: Options = DEFAULT) -> dict:
+    """§5.2 / §5.4 forming a 1-element-wide column within one group move (E2, E4), or leaving one.
+
+    `ends` gives each member's end pose (x_mm, y_mm, heading_deg); members not listed stay put. Forming is one
+    group move for 1 PIP when the elements are one group before and after (E4), the group was not a column and
+    ends as one, no member starts in melee (§5.2), each member stays within its move distance measured by its
+    corners (§5.4), **no element ends behind its original starting position** (§5.4, E2), and the column files
+    onto a road or passes a gap (troops or terrain on both sides, narrower than the group's frontage) (§5.2).
+    Leaving a column (widening the front again) is no group manoeuvre: it needs single-element moves, 1 PIP each
+    (§5.2 "no other group body-moves or realignments", E4 "several PIPs")."""
+    members = [pos.piece(i) for i in ids]
+    if len(members) < 2:
+        raise InputError("a column change needs a group of at least two elements (§3.3)")
+    for k in ends:
+        if k not in ids:
+            raise InputError(f"{k}: not a member of the group {','.join(ids)}")
+    if not _connected(pos, members, opts):
+        raise InputError(f"group {','.join(ids)}: not one group (full edge contact, same facing) (§3.3)")
+    new = {m.id: moved(m, *ends[m.id]) if m.id in ends else m for m in members}
+    after = pos.with_pieces([new.get(q.id, q) for q in pos.pieces])
+    finals = [new[m.id] for m in members]
+    problems: list[str] = []
+    before_col = _column_order(pos, members, opts)
+    after_col = _column_order(after, finals, opts) if _connected(after, finals, opts) else None
+    if not _connected(after, finals, opts):
+        problems.append("the elements do not form one group at the end: not one group move (§5.2, E4)")
+    moving = [m for m in members if new[m.id] != m]
+    if before_col is not None and after_col is None:
+        kind = "leaving a column"
+        problems.append("widening a column's front again is no group manoeuvre: single-element moves, 1 PIP each "
+                        "(§5.2, E4)")
+    elif before_col is None and after_col is not None:
+        kind = "forming a column"
+    else:
+        kind = "no change of formation"
+        problems.append("the group neither forms nor leaves a 1-element-wide column (§5.2)")
+    for m in members:  # §5.2 no member may start in melee contact with an enemy
+        for e in enemies(pos, m):
+            if contact(pos, e, m, opts).kind in ("front", "flank", "rear") or \
+                    contact(pos, m, e, opts).kind in ("front", "flank", "rear"):
+                problems.append(f"{m.id} starts in melee contact with {e.id}: no group move (§5.2)")
+                break
+    fwd, right = geom.directions(members[0].heading_deg)
+    corner_paces = {}
+    for m in members:
+        end = new[m.id]
+        travel = corner_travel([m, end], pos.scale)
+        corner_paces[m.id] = [round(pos.scale.paces(float(x)), 1) for x in travel]
+        allow, why = allowance(pos, m, opts)
+        if float(travel.max()) > pos.scale.mm(allow) + opts.tolerance_mm:  # §5.4 each within its distance (E2)
+            problems.append(f"{m.id}: a corner travels {pos.scale.paces(float(travel.max())):.0f} paces, more than "
+                            f"{allow} ({why}) (§5.4)")
+        back = float(np.array([end.x_mm - m.x_mm, end.y_mm - m.y_mm]) @ fwd)
+        if back < -opts.tolerance_mm:  # §5.4 / E2 no element may end behind its original starting position
+            problems.append(f"{m.id} ends {pos.scale.paces(-back):.0f} paces behind its original starting position "
+                            "(§5.4)")
+        if m.id in ends:
+            problems += [f"{m.id}: {x}" for x in end_problems(pos, m, [m, end], after, opts,
+                                                               frozenset(i for i in ids if i != m.id))]
+    purpose = ""
+    if kind == "forming a column":  # §5.2 only to pass a gap of at least 1 element width, or to file onto a road
+        head = new[after_col[0].id]
+        rights = [float(np.array([p.x_mm, p.y_mm]) @ right) for p in members]
+        width = max(rights) - min(rights) + pos.scale.bb_mm
+        if on_road(after, head):
+            purpose = "files onto a road"
+        else:
+            length = base_depth(pos, head) * len(members) + pos.scale.mm(allowance(pos, head, opts)[0])
+            left, rgt = _obstacles_beside(after, set(ids), head, width, length, opts)
+            if left and rgt:
+                purpose = f"passes the gap between {left[0]} and {rgt[0]}"
+            else:
+                problems.append("a group forms a column only to pass a gap between 2 terrain pieces or troops or to "
+                                "file onto a road (§5.2)")
+    costs = {m.id: pip_cost(pos, m, opts) for m in members}
+    worst = max(members, key=lambda m: costs[m.id][0])
+    group_ok = not problems
+    return {"group": list(ids), "change": kind, "purpose": purpose, "legal": group_ok, "problems": problems,
+            "formation_after": "column" if after_col is not None else "line",
+            "corner_paces": corner_paces,
+            "pip_cost": costs[worst.id][0] if kind != "leaving a column" else len(moving),
+            "pip_reasons": costs[worst.id][1] if kind != "leaving a column" else
+            [f"{len(moving)} single-element moves (§5.2, E4)"],
+            "ends": {m.id: {"x_mm": round(new[m.id].x_mm, 2), "y_mm": round(new[m.id].y_mm, 2),
+                            "heading_deg": round(new[m.id].heading_deg, 2)} for m in members}}
+
+
 def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
     """The position after a checked legal group move; each member has made one more tactical move (§5.5)."""
     from dataclasses import replace
@@ -281,4 +448,9 @@ def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
             e = ends[q.id]
             q = replace(moved(q, e["x_mm"], e["y_mm"], e["heading_deg"]), moves=q.moves + 1)
         out.append(q)
-    return pos.with_pieces(out)
+    after = pos.with_pieces(out)
+    from rules.dbx.movement import turn_to_face
+
+    for t in result.get("turns_to_face", ()):  # §5.7 the contacted Jäger / light cavalry turn at once
+        after = turn_to_face(after, t["piece"], t["toward"])
+    return after

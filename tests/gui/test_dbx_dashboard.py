@@ -197,3 +197,51 @@ def test_melee_and_fire_through_the_combat_panel(qapp, window):
 
 def view_has(window, kind: str) -> bool:
     return bool(window.board_view.items_of(kind))
+
+
+def test_square_swap_and_river_through_the_combat_panel(qapp, window):
+    """§5.11 square / unform, §5.10 Li <-> 2 Jäger, §5.9 river rolls: single-element actions, the target disabled."""
+    s = window.session
+    cp = window.combat_panel
+    assert {"square", "unform", "swap", "river"} <= {cp.action.itemText(i) for i in range(cp.action.count())}
+    s.select("b1")
+    _refresh(qapp, window)
+    cp.action.setCurrentText("square")
+    cp.follow_selection()
+    assert cp.attacker.currentText() == "b1" and not cp.target.isEnabled()
+    assert "1-element square" in cp.att_mods.toPlainText()
+    out = cp.resolve()
+    assert out is not None, cp.result.toPlainText()
+    assert out.after.piece("b1").square == 1
+    cp.apply()
+    _refresh(qapp, window)
+    assert s.position.piece("b1").square == 1 and s.state.states["b1"]["square"] == 1
+    cp.action.setCurrentText("unform")
+    cp.follow_selection()
+    out = cp.resolve()
+    assert out is not None and out.after.piece("b1").square == 0
+    cp.apply()
+    _refresh(qapp, window)
+    assert s.position.piece("b1").square == 0
+    cp.action.setCurrentText("unform")  # not in a square now: refused in one line
+    cp.follow_selection()
+    assert cp.resolve() is None and "not in a square" in cp.result.toPlainText()
+    # §5.10 b1 (Li) has b2 on its right: no room for the second Jäger beside it
+    cp.action.setCurrentText("swap")
+    cp.follow_selection()
+    assert "2 Jäger" in cp.att_mods.toPlainText()
+    assert cp.resolve() is None and "no room for the second Jäger" in cp.result.toPlainText()
+    s.select("b2")
+    _refresh(qapp, window)
+    cp.follow_selection()
+    out = cp.resolve()  # b2 touches r1: no exchange in contact with the enemy
+    assert out is None and "contact with the enemy (§5.10)" in cp.result.toPlainText()
+    # §5.9 the first crossing rolls the river's type for the whole game
+    cp.action.setCurrentText("river")
+    cp.follow_selection()
+    cp.dice.setText("6,4")
+    out = cp.resolve()
+    assert out is not None, cp.result.toPlainText()
+    assert out.after.game.river in ("shallow", "slow", "torrent")
+    cp.apply()
+    assert s.template.game.river == out.after.game.river

@@ -252,3 +252,92 @@ def test_group_crossing_a_river_that_is_not_shallow_moves_only_as_a_column():
     shallow = check_group_move(_line(terrain=[river], game={"river": "shallow"}), ["m", "l", "r"], "m",
                                [(100, 125)], [None])
     assert not any("column" in p for p in shallow["problems"])
+
+
+# ---------------------------------------------------------------- §5.2 / §5.4 forming and leaving a column (E2, E4)
+
+_GAP = (rect_terrain("wl", "wood", 30, 155, 78, 200), rect_terrain("wr", "wood", 122, 155, 170, 200))
+_GEN = el("g", "b", "Gen", 100, 40)
+_INTO_COLUMN = {"m": (100, 140, 0), "l": (100, 120, 0), "r": (100, 100, 0)}
+
+
+def test_forming_a_column_to_pass_a_gap_is_one_group_move_for_one_pip():
+    """§5.2 E2 / E4: three archers in line file into a column to pass between two woods: one group before and
+    after, each within its 200 paces, 1 PIP."""
+    from rules.dbx.group_move import check_column_change
+
+    r = check_column_change(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), ["l", "m", "r"], _INTO_COLUMN)
+    assert r["legal"], r["problems"]
+    assert r["change"] == "forming a column" and r["formation_after"] == "column" and r["pip_cost"] == 1
+    assert r["purpose"] == "passes the gap between wl and wr"
+    assert max(r["corner_paces"]["l"]) <= 200
+
+
+def test_forming_a_column_no_element_may_end_behind_its_original_starting_position():
+    """§5.4 [L179] E2: the last element of the new column may not end behind where it started."""
+    from rules.dbx.group_move import check_column_change
+
+    ends = {"m": (100, 120, 0), "l": (100, 100, 0), "r": (100, 80, 0)}
+    r = check_column_change(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), ["l", "m", "r"], ends)
+    assert not r["legal"]
+    assert any("r ends 80 paces behind its original starting position (§5.4)" in p for p in r["problems"])
+
+
+def test_forming_a_column_only_to_pass_a_gap_or_file_onto_a_road():
+    """§5.2 the column exception is for a gap between 2 terrain pieces or troops, or to file onto a road."""
+    from rules.dbx.group_move import check_column_change
+
+    r = check_column_change(_line(kinds=("Bo", "Bo", "Bo")), ["l", "m", "r"], _INTO_COLUMN)
+    assert not r["legal"] and any("only to pass a gap" in p for p in r["problems"])
+    road = rect_terrain("rd", "road", 90, 110, 110, 300)
+    r = check_column_change(_line(kinds=("Bo", "Bo", "Bo"), terrain=[road]), ["l", "m", "r"], _INTO_COLUMN)
+    assert r["legal"], r["problems"]
+    assert r["purpose"] == "files onto a road"
+
+
+def test_leaving_a_column_is_no_group_manoeuvre():
+    """§5.2 / E4 widening the front again needs single-element moves: several PIPs, not one group move."""
+    from rules.dbx.group_move import check_column_change
+
+    col = make(el("m", "b", "Bo", 100, 140), el("l", "b", "Bo", 100, 120), el("r", "b", "Bo", 100, 100))
+    ends = {"l": (60, 140, 0), "r": (140, 140, 0)}
+    r = check_column_change(col, ["m", "l", "r"], ends)
+    assert r["change"] == "leaving a column" and not r["legal"] and r["pip_cost"] == 2
+    assert any("single-element moves" in p for p in r["problems"])
+
+
+# ---------------------------------------------------------------- §5.7 group contact details
+
+
+def _pair_and(enemy_x: float, etype: str = "Hu", **kw):
+    """Blue l (x 60), m (x 100) in line facing north at y 100; one red element facing away from them 10 mm ahead."""
+    from rules.dbx.tables import UNIT_TYPES
+
+    dl, de = UNIT_TYPES["Li"].depth_cm * 10, UNIT_TYPES[etype].depth_cm * 10
+    return make(el("l", "b", "Li", 60, 100), el("m", "b", "Li", 100, 100), el("g", "b", "Gen", 80, 40),
+                el("x", "r", etype, enemy_x, 100 + dl / 2 + de / 2 + 10, 0, **kw)), dl
+
+
+def test_group_contact_needs_one_member_full_front_on_the_enemy_front_or_rear():
+    """§5.7 a group moves into contact only if at least one member meets the enemy full front on its front or
+    rear edge: a corner-to-corner touch is not enough."""
+    pos, _ = _pair_and(140)
+    r = check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])
+    assert not r["legal"] and any("full front on the enemy's front or rear edge (§5.7)" in p for p in r["problems"])
+    pos, _ = _pair_and(100)
+    r = check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])
+    assert not any("§5.7" in p for p in r["problems"]), r["problems"]
+
+
+def test_light_cavalry_contacted_by_an_enemy_group_turns_to_face_it():
+    """§5.7 light cavalry (and Jäger in normal terrain) contacted in the rear by an enemy group turn at once."""
+    from rules.dbx.group_move import apply_group_move
+
+    pos, _ = _pair_and(100)
+    r = check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])
+    assert [t["piece"] for t in r["turns_to_face"]] == ["x"] and r["turns_to_face"][0]["toward"] == "m"
+    after = apply_group_move(pos, r)
+    assert abs(after.piece("x").heading_deg % 360 - 180) < 0.5
+    assert contact(after, after.piece("m"), after.piece("x")).kind == "front"
+    pos, _ = _pair_and(100, "Li")  # line infantry does not turn at once (§3.5: at the end of the movement phase)
+    assert check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])["turns_to_face"] == []
