@@ -8,6 +8,7 @@
     fieldglass resolve game.json --action fire --attacker p1 --target p2 --dice 5,3 [--supporters a,b]
     fieldglass resolve game.json --action melee|river|square|swap|turn ... [--choice partner=ID] [--out after.json]
     fieldglass resolve game.json --action move --attacker p1 --path 300,200 [--choice facing=90] [--choice group=all]
+    fieldglass resolve game.json --action column --attacker p1 --choice group=p1,p2 --choice end.p2=300,160,0
     fieldglass resolve game.json --action rout --attacker p1 [--choice held=a,b] [--choice edge=south]    §9.6
 """
 
@@ -22,7 +23,7 @@ from rules.dbx.model import DbxPosition
 from rules.dbx.options import load_options
 from rules.dice import Dice, parse_d6
 
-ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "rout")
+ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "column", "rout")
 
 
 def _load(args) -> tuple[DbxPosition, object, dict]:
@@ -221,6 +222,8 @@ def resolve(args) -> int:
                              "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)", opts)
     elif action == "move":
         res = _resolve_move(pos, args, ch, opts)
+    elif action == "column":
+        res = _resolve_column(pos, args, ch, opts)
     elif action == "rout":
         from rules.dbx.resolve import demoralised_flight
 
@@ -265,6 +268,40 @@ def _resolve_move(pos: DbxPosition, args, ch: dict, opts):
             else f"moves {out['front_corner_paces']:.0f} paces")
     res = resolve_simple(pos, "move", after, args.attacker, None,
                          f"{what} for {out['pip_cost']} PIP (§5.1, §5.2, §5.4)", opts)
+    res.notes = list(out["pip_reasons"])
+    return res
+
+
+def _resolve_column(pos: DbxPosition, args, ch: dict, opts):
+    """`--action column`: a group forms a 1-element-wide column in one group move (§5.2, §5.4), from
+    `--choice group=a,b,c` and each moving member's end pose as `--choice end.ID=x,y,heading` (table mm, degrees)."""
+    from rules.dbx.group_move import apply_group_move, check_column_change
+    from rules.dbx.resolve import resolve_simple
+
+    ids = [i.strip() for i in (ch.get("group") or "").split(",") if i.strip()]
+    if args.attacker not in ids:
+        ids = [args.attacker, *ids]
+    for i in ids:
+        _need(pos, "--choice group", i)
+    ends = {}
+    for key, value in ch.items():
+        if not key.startswith("end."):
+            continue
+        pid = key[4:]
+        try:
+            x, y, h = (float(v) for v in value.split(","))
+        except ValueError:
+            raise InputError(f"--choice {key}={value}: expected x,y,heading in table mm and degrees") from None
+        ends[pid] = (x, y, h)
+    if not ends:
+        raise InputError("--action column needs each moving member's end: --choice end.ID=x,y,heading")
+    out = check_column_change(pos, ids, ends, opts)
+    if not out["legal"]:
+        raise InputError(f"column change of {','.join(ids)} not allowed: {'; '.join(out['problems'])}")
+    after = apply_group_move(pos, out)
+    res = resolve_simple(pos, "column", after, args.attacker, None,
+                         f"group {', '.join(ids)}: {out['change']}, {out['purpose']} for {out['pip_cost']} PIP "
+                         "(§5.2, §5.4)", opts)
     res.notes = list(out["pip_reasons"])
     return res
 

@@ -341,3 +341,24 @@ def test_light_cavalry_contacted_by_an_enemy_group_turns_to_face_it():
     assert contact(after, after.piece("m"), after.piece("x")).kind == "front"
     pos, _ = _pair_and(100, "Li")  # line infantry does not turn at once (§3.5: at the end of the movement phase)
     assert check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])["turns_to_face"] == []
+
+
+def test_forming_a_column_from_the_command_line(tmp_path, capsys):
+    """§5.2 `fieldglass resolve --action column`: the archers file into a column between the woods, and a column
+    formed without a gap or road to pass is refused in one line."""
+    from rules import position as positions
+
+    game = tmp_path / "gap.json"
+    positions.save(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), game)
+    ends = [f"end.{pid}={x},{y},{h}" for pid, (x, y, h) in _INTO_COLUMN.items()]
+    argv = ["resolve", str(game), "--action", "column", "--attacker", "m", "--choice", "group=l,m,r"]
+    for e in ends:
+        argv += ["--choice", e]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    moved = {c["piece"]: (c["to"]["x_mm"], c["to"]["y_mm"]) for c in out["changes"] if c.get("to")}
+    assert set(moved) == {"l", "m", "r"}
+    assert all(moved[p] == pytest.approx(_INTO_COLUMN[p][:2]) for p in moved)
+    positions.save(_line(kinds=("Bo", "Bo", "Bo")), game)  # no gap, no road
+    assert main(argv) == 2
+    assert "only to pass a gap" in capsys.readouterr().err
