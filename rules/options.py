@@ -57,3 +57,12 @@ def read_options_file(path: str | Path) -> dict[str, Any]:
         raise InputError(f"{path}: cannot read the options file ({exc.strerror or exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not TOML ({exc})") from None
+
+
+def load_layered(defaults: Any, defaults_file: Path, path: str | Path | None = None) -> Any:
+    """`defaults` (an options dataclass with `with_values`) with the system's defaults file on top, then the user's
+    file at `path` on top of that; unknown keys and bad values are InputErrors naming the file."""
+    opts = defaults.with_values(read_options_file(defaults_file), str(defaults_file))
+    if path is not None:
+        opts = opts.with_values(read_options_file(path), str(path))
+    return opts

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rules.options import checked_values, read_options_file
+from rules.options import checked_values, load_layered
 
 DEFAULTS_FILE = Path(__file__).with_name("options.toml")
 
@@ -45,10 +45,7 @@ class Options:
 
 def load_options(path: str | Path | None = None) -> Options:
     """The defaults file, then the user's file on top (unknown keys and bad values are InputErrors)."""
-    opts = Options().with_values(read_options_file(DEFAULTS_FILE), str(DEFAULTS_FILE))
-    if path is not None:
-        opts = opts.with_values(read_options_file(path), str(path))
-    return opts
+    return load_layered(Options(), DEFAULTS_FILE, path)
 
 
 DEFAULT = Options()

@@ -5,7 +5,6 @@ out/screenshots/board-editor.png."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,7 @@ pytest.importorskip("pytestqt")
 import gui  # noqa: E402,F401
 from gui.board_editor import BoardDraft, BoardEditor  # noqa: E402
 from rules.board import load_board, load_demo_board  # noqa: E402
-
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
+from tests.gui.helpers import SHOTS  # noqa: E402
 
 
 @pytest.fixture(scope="module")

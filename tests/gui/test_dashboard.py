@@ -7,8 +7,6 @@ lines, board view, combat panel, calibration check screen)."""
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,18 +25,8 @@ from gui.app import MainWindow  # noqa: E402
 from rules.dice import Dice  # noqa: E402
 from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
 from rules.wiener.resolve import resolve_fire  # noqa: E402
-
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
-
-
-def _pump(app, until, timeout=60.0):
-    t0 = time.monotonic()
-    while not until():
-        app.processEvents()
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("timed out waiting for the dashboard")
-        time.sleep(0.01)
-    app.processEvents()
+from tests.gui.helpers import SHOTS  # noqa: E402
+from tests.gui.helpers import pump as _pump
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,6 @@ a melee and a fire resolved through the combat panel. Screenshots: out/screensho
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,18 +22,8 @@ from gui.app import MainWindow, describe  # noqa: E402
 from rules.dbx.analysis import analyze_from  # noqa: E402
 from rules.dbx.contact import contact, zoc_rect  # noqa: E402
 from rules.dbx.sight import fire_range, fire_zone  # noqa: E402
-
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
-
-
-def _pump(app, until, timeout=60.0):
-    t0 = time.monotonic()
-    while not until():
-        app.processEvents()
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("timed out waiting for the dashboard")
-        time.sleep(0.01)
-    app.processEvents()
+from tests.gui.helpers import SHOTS  # noqa: E402
+from tests.gui.helpers import pump as _pump
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,6 @@ umpire views. Screenshots: out/screenshots/marengo-*.png."""
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
 import pytest
 
@@ -20,18 +18,8 @@ import gui  # noqa: E402,F401
 from fieldglass.session_marengo import load_marengo_setup  # noqa: E402
 from gui.app import MainWindow, describe  # noqa: E402
 from rules.marengo import analysis  # noqa: E402
-
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
-
-
-def _pump(app, until, timeout=60.0):
-    t0 = time.monotonic()
-    while not until():
-        app.processEvents()
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("timed out waiting for the dashboard")
-        time.sleep(0.01)
-    app.processEvents()
+from tests.gui.helpers import SHOTS  # noqa: E402
+from tests.gui.helpers import pump as _pump
 
 
 @pytest.fixture()

@@ -25,12 +25,12 @@ from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: 
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
 from rules.marengo.model import position_from_dict  # noqa: E402
+from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.roster import Piece  # noqa: E402
 from vision.synthetic_board import BLOCK_MM, DEMO_BLOCKS, block_point, demo_block_roster  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402
 
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
 FPS = 5.0
 
 

@@ -32,11 +32,10 @@ from fieldglass.recording import GameRecorder, record_meta, record_stream, wiene
 from gui.replay import ReplayWindow  # noqa: E402
 from rules.wiener.analysis import analyze_from  # noqa: E402
 from rules.wiener.pairs import analyze_all  # noqa: E402
+from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.scripted import scripted_game  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402
-
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
 
 
 def make_record(path: Path) -> Path:
