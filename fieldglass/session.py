@@ -263,20 +263,24 @@ class Session:
         self._rebuild()
 
     def _settle_pending(self, reading: TableReading) -> None:
+        """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place."""
         seen = {p.piece: p for p in reading.pieces}
         done = []
         for pid, ch in self.state.pending.items():
             pose = seen.get(pid)
-            if ch.removed and pose is None:
-                done.append(pid)
-            elif not ch.removed and pose is not None and pose.cell == field_name(*ch.field) \
-                    and pose.facing == ch.facing:
+            gone = ch.removed and pose is None
+            placed = not ch.removed and pose is not None and self._placed_as(pose, ch)
+            if gone or placed:
                 done.append(pid)
         for pid in done:
             ch = self.state.pending.pop(pid)
             self._log(f"the table matches: {ch.describe()} done")
         if done:
             self.events.state.emit()
+
+    def _placed_as(self, pose, change) -> bool:
+        """Whether a piece seen at `pose` stands where a pending change wants it; each system says what counts."""
+        return pose.cell == field_name(*change.field) and pose.facing == change.facing
 
     def join_card(self, payload: str) -> str | None:
         """A QR code seen on the table: if it is a unit card (`fieldglass print cards`), its pieces join the game.

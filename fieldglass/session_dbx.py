@@ -225,25 +225,10 @@ class DbxSession(Session):
 
     # ---- readings
 
-    def _settle_pending(self, reading) -> None:
-        seen = {p.piece: p for p in reading.pieces}
-        done = []
-        for pid, ch in self.state.pending.items():
-            pose = seen.get(pid)
-            if ch.removed:
-                if pose is None:
-                    done.append(pid)
-                continue
-            if pose is None:
-                continue
-            dh = abs((pose.heading_deg - ch.heading_deg + 180.0) % 360.0 - 180.0)
-            if math.hypot(pose.x_mm - ch.x_mm, pose.y_mm - ch.y_mm) <= SETTLE_MM and dh <= SETTLE_DEG:
-                done.append(pid)
-        for pid in done:
-            ch = self.state.pending.pop(pid)
-            self._log(f"the table matches: {ch.describe()} done")
-        if done:
-            self.events.state.emit()
+    def _placed_as(self, pose, change) -> bool:
+        """Within SETTLE_MM and SETTLE_DEG of where the rules put it: a hand never places a base exactly."""
+        dh = abs((pose.heading_deg - change.heading_deg + 180.0) % 360.0 - 180.0)
+        return math.hypot(pose.x_mm - change.x_mm, pose.y_mm - change.y_mm) <= SETTLE_MM and dh <= SETTLE_DEG
 
     def _rebuild(self, force: bool = False) -> None:
         if not hasattr(self, "template"):

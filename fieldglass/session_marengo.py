@@ -212,26 +212,11 @@ class MarengoSession(Session):
             return Placement(None, None, False, "the board is not registered (fewer than 2 board anchors)")
         return self.board.locate(*xy)
 
-    def _settle_pending(self, reading) -> None:
-        seen = {p.piece: p for p in reading.pieces}
-        done = []
-        for pid, ch in self.state.pending.items():
-            pose = seen.get(pid)
-            if ch.removed:
-                if pose is None:
-                    done.append(pid)
-                continue
-            if pose is None:
-                continue
-            pl = self.locate(pose.x_mm, pose.y_mm)
-            want = "reserve" if ch.approach is None else f"{ch.area}>{ch.approach}"
-            if pl.area == ch.area and pl.position == want:
-                done.append(pid)
-        for pid in done:
-            ch = self.state.pending.pop(pid)
-            self._log(f"the board matches: {ch.describe()} done")
-        if done:
-            self.events.state.emit()
+    def _placed_as(self, pose, change) -> bool:
+        """In the area and position (reserve or the approach) the rules moved the block to."""
+        pl = self.locate(pose.x_mm, pose.y_mm)
+        want = "reserve" if change.approach is None else f"{change.area}>{change.approach}"
+        return pl.area == change.area and pl.position == want
 
     def _rebuild(self, force: bool = False) -> None:
         if not hasattr(self, "game"):
