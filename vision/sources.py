@@ -61,7 +61,13 @@ class VideoSource:
     def __init__(self, spec: int | str):
         self.spec = spec
         self.name = f"camera {spec}" if isinstance(spec, int) else str(spec)
-        self.capture = cv2.VideoCapture(spec)
+        # OpenCV logs every backend it tries on stderr; a missing camera is said once, in our own words.
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        try:
+            self.capture = cv2.VideoCapture(spec)
+        finally:
+            cv2.utils.logging.setLogLevel(level)
         if not self.capture.isOpened():
             what = "cannot open the camera" if isinstance(spec, int) else "cannot open as a video or stream"
             raise InputError(f"{self.name}: {what}")

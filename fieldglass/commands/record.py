@@ -161,12 +161,20 @@ def run(args) -> int:
             reg = state["reg"] = TableRegistration(layout, camera_for_frame(intr, image, source))
         return read_table(image, reg, roster)
 
-    stream, total = frames(start)
-    if total:
-        stream = progress(stream, max(total - start, 0), "recording")
     t0 = time.perf_counter()
     try:
+        stream, total = frames(start)
+        if total:
+            stream = progress(stream, max(total - start, 0), "recording")
         n = record_stream(recorder, stream, read, inputs)
+    except InputError:
+        # A source that never delivered a frame (no camera, unreadable video) leaves no empty record behind to
+        # block the next try; a record with events is kept whatever happens.
+        if not args.resume and not record.events():
+            record.close()
+            for leftover in (out, Path(f"{out}-wal"), Path(f"{out}-shm")):
+                leftover.unlink(missing_ok=True)
+        raise
     except KeyboardInterrupt:
         record.close()
         print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)

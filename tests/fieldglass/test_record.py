@@ -328,3 +328,22 @@ def test_stats_losses_combats_and_heatmap(rec_path, tmp_path, capsys):
     assert "bases lost per side per turn" in capsys.readouterr().out
     img = cv2.imread(str(png))
     assert img is not None and img.shape[0] > 500
+
+
+def test_a_source_that_never_opens_leaves_no_record_behind(tmp_path, capsys):
+    """A video that cannot be read: one line, exit 2, and no empty record to block the next try."""
+    from calibration.camera import save_camera
+    from fieldglass.cli import main
+    from vision.synthetic import VirtualCamera, demo_files
+
+    junk = tmp_path / "game.mp4"
+    junk.write_bytes(b"not a video")
+    save_camera(VirtualCamera.looking_at_table(2400, 1200, (1280, 720), 1700.0, 15.0).intrinsics, tmp_path / "c.json")
+    layout, roster = demo_files()
+    out = tmp_path / "game.fgr"
+    argv = ["record", "--source", str(junk), "--camera", str(tmp_path / "c.json"), "--layout", str(layout),
+            "--roster", str(roster), "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "game.mp4" in err and len(err.splitlines()) == 1
+    assert not out.exists() and not list(tmp_path.glob("game.fgr*"))
