@@ -230,14 +230,15 @@ class CaptureWorker(QThread):
                     cards = tuple(q.payload for q in detect_qr(frame))
                 mmpp = self.board_mm_per_px
                 board = None
+                lens = self.registration.lens  # the camera the pose was fitted with (k1 refined from anchors)
                 if reading.pose is not None:
-                    board = self.rectifier.rectify(frame, camera, reading.pose, mmpp)
+                    board = self.rectifier.rectify(frame, lens, reading.pose, mmpp)
                 t1 = time.perf_counter()
                 if t_last is not None:
                     inst = 1.0 / max(t1 - t_last, 1e-6)
                     ema = inst if ema is None else 0.8 * ema + 0.2 * inst
                 t_last = t1
-                result = FrameResult(number, frame, reading, camera, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
+                result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
                                      cards)
                 self.results.put(result)
                 self.last_result = result

@@ -148,5 +148,5 @@ def read_table(
     if pose is None:
         unknown = sorted({m.id for m in markers} - layout.anchor_ids - set(roster.by_marker()))
         return TableReading(None, (), tuple(unknown), (), tuple(markers))
-    pieces, unknown, conflicts = locate_pieces(markers, roster, layout, registration.camera, pose)
+    pieces, unknown, conflicts = locate_pieces(markers, roster, layout, registration.lens, pose)
     return TableReading(pose, tuple(pieces), tuple(unknown), tuple(conflicts), tuple(markers))

@@ -94,3 +94,39 @@ def test_registration_keeps_the_last_good_pose_and_heals_after_a_bump():
     healed = reg.update(_anchor_px(layout, cam, bumped))
     assert reg.fresh
     np.testing.assert_allclose(healed.camera_centre_mm, bumped.camera_centre_mm, atol=1e-3)
+
+
+def _with_k1(cam, k1):
+    d = cam.dist_coeffs.copy()
+    d[0] = k1
+    return type(cam)(cam.image_size, cam.camera_matrix, d, cam.rms_px)
+
+
+def test_registration_refines_a_miscalibrated_k1_from_six_anchors():
+    """The anchors spread over the table reveal a k1 the lens calibration got wrong; pieces then land right."""
+    true_cam, pose = camera_over_table(15.0)
+    layout = _layout()
+    seen = _anchor_px(layout, true_cam, pose)
+    believed = _with_k1(true_cam, true_cam.dist_coeffs[0] + 0.01)
+    reg = TableRegistration(layout, believed)
+    got = reg.update(seen)
+    assert reg.lens.dist_coeffs[0] == pytest.approx(true_cam.dist_coeffs[0], abs=1e-4)
+    corner = np.array([[2350.0, 1150.0, 50.0]])
+    px = table_to_pixels(corner, true_cam, pose)
+    refined = pixels_to_table(px, reg.lens, got, 50.0)[0]
+    unrefined = pixels_to_table(px, believed, estimate_pose(seen, layout, believed), 50.0)[0]
+    assert np.abs(refined - corner[0, :2]).max() < 0.05
+    assert np.abs(unrefined - corner[0, :2]).max() > 0.5  # what the wrong k1 alone would cost
+
+
+def test_k1_is_left_alone_with_few_anchors_or_when_asked():
+    true_cam, pose = camera_over_table(15.0)
+    layout = _layout()
+    seen = _anchor_px(layout, true_cam, pose)
+    believed = _with_k1(true_cam, true_cam.dist_coeffs[0] + 0.01)
+    few = TableRegistration(layout, believed)
+    few.update({i: seen[i] for i in (0, 1, 2, 3)})
+    assert few.lens is believed
+    off = TableRegistration(layout, believed, refine_lens=False)
+    off.update(seen)
+    assert off.lens is believed
