@@ -64,7 +64,7 @@ def _fit(obj: np.ndarray, img: np.ndarray, camera: CameraIntrinsics):
 MIN_ANCHORS_FOR_LENS = 6
 """Anchors needed, spread over the table, before k1 is refined from them: fewer leave it poorly determined."""
 LENS_HISTORY = 15
-"""Frames whose refined k1 are pooled (median), so a live view does not jitter."""
+"""Frames whose refined k1 are pooled (median) before it is settled, so a live view does not jitter."""
 _K1_ONLY = (
     cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_FOCAL_LENGTH | cv2.CALIB_FIX_PRINCIPAL_POINT
     | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_FIX_TANGENT_DIST | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3
@@ -121,10 +121,13 @@ class TableRegistration:
         # All anchors in view, not only those the pose kept: a wrong k1 makes the edge anchors look like outliers,
         # and they are the evidence of it. The refined lens is taken only if the pose then fits better.
         in_view = tuple(sorted(i for i in anchor_corners_px if self.layout.anchor(i) is not None))
-        if self.refine_lens and pose is not None and len(in_view) >= MIN_ANCHORS_FOR_LENS:
+        # k1 belongs to the lens, not the pose: once LENS_HISTORY estimates are pooled it is settled, and a bumped
+        # camera needs only a new pose.
+        refining = self.refine_lens and len(history) < LENS_HISTORY
+        if refining and pose is not None and len(in_view) >= MIN_ANCHORS_FOR_LENS:
             k1 = refine_k1(anchor_corners_px, in_view, self.layout, lens)
             if k1 is not None:
-                trial = (history + [k1])[-LENS_HISTORY:]
+                trial = history + [k1]
                 dist = self.camera.dist_coeffs.copy()
                 dist[0] = float(np.median(trial))
                 trial_lens = replace(self.camera, dist_coeffs=dist)
