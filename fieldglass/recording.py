@@ -394,3 +394,39 @@ def record_stream(
     if last is not None:
         record.heartbeat(*last)
     return n
+
+
+def play_into_record(record: Record, out: Path, recorder, frames: Callable, start: int, read: Callable,
+                     inputs, resume: bool) -> int | None:
+    """Open the frames from `start` (with a progress bar when their number is known) and record them.
+
+    Returns the number of frames read, or None when the user interrupted (every event so far is kept). A source that
+    never delivered a frame (no camera, an unreadable video) leaves no empty record behind to block the next try;
+    a record with events is kept whatever happens."""
+    import sys
+
+    from fieldglass.progress import progress
+
+    try:
+        stream, total = frames(start)
+        if total:
+            stream = progress(stream, max(total - start, 0), "recording")
+        return record_stream(recorder, stream, read, inputs)
+    except InputError:
+        if not resume and not record.events():
+            record.close()
+            for leftover in (out, Path(f"{out}-wal"), Path(f"{out}-shm")):
+                leftover.unlink(missing_ok=True)
+        raise
+    except KeyboardInterrupt:
+        record.close()
+        print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)
+        return None
+
+
+def holdings(record: Record) -> str:
+    """What a record holds, by event type: '7 appeared, 2 move, ...'."""
+    kinds: dict[str, int] = {}
+    for e in record.events(clean=True):
+        kinds[e.type] = kinds.get(e.type, 0) + 1
+    return ", ".join(f"{v} {k}" for k, v in sorted(kinds.items())) or "no events"

@@ -265,12 +265,10 @@ class MarengoRecorder(GameRecorder):
 
 def run_marengo(args) -> int:
     """`fieldglass record --system marengo`: the board is the table; --source synthetic films the demo board."""
-    import sys
     import time
 
-    from fieldglass.progress import progress
     from fieldglass.record import Record
-    from fieldglass.recording import load_inputs, open_frames, record_stream
+    from fieldglass.recording import holdings, load_inputs, open_frames, play_into_record
     from fieldglass.session_marengo import load_marengo_setup
     from vision.pieces import camera_for_frame, read_table
 
@@ -336,23 +334,14 @@ def run_marengo(args) -> int:
             state["reg"] = TableRegistration(setup.layout, camera_for_frame(intr, image, source))
         return read_table(image, state["reg"], setup.roster)
 
-    stream, total = frames(start)
-    if total:
-        stream = progress(stream, max(total - start, 0), "recording")
     t0 = time.perf_counter()
-    try:
-        n = record_stream(recorder, stream, read, inputs)
-    except KeyboardInterrupt:
-        record.close()
-        print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)
+    n = play_into_record(record, out, recorder, frames, start, read, inputs, args.resume)
+    if n is None:
         return 130
-    kinds: dict[str, int] = {}
-    for e in record.events(clean=True):
-        kinds[e.type] = kinds.get(e.type, 0) + 1
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+    summary = holdings(record)
     over = f"; game over: {record.meta.get('winner')} wins" if record.meta.get("game_over") else ""
     print(f"{out}: {n} frames in {time.perf_counter() - t0:.1f} s; {len(recorder.written)} new events; "
-          f"record holds {summary or 'no events'}{over}")
+          f"record holds {summary}{over}")
     record.close()
     return 0
 

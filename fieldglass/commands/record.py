@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -106,9 +105,8 @@ def _setup(args):
 
 def run(args) -> int:
     from calibration.registration import TableRegistration
-    from fieldglass.progress import progress
     from fieldglass.record import Record
-    from fieldglass.recording import GameRecorder, load_inputs, record_meta, record_stream
+    from fieldglass.recording import GameRecorder, holdings, load_inputs, play_into_record, record_meta
     from vision.pieces import camera_for_frame, read_table
     from vision.tracking import TrackerConfig
 
@@ -162,32 +160,14 @@ def run(args) -> int:
         return read_table(image, reg, roster)
 
     t0 = time.perf_counter()
-    try:
-        stream, total = frames(start)
-        if total:
-            stream = progress(stream, max(total - start, 0), "recording")
-        n = record_stream(recorder, stream, read, inputs)
-    except InputError:
-        # A source that never delivered a frame (no camera, unreadable video) leaves no empty record behind to
-        # block the next try; a record with events is kept whatever happens.
-        if not args.resume and not record.events():
-            record.close()
-            for leftover in (out, Path(f"{out}-wal"), Path(f"{out}-shm")):
-                leftover.unlink(missing_ok=True)
-        raise
-    except KeyboardInterrupt:
-        record.close()
-        print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)
+    n = play_into_record(record, out, recorder, frames, start, read, inputs, args.resume)
+    if n is None:
         return 130
     dt = time.perf_counter() - t0
-    evs = record.events(clean=True)
-    kinds: dict[str, int] = {}
-    for e in evs:
-        kinds[e.type] = kinds.get(e.type, 0) + 1
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+    summary = holdings(record)
     resumed = f" (resumed at frame {start})" if args.resume else ""
     print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "
-          f"record holds {summary or 'no events'}")
+          f"record holds {summary}")
     record.close()
     return 0
 
