@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from fieldglass.errors import InputError
 from fieldglass.session import Session, Setup
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
-from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage
+from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
 from gui.worker import BoardRectifier, CaptureWorker
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
@@ -382,11 +382,7 @@ class MainWindow(QMainWindow):
             self.save_screenshot(path)
 
     def save_screenshot(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.grab().save(str(path), "PNG"):
-            raise InputError(f"{path}: cannot write the screenshot")
-        return path
+        return save_widget_png(self, path)
 
     def ask_save_position(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save position", "position.json", "JSON (*.json)")

@@ -50,6 +50,7 @@ from gui.views import (
     _qp,
     base_corners,
     numpy_to_qimage,
+    save_widget_png,
 )
 
 MARGIN_MM = 40.0  # room above the table for the caption, below it for the notes on the whole table
@@ -931,11 +932,7 @@ class ReplayWindow(QMainWindow):
             self.save_screenshot(path)
 
     def save_screenshot(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.grab().save(str(path), "PNG"):
-            raise InputError(f"{path}: cannot write the screenshot")
-        return path
+        return save_widget_png(self, path)
 
     def closeEvent(self, event) -> None:
         self.pause()

@@ -7,6 +7,7 @@ view through the camera (lens distortion and marker heights included), the board
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from calibration.grid import field_name
 from calibration.projection import pixels_to_table, table_to_pixels
+from fieldglass.errors import InputError
 
 PIECE_KEY = 0  # QGraphicsItem.data key holding a piece id
 KIND_KEY = 1  # data key naming the overlay kind (for tests and tooltips)
@@ -52,6 +54,15 @@ TERRAIN_COLOURS = {"wood": QColor(30, 120, 40, 70), "town": QColor(170, 90, 40, 
 CLEAR = QColor(40, 230, 90)
 BLOCKED = QColor(255, 50, 50)
 PENDING = QColor(0, 230, 255)
+
+
+def save_widget_png(widget, path) -> Path:
+    """Save what `widget` shows as a PNG at `path` (folders made as needed); InputError if it cannot be written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not widget.grab().save(str(path), "PNG"):
+        raise InputError(f"{path}: cannot write the screenshot")
+    return path
 
 
 def numpy_to_qimage(bgr: np.ndarray) -> QImage:
