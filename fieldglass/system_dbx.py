@@ -437,8 +437,10 @@ class DbxSystem:
             res = resolve_simple(pos, "turn", after, attacker, target,
                                  "turns to face its flank or rear attacker at the end of the movement phase (§3.5)",
                                  self.opts)
+        from rules.dbx.commands import resolution_lines
+
         out = res.as_dict()
-        lines = _explain(out)
+        lines = resolution_lines(out)
         o = res.outcome
         winner = None
         if o.get("loser"):
@@ -512,24 +514,6 @@ def _resolve_single(pos, action: str, pid: str, dice, opts):
     return resolve_simple(pos, action, after, pid, None, _SINGLE_RULES[action], opts)
 
 
-def _explain(out: dict) -> list[str]:
-    lines = [f"{out['action']}: {out['attacker']}" + (f" -> {out['target']}" if out.get("target") else "")]
-    for label in ("attacker_side", "target_side"):
-        s = out.get(label)
-        if s:
-            mods = ", ".join(f"{m['value']:+d} {m['rule']}" for m in s["modifiers"]) or "no modifiers"
-            lines.append(f"{s['id']}: rolls {s['die']} + factor {s['factor']} ({mods}) = {s['total']}")
-    o = out["outcome"]
-    lines.append(f"outcome: {o.get('loser') or 'nobody'} {o['result']} - {o['rule']}")
-    lines += [f"note: {n}" for n in out.get("notes", [])]
-    for c in out["changes"]:
-        to = c.get("to")
-        where = f" to {to['x_mm']:.1f},{to['y_mm']:.1f} mm facing {to['heading_deg']:.0f}°" if to else ""
-        lines.append(f"{c['piece']}: {c['change']}{where} - {c.get('text', '')}")
-    v = out.get("victory") or {}
-    if v.get("loser"):
-        lines.append(f"{v['loser']} has lost the battle ({v.get('rule', '')})")
-    return lines
 
 
 __all__ = ["ContactMark", "DbxResolution", "DbxSelection", "DbxSystem", "ROSTER_TYPES", "TargetLine", "roster_code"]

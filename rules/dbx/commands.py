@@ -306,25 +306,31 @@ def _resolve_column(pos: DbxPosition, args, ch: dict, opts):
     return res
 
 
-def _resolve_text(out: dict) -> str:
+def resolution_lines(out: dict) -> list[str]:
+    """A DBX resolution as text lines: what acted, each side's roll and factors, the outcome, notes, every change,
+    a lost battle. Shared by `fieldglass resolve` and the dashboard's combat panel."""
     lines = [f"{out['action']}: {out['attacker']}" + (f" -> {out['target']}" if out.get("target") else "")]
     for label in ("attacker_side", "target_side"):
         s = out.get(label)
         if s:
             mods = ", ".join(f"{m['value']:+d} {m['rule']}" for m in s["modifiers"]) or "no modifiers"
-            lines.append(f"  {s['id']}: rolls {s['die']} + factor {s['factor']} ({mods}) = {s['total']}")
+            lines.append(f"{s['id']}: rolls {s['die']} + factor {s['factor']} ({mods}) = {s['total']}")
     o = out["outcome"]
-    lines.append(f"  outcome: {o.get('loser') or 'nobody'} {o['result']} - {o['rule']}")
-    for n in out.get("notes", []):
-        lines.append(f"  note: {n}")
+    lines.append(f"outcome: {o.get('loser') or 'nobody'} {o['result']} - {o['rule']}")
+    lines += [f"note: {n}" for n in out.get("notes", [])]
     for c in out["changes"]:
         to = c.get("to")
-        where = f" to {to['x_mm']:.1f},{to['y_mm']:.1f} facing {to['heading_deg']:.0f}" if to else ""
-        lines.append(f"  {c['piece']}: {c['change']}{where} - {c['text']}")
+        where = f" to {to['x_mm']:.1f},{to['y_mm']:.1f} mm facing {to['heading_deg']:.0f} deg" if to else ""
+        lines.append(f"{c['piece']}: {c['change']}{where} - {c.get('text', '')}")
     v = out.get("victory") or {}
     if v.get("loser"):
-        lines.append(f"  {v['loser']} has lost the battle ({v['rule']})")
+        lines.append(f"{v['loser']} has lost the battle ({v.get('rule', '')})")
+    return lines
+
+
+def _resolve_text(out: dict) -> str:
+    head, *rest = resolution_lines(out)
     d = out["dice"]
     seed = f"  (seed {d['seed']})" if "seed" in d else ""
-    lines.append(f"  dice: {', '.join(map(str, d['rolled'])) or 'none'}{seed}")
-    return "\n".join(lines)
+    rest.append(f"dice: {', '.join(map(str, d['rolled'])) or 'none'}{seed}")
+    return "\n".join([head] + ["  " + line for line in rest])
