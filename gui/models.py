@@ -21,7 +21,25 @@ def _signed(v: int | None) -> str:
     return "" if v is None else f"{v:+d}"
 
 
-class TargetsModel(QAbstractTableModel):
+class ListTableModel(QAbstractTableModel):
+    """A table over a Python list: a subclass names its columns in `HEADERS` and its rows' attribute in `ROWS`."""
+
+    HEADERS: tuple[str, ...] = ()
+    ROWS = "rows"
+
+    def rowCount(self, parent=_ROOT) -> int:
+        return 0 if parent.isValid() else len(getattr(self, self.ROWS))
+
+    def columnCount(self, parent=_ROOT) -> int:
+        return len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+
+class TargetsModel(ListTableModel):
     """The selected piece's enemies: distance, weapon, whether it may fire / attack, net modifiers, line of sight."""
 
     HEADERS = ("target", "field", "LE", "weapon", "fire", "net", "melee", "net", "sight", "note")
@@ -35,17 +53,6 @@ class TargetsModel(QAbstractTableModel):
         self.beginResetModel()
         self.rows = list(self.session.targets())
         self.endResetModel()
-
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -74,12 +81,13 @@ class TargetsModel(QAbstractTableModel):
         return None
 
 
-class PiecesModel(QAbstractTableModel):
+class PiecesModel(ListTableModel):
     """Every roster piece with what the camera sees and the game state it cannot: editable type, formation, bases and
     markers (checked by the rules adapter; a refused value is reported through `error`)."""
 
     HEADERS = ("piece", "side", "type", "field", "facing", "formation", "bases", "markers", "seen", "waiting for")
     EDITABLE = {2: "type", 5: "formation", 6: "bases", 7: "markers"}
+    ROWS = "views"
     error = Signal(str)
 
     def __init__(self, session, parent=None):
@@ -97,17 +105,6 @@ class PiecesModel(QAbstractTableModel):
         self.views = new
         if new:
             self.dataChanged.emit(self.index(0, 0), self.index(len(new) - 1, len(self.HEADERS) - 1))
-
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self.views)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def flags(self, index):
         f = super().flags(index)
@@ -240,24 +237,19 @@ class ChoiceDelegate(QStyledItemDelegate):
             super().setModelData(editor, model, index)
 
 
-class RecordsModel(QAbstractTableModel):
+class RecordsModel(ListTableModel):
     """Plain editable records (a list of dicts) with typed columns: the layout's anchors, the roster's pieces."""
+
+    ROWS = "records"
 
     def __init__(self, columns: list[tuple[str, type]], records: list[dict] | None = None, parent=None):
         super().__init__(parent)
         self.columns = columns
         self.records: list[dict] = [dict(r) for r in (records or [])]
 
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self.records)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return len(self.columns)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.columns[section][0]
-        return None
+    @property
+    def HEADERS(self) -> tuple[str, ...]:  # noqa: N802  (the name ListTableModel reads)
+        return tuple(name for name, _ in self.columns)
 
     def flags(self, index):
         return super().flags(index) | Qt.ItemFlag.ItemIsEditable

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QElapsedTimer, QModelIndex, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QModelIndex, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QFont, QImage, QKeySequence, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,7 @@ from fieldglass.errors import InputError
 from fieldglass.record import Event, Record, combat_label
 from fieldglass.record.board import CLOTH
 from fieldglass.replay_session import SPEEDS, ReplaySession, clock
+from gui.models import ListTableModel
 from gui.views import (
     BLOCKED,
     SIDE_COLOURS,
@@ -410,7 +411,7 @@ class TimelineWidget(QWidget):
 # ---------------------------------------------------------------------------------------------- the event list
 
 
-class EventsModel(QAbstractTableModel):
+class EventsModel(ListTableModel):
     """The replay's events in order (undone ones greyed and in italics when shown); the current one in bold."""
 
     HEADERS = ("seq", "time", "turn", "phase", "event", "piece", "what")
@@ -444,17 +445,6 @@ class EventsModel(QAbstractTableModel):
         for r in (old, row):
             if 0 <= r < len(self.rows):
                 self.dataChanged.emit(self.index(r, 0), self.index(r, len(self.HEADERS) - 1))
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008
-        return len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
