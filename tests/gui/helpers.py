@@ -18,3 +18,25 @@ def pump(app, until, timeout: float = 60.0) -> None:
             raise AssertionError("timed out waiting for the dashboard")
         time.sleep(0.01)
     app.processEvents()
+
+
+def open_window(app, setup, settings_dir: Path, resolution=(1280, 720), size=(1500, 900), frames: int = 1):
+    """A dashboard window on `setup` with its own settings file, shown, after `frames` frames are processed."""
+    from PySide6.QtCore import QSettings
+
+    from gui.app import MainWindow
+
+    settings = QSettings(str(Path(settings_dir) / "gui.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(setup, settings=settings, source_options={"resolution": resolution})
+    win.resize(*size)
+    win.show()
+    win.start(frames=frames)
+    pump(app, lambda: win.worker is not None and win.worker.isFinished() and win.last_result is not None)
+    return win
+
+
+def refresh(app, win) -> None:
+    """Let the window catch up with everything the session said."""
+    app.processEvents()
+    win._refresh_all()
+    app.processEvents()

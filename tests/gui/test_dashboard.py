@@ -27,6 +27,7 @@ from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
 from rules.wiener.resolve import resolve_fire  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from tests.gui.helpers import pump as _pump
+from tests.gui.helpers import refresh as _refresh
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +41,6 @@ def window(qapp, tmp_path_factory):
           and win.last_result.number == 1)
     yield win
     win.close()
-
-
-def _refresh(app, win):
-    app.processEvents()
-    win._refresh_all()
-    app.processEvents()
 
 
 def _shot(win, widget, name):

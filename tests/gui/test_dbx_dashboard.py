@@ -13,36 +13,28 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QRectF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QRectF, Qt  # noqa: E402
 
 import gui  # noqa: E402,F401
 from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup  # noqa: E402
 from fieldglass.system_dbx import roster_code  # noqa: E402
-from gui.app import MainWindow, describe  # noqa: E402
+from gui.app import describe  # noqa: E402
 from rules.dbx.analysis import analyze_from  # noqa: E402
 from rules.dbx.contact import contact, zoc_rect  # noqa: E402
 from rules.dbx.sight import fire_range, fire_zone  # noqa: E402
-from tests.gui.helpers import SHOTS  # noqa: E402
-from tests.gui.helpers import pump as _pump
+from tests.gui.helpers import (
+    SHOTS,  # noqa: E402
+    open_window,
+)
+from tests.gui.helpers import refresh as _refresh
 
 
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory):
-    settings = QSettings(str(tmp_path_factory.mktemp("dbx") / "gui.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(load_dbx_setup("synthetic"), settings=settings, source_options={"resolution": (1920, 1080)})
-    win.resize(1600, 1000)
-    win.show()
-    win.start(frames=1)
-    _pump(qapp, lambda: win.worker is not None and win.worker.isFinished() and win.last_result is not None)
+    win = open_window(qapp, load_dbx_setup("synthetic"), tmp_path_factory.mktemp("dbx"), (1920, 1080), (1600, 1000))
     yield win
     win.stop()
     win.close()
-
-
-def _refresh(app, win):
-    app.processEvents()
-    win._refresh_all()
-    app.processEvents()
 
 
 def _table_poly(view, item) -> np.ndarray:

@@ -12,33 +12,24 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
 
 import gui  # noqa: E402,F401
 from fieldglass.session_marengo import load_marengo_setup  # noqa: E402
-from gui.app import MainWindow, describe  # noqa: E402
+from gui.app import describe  # noqa: E402
 from rules.marengo import analysis  # noqa: E402
-from tests.gui.helpers import SHOTS  # noqa: E402
-from tests.gui.helpers import pump as _pump
+from tests.gui.helpers import (
+    SHOTS,  # noqa: E402
+    open_window,
+)
+from tests.gui.helpers import refresh as _refresh
 
 
 @pytest.fixture()
 def window(qapp, tmp_path):
-    settings = QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(load_marengo_setup("synthetic"), settings=settings, source_options={"resolution": (1280, 720)})
-    win.resize(1500, 900)
-    win.show()
-    win.start(frames=1)
-    _pump(qapp, lambda: win.worker is not None and win.worker.isFinished() and win.last_result is not None)
+    win = open_window(qapp, load_marengo_setup("synthetic"), tmp_path)
     yield win
     win.stop()
     win.close()
-
-
-def _refresh(app, win):
-    app.processEvents()
-    win._refresh_all()
-    app.processEvents()
 
 
 def test_blocks_in_areas_and_selection_highlights(qapp, window):
