@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.files import read_json
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 def _read_text(path: Path, what: str) -> str:

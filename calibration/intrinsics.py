@@ -17,7 +17,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics
 from calibration.layout import check_dictionary
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 MIN_IMAGES = 3
 MIN_CHARUCO_CORNERS = 6

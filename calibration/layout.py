@@ -30,7 +30,7 @@ import numpy as np
 
 from calibration.files import number, read_toml
 from calibration.grid import Grid
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 def check_dictionary(name: str, where: str) -> str:

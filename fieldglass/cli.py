@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from common.errors import InputError
 from fieldglass import __version__
 from fieldglass.commands import (
     analyze,
@@ -27,7 +28,6 @@ from fieldglass.commands import (
     resolve,
     stats,
 )
-from fieldglass.errors import InputError
 
 COMMANDS = (
     gui, demo, detect, locate, calibrate, analyze, resolve, record, replay, export, stats, print_, check_print, plan,

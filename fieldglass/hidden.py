@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 UMPIRE = "umpire"
 

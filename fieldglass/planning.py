@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.projection import table_to_pixels
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 GRID_STEPS = (97, 49)
 TILE_OVERLAP_MM = 100.0  # neighbouring cameras share a strip this wide (anchors on the seam)

@@ -30,7 +30,7 @@ import numpy as np
 from calibration.files import read_toml
 from calibration.intrinsics import BoardSpec, charuco_board
 from calibration.layout import TableLayout
-from fieldglass.errors import InputError
+from common.errors import InputError
 from vision.markers import aruco_dictionary
 from vision.roster import Piece, Roster
 

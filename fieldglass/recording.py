@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import TableLayout, layout_to_toml
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.record import BoardState, Event, Record
 from vision.roster import Roster, roster_to_toml
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
@@ -68,7 +68,7 @@ def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, r
 
 def wiener_position(state: BoardState, grid: dict | None):
     """The committed state as a Wiener Napoleon position (pieces in fields, with bases and markers)."""
-    from calibration.grid import parse_field
+    from common.fields import parse_field
     from rules.wiener.model import DEFAULT_FORMATION, SYSTEM, TYPES, WienerPiece, WienerPosition
 
     if grid is None:
@@ -204,7 +204,7 @@ class GameRecorder:
         system = self.record.meta.get("system", "wiener")
         if system != "wiener":
             raise InputError(f"combat: the {system!r} rules have no engine here")
-        from rules.dice import Dice
+        from common.dice import Dice
         from rules.wiener import resolve as R
         from rules.wiener.options import DEFAULT, Options
 
@@ -245,7 +245,7 @@ class GameRecorder:
 
 
 def _field_name(f) -> str:
-    from calibration.grid import field_name
+    from common.fields import field_name
 
     return field_name(*f)
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.hidden import BlockRoster, BlockWatch, Sighting
 from fieldglass.recording import GameRecorder, record_meta
 from vision.tracking import Observation, Place, Tracker, TrackerConfig

@@ -14,11 +14,12 @@ import tomllib
 from dataclasses import dataclass, replace
 from typing import Any
 
-from calibration.grid import Grid, field_name, parse_field
+from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.events import Signal
+from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker
-from fieldglass.session import Event as Signal
 from fieldglass.session import PieceView
 from fieldglass.systems import SelectionOverlay
 from vision.pieces import PiecePose

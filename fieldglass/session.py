@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from calibration.camera import CameraIntrinsics
-from calibration.grid import field_name, parse_field
 from calibration.layout import TableLayout
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.events import Signals
+from common.fields import field_name, parse_field
 from fieldglass.systems import CombatOutcome, PieceSpec, SelectionOverlay, TargetRow, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
@@ -26,24 +27,6 @@ AMBIGUOUS_EDGE_MM = 5.0
 """A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""
 
 Field = tuple[int, int]
-
-
-class Event:
-    """A list of callbacks: `connect(fn)`, `emit(*args)`. The GUI connects; the model never imports Qt."""
-
-    def __init__(self) -> None:
-        self._callbacks: list[Callable] = []
-
-    def connect(self, fn: Callable) -> None:
-        self._callbacks.append(fn)
-
-    def disconnect(self, fn: Callable) -> None:
-        if fn in self._callbacks:
-            self._callbacks.remove(fn)
-
-    def emit(self, *args) -> None:
-        for fn in list(self._callbacks):
-            fn(*args)
 
 
 # ---------------------------------------------------------------------------------------------- set-up
@@ -244,9 +227,7 @@ class Session:
         self.selected: str | None = None
         self.second: str | None = None
         self._cache: dict[str, Any] = {}
-        self.events = type("Events", (), {})()
-        for name in ("reading", "position", "selection", "state", "message"):
-            setattr(self.events, name, Event())
+        self.events = Signals("reading", "position", "selection", "state", "message")
         self._rebuild(force=True)
 
     # ---- readings

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.session import PendingChange, Session, Setup
 from fieldglass.system_dbx import STATE_KEYS, DbxSystem
 

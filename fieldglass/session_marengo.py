@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.board import BoardRegistration, board_layout
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
 from fieldglass.session import PendingChange, PieceView, Session, Setup
 from fieldglass.system_marengo import parse_roster_type

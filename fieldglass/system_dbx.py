@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.systems import CombatOutcome, TargetRow
 
 # Roster words -> §2.1 element codes. A generic "cavalry" is battle cavalry (Kü, cuirassiers: the line cavalry of the
@@ -417,9 +417,9 @@ class DbxSystem:
 
     def resolve(self, pos, action: str, attacker: str, target: str | None, *, dice: Sequence[int] = (),
                 seed: int | None = None, supporters: Sequence[str] = (), **_ignored) -> CombatOutcome:
+        from common.dice import Dice
         from rules.dbx import movement
         from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_simple
-        from rules.dice import Dice
 
         if action not in self.actions:
             raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")

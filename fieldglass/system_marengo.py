@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.systems import CombatOutcome, TargetRow
 
 CHOICE_HELP = ("push=ID,ID  into_approach=yes  approach=AREA  path=A,B  phase=announce|execute  hit=ID  "

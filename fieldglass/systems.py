@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from calibration.grid import field_name, parse_field
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import field_name, parse_field
 
 Field = tuple[int, int]
 
@@ -288,7 +288,7 @@ class WienerSystem:
         shades.append(Shade("side", "side fields (§3.4)", tuple(f for f in side_fields(p.field, p.facing)
                                                                   if pos.on_grid(f))))
         reach = max([r for _, _, r in ranges] or [2])
-        from calibration.grid import facing_bearing
+        from common.fields import facing_bearing
 
         # the arc that limits the piece: its arc of fire if it has a weapon (artillery: the barrel +-45 degrees even
         # though it sees all round, §8.4), else its arc of sight (§3.6)
@@ -415,7 +415,7 @@ class WienerSystem:
                 seed: int | None = None, supporters: Sequence[str] = (), defender_supporters: Sequence[str] = (),
                 loss_die: int | None = None, flight: int | None = None, follow_up: bool | None = None
                 ) -> CombatOutcome:
-        from rules.dice import Dice
+        from common.dice import Dice
         from rules.wiener import resolve as R
 
         if action not in self.actions:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QSplitter,
 )
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.session import Session, Setup
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.board import (
     APPROACH_COUNTS,
     APPROACH_FLAGS,

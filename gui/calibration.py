@@ -40,7 +40,7 @@ from calibration.intrinsics import calibrate_camera, find_board_corners, parse_b
 from calibration.layout import TableLayout, layout_to_toml, parse_layout
 from calibration.projection import table_to_pixels
 from calibration.registration import estimate_pose
-from fieldglass.errors import InputError
+from common.errors import InputError
 from gui.models import RecordsModel
 from gui.views import LiveMapper, _path_lines, _pen, _polygon, numpy_to_qimage
 from vision.markers import detect_markers

@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QStyledItemDelegate
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 _ROOT = QModelIndex()
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from gui.models import ID_ROLE, ChoiceDelegate, FilterProxy, PiecesModel, TargetsModel
 
 
@@ -257,7 +257,7 @@ class CombatPanel(QWidget):
         """Resolve with the typed dice (missing ones rolled), or all rolled with a new seed when `roll`."""
         a, t, act = self.attacker.currentText(), self.target.currentText(), self.action.currentText()
         try:
-            from rules.dice import parse_d6
+            from common.dice import parse_d6
 
             dice = [] if roll else (parse_d6(self.dice.text(), "dice") if self.dice.text().strip() else [])
             if roll or not self.seed.text().strip():

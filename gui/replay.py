@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from calibration.grid import field_name
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import field_name
 from fieldglass.record import Event, Record, combat_label
 from fieldglass.record.board import CLOTH
 from fieldglass.replay_session import SPEEDS, ReplaySession, clock

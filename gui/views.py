@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
     QGraphicsView,
 )
 
-from calibration.grid import field_name
 from calibration.projection import pixels_to_table, table_to_pixels
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import field_name
 
 PIECE_KEY = 0  # QGraphicsItem.data key holding a piece id
 KIND_KEY = 1  # data key naming the overlay kind (for tests and tooltips)
@@ -590,7 +590,7 @@ class TableView(QGraphicsView):
             self._add(item, 8, "pending-remove")
             self._text("take off", self.mapper.points(np.array([c]), z)[0], BLOCKED, 8, "pending-label", bold=True)
             return
-        from calibration.grid import facing_bearing
+        from common.fields import facing_bearing
 
         gx, gy = grid.field_centre(*ch.field)
         ghost = base_corners(gx, gy, facing_bearing(ch.facing), v.piece.base_mm)

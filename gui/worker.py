@@ -19,7 +19,7 @@ from PySide6.QtCore import QThread, Signal
 from calibration.camera import CameraIntrinsics
 from calibration.projection import table_to_pixels
 from calibration.registration import TableRegistration
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.session import Setup
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table

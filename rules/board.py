@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 WIDTHS = ("narrow", "wide")
 ROAD_CLASSES = ("main", "secondary")

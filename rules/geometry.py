@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from calibration.grid import FACINGS
+from common.fields import FACINGS
 
 Field = tuple[int, int]
 

@@ -15,8 +15,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from calibration.grid import FACINGS, field_name, parse_field
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import FACINGS, field_name, parse_field
 
 Field = tuple[int, int]
 """0-based (col, row): A1 = (0, 0), letters along +x, numbers along +y."""

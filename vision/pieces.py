@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
-from calibration.grid import Grid, snap_facing
+from calibration.grid import Grid
 from calibration.layout import TableLayout
 from calibration.projection import pixels_to_table
 from calibration.registration import TableRegistration
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import snap_facing
 from vision.markers import MarkerDetection, detect_markers
 from vision.roster import Piece, Roster
 

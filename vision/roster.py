@@ -23,7 +23,7 @@ from pathlib import Path
 
 from calibration.files import number, read_toml
 from calibration.layout import check_dictionary
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.grid import snap_facing
+from common.fields import snap_facing
 from vision.roster import Piece, Roster
 from vision.synthetic import PlacedPiece, RenderOptions, SyntheticScene, VirtualCamera, standard_layout
 
@@ -38,7 +38,7 @@ LIFT_MM = 70.0
 
 
 def _centre(cell: str, field_mm: float = 60.0) -> tuple[float, float]:
-    from calibration.grid import parse_field
+    from common.fields import parse_field
 
     c, r = parse_field(cell)
     return (c + 0.5) * field_mm, (r + 0.5) * field_mm

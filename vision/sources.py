@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
 

@@ -16,7 +16,7 @@ import platform
 import random
 import time
 
-from calibration.grid import FACINGS, field_name
+from common.fields import FACINGS, field_name
 
 EPILOG = """\
 examples:

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraIntrinsics
-from calibration.grid import snap_facing
 from calibration.registration import TableRegistration
+from common.fields import snap_facing
 from fieldglass.progress import progress
 from vision.markers import aruco_dictionary, to_gray
 from vision.pieces import read_table

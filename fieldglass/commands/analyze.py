@@ -49,7 +49,7 @@ def run(args) -> int:
     system = position_system(args.position)
     if system != "wiener":
         return delegate(system, "analyze", args)
-    from fieldglass.errors import InputError
+    from common.errors import InputError
     from rules import position as positions
     from rules.wiener.analysis import analyze_from, analyze_pair
     from rules.wiener.options import load_options
@@ -101,7 +101,7 @@ def _all(pos, opts, as_json: bool) -> int:
 
 def need_piece(pos, source: str, pid: str | None) -> None:
     """InputError naming the file when a piece id is unknown."""
-    from fieldglass.errors import InputError
+    from common.errors import InputError
 
     if pid is not None and pid not in pos.by_id:
         known = ", ".join(p.id for p in pos.pieces[:8]) + (", ..." if len(pos.pieces) > 8 else "")
@@ -161,7 +161,7 @@ def _pair_text(pos, r: dict) -> str:
 
 
 def _move(pos, args, opts) -> dict:
-    from calibration.grid import field_name
+    from common.fields import field_name
     from rules.position import parse_facing, parse_grid_field
     from rules.wiener.movement import check_move, movement_allowance
 

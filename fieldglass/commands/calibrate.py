@@ -9,7 +9,7 @@ from pathlib import Path
 
 from calibration.camera import save_camera
 from calibration.intrinsics import BOARD_FORMAT, MIN_IMAGES, ImageResult, calibrate_camera, parse_board
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 CALIBRATE_DESCRIPTION = """\
 Calibrate what Fieldglass needs to turn pixels into table millimetres.

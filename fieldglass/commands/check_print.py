@@ -52,7 +52,7 @@ def expected_sizes(layout, roster=None, expect_mm: float | None = None) -> dict[
 def run(args) -> int:
     from calibration.camera import load_camera
     from calibration.layout import load_layout
-    from fieldglass.errors import InputError
+    from common.errors import InputError
     from fieldglass.printing import measure_print
     from vision.roster import load_roster
     from vision.sources import read_image

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from calibration.registration import TableRegistration
-from fieldglass.errors import InputError
+from common.errors import InputError
 from vision.annotate import annotate
 from vision.pieces import read_table
 

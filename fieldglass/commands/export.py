@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 FORMATS = ("jsonl", "report", "csv", "png", "mp4")
 

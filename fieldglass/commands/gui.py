@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from fieldglass.errors import InputError
+    from common.errors import InputError
 
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")

@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from fieldglass.errors import InputError
+    from common.errors import InputError
     from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan
 
     table = parse_pair(args.table, "--table")

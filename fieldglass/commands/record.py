@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 EPILOG = """\
 examples:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 EPILOG = """\
 examples:

@@ -92,10 +92,10 @@ def _ids(text: str | None) -> list[str]:
 
 def resolve_args(args):
     """Run the action named by the parsed arguments; returns (Resolution, Dice)."""
+    from common.dice import Dice, parse_d6
+    from common.errors import InputError
     from fieldglass.commands.analyze import need_piece
-    from fieldglass.errors import InputError
     from rules import position as positions
-    from rules.dice import Dice, parse_d6
     from rules.position import parse_grid_field
     from rules.wiener import resolve as R
     from rules.wiener.options import load_options

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import cv2
 
+from common.errors import InputError
 from fieldglass import jsonout
-from fieldglass.errors import InputError
 
 EPILOG = """\
 examples:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 from calibration.files import read_json
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 def position_system(path: str) -> str:

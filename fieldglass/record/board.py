@@ -61,7 +61,7 @@ class Board:
             for r in range(int(g["rows"]) + 1):
                 cv2.line(img, self.ipx(ox, oy + r * f), self.ipx(ox + g["cols"] * f, oy + r * f), GRID, 1)
             if f * self.scale >= 18:
-                from calibration.grid import column_letters
+                from common.fields import column_letters
 
                 for c in range(int(g["cols"])):
                     x, _ = self.ipx(ox + (c + 0.5) * f, 0)

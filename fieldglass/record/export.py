@@ -242,7 +242,7 @@ def compute_stats(record: Record) -> Stats:
             elif w == "draw":
                 draws += 1
             if heat is not None:
-                from calibration.grid import parse_field
+                from common.fields import parse_field
 
                 for name in (d.get("fields") or {}).values():
                     try:
@@ -267,7 +267,7 @@ def stats_text(stats: Stats) -> str:
                  + f"; draws {stats.draws}")
     lines.append("moves: " + ", ".join(f"{s} {stats.moves.get(s, 0)}" for s in stats.sides))
     if stats.heat is not None and stats.heat.any():
-        from calibration.grid import column_letters
+        from common.fields import column_letters
 
         lines.append("where the fighting was (combats per field, north at the top):")
         rows, cols = np.nonzero(stats.heat)

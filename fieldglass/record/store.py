@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.record.state import EVENT_TYPES, BoardState
 
 FORMAT = "fieldglass-record"

@@ -403,7 +403,7 @@ def outcome(pos: DbxPosition, loser: DbxPiece, winner: DbxPiece, phase: str, los
 def fire_eligible_supporters(pos: DbxPosition, target: DbxPiece, shooter: DbxPiece, ids: list[str],
                              opts: Options = DEFAULT) -> list[DbxPiece]:
     """§8.2 up to 2 more ranged elements that could shoot at the same target."""
-    from fieldglass.errors import InputError
+    from common.errors import InputError
     from rules.dbx.sight import in_fire_zone, line_of_sight
 
     out = []

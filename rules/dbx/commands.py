@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 
-from fieldglass.errors import InputError
+from common.dice import Dice, parse_d6
+from common.errors import InputError
 from rules import position as positions
 from rules.dbx.analysis import analyze_from, analyze_pair, piece_summary
 from rules.dbx.model import DbxPosition
 from rules.dbx.options import load_options
-from rules.dice import Dice, parse_d6
 
 ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "column", "rout")
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import contact, distance_mm, enemies, grouped_how, groups
 from rules.dbx.model import DbxPiece, DbxPosition, corners, moved

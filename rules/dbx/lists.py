@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.dbx.armies import ARMY_LISTS
 
 _FROM = re.compile(r"^(?:from|ab)\s+(\d{4})\s+(.+)$")

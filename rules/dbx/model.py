@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from calibration.grid import FACINGS
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import FACINGS
 from rules.dbx import geom
 from rules.dbx.tables import ALIASES, HILLS, QUALITIES, TERRAIN_KINDS, UNIT_TYPES, WEATHERS, UnitType
 from rules.position import Piece, Position

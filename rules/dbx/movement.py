@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import (
     aligned_opposite,

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from fieldglass.errors import InputError
+from common.dice import Dice
+from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.combat import (
     Side,
@@ -27,7 +28,6 @@ from rules.dbx.movement import allowance, turn_to_face
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.sight import camp_phase, fire_range, fire_target_check, impassable_under, in_bad_going, range_mm
 from rules.dbx.tables import MOUNTED, river_type, torrent_crossing
-from rules.dice import Dice
 
 
 def _pose(p: DbxPiece) -> dict:

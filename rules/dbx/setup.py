@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.model import DbxPosition, corners
 from rules.dbx.tables import AREA_KINDS, DEPLOY_DEPTH, HOME_TERRAIN, SIDE_EDGE_CLEAR

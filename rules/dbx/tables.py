@@ -119,7 +119,7 @@ HOME_TERRAIN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 def weather_roll(zone: str, season: str, die: int) -> str:
     """§9.2: 1D6 +1 spring/autumn, +2 winter, read in the zone's row."""
-    from fieldglass.errors import InputError
+    from common.errors import InputError
 
     if zone not in WEATHER_TABLE:
         raise InputError(f"weather: unknown zone {zone!r} (known: {' '.join(WEATHER_TABLE)})")

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.board import Approach, approach_id
 from rules.marengo.model import COMMANDS, ROUNDS, Block, MarengoPosition, Turn, other
 from rules.marengo.options import DEFAULT, Options

@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.board import Board, approach_id, load_board, load_demo_board
 from rules.position import Position
 

@@ -6,7 +6,7 @@ These are the reference rules; `analyze_all` (rules/wiener/pairs.py) answers eve
 
 from __future__ import annotations
 
-from calibration.grid import field_name
+from common.fields import field_name
 from rules.geometry import distance, in_front_arc, is_neighbour, side_fields
 from rules.wiener.combat import (
     defence_reason,

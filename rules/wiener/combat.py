@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from calibration.grid import field_name
+from common.fields import field_name
 from rules.geometry import (
     Field,
     diagonal_side_fields,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
-from calibration.grid import field_name
-from fieldglass.errors import InputError
+from common.errors import InputError
+from common.fields import field_name
 from rules.position import Field, Piece, Position, parse_facing, parse_grid_field
 
 SYSTEM = "wiener"

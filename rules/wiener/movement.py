@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calibration.grid import FACINGS, field_name
+from common.fields import FACINGS, field_name
 from rules.geometry import Field, diagonal_side_fields, distance, facing_towards, is_neighbour
 from rules.wiener.model import WienerPiece, WienerPosition
 from rules.wiener.options import DEFAULT, Options

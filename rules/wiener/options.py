@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rules.options import checked_values, load_layered
+from common.options import checked_values, load_layered
 
 DEFAULTS_FILE = Path(__file__).with_name("options.toml")
 

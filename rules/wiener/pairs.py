@@ -449,7 +449,7 @@ class PairTable:
     def index(self, from_id: str, to_id: str) -> int:
         k = int(self._index[self._at(from_id), self._at(to_id)])
         if k < 0:
-            from fieldglass.errors import InputError
+            from common.errors import InputError
 
             raise InputError(f"{from_id} and {to_id} are on the same side")
         return k

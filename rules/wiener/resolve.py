@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from calibration.grid import field_name
-from fieldglass.errors import InputError
-from rules.dice import Dice
+from common.dice import Dice
+from common.errors import InputError
+from common.fields import field_name
 from rules.geometry import Field, distance, facing_towards, in_front_arc, line_fields, neighbours, step, turn
 from rules.wiener.combat import (
     Modifier,

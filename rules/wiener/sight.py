@@ -3,7 +3,7 @@ corners, heights, overshooting, skirmisher screens; and who can be recognised at
 
 from __future__ import annotations
 
-from calibration.grid import field_name
+from common.fields import field_name
 from rules.geometry import Field, distance, line_offsets, neighbours
 from rules.wiener.model import WienerPiece, WienerPosition
 from rules.wiener.options import DEFAULT, Options

@@ -1,7 +1,8 @@
 import pytest
 
-from calibration.grid import Grid, column_letters, field_name, parse_field, snap_facing
-from fieldglass.errors import InputError
+from calibration.grid import Grid
+from common.errors import InputError
+from common.fields import column_letters, field_name, parse_field, snap_facing
 
 
 @pytest.mark.parametrize(("col", "letters"), [(0, "A"), (25, "Z"), (26, "AA"), (27, "AB"), (51, "AZ"), (52, "BA")])

@@ -14,8 +14,8 @@ from calibration.intrinsics import (
     find_board_corners,
     parse_board,
 )
+from common.errors import InputError
 from fieldglass.cli import main
-from fieldglass.errors import InputError
 
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
 STEREO = REALDATA / "chessboard-stereo"

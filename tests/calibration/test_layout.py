@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from calibration.layout import layout_to_toml, load_layout, parse_layout, square_corners_mm
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 GOOD = """
 [table]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.hidden import (
     BlockRoster,
     RecordFrame,

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from calibration.board import board_layout
-from fieldglass.errors import InputError
+from common.errors import InputError
 from fieldglass.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from fieldglass.session_marengo import MarengoSession, MarengoSetup, load_marengo_setup
 from rules.board import load_demo_board

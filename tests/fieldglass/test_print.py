@@ -19,9 +19,9 @@ import pytest
 from calibration.camera import save_camera
 from calibration.intrinsics import find_board_corners, parse_board
 from calibration.layout import layout_to_toml, load_layout
+from common.errors import InputError
 from fieldglass import cli
 from fieldglass.commands import check_print, plan, print_
-from fieldglass.errors import InputError
 from fieldglass.printing import (
     MAX_CARD_PAYLOAD,
     PAPERS,

@@ -11,9 +11,9 @@ import sqlite3
 import cv2
 import pytest
 
+from common.errors import InputError
 from fieldglass.commands import export as export_cmd
 from fieldglass.commands import stats as stats_cmd
-from fieldglass.errors import InputError
 from fieldglass.record import SCHEMA_VERSION, Record, RecordError, Replay, write_v1_record
 from fieldglass.record.export import compute_stats, export_report, stats_text
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import InputError
 from fieldglass.commands import record as record_cmd
-from fieldglass.errors import InputError
 from fieldglass.record import Record, Replay
 from vision.scripted import scripted_game
 

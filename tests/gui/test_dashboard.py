@@ -19,10 +19,10 @@ from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
-from fieldglass.errors import InputError  # noqa: E402
+from common.dice import Dice  # noqa: E402
+from common.errors import InputError  # noqa: E402
 from fieldglass.session import PendingChange, Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
-from rules.dice import Dice  # noqa: E402
 from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
 from rules.wiener.resolve import resolve_fire  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402

@@ -24,7 +24,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 import gui  # noqa: E402,F401
-from calibration.grid import snap_facing  # noqa: E402
+from common.fields import snap_facing  # noqa: E402
 from fieldglass.cli import main as cli_main  # noqa: E402
 from fieldglass.record import Record, Replay  # noqa: E402
 from fieldglass.record.board import Board  # noqa: E402

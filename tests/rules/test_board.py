@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.board import (
     board_to_toml,
     distance_to_outline,

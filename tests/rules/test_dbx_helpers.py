@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from common.dice import Dice
 from rules.dbx.model import DbxPosition, base_size, dumps, position_from_dict
 from rules.dbx.options import DEFAULT
-from rules.dice import Dice
 
 
 def el(pid: str, side: str, etype: str, x: float, y: float, h: float = 0.0, **kw) -> dict:

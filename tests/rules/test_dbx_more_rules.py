@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from common.errors import InputError
 from fieldglass.cli import main
-from fieldglass.errors import InputError
 from rules.dbx import movement, resolve
 from rules.dbx.contact import contact, groups
 from rules.dbx.group_move import _rotate, check_group_move

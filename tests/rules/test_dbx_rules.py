@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules.dbx import movement, resolve
 from rules.dbx.analysis import analyze_from, analyze_pair
 from rules.dbx.combat import band, combat_factor, fire_check, melee_check, melee_side, outcome

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules import position
 from rules.marengo import engine
 from rules.marengo.model import position_from_dict

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.grid import FACINGS, field_name
+from common.fields import FACINGS, field_name
 from rules.wiener import DEFAULT
 from rules.wiener.analysis import _pair, analyze_pair
 from rules.wiener.pairs import COLUMNS, analyze_all

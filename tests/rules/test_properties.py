@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.grid import FACINGS, field_name
+from common.fields import FACINGS, field_name
 from rules import position as positions
 from rules.geometry import distance, in_front_arc, is_neighbour, line_fields, neighbours, side_fields
 from rules.wiener import DEFAULT

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules import position as positions
 from rules.wiener import DEFAULT
 from rules.wiener.resolve import (

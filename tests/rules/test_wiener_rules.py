@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from rules import position as positions
 from rules.geometry import in_front_arc, neighbours, side_fields
 from rules.wiener import DEFAULT, load_options

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calibration.grid import field_name
-from rules.dice import Dice
+from common.dice import Dice
+from common.fields import field_name
 from rules.wiener.model import WienerPosition, position_from_dict
 
 

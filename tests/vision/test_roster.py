@@ -1,6 +1,6 @@
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from vision.roster import load_roster, roster_to_toml
 
 GOOD = """

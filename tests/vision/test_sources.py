@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 import pytest
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 from vision.sources import ImageSource, VideoSource, open_source, read_image
 
 

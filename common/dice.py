@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 def parse_d6(text: str, what: str = "dice", count: int | None = None) -> list[int]:

@@ -11,7 +11,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from fieldglass.errors import InputError
+from common.errors import InputError
 
 
 def checked_values(
