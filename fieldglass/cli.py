@@ -27,11 +27,13 @@ from fieldglass.commands import (
     replay,
     resolve,
     stats,
+    systems,
+    view,
 )
 
 COMMANDS = (
-    gui, demo, detect, locate, calibrate, analyze, resolve, record, replay, export, stats, print_, check_print, plan,
-    bench,
+    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, stats, print_,
+    check_print, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -46,6 +48,8 @@ A first session:
   fieldglass locate photo.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass analyze game.json --from fr-art-1 --to au-ir4-1    what a unit can see, shoot and attack
   fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3
+  fieldglass view game.json --as FR                 the position as one side may see it
+  fieldglass systems                                the game systems and their actions
   fieldglass record --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
   fieldglass replay game.fgr                        review a recorded game in the replay viewer
   fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)

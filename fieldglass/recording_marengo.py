@@ -1,7 +1,7 @@
 """Recording a Triomphe à Marengo game headless: frames -> block markers -> units in areas -> the game record.
 
 `MarengoRecorder` is the Wiener `GameRecorder` (fieldglass/recording.py) with blocks on a printed board: the camera
-reads every block's marker, `fieldglass.hidden.BlockWatch` turns them into units (a unit's weaker block, put down
+reads every block's marker, `rules.marengo.hidden.BlockWatch` turns them into units (a unit's weaker block, put down
 after a loss, is the same unit losing a step) and the tracker commits units' moves. The record stores identities:
 
 * its roster is one piece per unit (`bases` = the unit's strength at the start), `blocks` maps each unit to its
@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from common.errors import InputError
-from fieldglass.hidden import BlockRoster, BlockWatch, Sighting
 from fieldglass.recording import GameRecorder, record_meta
+from rules.marengo.hidden import BlockRoster, BlockWatch, Sighting
 from vision.tracking import Observation, Place, Tracker, TrackerConfig
 
 BLOCK_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve", "bombard", "bombard_round")
@@ -74,7 +74,7 @@ def marengo_meta(board, board_path: str | None, marker_roster, blocks: BlockRost
                  ) -> dict:
     """The metadata of a new Marengo record: the units as its roster, their blocks, the board."""
     from calibration.board import board_layout
-    from fieldglass.hidden import unit_roster
+    from rules.marengo.hidden import unit_roster
 
     units = unit_roster(marker_roster, blocks)
     meta = record_meta("marengo", board_layout(board), units, camera, rules_options, players, source)
@@ -108,7 +108,7 @@ class MarengoRecorder(GameRecorder):
     def start_marengo(cls, record, board, config: TrackerConfig | None = None, on_event=None, game=None,
                       options=None) -> MarengoRecorder:
         from fieldglass.replay_session import roster_from_meta
-        from fieldglass.system_marengo import MarengoSystem
+        from rules.marengo.adapter import MarengoSystem
         from rules.marengo.model import position_from_dict
 
         units = roster_from_meta(record.meta)

@@ -1,5 +1,5 @@
 """Hidden blocks in a replay (Qt-free): the record stores every identity, the replay shows them only where the rules
-revealed them, or everywhere from the moment the game ended on (fieldglass/hidden.py's player view).
+revealed them, or everywhere from the moment the game ended on (rules/marengo/hidden.py's player view).
 
 Revealed blocks are read from the record's combat events (a change `{"piece": ID, "revealed": true}` reveals it, a
 later `false` hides it again, as the Marengo engine reports them); the game has ended when the record's metadata

@@ -5,7 +5,7 @@ answers what the viewer draws there, in the same shapes as the live `fieldglass.
 board view can draw it: `layout`, `roster`, `sides`, `ground`, `position` (the rules engine's position, built from
 the record's committed state with `fieldglass.recording.wiener_position`), `piece_views()`, `selection_overlay()`.
 Every rules answer (a piece's fire lines, every pair's fire lines) comes from the rules engine through
-`fieldglass.systems`; the viewer only draws them.
+`rules.system` and each system's adapter; the viewer only draws them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from common.events import Signal
 from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker
 from fieldglass.session import PieceView
-from fieldglass.systems import SelectionOverlay
+from rules.system import SelectionOverlay
 from vision.pieces import PiecePose
 from vision.roster import Piece, Roster
 
@@ -61,14 +61,9 @@ def roster_from_meta(meta: dict) -> Roster:
 
 def record_system(meta: dict):
     """The rules adapter of the record's system with the record's rules options."""
-    from fieldglass.systems import WienerSystem, table_system
+    from rules.system import table_system
 
-    name = meta.get("system") or "wiener"
-    if name == "wiener" and meta.get("rules_options"):
-        from rules.wiener.options import Options
-
-        return WienerSystem(Options().with_values(meta["rules_options"], "the record's rules options"))
-    return table_system(name)
+    return table_system(meta.get("system") or "wiener", meta.get("rules_options") or None)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Napari style: `Session` knows nothing of any GUI; a view connects to its events (plain callbacks) and redraws.
 `position_from_reading` turns one camera reading plus the roster and the game state into the rules engine's
-position; every rules answer then comes from the engine through `fieldglass.systems`.
+position; every rules answer then comes from the engine through its system's adapter (rules/system.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from calibration.layout import TableLayout
 from common.errors import InputError
 from common.events import Signals
 from common.fields import field_name, parse_field
-from fieldglass.systems import CombatOutcome, PieceSpec, SelectionOverlay, TargetRow, table_system
+from rules.system import CombatOutcome, PieceSpec, SelectionOverlay, TargetRow, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
 from vision.tracking import Place, Tracker, TrackerConfig
@@ -161,7 +161,7 @@ def position_from_reading(
     Each seen piece stands in the field and facing the camera measured; a piece hidden in this frame keeps its last
     pose (`last_seen`); a pending change (a flight the rules ordered) places it where the rules say until the camera
     sees it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left
-    out and why. `system` is a `fieldglass.systems` adapter or its name."""
+    out and why. `system` is a `rules.system.TableSystem` adapter or its name."""
     if isinstance(system, str):
         system = table_system(system)
     grid = layout.grid

@@ -3,7 +3,7 @@
 `DbxSession` is a `fieldglass.session.Session` whose position is the DBX engine's (rules/dbx): every element stands
 where the camera measured its base centre (`PiecePose.x_mm`, `y_mm`) facing the compass bearing it measured
 (`heading_deg`, 0 = +y), exactly the position-file convention of rules/dbx/README.md. Its type is the roster's
-`type` read as a §2.1 element code; the usual words are mapped (fieldglass/system_dbx.py `ROSTER_TYPES`):
+`type` read as a §2.1 element code; the usual words are mapped (rules/dbx/adapter.py `ROSTER_TYPES`):
 
     infantry, line infantry, foot, musketeers -> Li      grenadiers -> Gr (Li, quality Gr)   militia -> Fr
     light infantry, jaeger -> Jä    skirmishers -> Pl    cavalry, heavy cavalry, cuirassiers -> Kü
@@ -30,7 +30,7 @@ import numpy as np
 
 from common.errors import InputError
 from fieldglass.session import PendingChange, Session, Setup
-from fieldglass.system_dbx import STATE_KEYS, DbxSystem
+from rules.dbx.adapter import STATE_KEYS, DbxSystem
 
 SETTLE_MM = 3.0
 SETTLE_DEG = 5.0

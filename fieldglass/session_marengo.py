@@ -6,7 +6,7 @@ calibration/board.py) and `rules.board.Board.locate` names its area and position
 border is flagged and left out, not guessed. What the camera cannot see (round, side to move, commands, morale, each
 block's strength, readiness and revealed flag) is the session's game state, updated by the engine's resolutions.
 `viewer` is "umpire" or a side: a player view shows the opponent's blocks only as blocks of their colour unless the
-rules revealed them (fieldglass/hidden.py).
+rules revealed them (rules/marengo/hidden.py).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any
 
 from calibration.board import BoardRegistration, board_layout
 from common.errors import InputError
-from fieldglass.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
 from fieldglass.session import PendingChange, PieceView, Session, Setup
-from fieldglass.system_marengo import parse_roster_type
 from rules.board import Board, Placement, load_board, load_demo_board
+from rules.marengo.adapter import parse_roster_type
+from rules.marengo.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
 
 VIEWERS = (UMPIRE, "AU", "FR")
 
@@ -34,7 +34,7 @@ class MarengoSetup(Setup):
     board_on_table: bool = True
     scene: Any = None  # the synthetic scene (vision/synthetic_board.py) for --source synthetic
     game: Any = None  # the initial MarengoPosition (--game), blocks' state the camera cannot see
-    blocks: Any = None  # fieldglass.hidden.BlockRoster: each unit's blocks per strength (None: from the roster)
+    blocks: Any = None  # rules.marengo.hidden.BlockRoster: each unit's blocks per strength (None: from the roster)
 
     def make_session(self) -> MarengoSession:
         return MarengoSession(self)
@@ -132,7 +132,7 @@ class MarengoSession(Session):
         self._initial = initial
         self._aliases: dict[str, str] = {}
         # the camera reads every block's marker; the session follows units (a unit's blocks per strength, so a block
-        # replaced after a loss is the same unit losing a step: fieldglass/hidden.py's BlockWatch)
+        # replaced after a loss is the same unit losing a step: rules/marengo/hidden.py's BlockWatch)
         self.blocks = setup.blocks or roster_blocks(setup.roster.pieces)
         self.marker_roster = setup.roster
         self.watch = BlockWatch(self.blocks)

@@ -1,15 +1,14 @@
 """The position model every rule system shares, and the JSON position file (the FEN of this project).
 
-A position file is a JSON object whose "system" key names the rule system ("wiener", later "dbx", ...).
-Each system registers a `System` that turns the object into its own `Position` subclass and back; the text
+A position file is a JSON object whose "system" key names the game system ("wiener", "dbx", ...).
+Each registered system (rules/system.py) turns the object into its own `Position` subclass and back; the text
 form round-trips exactly: `dumps(loads(text)) == text` for a canonical file, `loads(dumps(p)) == p` always.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from common.errors import InputError
 from common.fields import FACINGS, field_name, parse_field
+from rules.system import GameSystem, game_systems
 
 Field = tuple[int, int]
 """0-based (col, row): A1 = (0, 0), letters along +x, numbers along +y."""
@@ -68,38 +68,15 @@ class Position:
         return 0 <= f[0] < self.cols and 0 <= f[1] < self.rows
 
 
-# ---------------------------------------------------------------- the system registry
+# ---------------------------------------------------------------- reading and writing through the registry
 
 
-@dataclass(frozen=True)
-class System:
-    """A rule system's hooks: JSON object -> Position and back."""
-
-    name: str
-    from_dict: Callable[[Mapping[str, Any], str], Position]
-    to_dict: Callable[[Position], dict]
-    dumps: Callable[[Position], str]
-
-
-SYSTEMS: dict[str, System] = {}
-_KNOWN_MODULES = {"wiener": "rules.wiener", "dbx": "rules.dbx", "marengo": "rules.marengo"}
-
-
-def register_system(system: System) -> None:
-    SYSTEMS[system.name] = system
-
-
-def get_system(name: str, source: str = "position") -> System:
-    if name not in SYSTEMS and name in _KNOWN_MODULES:
-        try:
-            importlib.import_module(_KNOWN_MODULES[name])
-        except ModuleNotFoundError:
-            raise InputError(f"{source}: no rules engine for system {name!r} is installed") from None
-    try:
-        return SYSTEMS[name]
-    except KeyError:
-        known = " ".join(sorted(set(SYSTEMS) | set(_KNOWN_MODULES)))
-        raise InputError(f"{source}: unknown rule system {name!r} (known: {known})") from None
+def get_system(name: str, source: str = "position") -> GameSystem:
+    """The registered system a position file names (rules/system.py); InputError naming `source` otherwise."""
+    systems = game_systems()
+    if name not in systems:
+        raise InputError(f"{source}: unknown rule system {name!r} (known: {' '.join(sorted(systems))})")
+    return systems[name]
 
 
 def from_dict(data: Any, source: str = "position") -> Position:

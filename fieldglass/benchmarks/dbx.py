@@ -38,7 +38,7 @@ def demo_position():
 
 def select_once(pos, pid: str, options=None):
     """One selection as the dashboard asks it: a fresh adapter, the overlay and the targets panel."""
-    from fieldglass.system_dbx import DbxSystem
+    from rules.dbx.adapter import DbxSystem
 
     system = DbxSystem(options)
     sel = system.selection(pos, pid)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from calibration.layout import check_dictionary
-from fieldglass import jsonout
+from common import jsonout
 from vision.markers import MarkerDetection, QRDetection, detect_markers, detect_qr
 from vision.sources import expand_paths, read_image
 

@@ -7,8 +7,8 @@ import argparse
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from calibration.registration import TableRegistration
+from common import jsonout
 from common.errors import InputError
-from fieldglass import jsonout
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.roster import load_roster
 from vision.sources import expand_paths, read_image

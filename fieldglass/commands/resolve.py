@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from fieldglass import jsonout
-
 EPILOG = """\
 examples:
   fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3 --loss-die 4
@@ -31,10 +29,6 @@ take theirs the same way (bombard: WZ roll, then the 4+ roll; work: worker, then
 from a seeded generator whose seed is printed; --seed replays it.
 """
 
-ACTIONS = ("fire", "melee", "gegenzug", "rally", "bombard", "work", "counterattack", "flight", "mount", "dismount",
-           "replace_general")
-
-
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "resolve",
@@ -45,7 +39,7 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("position", help="position file (JSON)")
-    p.add_argument("--action", required=True, help="Wiener: " + " ".join(ACTIONS) + "; other systems: their own")
+    p.add_argument("--action", required=True, help="the action: each system's own (listed by 'fieldglass systems')")
     p.add_argument("--attacker", required=True, metavar="ID", help="the acting piece (rally: the rallying piece)")
     p.add_argument("--target", metavar="ID", help="the target piece (fire, melee, gegenzug)")
     p.add_argument("--dice", metavar="N,N", help="the rolls, attacker first (default: seeded generator)")
@@ -86,159 +80,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
-
-
-def resolve_args(args):
-    """Run the action named by the parsed arguments; returns (Resolution, Dice)."""
-    from common.dice import Dice, parse_d6
-    from common.errors import InputError
-    from fieldglass.commands.analyze import need_piece
-    from rules import position as positions
-    from rules.position import parse_grid_field
-    from rules.wiener import resolve as R
-    from rules.wiener.options import load_options
-
-    if args.action not in ACTIONS:
-        raise InputError(f"--action {args.action!r}: a Wiener position takes one of {', '.join(ACTIONS)}")
-    pos = positions.load(args.position)
-    opts = load_options(args.options)
-    src = args.position
-    ids = [args.target, args.objector, args.against] + _ids(args.supporters) + _ids(args.defender_supporters)
-    ids += _ids(args.simultaneous)
-    if args.action != "replace_general":
-        ids.append(args.attacker)
-    for pid in ids:
-        need_piece(pos, src, pid)
-    given = parse_d6(args.dice, "--dice") if args.dice else []
-    most = 4 * (1 + len(_ids(args.simultaneous)))
-    if len(given) > most:
-        raise InputError(f"--dice: at most {most} rolls (attacker, re-roll, defender, re-roll per duel)")
-    if args.loss_die is not None:
-        parse_d6(str(args.loss_die), "--loss-die", 1)
-    dice = Dice(given, args.seed)
-    reroll = tuple(_ids(args.reroll))
-    for side in reroll:
-        if side not in ("attacker", "defender"):
-            raise InputError(f"--reroll: {side!r} is not attacker or defender")
-    choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, reroll, args.evade)
-
-    def field_arg(text, what):
-        return parse_grid_field(text.strip(), pos.cols, pos.rows, what) if text else None
-
-    def edge_arg():
-        if not args.edge:
-            return None
-        parts = [x for x in args.edge.split(",") if x.strip()]
-        if len(parts) != 2:
-            raise InputError("--edge: two field names separated by a comma, like C5,C6")
-        return field_arg(parts[0], "--edge"), field_arg(parts[1], "--edge")
-
-    def path_arg(text, what):
-        return [field_arg(x, what) for x in text.split(",") if x.strip()] if text else None
-
-    needs_target = args.action in ("fire", "melee", "gegenzug", "counterattack")
-    if needs_target and not args.target:
-        raise InputError(f"--action {args.action} needs --target ID")
-    common = dict(dice=dice, opts=opts)
-    if args.simultaneous:
-        if args.action not in ("fire", "melee") or args.supporters or args.retreat:
-            raise InputError("--simultaneous goes with --action fire or melee, without --supporters or --retreat")
-        res = R.resolve_simultaneous(pos, args.action, [args.attacker] + _ids(args.simultaneous), args.target,
-                                     choices=choices, loss_die=args.loss_die, **common)
-    elif args.action == "fire":
-        res = R.resolve_fire(pos, args.attacker, args.target, supporters=_ids(args.supporters),
-                             defender_supporters=_ids(args.defender_supporters), choices=choices,
-                             loss_die=args.loss_die, retreat=path_arg(args.retreat, "--retreat"), **common)
-    elif args.action == "melee":
-        res = R.resolve_melee(pos, args.attacker, args.target, supporters=_ids(args.supporters),
-                              defender_supporters=_ids(args.defender_supporters), choices=choices,
-                              loss_die=args.loss_die, **common)
-    elif args.action == "gegenzug":
-        if not args.path:
-            raise InputError("--action gegenzug needs --path F,F,.. (the fields the mover enters)")
-        path = [field_arg(x, "--path") for x in args.path.split(",") if x.strip()]
-        res = R.resolve_gegenzug(pos, args.attacker, args.target, path, field_arg(args.at, "--at"),
-                                 supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die, **common)
-    elif args.action == "rally":
-        res = R.resolve_rally(pos, args.attacker, **common)
-    elif args.action == "counterattack":
-        if not args.at:
-            raise InputError("--action counterattack needs --at FIELD (where the mover stands in the control zone)")
-        res = R.resolve_counterattack(pos, args.attacker, args.target, field_arg(args.at, "--at"),
-                                      against=args.against, path=path_arg(args.path, "--path"),
-                                      supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die,
-                                      **common)
-    elif args.action == "flight":
-        res = R.resolve_continued_flight(pos, args.attacker, {"left": -1, "right": 1, None: 0}[args.turn], choices,
-                                         opts)
-    elif args.action in ("mount", "dismount"):
-        res = R.resolve_mount(pos, args.attacker, args.action == "mount", opts)
-    elif args.action == "replace_general":
-        if not args.side or not args.field:
-            raise InputError("--action replace_general needs --side SIDE and --field FIELD (on a table edge)")
-        res = R.resolve_general_replacement(pos, args.attacker, args.side, field_arg(args.field, "--field"),
-                                            **common)
-    elif args.action == "bombard":
-        f, e = field_arg(args.field, "--field"), edge_arg()
-        if (f is None) == (e is None):
-            raise InputError("--action bombard needs --field FIELD or --edge F,F")
-        res = R.resolve_bombard(pos, args.attacker, f, e, supporters=_ids(args.supporters),
-                                incendiary=args.incendiary, **common)
-    else:
-        if not args.work_type:
-            raise InputError("--action work needs --work KIND")
-        res = R.resolve_work(pos, args.attacker, args.work_type, field_arg(args.field, "--field"), edge_arg(),
-                             objector_id=args.objector, obstacle=args.obstacle, **common)
-    return res, dice
-
-
 def run(args) -> int:
     from fieldglass.commands.systems import delegate, position_system
 
-    system = position_system(args.position)
-    if system != "wiener":
-        return delegate(system, "resolve", args)
-    from rules import position as positions
-
-    res, dice = resolve_args(args)
-    out = res.as_dict()
-    out["dice"] = {"rolled": dice.rolled}
-    if dice.generated:
-        out["dice"]["seed"] = dice.seed
-    if args.out:
-        positions.save(res.after, args.out)
-    if args.json:
-        print(jsonout.dumps(out))
-    else:
-        print(_text(out))
-        if args.out:
-            print(f"position after written to {args.out}")
-    return 0
-
-
-def _side(label: str, s: dict | None) -> str | None:
-    if s is None:
-        return None
-    if s.get("roll") is None or s.get("responded") is False:
-        return f"  {label} {s['piece']}: does not roll" + (f" ({s['reason']})" if s.get("reason") else "")
-    mods = ", ".join(f"{m['value']:+d} {m['rule']}" for m in s.get("modifiers", [])) or "no modifiers"
-    reroll = f" (re-rolled from {s['first_roll']})" if "first_roll" in s else ""
-    wz = f" -> WZ {s['wz']}" if "wz" in s else ""
-    need = f", needs {s['needed']}+" if "needed" in s else ""
-    return f"  {label} {s['piece']}: rolls {s['roll']}{reroll}, {mods}{wz}{need}"
-
-
-def _text(out: dict) -> str:
-    lines = [f"{out['action']}:"]
-    for label in ("attacker", "defender"):
-        line = _side(label, out.get(label))
-        if line:
-            lines.append(line)
-    from fieldglass.systems import outcome_lines
-
-    lines += ["  " + line for line in outcome_lines(out)]
-    d = out["dice"]
-    lines.append(f"  dice: {', '.join(map(str, d['rolled']))}" + (f"  (seed {d['seed']})" if "seed" in d else ""))
-    return "\n".join(lines)
+    return delegate(position_system(args.position), "resolve", args)

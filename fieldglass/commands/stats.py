@@ -7,8 +7,8 @@ from pathlib import Path
 
 import cv2
 
+from common import jsonout
 from common.errors import InputError
-from fieldglass import jsonout
 
 EPILOG = """\
 examples:

@@ -1,16 +1,19 @@
-"""Which rule system a position file is for, and handing a command to that system's own module.
+"""fieldglass systems: the registered game systems; and handing a position's command to its system.
 
-`fieldglass analyze` and `fieldglass resolve` speak Wiener Napoleon themselves; a position of another system
-(`"system": "dbx"`, `"marengo"`, ...) goes to `rules/<system>/commands.py`, whose `analyze(args)` and
-`resolve(args)` take the parsed arguments (system-specific choices arrive as `args.choice`, a list of KEY=VALUE).
+`fieldglass analyze` and `fieldglass resolve` read the position file's `"system"` and hand the parsed arguments to
+that system's `commands` module (rules/system.py `GameSystem.commands`, e.g. rules/wiener/commands.py), whose
+`analyze(args)` and `resolve(args)` print the answer (system-specific choices arrive as `args.choice`, KEY=VALUE).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 
 from calibration.files import read_json
+from common import jsonout
 from common.errors import InputError
+from rules.system import game_system, game_systems
 
 
 def position_system(path: str) -> str:
@@ -22,10 +25,7 @@ def position_system(path: str) -> str:
 
 def delegate(system: str, command: str, args) -> int:
     """Run `command` ("analyze" or "resolve") with the commands module of `system`."""
-    try:
-        module = importlib.import_module(f"rules.{system}.commands")
-    except ModuleNotFoundError:
-        raise InputError(f"{args.position}: no rules engine for system {system!r} is installed") from None
+    module = importlib.import_module(game_system(system, args.position).commands)
     return int(getattr(module, command)(args) or 0)
 
 
@@ -38,3 +38,33 @@ def choices(args) -> dict[str, str]:
             raise InputError(f"--choice {item!r}: expected KEY=VALUE")
         out[key.strip()] = value.strip()
     return out
+
+
+EPILOG = """\
+examples:
+  fieldglass systems                 name, title, kind of table, sides and actions of each system
+  fieldglass systems --json          the same as JSON for tools
+
+A system is a package (rules/wiener, rules/dbx, rules/marengo, or one from another installed distribution)
+registered in the `fieldglass.systems` entry-point group; `--system NAME` and a position file's "system" name one.
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("systems", help="list the game systems Fieldglass knows",
+                       description="List the registered game systems: name, title, kind of table, sides, actions.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    rows = [s.describe() for s in game_systems().values()]
+    if args.json:
+        print(jsonout.dumps({"systems": rows}))
+        return 0
+    for r in rows:
+        sides = " ".join(r["sides"]) if isinstance(r["sides"], list) else r["sides"]
+        print(f"{r['name']:<10}{r['title']}")
+        print(f"{'':<10}table: {r['table']}; sides: {sides}; actions: {' '.join(r['actions'])}")
+    return 0

@@ -8,10 +8,35 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
+from collections.abc import Mapping
+from pathlib import Path
+
+from rules.dbx.adapter import DbxSystem
 from rules.dbx.model import SYSTEM, DbxPiece, DbxPosition, Scale, Terrain, dumps, position_from_dict, position_to_dict
 from rules.dbx.options import DEFAULT, Options, load_options
-from rules.position import System, register_system
+from rules.system import GameSystem
 
-register_system(System(SYSTEM, position_from_dict, position_to_dict, dumps))
 
-__all__ = ["DEFAULT", "DbxPiece", "DbxPosition", "Options", "Scale", "Terrain", "load_options"]
+def adapter(options: str | Path | Mapping | None = None) -> DbxSystem:
+    """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
+    digest's defaults."""
+    if isinstance(options, Mapping):
+        options = Options().with_values(dict(options), "the record's rules options")
+    return DbxSystem(str(options) if isinstance(options, Path) else options)
+
+
+GAME = GameSystem(
+    name=SYSTEM,
+    title="DBX 18th century (free-measured)",
+    table="free",
+    sides=(),  # any armies: the sides are the roster's
+    actions=DbxSystem.actions,
+    from_dict=position_from_dict,
+    to_dict=position_to_dict,
+    dumps=dumps,
+    adapter=adapter,
+    commands="rules.dbx.commands",
+    digest="shared/rules/dbx-18th-century.md",
+)
+
+__all__ = ["DEFAULT", "GAME", "DbxPiece", "DbxPosition", "Options", "Scale", "Terrain", "load_options"]

@@ -9,10 +9,37 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
-from rules.marengo.model import SYSTEM, Block, MarengoPosition, dumps, position_from_dict, position_to_dict
+from collections.abc import Mapping
+from pathlib import Path
+
+from rules.marengo.adapter import MarengoSystem
+from rules.marengo.hidden import position_view
+from rules.marengo.model import SIDES, SYSTEM, Block, MarengoPosition, dumps, position_from_dict, position_to_dict
 from rules.marengo.options import DEFAULT, Options, load_options
-from rules.position import System, register_system
+from rules.system import GameSystem
 
-register_system(System(SYSTEM, position_from_dict, position_to_dict, dumps))
 
-__all__ = ["DEFAULT", "Block", "MarengoPosition", "Options", "load_options"]
+def adapter(options: str | Path | Mapping | None = None) -> MarengoSystem:
+    """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
+    digest's defaults."""
+    if isinstance(options, Mapping):
+        options = Options().with_values(dict(options), "the record's rules options")
+    return MarengoSystem(str(options) if isinstance(options, Path) else options)
+
+
+GAME = GameSystem(
+    name=SYSTEM,
+    title="Triomphe à Marengo (blocks on a board of areas)",
+    table="board",
+    sides=SIDES,
+    actions=MarengoSystem.actions,
+    from_dict=position_from_dict,
+    to_dict=position_to_dict,
+    dumps=dumps,
+    adapter=adapter,
+    commands="rules.marengo.commands",
+    view=position_view,
+    digest="shared/rules/triomphe-a-marengo.md",
+)
+
+__all__ = ["DEFAULT", "GAME", "Block", "MarengoPosition", "Options", "load_options"]

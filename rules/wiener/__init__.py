@@ -8,7 +8,11 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
-from rules.position import System, register_system
+from collections.abc import Mapping
+from pathlib import Path
+
+from rules.system import GameSystem
+from rules.wiener.adapter import WienerSystem
 from rules.wiener.model import (
     SYSTEM,
     Edge,
@@ -21,10 +25,32 @@ from rules.wiener.model import (
 )
 from rules.wiener.options import DEFAULT, Options, load_options
 
-register_system(System(SYSTEM, position_from_dict, position_to_dict, dumps))
+
+def adapter(options: str | Path | Mapping | None = None) -> WienerSystem:
+    """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
+    digest's defaults."""
+    if isinstance(options, Mapping):
+        options = Options().with_values(dict(options), "the record's rules options")
+    return WienerSystem(load_options(options) if isinstance(options, str | Path) else options)
+
+
+GAME = GameSystem(
+    name=SYSTEM,
+    title="Wiener Napoleon Kriegsspielregeln 2022",
+    table="grid",
+    sides=(),  # any armies: the sides are the roster's
+    actions=WienerSystem.actions,
+    from_dict=position_from_dict,
+    to_dict=position_to_dict,
+    dumps=dumps,
+    adapter=adapter,
+    commands="rules.wiener.commands",
+    digest="shared/rules/wiener-napoleon-2022.md",
+)
 
 __all__ = [
     "DEFAULT",
+    "GAME",
     "Edge",
     "FieldState",
     "Options",

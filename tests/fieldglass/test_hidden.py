@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
-from fieldglass.hidden import (
+from rules.marengo.hidden import (
     BlockRoster,
     RecordFrame,
     Sighting,

@@ -9,9 +9,9 @@ import pytest
 
 from calibration.board import board_layout
 from common.errors import InputError
-from fieldglass.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from fieldglass.session_marengo import MarengoSession, MarengoSetup, load_marengo_setup
 from rules.board import load_demo_board
+from rules.marengo.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, roster_to_toml
 from vision.synthetic_board import BLOCK_MM, block_point, demo_block_roster

@@ -17,8 +17,8 @@ from PySide6.QtCore import QRectF, Qt  # noqa: E402
 
 import gui  # noqa: E402,F401
 from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup  # noqa: E402
-from fieldglass.system_dbx import roster_code  # noqa: E402
 from gui.app import describe  # noqa: E402
+from rules.dbx.adapter import roster_code  # noqa: E402
 from rules.dbx.analysis import analyze_from  # noqa: E402
 from rules.dbx.contact import contact, zoc_rect  # noqa: E402
 from rules.dbx.sight import fire_range, fire_zone  # noqa: E402

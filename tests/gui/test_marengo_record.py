@@ -18,12 +18,12 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
-from fieldglass.hidden import roster_blocks  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
 from fieldglass.recording import record_stream  # noqa: E402
 from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
+from rules.marengo.hidden import roster_blocks  # noqa: E402
 from rules.marengo.model import position_from_dict  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402

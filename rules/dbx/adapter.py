@@ -1,6 +1,6 @@
 """The DBX 18th-century adapter for the dashboard (Qt-free): elements on rectangular bases on a free-measured table.
 
-Like `fieldglass.systems.WienerSystem` it only gathers the engine's answers (rules/dbx) into plain descriptions in
+Like `rules.wiener.adapter.WienerSystem` it only gathers the engine's answers (rules/dbx) into plain descriptions in
 table mm: the selected element's zone of control (§3.4), its fire zone and range (§6.1, §7), the area its move
 allowance reaches (§5.3), a line to every enemy it may shoot at or fight with the distance in paces, its contacts and
 overlaps with their type (§3.5); the target rows of the targets panel; both sides' combat factors and modifiers; fire,
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from common.errors import InputError
-from fieldglass.systems import CombatOutcome, TargetRow
+from rules.system import CombatOutcome, TargetRow
 
 # Roster words -> §2.1 element codes. A generic "cavalry" is battle cavalry (Kü, cuirassiers: the line cavalry of the
 # period, KF 4/4, impetuous); "light cavalry" / hussars are Hu; dragoons stay "Dr" (cavalry after 1720, A26).

@@ -1,6 +1,6 @@
 """The Triomphe à Marengo adapter for the dashboard (Qt-free): blocks on a printed board of areas.
 
-Like `fieldglass.systems.WienerSystem` it only gathers the engine's answers (rules/marengo) into plain descriptions:
+Like `rules.wiener.adapter.WienerSystem` it only gathers the engine's answers (rules/marengo) into plain descriptions:
 the selected block's area, the areas it can reach this action with their command cost, the attack options with the
 engine's outcome, the pair analysis, and resolutions of thrusts, bombardments and assaults with the player's choices
 (push, lead, fire, counter, retreat...: the same KEY=VALUE choices as `fieldglass resolve`). Marengo has no dice.
@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from common.errors import InputError
-from fieldglass.systems import CombatOutcome, TargetRow
+from rules.marengo.model import SIDES
+from rules.system import CombatOutcome, TargetRow
 
 CHOICE_HELP = ("push=ID,ID  into_approach=yes  approach=AREA  path=A,B  phase=announce|execute  hit=ID  "
                "lead=ID  def_lead=ID  fire=yes|no  fire_target=ID  counter=ID  retreat.ID=AREA  loss.ID=N")
@@ -291,14 +292,14 @@ class MarengoSystem:
     # ---- turns
 
     def next_phase(self, turn: int, active: str, sides: Sequence[str]) -> tuple[int, str]:
-        return (turn, _other(active)) if active == "AU" else (turn + 1, _other(active))
+        return (turn, _other(active)) if active == SIDES[0] else (turn + 1, _other(active))
 
     def phase_reset(self) -> dict:
         return {"acted": False, "rallied": False}
 
 
 def _other(side: str) -> str:
-    return "FR" if side == "AU" else "AU"
+    return SIDES[1] if side == SIDES[0] else SIDES[0]
 
 
 def _engine_outcome(pos, act: dict, opts) -> str:

@@ -1,108 +1,24 @@
-"""What each rules system shows on the table: a thin, Qt-free adapter between the rules engines and the dashboard.
+"""The Wiener Napoleon adapter of the system contract (rules/system.py): Qt-free answers for the dashboard.
 
-The dashboard asks one `TableSystem` (chosen by name, `table_system("wiener")`) every rules question: how a
-camera reading becomes the engine's position, what a selected piece can see, reach and shoot, the full analysis of a
-pair, and what happens with these dice. Every answer comes from the engine in `rules/`; this module only gathers
-the engine's answers into plain descriptions (fields, lines, rows of text) that a view can draw. A square-grid system
-describes overlays in grid fields; a free-measured or area system would describe its own shapes here the same way.
+It only gathers the engine's answers (rules/wiener) into plain descriptions (fields, lines, rows of text) that any
+view can draw: how a camera reading becomes the engine's position, what a selected piece can see, reach and shoot,
+the full analysis of a pair, and what happens with these dice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from common.errors import InputError
 from common.fields import field_name, parse_field
+from rules.board import distance_to_outline, points_in_polygon
+from rules.system import Arc, CombatOutcome, FireLine, PieceSpec, SelectionOverlay, Shade, TargetRow
 
 Field = tuple[int, int]
-
-
-# ---------------------------------------------------------------------------------------------- plain descriptions
-
-
-@dataclass(frozen=True)
-class PieceSpec:
-    """One piece as the camera (or the game state) places it: id, side, the engine's type, field and facing."""
-
-    id: str
-    side: str
-    type: str
-    field: Field
-    facing: str
-
-
-@dataclass(frozen=True)
-class Shade:
-    """A set of fields drawn in one style: kind is "melee", "small_arms", "artillery", "neighbour", "side"."""
-
-    kind: str
-    label: str
-    fields: tuple[Field, ...]
-
-
-@dataclass(frozen=True)
-class FireLine:
-    """A line from the acting piece's field centre to a target's (the rules trace centre to centre, §6.1)."""
-
-    target: str
-    start: Field
-    end: Field
-    clear: bool
-    kind: str  # "fire" (may fire), "melee" (may attack), "blocked" (in range and arc but the line is blocked)
-    blockers: tuple[Field, ...] = ()
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class Arc:
-    """The front arc: from the piece's field centre, bearings heading-half..heading+half, out to `reach` fields."""
-
-    field: Field
-    bearing_deg: float
-    half_deg: float
-    reach: int
-    all_round: bool = False
-
-
-@dataclass(frozen=True)
-class SelectionOverlay:
-    piece: str
-    arc: Arc | None
-    shades: tuple[Shade, ...]
-    lines: tuple[FireLine, ...]
-
-
-@dataclass(frozen=True)
-class TargetRow:
-    """One enemy as seen from the acting piece (the engine's pair analysis, flattened for a table)."""
-
-    target: str
-    field: str
-    distance: int
-    weapon: str
-    fire: bool
-    fire_net: int | None
-    melee: bool
-    melee_net: int | None
-    line_of_sight: bool
-    note: str
-
-
-@dataclass
-class CombatOutcome:
-    """A resolved action: the engine's Resolution, the dice used (with the seed when the app rolled), and text."""
-
-    resolution: Any
-    rolled: list[int]
-    seed: int | None
-    lines: list[str]
-    changes: list[dict]
-
-    @property
-    def after(self):
-        return self.resolution.after
 
 
 # ---------------------------------------------------------------------------------------------- the Wiener system
@@ -210,24 +126,22 @@ class WienerSystem:
     def ground_from_terrain(self, terrain: Iterable, grid) -> dict:
         """Terrain templates (kind, polygon in table mm, height) -> field terrain: a field whose centre lies inside
         a template takes its kind; a hill raises it one height plate (§3.1)."""
-        import cv2
-        import numpy as np
-
         FieldState = self.model.FieldState
+        cells = [(c, r) for c in range(grid.cols) for r in range(grid.rows)]
+        centres = np.array([grid.field_centre(c, r) for c, r in cells], float).reshape(-1, 2)
         out: dict[Field, Any] = {}
         for t in terrain:
-            poly = np.asarray(t.polygon_mm, np.float32).reshape(-1, 1, 2)
-            for c in range(grid.cols):
-                for r in range(grid.rows):
-                    x, y = grid.field_centre(c, r)
-                    if cv2.pointPolygonTest(poly, (float(x), float(y)), False) < 0:
-                        continue
-                    s = out.get((c, r), FieldState())
-                    if t.kind == "hill":
-                        s = replace(s, height=s.height + 1)
-                    elif t.kind in TERRAIN_KINDS:
-                        s = replace(s, terrain=TERRAIN_KINDS[t.kind])
-                    out[(c, r)] = s
+            poly = np.asarray(t.polygon_mm, float).reshape(-1, 2)
+            # a centre on the outline counts as inside, as OpenCV's pointPolygonTest did
+            inside = points_in_polygon(centres, poly) | (distance_to_outline(centres, poly) < 1e-6)
+            for i in np.flatnonzero(inside):
+                cell = cells[i]
+                s = out.get(cell, FieldState())
+                if t.kind == "hill":
+                    s = replace(s, height=s.height + 1)
+                elif t.kind in TERRAIN_KINDS:
+                    s = replace(s, terrain=TERRAIN_KINDS[t.kind])
+                out[cell] = s
         return {"fields": out, "edges": (), "night": False}
 
     def make_position(self, cols: int, rows: int, pieces: Sequence[PieceSpec], states: Mapping[str, dict],
@@ -515,36 +429,5 @@ _SINGLE_PIECE_HINTS = {
     "dismount": "light cavalry dismounts at the start of its phase, before moving or fighting (§4)",
 }
 
-_SYSTEMS = {"wiener": WienerSystem}
 
-
-def system_names() -> tuple[str, ...]:
-    return (*_SYSTEMS, "marengo", "dbx")
-
-
-def table_system(name: str, options_path: str | None = None):
-    """The dashboard adapter of a rules system by name; InputError for an unknown one."""
-    if name == "marengo":  # printed board of areas (fieldglass/system_marengo.py)
-        from fieldglass.system_marengo import MarengoSystem
-
-        return MarengoSystem(options_path)
-    if name == "dbx":  # free-measured table in mm (fieldglass/system_dbx.py)
-        from fieldglass.system_dbx import DbxSystem
-
-        return DbxSystem(options_path)
-    if name not in _SYSTEMS:
-        raise InputError(f"--system {name!r}: unknown rules system (known: {' '.join(system_names())})")
-    opts = None
-    if options_path:
-        from rules.wiener.options import load_options
-
-        opts = load_options(options_path)
-    return _SYSTEMS[name](opts)
-
-
-def field_names(fields: Iterable[Field]) -> list[str]:
-    return [field_name(*f) for f in fields]
-
-
-__all__ = ["Arc", "CombatOutcome", "FireLine", "PieceSpec", "SelectionOverlay", "Shade", "TargetRow",
-           "WienerSystem", "field_names", "system_names", "table_system"]
+__all__ = ["TYPE_ALIASES", "WienerSystem", "outcome_lines"]

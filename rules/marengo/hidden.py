@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from common.errors import InputError
-
-UMPIRE = "umpire"
+from rules.marengo.model import SIDES, position_to_dict
+from rules.system import UMPIRE
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def roster_blocks(pieces, extra: Mapping[str, Mapping] | None = None, source: st
     piece is a unit of its own (the unit is the piece id), its strength read from its type ("infantry 3") or the
     type's full strength. Old rosters, one piece per block, keep working unchanged.
     """
-    from fieldglass.system_marengo import parse_roster_type
+    from rules.marengo.adapter import parse_roster_type
 
     full = {"infantry": 3, "cavalry": 2, "artillery": 2}
     extra = extra or {}
@@ -245,9 +245,9 @@ class BlockView:
 
 def player_view(units: Iterable[UnitState], viewer: str, revealed: Iterable[str] = (), game_over: bool = False
                 ) -> list[BlockView]:
-    """`viewer` "AU"/"FR": own blocks and revealed ones in full, the opponent's as colour only; "umpire": all."""
-    if viewer not in ("AU", "FR", UMPIRE):
-        raise InputError(f"view: viewer must be AU, FR or umpire, not {viewer!r}")
+    """`viewer` a side (AU, FR): own blocks and revealed ones in full, the opponent's as colour only; "umpire": all."""
+    if viewer not in (*SIDES, UMPIRE):
+        raise InputError(f"view: viewer must be {', '.join((*SIDES, UMPIRE))}, not {viewer!r}")
     shown = set(revealed)
     out, n = [], {}
     for u in sorted(units, key=lambda u: (u.side, u.area or "", u.position or "", u.unit)):
@@ -278,3 +278,26 @@ def units_from_position(pos) -> tuple[list[UnitState], set[str]]:
     units = [UnitState(b.unit or b.id, b.side, b.type, b.strength, -1, b.area or (f"box:{b.box}" if b.box else None),
                        b.position) for b in pos.blocks]
     return units, {b.unit or b.id for b in pos.blocks if b.revealed}
+
+
+def position_view(pos, viewer: str) -> dict:
+    """The position file of `pos` as `viewer` ("AU", "FR" or "umpire") may see it: every block the viewer may not
+    identify (the opponent's, unless the rules revealed it or the game is over, §13) keeps only its side and where
+    it stands, under the anonymous label the dashboard and the replay use ("FR block 2"), with `"hidden": true`.
+    One function for `fieldglass view`, the dashboard's player views and the replay."""
+    out = position_to_dict(pos)
+    units, revealed = units_from_position(pos)
+    order = sorted(units, key=lambda u: (u.side, u.area or "", u.position or "", u.unit))
+    views = dict(zip((u.unit for u in order), player_view(units, viewer, revealed, pos.winner is not None),
+                     strict=True))
+    blocks = []
+    for b in out["blocks"]:
+        v = views[b.get("unit") or b["id"]]
+        if not v.hidden:
+            blocks.append(b)
+            continue
+        where = {k: b[k] for k in ("box", "area", "approach") if k in b}
+        blocks.append({"id": v.label, "side": b["side"], **where, "hidden": True})
+    out["blocks"] = blocks
+    out["viewer"] = viewer
+    return out
