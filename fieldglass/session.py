@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from calibration.camera import CameraIntrinsics
@@ -489,7 +488,3 @@ def _text(v: Any) -> str:
     if isinstance(v, tuple | list):
         return "+".join(map(str, v)) or "none"
     return str(v)
-
-
-def default_screenshot() -> Path:
-    return Path("out/gui.png")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from common.fields import field_name, parse_field
+from common.fields import parse_field
 
 Field = tuple[int, int]
 
@@ -244,15 +244,6 @@ class WienerSystem:
             out.append(WienerPiece(p.id, p.side, p.type, p.field, p.facing, **kw))
         return self.model.WienerPosition(self.name, cols, rows, tuple(out), night=bool(ground.get("night")),
                                          fields=dict(ground.get("fields", {})), edges=tuple(ground.get("edges", ())))
-
-    def position_warnings(self, pos) -> list[str]:
-        from rules.wiener.analysis import position_warnings
-
-        out = list(position_warnings(pos, self.opts))
-        for f, ps in pos.occupants.items():
-            if len({p.side for p in ps}) > 1:
-                out.append(f"field {field_name(*f)} holds pieces of both sides: " + ", ".join(p.id for p in ps))
-        return out
 
     # ---- one piece selected
 
@@ -542,9 +533,5 @@ def table_system(name: str, options_path: str | None = None):
     return _SYSTEMS[name](opts)
 
 
-def field_names(fields: Iterable[Field]) -> list[str]:
-    return [field_name(*f) for f in fields]
-
-
 __all__ = ["Arc", "CombatOutcome", "FireLine", "PieceSpec", "SelectionOverlay", "Shade", "TargetRow",
-           "WienerSystem", "field_names", "system_names", "table_system"]
+           "WienerSystem", "system_names", "table_system"]
