@@ -15,7 +15,7 @@ names its area and position.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +24,7 @@ from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import Anchor, TableLayout, square_corners_mm
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
-from rules.board import Board, BoardAnchor, Placement
+from rules.board import Board, BoardAnchor
 
 MAX_ANCHOR_ERROR_MM = 4.0
 """A board anchor whose corners miss the fitted board pose by more than this is dropped (a hand, a misread)."""
@@ -139,11 +139,6 @@ def pixels_to_board(
     """
     on_table = pixels_to_table(pixels, camera, table_pose, height_mm)
     return on_table if board_pose is None else board_pose.table_to_board(on_table)
-
-
-def locate_points(board: Board, board_mm: Iterable[tuple[float, float]]) -> list[Placement]:
-    """Area and position for each board point (on a border: flagged, not guessed)."""
-    return [board.locate(float(x), float(y)) for x, y in board_mm]
 
 
 @dataclass

@@ -360,14 +360,6 @@ def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int
     return FrameStream(gen_video(), total, src.name)
 
 
-@dataclass
-class RecordingResult:
-    frames: int
-    events: list[Event]
-    seconds: float
-    resumed_from: int
-
-
 def record_stream(
     recorder: GameRecorder,
     frames: Iterable[tuple[int, float, np.ndarray]],

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from calibration.camera import CameraIntrinsics
@@ -244,13 +243,17 @@ class Session:
         self._rebuild()
 
     def _settle_pending(self, reading: TableReading) -> None:
-        """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place."""
-        seen = {p.piece: p for p in reading.pieces}
+        """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place.
+
+        A moved piece counts once the tracker has committed it there (settled), not when a frame first shows it
+        there: the rules answer from committed places, so clearing earlier would put it back at its old place."""
+        seen = {p.piece for p in reading.pieces}
+        places = self.committed_places()
         done = []
         for pid, ch in self.state.pending.items():
-            pose = seen.get(pid)
-            gone = ch.removed and pose is None
-            placed = not ch.removed and pose is not None and self._placed_as(pose, ch)
+            place = places.get(pid)
+            gone = ch.removed and pid not in seen
+            placed = not ch.removed and place is not None and self._placed_as(place, ch)
             if gone or placed:
                 done.append(pid)
         for pid in done:
@@ -489,7 +492,3 @@ def _text(v: Any) -> str:
     if isinstance(v, tuple | list):
         return "+".join(map(str, v)) or "none"
     return str(v)
-
-
-def default_screenshot() -> Path:
-    return Path("out/gui.png")

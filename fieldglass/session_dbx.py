@@ -26,8 +26,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from common.errors import InputError
 from fieldglass.session import PendingChange, Session, Setup
 from rules.dbx.adapter import STATE_KEYS, DbxSystem
@@ -368,12 +366,6 @@ class DbxSession(Session):
                 else:
                     lines.append(f"  .  {t.target:<6}{t.distance:>5} p  {t.field:<8} {t.note[:80]}")
         return lines
-
-
-def base_of(pos, pid: str) -> np.ndarray:
-    from rules.dbx.model import corners
-
-    return corners(pos.piece(pid), pos.scale)
 
 
 __all__ = ["DEMO_GAME", "DbxSession", "DbxSetup", "PoseChange", "dbx_position", "demo_dbx_scene", "load_dbx_setup"]

@@ -50,11 +50,6 @@ def step(f: Field, facing: str, n: int = 1) -> Field:
     return (f[0] + n * dx, f[1] + n * dy)
 
 
-def front_field(f: Field, facing: str) -> Field:
-    """The field directly ahead (§3.4): the skirmisher position."""
-    return step(f, facing)
-
-
 def side_fields(f: Field, facing: str) -> tuple[Field, Field]:
     """The 2 Nebenfelder left and right of a faced unit (§3.4); for diagonal facings the diagonal
     neighbours at +-90 degrees (§11 A10)."""

@@ -189,12 +189,21 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=7)
 
 
+EPILOG = f"""\
+examples:
+  fieldglass bench limits --quick         one frame per cell, every other size: a first look
+  fieldglass bench limits                 the full sweep, printed
+  fieldglass bench limits --write         the full sweep, stored in fieldglass/data/{DATA_FILE} for `plan`
+"""
+
+
 def add_parser(which) -> None:
     """Register `bench limits` on the bench command's sub-parsers."""
     r = which.add_parser(
         "limits",
         help="detection limits: marker size in px x blur x tilt on the synthetic table (what `plan` uses)",
         description=__doc__,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(r)

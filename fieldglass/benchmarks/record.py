@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +34,7 @@ def measure_writes(n: int = 300) -> tuple[float, float]:
 
 def add_parser(which) -> None:
     p = which.add_parser("record", help="game record: crash-safe event writes per second, bytes per event",
-                         epilog=EPILOG)
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--events", type=int, default=300, help="events to write (default 300)")
     p.set_defaults(run=run)
 

@@ -17,6 +17,12 @@ Calibrate what Fieldglass needs to turn pixels into table millimetres.
   camera   the lens: focal length, optical centre and distortion, from photos of a printed board
 """
 
+CALIBRATE_EXAMPLES = """\
+examples:
+  fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
+  fieldglass calibrate camera --help            which photos to take, and the board specs
+"""
+
 CAMERA_DESCRIPTION = f"""\
 Work out the camera's lens (fx, fy, cx, cy in px and 5 distortion coefficients) from photos of a
 printed calibration board, and save it as a camera file for `fieldglass locate --camera`.
@@ -45,6 +51,7 @@ def add_parser(sub) -> None:
         "calibrate",
         help="calibrate the camera lens from photos of a printed board",
         description=CALIBRATE_DESCRIPTION,
+        epilog=CALIBRATE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     what = p.add_subparsers(dest="target", metavar="WHAT")

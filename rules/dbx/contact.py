@@ -291,11 +291,6 @@ def behind_line(pos: DbxPosition, a: DbxPiece, t: DbxPiece, opts: Options = DEFA
     return bool(np.all((ra - rt[0]) @ fwd < opts.tolerance_mm))
 
 
-def rear_contact_by(pos: DbxPosition, b: DbxPiece, e: DbxPiece, opts: Options = DEFAULT) -> bool:
-    c = contact(pos, e, b, opts)
-    return c.kind == "rear"
-
-
 def flank_or_rear_attackers(pos: DbxPosition, b: DbxPiece, opts: Options = DEFAULT) -> list[tuple[DbxPiece, str]]:
     out = []
     for e in enemies(pos, b):

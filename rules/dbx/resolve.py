@@ -23,7 +23,7 @@ from rules.dbx.combat import (
     outcome,
 )
 from rules.dbx.contact import aligned_opposite, contact, directly_behind, front_enemies, same_facing
-from rules.dbx.model import DbxPiece, DbxPosition, Game, base_size, corners, moved, position_to_dict
+from rules.dbx.model import DbxPiece, DbxPosition, base_size, corners, moved, position_to_dict
 from rules.dbx.movement import allowance, turn_to_face
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.sight import camp_phase, fire_range, fire_target_check, impassable_under, in_bad_going, range_mm
@@ -595,12 +595,4 @@ def victory(pos: DbxPosition, opts: Options = DEFAULT) -> dict:
 
 def _is_command(pos: DbxPosition, key: str) -> bool:
     return any(p.command == key for p in pos.pieces)
-
-
-def charged_pieces(pos: DbxPosition) -> list[str]:
-    return [p.id for p in pos.pieces if p.charged]
-
-
-def game_after_bound(g: Game) -> Game:
-    return replace(g, bound=g.bound + 1, crossing_stopped=False)
 

@@ -128,11 +128,6 @@ def weather_roll(zone: str, season: str, die: int) -> str:
     return WEATHER_TABLE[zone][die + SEASON_BONUS[season] - 1]
 
 
-def fog_ends(die: int) -> bool:
-    """§9.2 fog or blizzard ends for the rest of the game on 5 or 6, rolled at the start of each bound."""
-    return die >= 5
-
-
 def river_type(die: int) -> str:
     """§5.9 the first off-road crossing attempt decides the river for the whole game."""
     return "shallow" if die <= 2 else ("slow" if die <= 5 else "torrent")

@@ -66,21 +66,6 @@ def parse_roster_type(text: str) -> tuple[str | None, int | None]:
     return typ, strength
 
 
-def outcome_word(action: str, outcome) -> str:
-    """The engine's outcome of a legal action in a word or two (from its details and events)."""
-    d = outcome.details or {}
-    if action.startswith("thrust"):
-        return "succeeds" if d.get("success") else "stopped"
-    if action == "assault":
-        for e in outcome.events:
-            if "wins" in e or "repulsed" in e or "result" in e:
-                return e.split(":")[-1].strip()[:40]
-        return ""
-    if action == "announce_bombardment":
-        return "revealed, fires next turn"
-    return ""
-
-
 class MarengoSystem:
     """Triomphe à Marengo (rules/marengo) on a printed board."""
 

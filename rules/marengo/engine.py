@@ -1001,9 +1001,3 @@ def final_victory(p: MarengoPosition) -> MarengoPosition:
         return p
     beyond = sum(1 for b in p.blocks if b.side == "AU" and b.on_map and p.board.areas[b.area].beyond_objective)
     return replace(p, winner="AU" if beyond >= 3 else "FR", victory="marginal")
-
-
-def morale_level(p: MarengoPosition, side: str) -> int:
-    return p.morale.level(side)
-
-

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from common.errors import InputError
-from common.fields import field_name, parse_field
+from common.fields import parse_field
 from rules.board import distance_to_outline, points_in_polygon
 from rules.system import Arc, CombatOutcome, FireLine, PieceSpec, SelectionOverlay, Shade, TargetRow
 
@@ -158,15 +158,6 @@ class WienerSystem:
             out.append(WienerPiece(p.id, p.side, p.type, p.field, p.facing, **kw))
         return self.model.WienerPosition(self.name, cols, rows, tuple(out), night=bool(ground.get("night")),
                                          fields=dict(ground.get("fields", {})), edges=tuple(ground.get("edges", ())))
-
-    def position_warnings(self, pos) -> list[str]:
-        from rules.wiener.analysis import position_warnings
-
-        out = list(position_warnings(pos, self.opts))
-        for f, ps in pos.occupants.items():
-            if len({p.side for p in ps}) > 1:
-                out.append(f"field {field_name(*f)} holds pieces of both sides: " + ", ".join(p.id for p in ps))
-        return out
 
     # ---- one piece selected
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from common.dice import Dice
 from common.errors import InputError
 from common.fields import field_name
-from rules.geometry import Field, distance, facing_towards, in_front_arc, line_fields, neighbours, step, turn
+from rules.geometry import Field, distance, facing_towards, in_front_arc, neighbours, step, turn
 from rules.wiener.combat import (
     Modifier,
     attack_reason,
@@ -1248,9 +1248,3 @@ def resolve_work(
             st.fields[target_field] = replace(s, bridge="wood", damaged=False)
     res.after, res.why = st.position(), st.why
     return res
-
-
-def line_summary(a: Field, b: Field) -> dict:
-    crossed, corners = line_fields(a, b)
-    return {"crossed": [field_name(*f) for f in crossed],
-            "corners": [[field_name(*p), field_name(*q)] for p, q in corners]}

@@ -164,14 +164,24 @@ def test_combat_through_the_panel_changes_the_game_state(qapp, window):
     row = next(i for i, v in enumerate(model.views) if v.piece.id == "au-a-1")
     assert model.data(model.index(row, 7)) == "grey"
     assert any("[grey]" in it.toolTip() for it in window.live_view.items_of("label"))
-    # rolled by the app: a seed is shown and replays the same dice
+    # rolled by the app: a seed is shown, and the engine given that seed rolls every one of the dice shown
     s.select("fr-a-2")
     s.select("au-a-2", second=True)
     _refresh(qapp, window)
+    panel.loss_die.setValue(0)  # "roll": the loss die comes from the seed too
+    before = s.position
+    assert panel.action.currentText() == "fire"
     panel.roll_button.click()
     seed = int(panel.seed.text())
-    assert f"seed {seed}" in panel.result.toPlainText()
-    assert panel.outcome.rolled == [Dice([], seed).d6() for _ in range(1)] + panel.outcome.rolled[1:]
+    out = panel.outcome
+    assert out is not None and out.seed == seed
+    replay = Dice([], seed)
+    expected = resolve_fire(before, "fr-a-2", "au-a-2", replay, supporters=panel.chosen_supporters())
+    assert len(replay.rolled) >= 2  # the shot and the counter-fire at least (§8.4)
+    assert out.rolled == replay.rolled
+    assert out.changes == expected.as_dict()["changes"] and out.resolution.winner == expected.winner
+    assert f"dice: {', '.join(map(str, replay.rolled))}  (seed {seed}, replay with the same seed)" \
+        in panel.result.toPlainText()
 
 
 def test_refused_action_is_a_message_not_an_error(qapp, window):

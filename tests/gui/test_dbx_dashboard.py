@@ -143,18 +143,16 @@ def test_melee_and_fire_through_the_combat_panel(qapp, window):
     cp.dice.setText("6,1")
     out = cp.resolve()
     assert out is not None, cp.result.toPlainText()
-    assert out.resolution.result.outcome["loser"] == "r1"
-    r1_before = s.position.piece("r1")
+    # §8.1 Li 4 vs foot each; §8.4 -1 to each for the enemy overlapping it (r2 beside r1, b1 beside b2, §3.5):
+    # b2 6 + 4 - 1 = 9, r1 1 + 4 - 1 = 4; §8.5 band 2 (4 is half of 9 or less), Li beaten by Li: destroyed
+    res = out.resolution.result
+    assert (res.sides["attacker_side"]["total"], res.sides["target_side"]["total"]) == (9, 4)
+    assert res.outcome["loser"] == "r1" and res.outcome["result"] == "destroyed"
     cp.apply()
     _refresh(qapp, window)
-    assert "r1" in s.state.pending
     ch = s.state.pending["r1"]
-    if ch.removed:
-        assert "r1" not in s.position.by_id
-    else:  # recoiled: the engine's place until the camera sees the element there
-        r1 = s.position.piece("r1")
-        assert np.hypot(r1.x_mm - r1_before.x_mm, r1.y_mm - r1_before.y_mm) > 5
-        assert view_has(window, "pending-move")
+    assert ch.removed and "r1" in s.state.removed and "r1" not in s.position.by_id
+    assert view_has(window, "pending-remove")
     assert any("melee" in line for line in s.state.log)
     window.show_panel("combat")
     _shot(qapp, window, "dbx-combat.png", (300, 230), 220)
@@ -167,12 +165,22 @@ def test_melee_and_fire_through_the_combat_panel(qapp, window):
     cp.follow_selection()
     assert cp.att_mods.toPlainText().startswith("may fire")
     cp.dice.setText("6,1")
+    r3_before = s.position.piece("r3")
     out = cp.resolve()
     assert out is not None, cp.result.toPlainText()
-    assert out.resolution.result.outcome["loser"] == "r3"
+    # §8.1 Art 3 vs mounted, Kü 4 vs foot; §8.3 guns +1 for a mounted target, -1 beyond half range (the fronts are
+    # 145 mm = 580 paces apart, §7 half of 1000): 6 + 3 = 9 against 1 + 4 = 5; §8.5 band 1 (5 is more than half
+    # of 9), cuirassiers shot in good going: recoil 1 base depth (30 mm, §2.1), straight back
+    res = out.resolution.result
+    assert (res.sides["attacker_side"]["total"], res.sides["target_side"]["total"]) == (9, 5)
+    assert res.outcome["loser"] == "r3" and res.outcome["result"] == "recoil"
     cp.apply()
     _refresh(qapp, window)
-    assert "r3" in s.state.pending or "r3" in s.state.removed
+    ch = s.state.pending["r3"]
+    assert not ch.removed and "r3" not in s.state.removed
+    assert (ch.x_mm, ch.y_mm, ch.heading_deg) == pytest.approx((r3_before.x_mm, r3_before.y_mm + 30.0, 180.0), abs=0.5)
+    r3 = s.position.piece("r3")  # the engine's place until the camera sees the element there
+    assert (r3.x_mm, r3.y_mm) == pytest.approx((ch.x_mm, ch.y_mm), abs=0.01)
 
 
 def view_has(window, kind: str) -> bool:
@@ -219,9 +227,12 @@ def test_square_swap_and_river_through_the_combat_panel(qapp, window):
     # §5.9 the first crossing rolls the river's type for the whole game
     cp.action.setCurrentText("river")
     cp.follow_selection()
+    assert s.template.game.river == ""  # not rolled yet: this is the first crossing
     cp.dice.setText("6,4")
     out = cp.resolve()
     assert out is not None, cp.result.toPlainText()
-    assert out.after.game.river in ("shallow", "slow", "torrent")
+    # §5.9 the type roll 6: a raging torrent; then this element's crossing roll 4 (3 or more): it crosses
+    assert out.after.game.river == "torrent" and out.resolution.result.outcome["result"] == "crosses"
+    assert not out.after.game.crossing_stopped and out.rolled == [6, 4]
     cp.apply()
     assert s.template.game.river == out.after.game.river

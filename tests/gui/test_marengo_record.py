@@ -120,8 +120,12 @@ def test_the_record_stores_moves_step_losses_identities_board_and_winner(record_
     move = next(e for e in evs if e.type == "move" and e.piece == "fr-cav-1")
     assert move.data["area"] == "7" and move.data["position"] == "7>9"
     assert last_text(rec, move).endswith("in area 7, approach 7>9")
+    # §9.2 (R19) after 9h: Austria wins only with 3+ blocks beyond the objective line (areas 13 and 24 of the demo
+    # board); its blocks stand in 3 and 4, so France wins a marginal victory. Austria's level starts at 0 (no
+    # track in this position) but never falls to 0, so no decisive victory (§11.16 best reading)
+    assert {a.id for a in load_demo_board().areas.values() if a.beyond_objective} == {"13", "24"}
     last = [e for e in evs if e.type == "turn"][-1]
-    assert last.data["game_winner"] in ("AU", "FR") and meta["game_over"] is True
+    assert last.data["game_winner"] == "FR" and last.data["victory"] == "marginal" and meta["game_over"] is True
     assert meta["winner"] == last.data["game_winner"] and meta["game_over_seq"] == last.seq
     st = rec.state()
     assert st.pieces["au-inf-1"].bases == 2 and st.pieces["fr-inf-2"].bases == 3

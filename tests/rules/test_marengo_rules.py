@@ -87,8 +87,14 @@ def test_s5_3_only_cavalry_thrusts_on_a_road_and_once_per_crossing():
 
 def test_s5_4_contamination_ends_a_road_move():
     p = mk(blk("r", "FR", "infantry", 3, "24"), blk("u", "FR", "infantry", 2, "8", ready=False), side="FR", round=3)
+    # R14: a ready block entering an area of unready blocks becomes unready and its road move ends there at once:
+    # the move is legal, stops in 8, and never uses the 8>4 crossing
     o = engine.road_move(p, "r", ["7", "8", "4"])
-    assert not o.legal or o.position.block("r").area == "8"
+    r = o.position.block("r")
+    assert o.legal and r.area == "8" and r.approach is None and not r.ready
+    assert o.details["to"] == "8" and o.details["steps"] == {"24>7": 1, "7>8": 2}
+    alone = mk(blk("r", "FR", "infantry", 3, "24"), side="FR", round=3)
+    assert engine.road_move(alone, "r", ["7", "8", "4"]).position.block("r").area == "4"  # without u it gets to 4
     o = engine.road_move(p, "r", ["7", "8"])
     assert o.legal and not o.position.block("r").ready and "unready" in o.events[-1]
 
