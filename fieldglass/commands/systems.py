@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from calibration.files import read_json
+from common.choices import choices  # noqa: F401  (moved to common/ so rules/ can use it; kept importable here)
 from common.errors import InputError
 
 
@@ -27,14 +28,3 @@ def delegate(system: str, command: str, args) -> int:
     except ModuleNotFoundError:
         raise InputError(f"{args.position}: no rules engine for system {system!r} is installed") from None
     return int(getattr(module, command)(args) or 0)
-
-
-def choices(args) -> dict[str, str]:
-    """The --choice KEY=VALUE arguments as a dict; a malformed one is a one-line error."""
-    out = {}
-    for item in getattr(args, "choice", None) or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"--choice {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
