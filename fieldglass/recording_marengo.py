@@ -73,7 +73,7 @@ def marengo_meta(board, board_path: str | None, marker_roster, blocks: BlockRost
                  rules_options: dict | None = None, players: list[str] | None = None, source: str | None = None
                  ) -> dict:
     """The metadata of a new Marengo record: the units as its roster, their blocks, the board."""
-    from calibration.board import board_layout
+    from fieldglass.boards import board_layout
     from fieldglass.hidden import unit_roster
 
     units = unit_roster(marker_roster, blocks)
