@@ -28,7 +28,8 @@ from common.errors import InputError
 from fieldglass.session import Session, Setup
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
-from gui.worker import BoardRectifier, CaptureWorker
+from gui.worker import CaptureWorker
+from vision.rectify import BoardRectifier
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 SHORTCUTS = """\
