@@ -116,6 +116,8 @@ class BlockMove(PendingChange):
 class MarengoSession(Session):
     """The live model for Marengo: readings in, the engine's MarengoPosition out, with a player or umpire view."""
 
+    viewers = VIEWERS  # who may watch: the dashboard's View menu offers these
+
     def __init__(self, setup: MarengoSetup, system=None, settle_s: float = 1.0):
         from rules.marengo.model import position_from_dict
 

@@ -180,7 +180,7 @@ def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
     assert s.public_name("au-art-1") == "au-art-1" and s.public_name("fr-inf-1") == "FR block"
     s.select("FR block 1")
     assert s.selected.startswith("fr-")
-    win = ReplayWindow(Record.open(path))
+    win = ReplayWindow(ReplaySession(Record.open(path)))
     win.resize(1200, 800)
     win.show()
     win.go(len(win.session))

@@ -165,7 +165,7 @@ def test_the_replay_hides_until_the_rules_reveal_or_the_game_ends(record_path):
 def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_path):
     from gui.replay import ReplayWindow
 
-    win = ReplayWindow(Record.open(record_path))
+    win = ReplayWindow(ReplaySession(Record.open(record_path)))
     win.resize(1500, 900)
     win.show()
     qapp.processEvents()
