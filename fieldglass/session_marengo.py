@@ -22,6 +22,7 @@ from fieldglass.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_vi
 from fieldglass.session import PendingChange, PieceView, Session, Setup
 from fieldglass.system_marengo import parse_roster_type
 from rules.board import Board, Placement, load_board, load_demo_board
+from vision.synthetic_board import DEMO_BLOCKS
 
 VIEWERS = (UMPIRE, "AU", "FR")
 
@@ -53,8 +54,6 @@ def load_marengo_setup(source: str, camera: str | None = None, layout: str | Non
     names = {"source": source, "board": str(board or "demo board")}
     scene = None
     if source == "synthetic":
-        from vision.synthetic_board import DEMO_BLOCKS
-
         brd = brd or load_demo_board()
         areas = set(brd.areas)
         scene = board_scene(brd, tuple(b for b in DEMO_BLOCKS if b[5] in areas))

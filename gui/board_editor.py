@@ -40,6 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from calibration.board import TurnedAnchor, rectify_board_image
+from calibration.layout import TableLayout
 from common.errors import InputError
 from rules.board import (
     APPROACH_COUNTS,
@@ -53,6 +55,7 @@ from rules.board import (
     shared_border_mm,
     validate_board,
 )
+from vision.markers import detect_markers
 from vision.sources import read_image
 
 SNAP_MM = 8.0
@@ -273,10 +276,6 @@ def rectify(image: np.ndarray, draft: BoardDraft, px_per_mm: float) -> tuple[np.
     The markers are found by vision/, the homography from their corners to board mm is calibration/board.py's
     `rectify_board_image` (at least 2 anchors: 8 corners; a flat board needs no lens model for this). Returns
     (image or None, a one-line report)."""
-    from calibration.board import TurnedAnchor, rectify_board_image
-    from calibration.layout import TableLayout
-    from vision.markers import detect_markers
-
     found = {m.id: m.corners for m in detect_markers(image, draft.dictionary)}
     anchors = tuple(TurnedAnchor(int(a["id"]), float(a["x_mm"]), float(a["y_mm"]), float(a["size_mm"]),
                                  float(a.get("heading_deg", 0.0))) for a in draft.anchors)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from common.clock import clock
 from common.errors import InputError
 from common.fields import field_name
+from gui.app import application
 from gui.models import ListTableModel
 from gui.views import (
     BLOCKED,
@@ -943,8 +944,6 @@ def show_replay(session, *, headless: bool, reason: str = "", at: int | None = N
     record): open at event `at` (seq; default the start, headless the end) with `select` selected. Headless (`reason`
     says why): print the timeline and the position, save a screenshot and return 0; else run until the window
     closes and return the event loop's code. A bad `at` or `select` raises InputError (one line)."""
-    from gui.app import application
-
     app = application()
     window = ReplayWindow(session)
     s = session
