@@ -45,8 +45,10 @@ sysdeps:
 demo: $(STAMP) sysdeps
 	$(VENV)/bin/fieldglass gui --source synthetic --screenshot out/demo.png
 
+# ruff, then the layer contracts (pyproject.toml [tool.importlinter]): which package may import which, Qt and OpenCV
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 unit: $(STAMP) sysdeps
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
@@ -57,4 +59,4 @@ bench: $(STAMP) sysdeps
 	$(VENV)/bin/fieldglass bench vision
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .import_linter_cache

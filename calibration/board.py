@@ -1,16 +1,19 @@
 """Board registration: where a printed board lies on the table, from its anchor markers.
 
-A board carries its own anchors (stickers at known board positions, `rules.board.BoardAnchor`), so it may lie
-anywhere on the table, turned any way. Two ways to find it:
+A board carries its own anchors (stickers at known board positions, each maybe turned: `TurnedAnchor`), so it may
+lie anywhere on the table, turned any way. Here a board is plain data: its own `TableLayout` in board mm (size,
+marker dictionary, anchors); the wiring (fieldglass/boards.py) builds it from a `rules.board.Board`. Two ways to
+find it:
 
 * with a registered table (`TableRegistration` from the table's anchors): the board anchors' corners are mapped
   to the table at the board's thickness (`projection.pixels_to_table`), then a rigid 2-D fit gives the board's
   pose on the table (`BoardPose`: rotation and offset);
-* without table anchors: the board *is* the table: `board_layout(board)` is a `TableLayout` whose anchors are
-  the board's, and `registration.estimate_pose` gives the camera pose in board mm directly.
+* without table anchors: the board *is* the table: its layout registers the camera (`camera_pose_on_board`,
+  `registration.estimate_pose`) and gives the camera pose in board mm directly.
 
-A piece's marker point (at its height above the board) then maps to board mm, and `rules.board.Board.locate`
-names its area and position.
+A piece's marker point (at its height above the board) then maps to board mm (`pixels_to_board`); naming its area
+is the rules' business (`rules.board.Board.locate`), done by the caller. `rectify_board_image` shows a photo of the
+board straight from above, for the board editor.
 """
 
 from __future__ import annotations
@@ -18,37 +21,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import Anchor, TableLayout, square_corners_mm
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
-from rules.board import Board, BoardAnchor
 
 MAX_ANCHOR_ERROR_MM = 4.0
 """A board anchor whose corners miss the fitted board pose by more than this is dropped (a hand, a misread)."""
 
 
-def anchor_corners_mm(anchor: BoardAnchor) -> np.ndarray:
-    """(4, 2) corners of a board anchor's black square in board mm, ArUco order."""
-    return square_corners_mm(anchor.x_mm, anchor.y_mm, anchor.size_mm, anchor.heading_deg)[:, :2]
+def anchor_corners_mm(anchor) -> np.ndarray:
+    """(4, 2) corners of an anchor's black square in board mm, ArUco order.
+
+    `anchor` is any anchor record with `x_mm`, `y_mm` (centre, board mm), `size_mm` (side of the black square) and
+    optionally `heading_deg` (compass bearing of its top edge; 0 when absent, i.e. toward +y)."""
+    heading = float(getattr(anchor, "heading_deg", 0.0))
+    return square_corners_mm(anchor.x_mm, anchor.y_mm, anchor.size_mm, heading)[:, :2]
 
 
 @dataclass(frozen=True)
-class _TurnedAnchor(Anchor):
-    """A layout anchor that may be turned (board stickers need not point along +y)."""
+class TurnedAnchor(Anchor):
+    """A layout anchor that may be turned: board stickers need not point along +y. `heading_deg` is the compass
+    bearing of the marker's top edge in board mm (0 = +y, 90 = +x)."""
 
     heading_deg: float = 0.0
 
     def corners_mm(self) -> np.ndarray:
         return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, self.heading_deg)
-
-
-def board_layout(board: Board) -> TableLayout:
-    """The board as a table layout (its anchors, its size): register the camera on the board itself."""
-    anchors = tuple(_TurnedAnchor(a.id, a.x_mm, a.y_mm, a.size_mm, a.heading_deg) for a in board.anchors)
-    return TableLayout(board.width_mm, board.depth_mm, board.dictionary, anchors)
 
 
 @dataclass(frozen=True)
@@ -90,15 +92,16 @@ def fit_rigid(board_pts: np.ndarray, table_pts: np.ndarray) -> tuple[float, np.n
 
 def estimate_board_pose(
     anchor_corners_px: Mapping[int, np.ndarray],
-    board: Board,
+    board: TableLayout,
     camera: CameraIntrinsics,
     table_pose: CameraPose,
     board_thickness_mm: float = 0.0,
 ) -> BoardPose | None:
     """The board's pose on the table from the corners (4, 2 px) of its anchors seen in one frame.
 
-    Needs 2 anchors (8 corners); an anchor that disagrees with the rest by more than MAX_ANCHOR_ERROR_MM is dropped
-    and the fit repeated. Markers that are not board anchors are ignored.
+    `board` is the board's own layout (board mm, its anchors); `board_thickness_mm` the height of its face above
+    the table. Needs 2 anchors (8 corners); an anchor that disagrees with the rest by more than MAX_ANCHOR_ERROR_MM
+    is dropped and the fit repeated. Markers that are not board anchors are ignored.
     """
     by_id = {a.id: a for a in board.anchors}
     used = sorted(i for i in anchor_corners_px if i in by_id)
@@ -120,10 +123,10 @@ def estimate_board_pose(
 
 
 def camera_pose_on_board(
-    anchor_corners_px: Mapping[int, np.ndarray], board: Board, camera: CameraIntrinsics
+    anchor_corners_px: Mapping[int, np.ndarray], board: TableLayout, camera: CameraIntrinsics
 ) -> CameraPose | None:
-    """Without table anchors: the camera pose in board mm (the board is the table)."""
-    return estimate_pose(anchor_corners_px, board_layout(board), camera)
+    """Without table anchors: the camera pose in board mm (the board, given as its own layout, is the table)."""
+    return estimate_pose(anchor_corners_px, board, camera)
 
 
 def pixels_to_board(
@@ -143,9 +146,10 @@ def pixels_to_board(
 
 @dataclass
 class BoardRegistration:
-    """Keeps the board pose over a stream of frames (the last good pose when its anchors are hidden)."""
+    """Keeps the board pose over a stream of frames (the last good pose when its anchors are hidden). `board` is
+    the board's own layout (board mm, its anchors)."""
 
-    board: Board
+    board: TableLayout
     camera: CameraIntrinsics
     board_thickness_mm: float = 0.0
     max_rms_mm: float = 2.0
@@ -158,3 +162,30 @@ class BoardRegistration:
         if self.fresh:
             self.pose = pose
         return self.pose
+
+
+def rectify_board_image(
+    image: np.ndarray, anchor_corners_px: Mapping[int, np.ndarray], board: TableLayout, px_per_mm: float,
+    border_bgr: tuple[int, int, int] = (40, 40, 40),
+) -> tuple[np.ndarray | None, tuple[int, ...], float]:
+    """The image seen straight from above in board mm, north (+y) up, at `px_per_mm`.
+
+    A homography from the detected corners (4, 2 px each) of the board's anchors (at least 2: 8 corners) to board
+    mm: a flat board needs no lens model for this. `board` is the board's own layout. Returns (image or None, the
+    anchor ids used, the corners' RMS misfit in board mm); None when fewer than 2 anchors were seen or the corners
+    give no homography."""
+    by_id = {a.id: a for a in board.anchors}
+    used = tuple(sorted(i for i in anchor_corners_px if i in by_id))
+    if len(used) < 2:
+        return None, used, float("nan")
+    src = np.concatenate([np.asarray(anchor_corners_px[i], np.float64).reshape(4, 2) for i in used])
+    mm = np.concatenate([anchor_corners_mm(by_id[i]) for i in used])
+    dst = np.column_stack([mm[:, 0] * px_per_mm, (board.depth_mm - mm[:, 1]) * px_per_mm])  # image rows run south
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return None, used, float("nan")
+    size = (int(round(board.width_mm * px_per_mm)), int(round(board.depth_mm * px_per_mm)))
+    out = cv2.warpPerspective(image, hom, size, flags=cv2.INTER_LINEAR, borderValue=border_bgr)
+    err = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2) - dst
+    rms = float(np.sqrt(np.mean(np.sum(err ** 2, axis=1)))) / px_per_mm
+    return out, used, rms

@@ -1,10 +1,10 @@
 """Printed material at exact physical size: marker sheets, anchor sheets, calibration boards and unit QR cards.
 
 Pages are laid out here as plain items in page millimetres (origin at the paper's top-left corner, y down) and
-written to PDF with Qt (QPdfWriter + QPainter, imported only when writing). A PDF page is the paper itself
-(A4 210 x 297 mm or US Letter 215.9 x 279.4 mm, no PDF margins), so printed at 100 % every millimetre here is a
-millimetre on paper. Markers are drawn from cv2.aruco.generateImageMarker at one image pixel per module, scaled to
-their exact side without smoothing: the edges are as sharp as the printer makes them.
+drawn into a PDF by gui/pdf.py (Qt's QPdfWriter + QPainter, imported only when writing: Qt stays in gui/). A PDF
+page is the paper itself (A4 210 x 297 mm or US Letter 215.9 x 279.4 mm, no PDF margins), so printed at 100 % every
+millimetre here is a millimetre on paper. Markers are drawn from cv2.aruco.generateImageMarker at one image pixel
+per module, scaled to their exact side without smoothing: the edges are as sharp as the printer makes them.
 
 Every page carries a 100 mm scale bar and the words "print at 100%"; `measure_print` checks a printed page from a
 photo of it lying next to the table's anchors (`fieldglass check-print`).
@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -62,6 +61,7 @@ class MarkerItem:
     y_mm: float
     side_mm: float
     label: str = ""
+    kind: ClassVar[str] = "marker"  # drawn as an "image" item of its marker (write_pdf)
 
     def corners_mm(self) -> np.ndarray:
         """(4, 2) page mm in ArUco order: top-left, top-right, bottom-right, bottom-left."""
@@ -78,12 +78,14 @@ class RectItem:
     line_mm: float = 0.0  # 0: no outline
     fill: int | None = None  # grey level 0..255, None: not filled
     dashed: bool = False
+    kind: ClassVar[str] = "rect"
 
 
 @dataclass(frozen=True)
 class PolygonItem:
     points: tuple[tuple[float, float], ...]
     fill: int = 0
+    kind: ClassVar[str] = "polygon"
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class LineItem:
     x1: float
     y1: float
     line_mm: float = 0.25
+    kind: ClassVar[str] = "line"
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ class TextItem:
     pt: float = 7.0
     align: str = "left"
     bold: bool = False
+    kind: ClassVar[str] = "text"
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ class ImageItem:
     h_mm: float
     image: np.ndarray
     payload: str = ""
+    kind: ClassVar[str] = "image"
 
 
 @dataclass
@@ -505,32 +510,8 @@ def card_sheet(roster: Roster, units: dict[str, str] | None = None, paper: str =
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# PDF output (Qt)
+# PDF output (drawn by gui/pdf.py)
 # ------------------------------------------------------------------------------------------------------------------
-
-_QT_APP = None
-PDF_DPI = 1200  # QPdfWriter's resolution: the unit of its device coordinates
-
-
-def _qt_app():
-    """A Qt application for fonts (QApplication so that the GUI and its tests can share it)."""
-    global _QT_APP
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from PySide6.QtWidgets import QApplication
-    except ImportError as exc:
-        raise InputError(f"printing needs PySide6 (pip install -e '.[gui]'): {exc}") from None
-    _QT_APP = QApplication.instance() or QApplication(sys.argv[:1] or ["fieldglass"])
-    return _QT_APP
-
-
-def _qimage(gray: np.ndarray):
-    from PySide6.QtGui import QImage
-
-    gray = np.ascontiguousarray(gray, dtype=np.uint8)
-    h, w = gray.shape
-    return QImage(gray.data, w, h, w, QImage.Format.Format_Grayscale8).copy()
 
 
 def marker_image(dictionary: str, marker_id: int) -> np.ndarray:
@@ -539,85 +520,36 @@ def marker_image(dictionary: str, marker_id: int) -> np.ndarray:
     return cv2.aruco.generateImageMarker(aruco_dictionary(dictionary), int(marker_id), n, borderBits=1)
 
 
+def drawable_pages(doc: Document) -> list[Page]:
+    """The document's pages as gui/pdf.py draws them: every marker an "image" item of its black square over the
+    same box (one array per marker, shared, so the PDF embeds each marker once); every other item as it is."""
+    images: dict[tuple[str, int], np.ndarray] = {}
+    out = []
+    for page in doc.pages:
+        items = []
+        for item in page.items:
+            if isinstance(item, MarkerItem):
+                key = (item.dictionary, item.marker)
+                if key not in images:
+                    images[key] = marker_image(*key)
+                item = ImageItem(item.x_mm, item.y_mm, item.side_mm, item.side_mm, images[key])
+            items.append(item)
+        out.append(Page(page.title, page.landscape, items))
+    return out
+
+
 def write_pdf(doc: Document, path: str | Path) -> Path:
     """Write the document as a PDF whose pages are exactly the paper (A4 or Letter)."""
-    _qt_app()
-    from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
-    from PySide6.QtGui import QBrush, QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QPolygonF
-
+    try:
+        from gui.pdf import render_pdf  # PySide6 is an optional extra: needed only here
+    except ImportError as exc:
+        raise InputError(f"printing needs PySide6 (pip install -e '.[gui]'): {exc}") from None
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a folder, expected a PDF file name")
     if not path.parent.is_dir():
         raise InputError(f"{path}: folder {path.parent} does not exist")
-    writer = QPdfWriter(str(path))
-    writer.setResolution(PDF_DPI)
-    writer.setCreator("Fieldglass")
-    writer.setTitle(doc.pages[0].title if doc.pages else "Fieldglass")
-    size = QPageSize(QPageSize.PageSizeId.A4 if doc.paper == "a4" else QPageSize.PageSizeId.Letter)
-
-    def layout_for(page: Page) -> QPageLayout:
-        orient = QPageLayout.Orientation.Landscape if page.landscape else QPageLayout.Orientation.Portrait
-        return QPageLayout(size, orient, QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter)
-
-    writer.setPageLayout(layout_for(doc.pages[0]))
-    painter = QPainter()
-    if not painter.begin(writer):
-        raise InputError(f"{path}: cannot write the PDF")
-    k = PDF_DPI / 25.4  # device units per mm
-    images: dict[tuple[str, int], object] = {}
-    try:
-        for index, page in enumerate(doc.pages):
-            if index:
-                writer.setPageLayout(layout_for(page))
-                writer.newPage()
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            for item in page.items:
-                if isinstance(item, MarkerItem):
-                    key = (item.dictionary, item.marker)
-                    if key not in images:
-                        images[key] = _qimage(marker_image(*key))
-                    rect = QRectF(item.x_mm * k, item.y_mm * k, item.side_mm * k, item.side_mm * k)
-                    painter.drawImage(rect, images[key])
-                elif isinstance(item, ImageItem):
-                    rect = QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k)
-                    painter.drawImage(rect, _qimage(item.image))
-                elif isinstance(item, RectItem):
-                    if item.line_mm > 0:
-                        pen = QPen(QColor(0, 0, 0), item.line_mm * k)
-                        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-                        if item.dashed:
-                            pen.setDashPattern([8.0, 5.0])
-                        painter.setPen(pen)
-                    else:
-                        painter.setPen(Qt.PenStyle.NoPen)
-                    if item.fill is None:
-                        painter.setBrush(Qt.BrushStyle.NoBrush)
-                    else:
-                        painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
-                    painter.drawRect(QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k))
-                elif isinstance(item, PolygonItem):
-                    painter.setPen(Qt.PenStyle.NoPen)
-                    painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
-                    painter.drawPolygon(QPolygonF([QPointF(x * k, y * k) for x, y in item.points]))
-                elif isinstance(item, LineItem):
-                    painter.setPen(QPen(QColor(0, 0, 0), item.line_mm * k))
-                    painter.drawLine(QPointF(item.x0 * k, item.y0 * k), QPointF(item.x1 * k, item.y1 * k))
-                elif isinstance(item, TextItem):
-                    font = QFont("DejaVu Sans")
-                    font.setStyleHint(QFont.StyleHint.SansSerif)
-                    font.setPointSizeF(item.pt)
-                    font.setBold(item.bold)
-                    painter.setFont(font)
-                    painter.setPen(QColor(0, 0, 0))
-                    x, y = item.x_mm * k, item.y_mm * k
-                    if item.align != "left":
-                        width = painter.fontMetrics().horizontalAdvance(item.text)
-                        x -= width / 2 if item.align == "centre" else width
-                    painter.drawText(QPointF(x, y), item.text)
-    finally:
-        painter.end()
+    render_pdf(drawable_pages(doc), doc.paper, path, doc.pages[0].title if doc.pages else "Fieldglass")
     if not path.is_file() or path.stat().st_size == 0:
         raise InputError(f"{path}: cannot write the PDF")
     return path

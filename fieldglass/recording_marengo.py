@@ -35,8 +35,9 @@ from pathlib import Path
 import numpy as np
 
 from common.errors import InputError
+from fieldglass.boards import board_layout
 from fieldglass.recording import GameRecorder, record_meta
-from rules.marengo.hidden import BlockRoster, BlockWatch, Sighting
+from rules.marengo.hidden import BlockRoster, BlockWatch, Sighting, unit_roster
 from vision.tracking import Observation, Place, Tracker, TrackerConfig
 
 BLOCK_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve", "bombard", "bombard_round")
@@ -73,9 +74,6 @@ def marengo_meta(board, board_path: str | None, marker_roster, blocks: BlockRost
                  rules_options: dict | None = None, players: list[str] | None = None, source: str | None = None
                  ) -> dict:
     """The metadata of a new Marengo record: the units as its roster, their blocks, the board."""
-    from calibration.board import board_layout
-    from rules.marengo.hidden import unit_roster
-
     units = unit_roster(marker_roster, blocks)
     meta = record_meta("marengo", board_layout(board), units, camera, rules_options, players, source)
     init = {b.id: b for b in game.blocks} if game is not None else {}

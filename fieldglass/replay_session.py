@@ -16,22 +16,16 @@ from typing import Any
 
 from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
+from common.clock import clock
 from common.errors import InputError
 from common.events import Signal
 from common.fields import field_name, parse_field
-from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker
+from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker, combat_label
+from fieldglass.record.board import CLOTH
 from fieldglass.session import PieceView
 from rules.system import SelectionOverlay
 from vision.pieces import PiecePose
 from vision.roster import Piece, Roster
-
-SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
-
-
-def clock(t: float) -> str:
-    """Game time as m:ss.s."""
-    m, s = divmod(max(0.0, float(t)), 60.0)
-    return f"{int(m)}:{s:04.1f}"
 
 
 def layout_from_meta(meta: dict) -> TableLayout:
@@ -95,6 +89,8 @@ class NoteView:
 class ReplaySession:
     """One record on a timeline with a cursor. Events (callbacks, no Qt): `moved(index)`, `selection(sel, second)`,
     `events_changed()` (the undone events shown or hidden)."""
+
+    cloth_bgr = CLOTH  # the table's colour in `fieldglass export` pictures: the viewer's board matches them
 
     def __init__(self, record: Record, include_undone: bool = False):
         self.record = record
@@ -458,6 +454,11 @@ class ReplaySession:
         return best
 
     # ---- text (the headless command, tooltips)
+
+    def headline(self, e: Event) -> str:
+        """One line for the viewer's caption: a combat's label (action, pieces, winner, effect), else the event's
+        description."""
+        return combat_label(e) if e.type == "combat" else self.describe_event(e)
 
     def describe_event(self, e: Event) -> str:
         from fieldglass.record.export import summary

@@ -49,6 +49,11 @@ class Setup:
     names: Mapping[str, str] = field(default_factory=dict)  # what each file was, for the title and messages
     join_by_cards: bool = False  # start with no unit in the game; each joins when its QR card is shown
 
+    def make_session(self) -> Session:
+        """The live model for this set-up (a system's own Setup makes its own Session subclass): the dashboard
+        (gui/app.py) is handed the set-up and calls this, so it never imports the model."""
+        return Session(self)
+
 
 def load_setup(source: str, camera: str | None = None, layout: str | None = None, roster: str | None = None,
                system: str = "wiener", game: str | None = None) -> Setup:

@@ -1,12 +1,12 @@
 """The dashboard's model for Triomphe à Marengo (Qt-free): blocks located on a printed board, hidden identities.
 
 `MarengoSession` is a `fieldglass.session.Session` whose position is the Marengo engine's: each block's marker point
-(measured by the vision pipeline as usual) maps to board mm (the board registered from its own anchors,
-calibration/board.py) and `rules.board.Board.locate` names its area and position (reserve or approach); a block on a
-border is flagged and left out, not guessed. What the camera cannot see (round, side to move, commands, morale, each
-block's strength, readiness and revealed flag) is the session's game state, updated by the engine's resolutions.
-`viewer` is "umpire" or a side: a player view shows the opponent's blocks only as blocks of their colour unless the
-rules revealed them (rules/marengo/hidden.py).
+(measured by the vision pipeline as usual) maps to board mm (the board registered from its own anchors by
+calibration/board.py, given the board's layout built by fieldglass/boards.py) and `rules.board.Board.locate` names
+its area and position (reserve or approach); a block on a border is flagged and left out, not guessed. What the
+camera cannot see (round, side to move, commands, morale, each block's strength, readiness and revealed flag) is the
+session's game state, updated by the engine's resolutions. `viewer` is "umpire" or a side: a player view shows the
+opponent's blocks only as blocks of their colour unless the rules revealed them (rules/marengo/hidden.py).
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from calibration.board import BoardRegistration, board_layout
+from calibration.board import BoardRegistration
 from common.errors import InputError
+from fieldglass.boards import board_layout, board_scene
 from fieldglass.session import PendingChange, PieceView, Session, Setup
 from rules.board import Board, Placement, load_board, load_demo_board
 from rules.marengo.adapter import parse_roster_type
 from rules.marengo.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
+from vision.synthetic_board import DEMO_BLOCKS
 
 VIEWERS = (UMPIRE, "AU", "FR")
 
@@ -32,7 +34,7 @@ class MarengoSetup(Setup):
 
     board: Board | None = None
     board_on_table: bool = True
-    scene: Any = None  # the synthetic scene (vision/synthetic_board.py) for --source synthetic
+    scene: Any = None  # the synthetic scene (fieldglass/boards.py board_scene) for --source synthetic
     game: Any = None  # the initial MarengoPosition (--game), blocks' state the camera cannot see
     blocks: Any = None  # rules.marengo.hidden.BlockRoster: each unit's blocks per strength (None: from the roster)
 
@@ -52,8 +54,6 @@ def load_marengo_setup(source: str, camera: str | None = None, layout: str | Non
     names = {"source": source, "board": str(board or "demo board")}
     scene = None
     if source == "synthetic":
-        from vision.synthetic_board import DEMO_BLOCKS, board_scene
-
         brd = brd or load_demo_board()
         areas = set(brd.areas)
         scene = board_scene(brd, tuple(b for b in DEMO_BLOCKS if b[5] in areas))
@@ -115,6 +115,8 @@ class BlockMove(PendingChange):
 class MarengoSession(Session):
     """The live model for Marengo: readings in, the engine's MarengoPosition out, with a player or umpire view."""
 
+    viewers = VIEWERS  # who may watch: the dashboard's View menu offers these
+
     def __init__(self, setup: MarengoSetup, system=None, settle_s: float = 1.0):
         from rules.marengo.model import position_from_dict
 
@@ -124,7 +126,7 @@ class MarengoSession(Session):
         self.placements: dict[str, Placement] = {}
         self.board_registration = None
         if not setup.board_on_table and setup.camera is not None:
-            self.board_registration = BoardRegistration(setup.board, setup.camera)
+            self.board_registration = BoardRegistration(board_layout(setup.board), setup.camera)
         base = setup.game or position_from_dict({"system": "marengo", "round": 2, "side": "AU", "blocks": []},
                                                 "dashboard", board=setup.board)
         self.game = replace(base, blocks=())

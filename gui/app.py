@@ -1,13 +1,14 @@
 """The Fieldglass dashboard: the live table with overlays, the board view, targets, combat and the game state.
 
-`MainWindow` observes a `fieldglass.session.Session` (no rules logic here) and a `CaptureWorker` thread that hands
-it only the newest processed frame. `run(args)` is `fieldglass gui`; without a display it runs headless: a few
-frames offscreen, a printout of what the camera sees, a screenshot of the window.
+`MainWindow` is handed a set-up (the wiring's `fieldglass.session.Setup`, duck-typed: its files and
+`make_session()`), observes the session it makes (no rules logic here) and a `CaptureWorker` thread that hands it only
+the newest processed frame. `show_dashboard(setup, ...)` is the window of `fieldglass gui` (fieldglass/commands/gui.py
+reads the files and builds the set-up); without a display it runs headless: a few frames offscreen, a printout of
+what the camera sees, a screenshot of the window.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -25,10 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from common.errors import InputError
-from fieldglass.session import Session, Setup
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
-from gui.worker import BoardRectifier, CaptureWorker
+from gui.worker import CaptureWorker
+from vision.rectify import BoardRectifier
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 SHORTCUTS = """\
@@ -50,7 +51,7 @@ Ctrl+O            open a source          Ctrl+Q        quit
 """
 
 
-def open_frame_source(setup: Setup, *, frames: int | None = None, resolution=(1920, 1080), hand: bool = False):
+def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 1080), hand: bool = False):
     """The source named by `setup.source` and whether it is live (a camera or stream: frames may be dropped)."""
     spec = setup.source
     if spec == "synthetic":
@@ -65,10 +66,13 @@ def open_frame_source(setup: Setup, *, frames: int | None = None, resolution=(19
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, setup: Setup, *, settings: QSettings | None = None, source_options: dict | None = None):
+    """The dashboard over `setup` (source name, camera, layout, roster, system... and `make_session()`, which makes
+    the live model this window observes)."""
+
+    def __init__(self, setup, *, settings: QSettings | None = None, source_options: dict | None = None):
         super().__init__()
         self.setup = setup
-        self.session = setup.make_session() if hasattr(setup, "make_session") else Session(setup)
+        self.session = setup.make_session()
         self.settings = settings or QSettings("Fieldglass", "Fieldglass")
         self.source_options = dict(source_options or {})
         self.worker: CaptureWorker | None = None
@@ -549,70 +553,49 @@ def describe(session, window: MainWindow) -> list[str]:
     return lines
 
 
-def run(args) -> int:
-    """`fieldglass gui`: the dashboard, or headless without a display."""
-    from fieldglass.session import load_setup
+def error_dialog(text: str) -> None:
+    """Say a one-line error in a message box (the dashboard was asked for on a display, but cannot start)."""
+    QMessageBox.critical(None, "Fieldglass", text)
 
-    headless = bool(args.headless) or not has_display()
-    if headless:
-        if not os.environ.get("QT_QPA_PLATFORM"):
-            os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
-        print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
-              f"{args.frames} frame(s), then a screenshot")
+
+def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: str | None = None,
+                   screenshot: str | Path = "out/gui.png", source_options: dict | None = None) -> int:
+    """`fieldglass gui`'s window on `setup` (built by fieldglass/commands/gui.py). Headless: process `frames` frames
+    offscreen, select `select` (default the busiest piece), print what the camera sees, save a screenshot and return
+    0 (InputError when no frame could be processed); else run until the window closes and return the event loop's
+    code."""
     app = application()
-    try:
-        if args.system == "marengo":
-            from fieldglass.session_marengo import load_marengo_setup
-
-            setup = load_marengo_setup(args.source, args.camera, args.layout, args.roster,
-                                       getattr(args, "board", None), args.game)
-        elif args.system == "dbx":
-            from fieldglass.session_dbx import load_dbx_setup
-
-            setup = load_dbx_setup(args.source, args.camera, args.layout, args.roster, args.game)
-        else:
-            setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
-        if getattr(args, "join_by_cards", False):
-            setup = dataclasses.replace(setup, join_by_cards=True)
-    except InputError as exc:
-        if headless:
-            raise
-        QMessageBox.critical(None, "Fieldglass", str(exc))
-        print(f"fieldglass: error: {exc}", file=sys.stderr)
-        return 2
     settings = None
     if headless:
         import tempfile
 
         # a fresh window: neither read nor overwrite the user's saved window state
         settings = QSettings(str(Path(tempfile.mkdtemp(prefix="fieldglass-")) / "gui.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(setup, settings=settings,
-                        source_options={"resolution": args.resolution, "hand": args.hand})
+    window = MainWindow(setup, settings=settings, source_options=source_options)
     if headless:
         window.resize(1600, 1000)
         window.show()
-        window.start(frames=args.frames)
-        wait_for(window, args.frames)
+        window.start(frames=frames)
+        wait_for(window, frames)
         state, text = window.connection
         if window.last_result is None:
             window.stop()
             raise InputError(text)
-        pid = args.select or busiest_piece(window.session)
+        pid = select or busiest_piece(window.session)
         if pid:
             window.session.select(pid)
             app.processEvents()
             window._refresh_all()
         print("\n".join(describe(window.session, window)))
-        shot = window.save_screenshot(args.screenshot)
+        shot = window.save_screenshot(screenshot)
         print(f"screenshot: {shot}")
         window.stop()
         window.close()
         return 0
     window.show()
-    if args.select:
-        window.session.select(args.select)
-    window.start(frames=args.frames)
+    if select:
+        window.session.select(select)
+    window.start(frames=frames)
     code = app.exec()
     window.stop()
     return int(code)

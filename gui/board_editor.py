@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QKeySequence, QPainter, QPen, QPixmap, QPolygonF, QShortcut
@@ -41,17 +40,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from calibration.board import TurnedAnchor, rectify_board_image
+from calibration.layout import TableLayout
 from common.errors import InputError
 from rules.board import (
     APPROACH_COUNTS,
     APPROACH_FLAGS,
     Board,
     board_to_toml,
+    distance_to_outline,
     load_board,
     parse_board,
+    points_in_polygon,
     shared_border_mm,
     validate_board,
 )
+from vision.markers import detect_markers
+from vision.sources import read_image
 
 SNAP_MM = 8.0
 """A click this close to an existing corner (or the board's edge) lands on it: neighbours share exact borders."""
@@ -197,9 +202,11 @@ class BoardDraft:
             r["areas"] = [x for x in r["areas"] if x != area_id]
 
     def area_at(self, x: float, y: float) -> str | None:
+        """The first area whose polygon holds the board point (x, y mm), its outline included."""
+        pt = np.array([[float(x), float(y)]])
         for a in self.areas:
-            poly = np.asarray(a["polygon"], np.float32).reshape(-1, 1, 2)
-            if cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0:
+            poly = np.asarray(a["polygon"], float)
+            if points_in_polygon(pt, poly)[0] or distance_to_outline(pt, poly)[0] <= 1e-6:
                 return a["id"]
         return None
 
@@ -216,8 +223,6 @@ class BoardDraft:
 
     def nearest_neighbour(self, area_id: str, x: float, y: float) -> str | None:
         """The neighbour whose outline is nearest to a point inside `area_id` (the border the user clicked near)."""
-        from rules.board import distance_to_outline
-
         best, dist = None, float("inf")
         for nb in self.neighbours(area_id):
             poly = np.asarray(next(a for a in self.areas if a["id"] == nb)["polygon"], float)
@@ -268,30 +273,20 @@ class BoardDraft:
 def rectify(image: np.ndarray, draft: BoardDraft, px_per_mm: float) -> tuple[np.ndarray | None, str]:
     """The image seen straight from above in board mm (north up), from the board anchors found in it.
 
-    A homography from the anchors' detected corners (at least 2 anchors: 8 corners) to the board: a flat board
-    needs no lens model for this. Returns (image or None, a one-line report)."""
-    from calibration.board import anchor_corners_mm
-    from rules.board import BoardAnchor
-    from vision.markers import detect_markers
-
+    The markers are found by vision/, the homography from their corners to board mm is calibration/board.py's
+    `rectify_board_image` (at least 2 anchors: 8 corners; a flat board needs no lens model for this). Returns
+    (image or None, a one-line report)."""
     found = {m.id: m.corners for m in detect_markers(image, draft.dictionary)}
-    anchors = {int(a["id"]): BoardAnchor(int(a["id"]), float(a["x_mm"]), float(a["y_mm"]), float(a["size_mm"]),
-                                         float(a.get("heading_deg", 0.0))) for a in draft.anchors}
-    used = sorted(i for i in found if i in anchors)
+    anchors = tuple(TurnedAnchor(int(a["id"]), float(a["x_mm"]), float(a["y_mm"]), float(a["size_mm"]),
+                                 float(a.get("heading_deg", 0.0))) for a in draft.anchors)
+    ids = sorted(a.id for a in anchors)
+    layout = TableLayout(draft.header["width_mm"], draft.header["depth_mm"], draft.dictionary, anchors)
+    out, used, rms = rectify_board_image(image, found, layout, px_per_mm)
     if len(used) < 2:
-        return None, (f"found {len(used)} of the board's {len(anchors)} anchors "
-                      f"({', '.join(map(str, sorted(anchors)))}): 2 are needed to rectify")
-    src = np.concatenate([np.asarray(found[i], np.float64).reshape(4, 2) for i in used])
-    mm = np.concatenate([anchor_corners_mm(anchors[i]) for i in used])
-    h_mm = draft.header["depth_mm"]
-    dst = np.column_stack([mm[:, 0] * px_per_mm, (h_mm - mm[:, 1]) * px_per_mm])
-    hom, _ = cv2.findHomography(src, dst, 0)
-    if hom is None:
+        return None, (f"found {len(used)} of the board's {len(ids)} anchors "
+                      f"({', '.join(map(str, ids))}): 2 are needed to rectify")
+    if out is None:
         return None, "the anchors' corners give no rectification"
-    size = (int(round(draft.header["width_mm"] * px_per_mm)), int(round(h_mm * px_per_mm)))
-    out = cv2.warpPerspective(image, hom, size, flags=cv2.INTER_LINEAR, borderValue=(40, 40, 40))
-    err = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2) - dst
-    rms = float(np.sqrt(np.mean(np.sum(err ** 2, axis=1)))) / px_per_mm
     return out, f"rectified from anchors {', '.join(map(str, used))} (corner RMS {rms:.2f} mm)"
 
 
@@ -511,9 +506,10 @@ class BoardEditor(QMainWindow):
     def ask_photo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Photograph of the board", "", "Images (*.png *.jpg *.jpeg)")
         if path:
-            img = cv2.imread(path)
-            if img is None:
-                self.say(f"{path}: not an image")
+            try:
+                img = read_image(path)
+            except InputError as exc:
+                self.say(str(exc))
                 return
             self.set_image(img)
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import cv2
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from calibration.camera import CameraIntrinsics, save_camera
+from calibration.captures import CoverageMap, save_capture, to_gray
 from calibration.intrinsics import calibrate_camera, find_board_corners, parse_board, read_gray
 from calibration.layout import TableLayout, layout_to_toml, parse_layout
 from calibration.projection import table_to_pixels
@@ -59,39 +59,6 @@ def _table(model) -> QTableView:
     v.verticalHeader().setVisible(False)
     v.horizontalHeader().setStretchLastSection(True)
     return v
-
-
-class CoverageMap:
-    """Where board corners were seen over all captures: each capture's corner hull filled on a small canvas."""
-
-    def __init__(self, size: tuple[int, int], scale: int = 4):
-        self.scale = scale
-        self.size = size
-        self.counts = np.zeros((max(1, size[1] // scale), max(1, size[0] // scale)), np.uint16)
-        self.points: list[np.ndarray] = []
-
-    def add(self, corners_px: np.ndarray) -> None:
-        pts = np.asarray(corners_px, np.float32).reshape(-1, 2) / self.scale
-        hull = cv2.convexHull(pts.astype(np.int32))
-        mask = np.zeros_like(self.counts, np.uint8)
-        cv2.fillConvexPoly(mask, hull, 1)
-        self.counts += mask
-        self.points.append(pts)
-
-    def covered_fraction(self) -> float:
-        return float((self.counts > 0).mean())
-
-    def image(self) -> QImage:
-        h, w = self.counts.shape
-        img = np.full((h, w, 3), 40, np.uint8)
-        if self.counts.max() > 0:
-            level = np.clip(self.counts.astype(np.float32) / max(3, self.counts.max()), 0, 1)
-            img[..., 1] = (40 + 200 * level).astype(np.uint8)
-            img[self.counts == 0] = (70, 40, 40)
-        for pts in self.points:
-            for x, y in pts:
-                cv2.circle(img, (int(x), int(y)), 1, (255, 255, 255), -1)
-        return numpy_to_qimage(img)
 
 
 class CalibrationWizard(QDialog):
@@ -194,10 +161,10 @@ class CalibrationWizard(QDialog):
         self.coverage.add(found[0])
         if path is None:
             path = str(self.capture_dir / f"capture-{len(self.captures) + 1:03d}.png")
-            cv2.imwrite(path, gray)
+            save_capture(path, gray)
         self.captures.append(path)
         self.capture_list.addItem(f"{name}: {len(found[0])} corners")
-        pix = QPixmap.fromImage(self.coverage.image())
+        pix = QPixmap.fromImage(numpy_to_qimage(self.coverage.image_bgr()))
         self.coverage_label.setPixmap(pix.scaled(self.coverage_label.size(), Qt.AspectRatioMode.KeepAspectRatio))
         self.say(f"{len(self.captures)} view(s); the board has covered {100 * self.coverage.covered_fraction():.0f}% "
                  "of the image: move it into the empty (red) parts and tilt it")
@@ -210,8 +177,7 @@ class CalibrationWizard(QDialog):
                 self.say("no live frame to capture yet", bad=True)
                 return False
             frame = got[0]
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        return self._add_view(gray, f"capture {len(self.captures) + 1}", None)
+        return self._add_view(to_gray(frame), f"capture {len(self.captures) + 1}", None)
 
     def add_photos(self, paths) -> int:
         n = 0

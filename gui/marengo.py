@@ -1,16 +1,14 @@
 """Marengo in the dashboard: what `MainWindow` adds when the session is a MarengoSession.
 
-`install(window)` adds the View menu's player / umpire views and the combat panel's
-choices line (push, lead, fire, counter, retreat... as for `fieldglass resolve`); Marengo has no dice, so the dice
-controls are hidden. The board view's overlays come from gui/overlays_marengo.py.
+`install(window)` adds the View menu's player / umpire views (the session's `viewers`, the umpire first) and the
+combat panel's choices line (push, lead, fire, counter, retreat... as for `fieldglass resolve`); Marengo has no dice,
+so the dice controls are hidden. The board view's overlays come from gui/overlays_marengo.py.
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit
-
-from fieldglass.session_marengo import VIEWERS
 
 
 def _menu(window, title: str):
@@ -26,7 +24,7 @@ def install(window) -> None:
     view.addSeparator()
     group = QActionGroup(window)
     window.viewer_actions = {}
-    for viewer, text, key in ((VIEWERS[0], "Umpire view (all identities)", "Ctrl+0"),
+    for viewer, text, key in ((s.viewers[0], "Umpire view (all identities)", "Ctrl+0"),
                               ("AU", "Austrian player view", "Ctrl+1"), ("FR", "French player view", "Ctrl+2")):
         act = QAction(text, window)
         act.setCheckable(True)

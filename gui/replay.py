@@ -1,8 +1,9 @@
 """The replay viewer: a recorded game (`.fgr`) on the dashboard's board view, with media-player controls.
 
-`ReplayWindow` observes a Qt-free `fieldglass.replay_session.ReplaySession` (the record's `Replay` model with a
-cursor); the position at every moment comes from the record, every fire line from the rules engine through the
-session. This module only lays them out: the board view (the dashboard's `TableView` with the replay's own overlays:
+`ReplayWindow` observes a Qt-free replay session (`fieldglass.replay_session.ReplaySession`, the record's `Replay`
+model with a cursor, built by the wiring, fieldglass/commands/replay.py, and duck-typed here); the position at every
+moment comes from the record, every fire line from the rules engine through the session. This module only lays them
+out: the board view (the dashboard's `TableView` with the replay's own overlays:
 every allowed fire line, the combat just resolved, the move just made, the notes where they were written), a
 timeline with turns, phases, combats, bookmarks and notes marked on it and a draggable playhead, the event list
 (a Qt table model, synchronised both ways), jump-to-turn / phase boxes and play at 0.5x-8x.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from common.clock import clock
 from common.errors import InputError
 from common.fields import field_name
-from fieldglass.record import Event, Record, combat_label
-from fieldglass.record.board import CLOTH
-from fieldglass.replay_session import SPEEDS, ReplaySession, clock
+from gui.app import application
 from gui.models import ListTableModel
 from gui.views import (
     BLOCKED,
@@ -73,17 +72,20 @@ MARK_COLOURS = {
 }
 MOVE = QColor(255, 215, 0)
 COMBAT = QColor(255, 60, 60)
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""The play speeds offered, times game time."""
 
 
-def board_background(layout, mm_per_px: float, margin_mm: float) -> np.ndarray:
-    """The table cloth on a dark surround, sized for `BoardMapper(layout, mm_per_px, margin_mm)` (BGR)."""
+def board_background(layout, mm_per_px: float, margin_mm: float, cloth_bgr: tuple[int, int, int]) -> np.ndarray:
+    """The table cloth (`cloth_bgr`) on a dark surround, sized for `BoardMapper(layout, mm_per_px, margin_mm)`
+    (BGR; `layout` in table mm, the margin in mm on every side)."""
     w = int(math.ceil((layout.width_mm + 2 * margin_mm) / mm_per_px))
     h = int(math.ceil((layout.depth_mm + 2 * margin_mm) / mm_per_px))
     img = np.full((h, w, 3), 38, np.uint8)
     x0, y0 = int(round(margin_mm / mm_per_px)), int(round(margin_mm / mm_per_px))
     x1 = int(round((layout.width_mm + margin_mm) / mm_per_px))
     y1 = int(round((layout.depth_mm + margin_mm) / mm_per_px))
-    img[y0:y1, x0:x1] = CLOTH
+    img[y0:y1, x0:x1] = cloth_bgr
     return img
 
 
@@ -95,14 +97,15 @@ class ReplayBoardView(TableView):
     plus the replay's own overlays (kinds: pair-line, combat-line, combat-ghost, move-arrow, move-ghost, note,
     caption)."""
 
-    def __init__(self, session: ReplaySession, parent=None):
+    def __init__(self, session, parent=None):
         super().__init__("replay-board", parent)
         self.session = session
         self.show_pair_lines = True
         lay = session.layout
         self.mm_per_px = max(lay.width_mm, lay.depth_mm) / 1400.0
         self.mapper = BoardMapper(lay, self.mm_per_px, MARGIN_MM)
-        self.set_image(numpy_to_qimage(board_background(lay, self.mm_per_px, MARGIN_MM)))
+        # the session's cloth colour: the board looks as in `fieldglass export`'s pictures
+        self.set_image(numpy_to_qimage(board_background(lay, self.mm_per_px, MARGIN_MM, session.cloth_bgr)))
 
     def _draw_anchors(self) -> None:
         """A replay has no camera: no anchors, no pose quality."""
@@ -252,7 +255,7 @@ class ReplayBoardView(TableView):
         else:
             text = (f"turn {st.turn}{' · ' + st.phase if st.phase else ''} · {clock(e.t)} · event {s.index}/{len(s)}"
                     f" (seq {e.seq}){' · UNDONE' if e.undone else ''}: "
-                    f"{combat_label(e) if e.type == 'combat' else s.describe_event(e)}")
+                    f"{s.headline(e)}")
         if len(text) > 120:
             text = text[:119] + "…"
         rect = self.sceneRect()
@@ -287,7 +290,7 @@ class TimelineWidget(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(800, 76)
 
-    def set_session(self, session: ReplaySession) -> None:
+    def set_session(self, session) -> None:
         evs = session.timeline
         self.duration = max(session.duration, 1e-3)
         self.markers = session.markers()
@@ -419,10 +422,10 @@ class EventsModel(ListTableModel):
                    "note": QColor(222, 245, 225), "bookmark": QColor(255, 243, 205),
                    "removed": QColor(245, 228, 228), "missing": QColor(250, 238, 220)}
 
-    def __init__(self, session: ReplaySession, parent=None):
+    def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        self.rows: list[Event] = []
+        self.rows: list = []  # the session's events shown, in order
         self.texts: list[str] = []
         self.current = -1
         self.refresh()
@@ -474,10 +477,13 @@ class EventsModel(ListTableModel):
 
 
 class ReplayWindow(QMainWindow):
-    def __init__(self, record: Record, *, include_undone: bool = False):
+    """The viewer over `session`, a replay session the wiring built (it owns the record: closing the window does not
+    close it)."""
+
+    def __init__(self, session):
         super().__init__()
-        self.record = record
-        self.session = ReplaySession(record, include_undone)
+        self.session = session
+        self.record = record = session.record
         s = self.session
         self.setWindowTitle(f"Fieldglass replay — {record.path.name} — {record.meta.get('system', '?')}")
         self.cursor_t = 0.0
@@ -587,7 +593,7 @@ class ReplayWindow(QMainWindow):
         self.undone_box = QCheckBox("undone events")
         self.undone_box.setObjectName("show-undone")
         self.undone_box.setToolTip("show the events a player took back, greyed (U)")
-        self.undone_box.setChecked(include_undone)
+        self.undone_box.setChecked(bool(s.include_undone))
         self.undone_box.toggled.connect(self.set_show_undone)
         self.lines_box = QCheckBox("all fire lines")
         self.lines_box.setObjectName("all-lines")
@@ -932,33 +938,27 @@ class ReplayWindow(QMainWindow):
 # ---------------------------------------------------------------------------------------------- fieldglass replay
 
 
-def run(args) -> int:
-    """`fieldglass replay GAME.fgr`: the viewer, or headless (a printout and a screenshot) without a display."""
-    from gui.app import application, has_display
-
-    record = Record.open(args.record)
-    for problem in record.problems:
-        print(f"fieldglass: warning: {args.record}: {problem}; showing what can be read", file=sys.stderr)
-    headless = bool(args.headless) or not has_display()
-    if headless and not os.environ.get("QT_QPA_PLATFORM"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+def show_replay(session, *, headless: bool, reason: str = "", at: int | None = None, select: str | None = None,
+                screenshot: str | Path = "out/replay.png") -> int:
+    """`fieldglass replay`'s window on `session` (built by fieldglass/commands/replay.py, which also closes its
+    record): open at event `at` (seq; default the start, headless the end) with `select` selected. Headless (`reason`
+    says why): print the timeline and the position, save a screenshot and return 0; else run until the window
+    closes and return the event loop's code. A bad `at` or `select` raises InputError (one line)."""
     app = application()
-    window = ReplayWindow(record, include_undone=bool(getattr(args, "undone", False)))
-    s = window.session
+    window = ReplayWindow(session)
+    s = session
     try:
-        if args.at is not None:
-            s.seek_seq(int(args.at))
+        if at is not None:
+            s.seek_seq(int(at))
             window.go(s.index)
         elif headless:
             window.go(len(s))
-        if getattr(args, "select", None):
-            s.select(args.select)
+        if select:
+            s.select(select)
     except InputError:
         window.close()
-        record.close()
         raise
     if headless:
-        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
         print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
         window.resize(1600, 950)
         window.show()
@@ -972,13 +972,9 @@ def run(args) -> int:
             for r in s.targets():
                 if r.fire or r.melee:
                     print(f"selected {s.selected} -> {r.target} {r.field} {r.distance} LE {r.weapon or 'melee'}")
-        shot = window.save_screenshot(args.screenshot)
+        shot = window.save_screenshot(screenshot)
         print(f"screenshot: {shot}")
         window.close()
-        record.close()
         return 0
     window.show()
-    code = app.exec()
-    record.close()
-    return int(code)
-
+    return int(app.exec())

@@ -4,6 +4,10 @@ The worker keeps only the newest result. It signals `ready` at most once until t
 (`take()`), so signals never queue up behind a slow GUI: a frame finished while the GUI is busy simply replaces the
 one not yet shown. A live camera is read by a separate grabber thread that keeps only the newest frame, so the
 detector never works on a stale frame from the driver's buffer.
+
+`setup` is duck-typed (the wiring's `fieldglass.session.Setup`): `source` (its name), `camera` (CameraIntrinsics or
+None when the source brings its own), `layout` (TableLayout) and `roster` (Roster). The board view's image comes
+from `vision.rectify.BoardRectifier`.
 """
 
 from __future__ import annotations
@@ -12,17 +16,15 @@ import threading
 import time
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
 from calibration.camera import CameraIntrinsics
-from calibration.projection import table_to_pixels
 from calibration.registration import TableRegistration
 from common.errors import InputError
-from fieldglass.session import Setup
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.rectify import BoardRectifier
 from vision.sources import ImageSource
 from vision.stream import StreamDetector
 
@@ -66,40 +68,6 @@ class Latest:
             return self._item
 
 
-class BoardRectifier:
-    """The table seen straight from above at `mm_per_px`: a remap of the camera frame onto the plane z = 0,
-    lens distortion included. The map is rebuilt only when the table pose moves by more than 0.3 px."""
-
-    MARGIN_MM = 30.0
-
-    def __init__(self, layout):
-        self.layout = layout
-        self._key = None
-        self._maps = None
-        self._corners = None
-
-    def size(self, mm_per_px: float) -> tuple[int, int]:
-        m = self.MARGIN_MM
-        return (int(round((self.layout.width_mm + 2 * m) / mm_per_px)),
-                int(round((self.layout.depth_mm + 2 * m) / mm_per_px)))
-
-    def rectify(self, frame: np.ndarray, camera: CameraIntrinsics, pose, mm_per_px: float) -> np.ndarray:
-        w, h = self.size(mm_per_px)
-        lay, m = self.layout, self.MARGIN_MM
-        corners = table_to_pixels(np.array([[0, 0, 0], [lay.width_mm, 0, 0], [lay.width_mm, lay.depth_mm, 0],
-                                            [0, lay.depth_mm, 0]], float), camera, pose)
-        key = (mm_per_px, camera.image_size)
-        if self._key != key or self._corners is None or np.abs(corners - self._corners).max() > 0.3:
-            xs = -m + (np.arange(w) + 0.5) * mm_per_px
-            ys = lay.depth_mm + m - (np.arange(h) + 0.5) * mm_per_px  # north (+y) up
-            gx, gy = np.meshgrid(xs, ys)
-            pts = np.column_stack([gx.ravel(), gy.ravel(), np.zeros(gx.size)])
-            px = table_to_pixels(pts, camera, pose).astype(np.float32).reshape(h, w, 2)
-            self._maps = cv2.convertMaps(px[..., 0].copy(), px[..., 1].copy(), cv2.CV_16SC2)
-            self._key, self._corners = key, corners
-        return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=(40, 40, 40))
-
-
 class _Grabber(threading.Thread):
     """Reads a live source as fast as it delivers and keeps only the newest frame."""
 
@@ -133,7 +101,7 @@ class CaptureWorker(QThread):
     ready = Signal()
     status = Signal(str, str)
 
-    def __init__(self, setup: Setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
+    def __init__(self, setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
                  max_frames: int | None = None, parent=None):
         super().__init__(parent)
         self.setup = setup

@@ -1,19 +1,22 @@
-"""The Marengo demo board on the synthetic table: the invented board (rules/marengo/data/demo_board.toml) lies flat
-as the whole table (the board is the table: its anchors register the camera), its areas drawn as terrain
-templates, with a few blocks standing in the areas. Used by `fieldglass gui --system marengo --source synthetic`."""
+"""A printed board lying flat as the whole synthetic table: its areas drawn as terrain templates, blocks standing
+on it. Plain data in (the board's own layout, area polygons, block placements in board mm); the wiring
+(fieldglass/boards.py) reads them off a `rules.board.Board`, e.g. for `fieldglass gui --system marengo --source
+synthetic` with the invented demo board (rules/marengo/data/demo_board.toml)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
-from calibration.board import board_layout
-from rules.board import Board, load_demo_board
+from calibration.layout import TableLayout
 from vision.roster import Piece, Roster
 from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece
 
 BLOCK_MM = (28.0, 20.0)
 """A block lying flat on the board: 28 x 20 mm, its marker on the top face."""
 BLOCK_HEIGHT_MM = 12.0
+BLOCK_MARKER_MM = 16.0
 
 DEMO_BLOCKS = (
     # id, marker, side, type, strength, area, position ("reserve" or the neighbour area of the approach)
@@ -24,46 +27,30 @@ DEMO_BLOCKS = (
     ("fr-inf-2", 21, "FR", "infantry", 3, "9", "reserve"),
     ("fr-cav-1", 22, "FR", "cavalry", 2, "7", "reserve"),
 )
+"""The demo board's blocks (labels only: where an area's reserve or approach lies is the board's business)."""
 _KINDS = ("field", "plain", "field", "plain")
 
 
-def demo_block_roster(board: Board | None = None) -> Roster:
-    board = board or load_demo_board()
-    pieces = tuple(Piece(bid, marker, side, f"{typ} {strength}", BLOCK_MM, 16.0, BLOCK_HEIGHT_MM)
-                   for bid, marker, side, typ, strength, _, _ in DEMO_BLOCKS)
-    return Roster(board.dictionary, pieces)
+def block_roster(dictionary: str, blocks: Iterable[tuple] = DEMO_BLOCKS) -> Roster:
+    """A roster of blocks (rows as in DEMO_BLOCKS: id, marker, side, type, strength, ...): each a BLOCK_MM base with
+    a BLOCK_MARKER_MM marker on its top face, BLOCK_HEIGHT_MM above the board; its type is "TYPE STRENGTH"."""
+    pieces = tuple(Piece(b[0], b[1], b[2], f"{b[3]} {b[4]}", BLOCK_MM, BLOCK_MARKER_MM, BLOCK_HEIGHT_MM)
+                   for b in blocks)
+    return Roster(dictionary, pieces)
 
 
-def block_point(board: Board, area: str, position: str) -> tuple[float, float]:
-    """Where a block stands: the area's centre (its reserve) or the middle of its approach position."""
-    if position == "reserve":
-        return board.areas[area].centre
-    ap = board.approach(area, position)
-    seg = board.approach_segment(ap)
-    mid, c = seg.mean(0), np.asarray(board.areas[area].centre, float)
-    v = c - mid
-    pt = mid + v / (np.linalg.norm(v) or 1.0) * min(board.approach_depth_mm * 0.6, np.linalg.norm(v) / 2)
-    return float(pt[0]), float(pt[1])
+def board_table_scene(layout: TableLayout, roster: Roster, areas: Sequence[np.ndarray],
+                      placed: Iterable[tuple[str, float, float, float]]) -> SyntheticScene:
+    """The board as the synthetic table.
 
-
-def board_scene(board: Board | None = None, blocks=DEMO_BLOCKS) -> SyntheticScene:
-    """The board as the synthetic table, its areas as alternating terrain, `blocks` placed (spread in a reserve)."""
-    board = board or load_demo_board()
-    roster = demo_block_roster(board)
-    layout = board_layout(board)
-    terrain = tuple(TerrainPiece(_KINDS[i % len(_KINDS)], np.asarray(a.polygon, float) + _inset(a.polygon))
-                    for i, a in enumerate(board.areas.values()))
-    placed, count = [], {}
-    for bid, _, side, _, _, area, position in blocks:
-        x, y = block_point(board, area, position)
-        k = count.get((area, position), 0)
-        count[(area, position)] = k + 1
-        if position == "reserve":
-            dx, dy = ((0, 0), (0, 30), (0, -30), (36, 0))[k % 4]
-            x, y = x + dx, y + dy
-        heading = 0.0 if side == "AU" else 180.0
-        placed.append(PlacedPiece(roster.piece(bid), float(x), float(y), heading))
-    return SyntheticScene(layout, roster, tuple(placed), terrain)
+    `layout` is the board's own (board mm are table mm: x along its width, y along its depth; its anchors register
+    the camera), `areas` the area polygons (N, 2 board mm) drawn as alternating terrain, each inset 2 mm so that
+    neighbouring areas show a thin border of cloth, `placed` the blocks as (roster piece id, x_mm, y_mm,
+    heading_deg: compass bearing of the block's front)."""
+    terrain = tuple(TerrainPiece(_KINDS[i % len(_KINDS)], np.asarray(a, float) + _inset(a))
+                    for i, a in enumerate(areas))
+    pieces = tuple(PlacedPiece(roster.piece(pid), float(x), float(y), float(heading)) for pid, x, y, heading in placed)
+    return SyntheticScene(layout, roster, pieces, terrain)
 
 
 def _inset(poly) -> np.ndarray:
@@ -75,4 +62,4 @@ def _inset(poly) -> np.ndarray:
     return d / np.maximum(n, 1e-9) * 2.0
 
 
-__all__ = ["BLOCK_MM", "DEMO_BLOCKS", "block_point", "board_scene", "demo_block_roster"]
+__all__ = ["BLOCK_HEIGHT_MM", "BLOCK_MARKER_MM", "BLOCK_MM", "DEMO_BLOCKS", "block_roster", "board_table_scene"]

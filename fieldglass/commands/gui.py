@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
+import sys
 from pathlib import Path
 
+from common.errors import InputError
 from fieldglass.commands.demo import _resolution
 
 EPILOG = """\
@@ -56,16 +60,53 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
-    from common.errors import InputError
+def load_gui_setup(args):
+    """The set-up for --system (its files read; InputError, one line, on any problem): the dashboard is handed it
+    and makes its live session from it (`setup.make_session()`)."""
+    if args.system == "marengo":
+        from fieldglass.session_marengo import load_marengo_setup
 
+        setup = load_marengo_setup(args.source, args.camera, args.layout, args.roster, getattr(args, "board", None),
+                                   args.game)
+    elif args.system == "dbx":
+        from fieldglass.session_dbx import load_dbx_setup
+
+        setup = load_dbx_setup(args.source, args.camera, args.layout, args.roster, args.game)
+    else:
+        from fieldglass.session import load_setup
+
+        setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
+    if getattr(args, "join_by_cards", False):
+        setup = dataclasses.replace(setup, join_by_cards=True)
+    return setup
+
+
+def run(args) -> int:
+    """Build the set-up from the files and hand it to the dashboard (gui/app.py), headless without a display."""
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
     try:
-        from gui.app import has_display
-        from gui.app import run as run_gui
+        from gui import app as dashboard
     except ImportError as exc:
         raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    if args.frames is None and (args.headless or not has_display()):
+    headless = bool(args.headless) or not dashboard.has_display()
+    if args.frames is None and headless:
         args.frames = 3
-    return run_gui(args)
+    if headless:
+        if not os.environ.get("QT_QPA_PLATFORM"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
+        print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
+              f"{args.frames} frame(s), then a screenshot")
+    dashboard.application()  # first: a bad file becomes a message box on a display
+    try:
+        setup = load_gui_setup(args)
+    except InputError as exc:
+        if headless:
+            raise
+        dashboard.error_dialog(str(exc))
+        print(f"fieldglass: error: {exc}", file=sys.stderr)
+        return 2
+    return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
+                                    screenshot=args.screenshot,
+                                    source_options={"resolution": args.resolution, "hand": args.hand})

@@ -44,12 +44,30 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    """Open the record, build its replay session (the model) and hand it to the viewer (gui/replay.py), headless
+    without a display; the record is closed whatever happens."""
+    import os
+    import sys
+
     from fieldglass.record import Record
+    from fieldglass.replay_session import ReplaySession
 
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
-        from gui.replay import run as run_replay
+        from gui.app import has_display
+        from gui.replay import show_replay
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    return run_replay(args)
-
+    record = Record.open(args.record)
+    try:
+        for problem in record.problems:
+            print(f"fieldglass: warning: {args.record}: {problem}; showing what can be read", file=sys.stderr)
+        headless = bool(args.headless) or not has_display()
+        if headless and not os.environ.get("QT_QPA_PLATFORM"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before show_replay creates Qt's application
+        session = ReplaySession(record, bool(getattr(args, "undone", False)))
+        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
+        return show_replay(session, headless=headless, reason=reason, at=args.at, select=getattr(args, "select", None),
+                           screenshot=args.screenshot)
+    finally:
+        record.close()

@@ -29,17 +29,6 @@ def delegate(system: str, command: str, args) -> int:
     return int(getattr(module, command)(args) or 0)
 
 
-def choices(args) -> dict[str, str]:
-    """The --choice KEY=VALUE arguments as a dict; a malformed one is a one-line error."""
-    out = {}
-    for item in getattr(args, "choice", None) or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"--choice {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
-
-
 EPILOG = """\
 examples:
   fieldglass systems                 name, title, kind of table, sides and actions of each system

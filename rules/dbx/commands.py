@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from common.choices import choices
 from common.dice import Dice, parse_d6
 from common.errors import InputError
 from rules import position as positions
@@ -27,8 +28,6 @@ ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "column",
 
 
 def _load(args) -> tuple[DbxPosition, object, dict]:
-    from fieldglass.commands.systems import choices
-
     pos = positions.load(args.position)
     if not isinstance(pos, DbxPosition):
         raise InputError(f"{args.position}: not a DBX position")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 
+from common.choices import choices as parse_choices
 from common.errors import InputError
-from fieldglass.commands.systems import choices as parse_choices
 from rules import position as positions
 from rules.marengo import analysis, engine
 from rules.marengo.model import MarengoPosition

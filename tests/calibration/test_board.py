@@ -8,7 +8,6 @@ import pytest
 from calibration.board import (
     BoardPose,
     anchor_corners_mm,
-    board_layout,
     camera_pose_on_board,
     estimate_board_pose,
     fit_rigid,
@@ -16,6 +15,7 @@ from calibration.board import (
 )
 from calibration.layout import Anchor, TableLayout
 from calibration.registration import estimate_pose
+from fieldglass.boards import board_layout
 from rules.board import BoardAnchor, load_demo_board
 from vision.markers import detect_markers
 from vision.roster import Roster
@@ -56,7 +56,7 @@ def test_rendered_board_turned_on_the_table_is_registered_and_pieces_land_in_are
     seen = {m.id: m.corners for m in detect_markers(frame, "DICT_4X4_250")}
     assert set(centres) <= set(seen)
     table_pose = estimate_pose({i: c for i, c in seen.items() if i < 8}, table, camera.intrinsics)
-    pose = estimate_board_pose(seen, board, camera.intrinsics, table_pose)
+    pose = estimate_board_pose(seen, board_layout(board), camera.intrinsics, table_pose)
     assert pose is not None and pose.anchors == (100, 101, 102, 103)
     assert pose.rotation_deg == pytest.approx(TURN, abs=0.2)
     assert (pose.x_mm, pose.y_mm) == pytest.approx(OFFSET, abs=2.0)
@@ -80,7 +80,7 @@ def test_board_without_table_anchors_is_its_own_table():
     assert layout.anchor(101).corners_mm()[:, :2] == pytest.approx(anchor_corners_mm(board.anchors[1]))
     camera = VirtualCamera.looking_at_table(720, 400, (1280, 720), 900.0, 12.0)
     corners = {a.id: camera.project(np.column_stack([anchor_corners_mm(a), np.zeros(4)])) for a in board.anchors}
-    pose = camera_pose_on_board(corners, board, camera.intrinsics)
+    pose = camera_pose_on_board(corners, layout, camera.intrinsics)
     px = camera.project(np.array([[300.0, 100.0, 20.0]]))
     at = pixels_to_board(px, camera.intrinsics, pose, None, 20.0)[0]
     assert at == pytest.approx([300.0, 100.0], abs=0.5)
@@ -95,7 +95,7 @@ def test_a_misread_anchor_is_dropped():
         on_table = truth.board_to_table(anchor_corners_mm(a))
         corners[a.id] = camera.project(np.column_stack([on_table, np.zeros(4)]))
     corners[102] = corners[102] + 40.0  # a hand over it, a wrong read
-    pose = estimate_board_pose(corners, board, camera.intrinsics, camera.pose)
+    pose = estimate_board_pose(corners, board_layout(board), camera.intrinsics, camera.pose)
     assert pose.anchors == (100, 101, 103)
     assert pose.rotation_deg == pytest.approx(-90.0, abs=0.05)
-    assert estimate_board_pose({100: corners[100]}, board, camera.intrinsics, camera.pose) is None
+    assert estimate_board_pose({100: corners[100]}, board_layout(board), camera.intrinsics, camera.pose) is None

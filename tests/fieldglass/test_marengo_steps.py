@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from calibration.board import board_layout
 from common.errors import InputError
+from fieldglass.boards import block_point, board_layout, demo_block_roster
 from fieldglass.session_marengo import MarengoSession, MarengoSetup, load_marengo_setup
 from rules.board import load_demo_board
 from rules.marengo.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, roster_to_toml
-from vision.synthetic_board import BLOCK_MM, block_point, demo_block_roster
+from vision.synthetic_board import BLOCK_MM
 
 # au-inf-1 (marker 10, strength 3) has two weaker blocks; every other demo block is a unit of its own
 EXTRA = {"au-inf-1.2": {"unit": "au-inf-1", "strength": 2}, "au-inf-1.1": {"unit": "au-inf-1", "strength": 1}}

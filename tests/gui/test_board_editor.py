@@ -20,8 +20,8 @@ from tests.gui.helpers import SHOTS  # noqa: E402
 
 @pytest.fixture(scope="module")
 def board_frame():
+    from fieldglass.boards import board_scene
     from vision.synthetic import SyntheticSource
-    from vision.synthetic_board import board_scene
 
     src = SyntheticSource(board_scene(), resolution=(1280, 720), frames=1)
     return next(iter(src))[1]

@@ -151,11 +151,11 @@ def test_revealed_block_shown_in_the_opponent_view(qapp, window):
 def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
     """A recorded Marengo game: the replay hides unrevealed blocks, shows one the rules revealed from that moment
     on, and everything once the game has ended."""
+    from fieldglass.boards import board_scene
     from fieldglass.record import Record
     from fieldglass.recording import record_meta
     from fieldglass.replay_session import ReplaySession
     from gui.replay import ReplayWindow
-    from vision.synthetic_board import board_scene
 
     scene = board_scene()
     meta = record_meta("marengo", scene.layout, scene.roster, None, {}, ["AU", "FR"], "scripted")
@@ -180,7 +180,7 @@ def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
     assert s.public_name("au-art-1") == "au-art-1" and s.public_name("fr-inf-1") == "FR block"
     s.select("FR block 1")
     assert s.selected.startswith("fr-")
-    win = ReplayWindow(Record.open(path))
+    win = ReplayWindow(ReplaySession(Record.open(path)))
     win.resize(1200, 800)
     win.show()
     win.go(len(win.session))
@@ -205,11 +205,11 @@ def test_board_lying_on_a_registered_table_maps_blocks_through_its_pose():
     from calibration.board import BoardPose
     from calibration.camera import CameraPose
     from calibration.layout import TableLayout
+    from fieldglass.boards import block_point, demo_block_roster
     from fieldglass.session_marengo import MarengoSession, MarengoSetup
     from rules.board import load_demo_board
     from vision.pieces import PiecePose, TableReading
     from vision.synthetic import VirtualCamera
-    from vision.synthetic_board import block_point, demo_block_roster
 
     board = load_demo_board()
     cam = VirtualCamera.looking_at_table(1800, 1200, (1280, 720)).intrinsics

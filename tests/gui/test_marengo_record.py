@@ -18,6 +18,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
+from fieldglass.boards import block_point, demo_block_roster  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
 from fieldglass.recording import record_stream  # noqa: E402
 from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: E402
@@ -28,7 +29,7 @@ from rules.marengo.model import position_from_dict  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.roster import Piece  # noqa: E402
-from vision.synthetic_board import BLOCK_MM, DEMO_BLOCKS, block_point, demo_block_roster  # noqa: E402
+from vision.synthetic_board import BLOCK_MM, DEMO_BLOCKS  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402
 
 FPS = 5.0
@@ -168,7 +169,7 @@ def test_the_replay_hides_until_the_rules_reveal_or_the_game_ends(record_path):
 def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_path):
     from gui.replay import ReplayWindow
 
-    win = ReplayWindow(Record.open(record_path))
+    win = ReplayWindow(ReplaySession(Record.open(record_path)))
     win.resize(1500, 900)
     win.show()
     qapp.processEvents()

@@ -29,6 +29,7 @@ from fieldglass.cli import main as cli_main  # noqa: E402
 from fieldglass.record import Record, Replay  # noqa: E402
 from fieldglass.record.board import Board  # noqa: E402
 from fieldglass.recording import GameRecorder, record_meta, record_stream, wiener_position  # noqa: E402
+from fieldglass.replay_session import ReplaySession  # noqa: E402
 from gui.replay import ReplayWindow  # noqa: E402
 from rules.wiener.analysis import analyze_from  # noqa: E402
 from rules.wiener.pairs import analyze_all  # noqa: E402
@@ -88,7 +89,7 @@ def record_path(tmp_path_factory):
 
 @pytest.fixture
 def window(qapp, record_path):
-    win = ReplayWindow(Record.open(record_path))
+    win = ReplayWindow(ReplaySession(Record.open(record_path)))
     win.resize(1500, 900)
     win.show()
     qapp.processEvents()
