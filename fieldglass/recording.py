@@ -488,7 +488,7 @@ def resume_mismatch(kept: dict, given: dict) -> str | None:
         return "the record was made with other blocks for its units"
     if given.get("game") is not None and kept.get("game") != given.get("game"):
         return "the record was made with another starting position (--game)"
-    if given.get("piece_states") and kept.get("piece_states") != given.get("piece_states"):
+    if "piece_states" in given and (kept.get("piece_states") or {}) != given["piece_states"]:
         return "the record was made with another starting position (--game)"
     if given.get("rules_options") and kept.get("rules_options") != given.get("rules_options"):
         return "the record was made with other rules options (--options)"
