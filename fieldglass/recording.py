@@ -206,13 +206,18 @@ class GameRecorder:
             self._rules = record_system(self.record.meta)
         return self._rules
 
+    def position(self):
+        """The engine's position from the record's committed state, placed as the live session places it."""
+        return wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"),
+                               self.rules_system())
+
     def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> Event:
         """Resolve a combat with the rules engine on the committed position and write it with its changes."""
         system = self.record.meta.get("system", "wiener")
         if system != "wiener":
             raise InputError(f"combat: the {system!r} rules have no engine here")
         rules = self.rules_system()
-        pos = wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"), rules)
+        pos = self.position()
         action = inp.get("action", "fire")
         attacker, target = inp.get("attacker"), inp.get("target")
         if action not in ("fire", "melee", "rally"):

@@ -190,8 +190,10 @@ def dbx_position(places, roster, system: DbxSystem, state, template):
             x, y, h = pl.x_mm, pl.y_mm, pl.heading_deg
         else:
             continue
-        spec = {"id": rp.id, "side": rp.side, "type": code, "x_mm": round(float(x), 3), "y_mm": round(float(y), 3),
-                "heading_deg": round(float(h) % 360.0, 3)}
+        # to the precision a game record keeps a place (0.1 mm, 0.1 degree: vision/tracking.py Place.to_json), far
+        # finer than the camera measures, so that the live, recorded and replayed positions are the same
+        spec = {"id": rp.id, "side": rp.side, "type": code, "x_mm": round(float(x), 1), "y_mm": round(float(y), 1),
+                "heading_deg": round(float(h), 1) % 360.0}
         for k in STATE_KEYS:
             v = st.get(k)
             if v not in (None, "", 0, False):
