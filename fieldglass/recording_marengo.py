@@ -12,6 +12,8 @@ after a loss, is the same unit losing a step) and the tracker commits units' mov
   "bases": N, "strength": N}`; a rules resolution (a player's input) is a `combat` event with the engine's changes
   (`revealed`, `strength`, `area`, removals), which is where the replay learns what the rules revealed
   (fieldglass/replay_hidden.py);
+* every event the engine made (a resolution, the end of a turn) keeps its position after as `engine` (round, side,
+  commands, morale, every block's flags): a resumed recording, an undo and the replay go on from it;
 * when the engine's victory says the game is over (after a resolution or the end of a turn), that event carries
   `game_winner` and `victory`, and the metadata `game_over: true`, `winner`, `victory` and `game_over_seq` (the
   event's seq): the replay reveals every identity from that event on.
@@ -102,6 +104,7 @@ class MarengoRecorder(GameRecorder):
     flags: dict | None = None  # unit -> the block flags the camera cannot see (ready, revealed...)
     system: object = None
     initial: dict | None = None
+    start_game: object = None  # the game at the start of the record (without blocks)
 
     @classmethod
     def start_marengo(cls, record, board, config: TrackerConfig | None = None, on_event=None, game=None,
@@ -123,8 +126,28 @@ class MarengoRecorder(GameRecorder):
                   game=replace(base, blocks=(), pieces=()),
                   system=MarengoSystem(options) if options is not None else record_system(record.meta),
                   flags={bid: {k: getattr(b, k) for k in BLOCK_KEYS} for bid, b in init.items()}, initial=init)
+        rec.start_game = rec.game
         rec.sync_tracker()
         return rec
+
+    def sync_tracker(self) -> None:
+        """The tracker from the record's clean state, and the engine's state the camera cannot see (round, side,
+        commands, morale, the blocks' flags) from the last clean event that kept it: a resumed recording and an
+        undo go on from where the rules were, not from the start."""
+        super().sync_tracker()
+        if self.board is None:
+            return
+        from rules.marengo.model import position_from_dict
+
+        kept = next((e.data["engine"] for e in reversed(self.record.events()) if not e.undone
+                     and isinstance(e.data.get("engine"), dict)), None)
+        if kept is None:
+            self.flags = {bid: {k: getattr(b, k) for k in BLOCK_KEYS} for bid, b in self.initial.items()}
+            self.game = getattr(self, "start_game", self.game)
+            return
+        q = position_from_dict(kept, "the record's engine state", board=self.board)
+        self.flags = {}
+        self._adopt(q)
 
     # ---- the camera
 
@@ -210,6 +233,7 @@ class MarengoRecorder(GameRecorder):
 
     def end_turn(self, t: float, frame: int | None, image=None):
         from rules.marengo import engine
+        from rules.marengo.model import position_to_dict
 
         pos = self.position()
         out = engine.end_turn(pos, self.system.opts)
@@ -217,7 +241,7 @@ class MarengoRecorder(GameRecorder):
         if q.winner is None:
             st = engine.start_turn(q, self.system.opts)
             q, events = st.position, events + st.events
-        data = {"turn": q.round, "phase": f"{q.side} to move", "events": events}
+        data = {"turn": q.round, "phase": f"{q.side} to move", "events": events, "engine": position_to_dict(q)}
         if q.winner:
             data.update(game_winner=q.winner, victory=q.victory, phase=f"game over: {q.winner} wins")
         self._adopt(q)
@@ -226,6 +250,8 @@ class MarengoRecorder(GameRecorder):
         return ev
 
     def combat(self, inp: dict, t: float, frame: int | None, image=None):
+        from rules.marengo.model import position_to_dict
+
         pos = self.position()
         action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")
         if not isinstance(attacker, str) or attacker not in pos.blocks_by_id:
@@ -246,6 +272,7 @@ class MarengoRecorder(GameRecorder):
                 "events": list(res.outcome.events), "cost": res.outcome.cost,
                 "summary": f"{action} by {attacker}" + (f" toward {target}" if target else "")
                 + (f": {res.outcome.events[-1]}" if res.outcome.events else "")}
+        data["engine"] = position_to_dict(after)
         if after.winner:
             data.update(game_winner=after.winner, victory=after.victory)
         self._adopt(after)

@@ -310,23 +310,35 @@ class ReplaySession:
         if board is None:
             raise InputError("this Marengo record keeps no board: the blocks' areas are unknown")
         st = self.replay.position_at(index)
+        done = self.timeline[:index]
         types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
-        shown = revealed_at(self.timeline[:index])
+        shown = revealed_at(done)
         start = position_from_dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
                                                              "blocks": []}, "the record", board=board)
         initial = {b.id: b for b in start.blocks}
+        # the engine's state after its last resolution or turn end (the recorder keeps it with the event), else the
+        # start; older records kept none: their round and side come from the turn events
+        kept = next((e.data["engine"] for e in reversed(done) if not e.undone
+                     and isinstance(e.data.get("engine"), dict)), None)
+        engine = position_from_dict(kept, "the record's engine state", board=board) if kept else None
+        flags_of = {b.id: b for b in (engine.blocks if engine is not None else start.blocks)}
         side = (st.phase or "").split(" ", 1)[0]
-        game = GameState(turn=max(1, st.turn) if st.turn else start.round,
-                         active=side if side in ("AU", "FR") else start.side,
+        if engine is not None:
+            base, turn, active = engine, engine.round, engine.side
+        else:
+            base = start
+            turn = max(1, st.turn) if st.turn else start.round
+            active = side if side in ("AU", "FR") else start.side
+        game = GameState(turn=turn, active=active,
                          removed={pid for pid, p in st.pieces.items() if p.status == "removed"})
         for pid, p in st.pieces.items():
-            init = initial.get(pid)
-            flags = {k: getattr(init, k) for k in BLOCK_KEYS} if init is not None else {}
+            b = flags_of.get(pid)
+            flags = {k: getattr(b, k) for k in BLOCK_KEYS} if b is not None else {}
             game.states[pid] = {**flags, **({"type": types[pid]} if types.get(pid) else {}),
                                 "strength": max(1, int(p.bases)),
                                 "revealed": pid in shown or bool(flags.get("revealed"))}
         places = {p.id: p for p in st.pieces.values() if p.on_table}
-        pos, _, _ = marengo_position(places, self.roster, self.system, game, replace(start, blocks=(), pieces=()),
+        pos, _, _ = marengo_position(places, self.roster, self.system, game, replace(base, blocks=(), pieces=()),
                                      board.locate, initial)
         return pos
 
