@@ -222,7 +222,7 @@ class GameRecorder:
         attacker, target = inp.get("attacker"), inp.get("target")
         if action not in ("fire", "melee", "rally"):
             raise InputError(f"combat: action {action!r} is not recorded (fire, melee, rally)")
-        outcome = rules.resolve(pos, action, attacker, target, dice=[int(v) for v in inp.get("dice", [])],
+        outcome = rules.resolve(pos, action, attacker, target, dice=input_dice(inp),
                                 seed=inp.get("seed"), supporters=inp.get("supporters", []),
                                 loss_die=inp.get("loss_die"), flight=inp.get("flight"),
                                 follow_up=inp.get("follow_up"))
@@ -241,6 +241,17 @@ class GameRecorder:
             if ch.get("removed"):
                 self.tracker.expect_removal(ch["piece"], "rules", t, frame)
         return ev
+
+
+def input_dice(inp: dict) -> list[int]:
+    """The dice a combat input gives (none: the recorder rolls, from its seed); InputError unless D6 rolls."""
+    from common.dice import parse_d6
+
+    raw = inp.get("dice", [])
+    what = f"combat at frame {inp.get('frame')}: dice"
+    if not isinstance(raw, list | tuple):
+        raise InputError(f"{what} {raw!r}: a list of die rolls, e.g. [6, 2]")
+    return parse_d6(",".join(str(v) for v in raw), what)
 
 
 def _field_name(f) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from common.errors import InputError
-from fieldglass.recording import GameRecorder, record_meta
+from fieldglass.recording import GameRecorder, input_dice, record_meta
 from vision.tracking import Tracker, TrackerConfig
 
 
@@ -152,10 +152,7 @@ class DbxRecorder(GameRecorder):
             raise InputError(f"combat at frame {frame}: {attacker!r} is not an element on the table")
         if target is not None and target not in pos.by_id:
             raise InputError(f"combat at frame {frame}: {target!r} is not an element on the table")
-        try:
-            dice = [int(v) for v in inp.get("dice", [])]
-        except (TypeError, ValueError):
-            raise InputError(f"combat at frame {frame}: dice {inp.get('dice')!r} are not die rolls") from None
+        dice = input_dice(inp)
         supporters = list(inp.get("supporters", []))
         outcome = rules.resolve(pos, action, attacker, target, dice=dice, seed=inp.get("seed"),
                                 supporters=supporters)

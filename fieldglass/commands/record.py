@@ -16,12 +16,16 @@ examples:
   fieldglass record --system marengo --source synthetic --frames 40 --out m.fgr   the demo board, standing still
   fieldglass record --system marengo --board board.toml --source 0 --camera cam.json --roster blocks.toml \
       --inputs inputs.jsonl --out m.fgr        a Marengo game: block moves, step losses, resolutions, the winner
+  fieldglass record --system dbx --source synthetic --frames 40 --inputs inputs.jsonl --out d.fgr
+                                           the DBX demo table; combats resolved by the DBX engine
 
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
 Every event is written at once in its own transaction: a crash loses at most the event being written, and
---resume goes on from the last frame read. --inputs reads the players' inputs (turns, phases, combats, answers to
-missing reports, notes, bookmarks, undo) from a JSON Lines file, one object per line with the frame it follows.
+--resume goes on from the last frame read, with a record made with the same system, roster, layout, board,
+starting position and rules options (--overwrite replaces a record instead). --inputs reads the players' inputs
+(turns, phases, combats, answers to missing reports, notes, bookmarks, undo) from a JSON Lines file, one object
+per line with the frame it follows.
 """
 
 
@@ -39,11 +43,12 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
-    p.add_argument("--system", default="wiener", help="rule system: wiener (default) or marengo (blocks on a "
-                   "printed board: fieldglass/recording_marengo.py)")
+    p.add_argument("--system", default="wiener", help="rule system: wiener (default), marengo (blocks on a "
+                   "printed board: fieldglass/recording_marengo.py) or dbx (free-measured: "
+                   "fieldglass/recording_dbx.py)")
     p.add_argument("--board", metavar="BOARD.toml", help="marengo: the board file (synthetic: the demo board)")
-    p.add_argument("--game", metavar="GAME.json", help="marengo: the position at the start (round, morale, blocks' "
-                   "state the camera cannot see)")
+    p.add_argument("--game", metavar="GAME.json", help="marengo, dbx: the position at the start (the state the "
+                   "camera cannot see: round, morale, blocks' flags; DBX terrain, scale, elements' quality...)")
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) stored with the record")
     p.add_argument("--players", metavar="NAME,NAME", help="the players' names")
     p.add_argument("--out", required=True, metavar="GAME.fgr", help="the record to write")

@@ -126,3 +126,31 @@ def test_resuming_applies_no_input_twice(recorded, tmp_path, capsys):
                  "--out", str(path), "--resume"]) == 0
     with Record.open(path) as rec:
         assert len(combats(rec)) == 2
+
+
+@pytest.mark.parametrize("inp, message", [
+    ({"action": "melee", "attacker": "b2", "target": "r1", "dice": [7, 1]}, "7 is not a D6 roll"),
+    ({"action": "melee", "attacker": "b2", "target": "r1", "dice": "6 1"}, "a list of die rolls"),
+    ({"action": "melee", "attacker": "zz", "target": "r1"}, "'zz' is not an element on the table"),
+    ({"action": "charge", "attacker": "b2", "target": "r1"}, "action 'charge': one of fire melee"),
+])
+def test_a_bad_combat_input_is_one_line(inp, message, tmp_path):
+    """Straight to the recorder (the camera replaced by the demo's true places): bad input, one InputError."""
+    from common.errors import InputError
+    from fieldglass.recording_dbx import DbxRecorder, dbx_meta
+    from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
+    from vision.pieces import PiecePose, TableReading
+    from vision.tracking import TrackerConfig
+
+    setup = load_dbx_setup("synthetic")
+    markers = {p.id: p.marker for p in setup.roster.pieces}
+    poses = tuple(PiecePose(pid, markers[pid], x, y, h) for pid, _, _, x, y, h in DEMO_GAME)
+    rec = Record.create(tmp_path / "bad.fgr", dbx_meta(setup.layout, setup.roster, setup.game, setup.initial_states))
+    recorder = DbxRecorder.start_dbx(rec, setup.roster, TrackerConfig(settle_s=0.5))
+    for i in range(5):
+        recorder.feed(TableReading(object(), poses, (), ()), i * 0.2, i)
+    with pytest.raises(InputError, match=message) as exc:
+        recorder.apply({"frame": 5, "type": "combat", **inp}, 1.0, 5)
+    assert "\n" not in str(exc.value)
+    assert not [e for e in rec.events() if e.type == "combat"]
+    rec.close()
