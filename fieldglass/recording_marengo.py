@@ -143,7 +143,7 @@ class MarengoRecorder(GameRecorder):
                      and isinstance(e.data.get("engine"), dict)), None)
         if kept is None:
             self.flags = {bid: {k: getattr(b, k) for k in BLOCK_KEYS} for bid, b in self.initial.items()}
-            self.game = getattr(self, "start_game", self.game)
+            self.game = self.start_game or self.game
             return
         q = position_from_dict(kept, "the record's engine state", board=self.board)
         self.flags = {}
