@@ -37,11 +37,6 @@ from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
 THUMB_WIDTH = 320
 HEARTBEAT_S = 1.0
 
-# roster piece types (free text) -> the Wiener Napoleon troop types
-WIENER_TYPES = {"infantry": "infantry", "cavalry": "light_cavalry", "hussars": "light_cavalry",
-                "cuirassiers": "heavy_cavalry", "artillery": "artillery", "guns": "artillery"}
-
-
 def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, rules_options: dict | None = None,
                 players: list[str] | None = None, source: str | None = None) -> dict:
     """The metadata a new record starts with."""
@@ -66,24 +61,28 @@ def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, r
     }
 
 
-def wiener_position(state: BoardState, grid: dict | None):
-    """The committed state as a Wiener Napoleon position (pieces in fields, with bases and markers)."""
-    from common.fields import parse_field
-    from rules.wiener.model import DEFAULT_FORMATION, SYSTEM, TYPES, WienerPiece, WienerPosition
+def wiener_position(state: BoardState, grid: dict | None, system=None):
+    """The committed state as a Wiener Napoleon position, placed as the live session places it: each piece on the
+    table in the field and facing of its committed place, with the bases, markers and formation the record holds
+    (`fieldglass.session.grid_position`, the one placement of the grid systems). InputError when a piece on the
+    table has a roster type that names no Wiener troop type (rules/wiener/roster.py): the recorder cannot ask."""
+    from fieldglass.session import GameState, grid_position
+    from rules.system import table_system
 
     if grid is None:
         raise InputError("the layout has no [grid]: the rules engine needs fields")
-    pieces = []
+    system = system or table_system("wiener")
+    places, states = {}, {}
     for p in state.pieces.values():
         if p.status not in ("on", "missing") or not p.cell or not p.facing:
             continue
-        kind = p.type if p.type in TYPES else WIENER_TYPES.get(p.type.lower())
-        if kind is None:
+        if system.piece_type(p.type) is None:
             raise InputError(f"piece {p.id!r}: type {p.type!r} is not a Wiener Napoleon troop type")
-        pieces.append(WienerPiece(p.id, p.side, kind, parse_field(p.cell), p.facing,
-                                  formation=p.formation or DEFAULT_FORMATION.get(kind), bases=p.bases,
-                                  markers=tuple(p.markers)))
-    return WienerPosition(SYSTEM, int(grid["cols"]), int(grid["rows"]), tuple(pieces))
+        places[p.id] = p
+        states[p.id] = {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation}
+    pos, _ = grid_position(places, state.pieces.values(), int(grid["cols"]), int(grid["rows"]), system,
+                           GameState(states=states))
+    return pos
 
 
 def thumbnail(image: np.ndarray | None, width: int = THUMB_WIDTH) -> bytes | None:
@@ -199,49 +198,60 @@ class GameRecorder:
             raise InputError(f"input at frame {inp.get('frame')}: no piece {pid!r} in the roster")
         return pid
 
+    def rules_system(self):
+        """The rules adapter of the record's system with the record's rules options (as the replay makes it)."""
+        if getattr(self, "_rules", None) is None:
+            from fieldglass.replay_session import record_system
+
+            self._rules = record_system(self.record.meta)
+        return self._rules
+
+    def position(self):
+        """The engine's position from the record's committed state, placed as the live session places it."""
+        return wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"),
+                               self.rules_system())
+
     def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> Event:
         """Resolve a combat with the rules engine on the committed position and write it with its changes."""
         system = self.record.meta.get("system", "wiener")
         if system != "wiener":
             raise InputError(f"combat: the {system!r} rules have no engine here")
-        from common.dice import Dice
-        from rules.wiener import resolve as R
-        from rules.wiener.options import DEFAULT, Options
-
-        opts = DEFAULT
-        if self.record.meta.get("rules_options"):
-            opts = Options().with_values(self.record.meta["rules_options"], "record rules options")
-        pos = wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"))
+        rules = self.rules_system()
+        pos = self.position()
         action = inp.get("action", "fire")
         attacker, target = inp.get("attacker"), inp.get("target")
-        dice = Dice([int(v) for v in inp.get("dice", [])], inp.get("seed"))
-        loss_die = inp.get("loss_die")
-        common = dict(dice=dice, opts=opts)
-        if action == "fire":
-            res = R.resolve_fire(pos, attacker, target, supporters=inp.get("supporters", []), loss_die=loss_die,
-                                 **common)
-        elif action == "melee":
-            choices = R.Choices(inp.get("flight"), inp.get("follow_up"))
-            res = R.resolve_melee(pos, attacker, target, supporters=inp.get("supporters", []), choices=choices,
-                                  loss_die=loss_die, **common)
-        elif action == "rally":
-            res = R.resolve_rally(pos, attacker, **common)
-        else:
+        if action not in ("fire", "melee", "rally"):
             raise InputError(f"combat: action {action!r} is not recorded (fire, melee, rally)")
+        outcome = rules.resolve(pos, action, attacker, target, dice=input_dice(inp),
+                                seed=inp.get("seed"), supporters=inp.get("supporters", []),
+                                loss_die=inp.get("loss_die"), flight=inp.get("flight"),
+                                follow_up=inp.get("follow_up"))
+        res = outcome.resolution
         out = res.as_dict()
         out.pop("position", None)
         by_id = pos.by_id
         sides = {pid: by_id[pid].side for pid in (attacker, target) if pid in by_id}
         where = {pid: _field_name(by_id[pid].field) for pid in (attacker, target) if pid in by_id}
         data = {"action": res.action, "pieces": [p for p in (attacker, target) if p], "sides": sides,
-                "fields": where, "dice": list(dice.rolled), **{k: v for k, v in out.items() if k != "action"}}
-        if dice.generated:
-            data["seed"] = dice.seed
+                "fields": where, "dice": list(outcome.rolled), **{k: v for k, v in out.items() if k != "action"}}
+        if outcome.seed is not None:
+            data["seed"] = outcome.seed
         ev = self._write("combat", t, frame, attacker, data, image)
         for ch in data.get("changes", []):
             if ch.get("removed"):
                 self.tracker.expect_removal(ch["piece"], "rules", t, frame)
         return ev
+
+
+def input_dice(inp: dict) -> list[int]:
+    """The dice a combat input gives (none: the recorder rolls, from its seed); InputError unless D6 rolls."""
+    from common.dice import parse_d6
+
+    raw = inp.get("dice", [])
+    what = f"combat at frame {inp.get('frame')}: dice"
+    if not isinstance(raw, list | tuple):
+        raise InputError(f"{what} {raw!r}: a list of die rolls, e.g. [6, 2]")
+    return parse_d6(",".join(str(v) for v in raw), what)
 
 
 def _field_name(f) -> str:
@@ -405,15 +415,21 @@ def play_into_record(record: Record, out: Path, recorder, frames: Callable, star
             stream = progress(stream, max(total - start, 0), "recording")
         return record_stream(recorder, stream, read, inputs)
     except InputError:
-        if not resume and not record.events():
-            record.close()
-            for leftover in (out, Path(f"{out}-wal"), Path(f"{out}-shm")):
-                leftover.unlink(missing_ok=True)
+        if not resume:
+            drop_if_empty(record, out)
         raise
     except KeyboardInterrupt:
         record.close()
         print(f"stopped; {out} keeps every event so far (go on with --resume)", file=sys.stderr)
         return None
+
+
+def drop_if_empty(record: Record, out: Path) -> None:
+    """A new record that got no event is closed and deleted, so that it does not block the next try."""
+    if not record.events():
+        record.close()
+        for leftover in (out, Path(f"{out}-wal"), Path(f"{out}-shm")):
+            leftover.unlink(missing_ok=True)
 
 
 def holdings(record: Record) -> str:
@@ -422,3 +438,175 @@ def holdings(record: Record) -> str:
     for e in record.events(clean=True):
         kinds[e.type] = kinds.get(e.type, 0) + 1
     return ", ".join(f"{v} {k}" for k, v in sorted(kinds.items())) or "no events"
+
+
+# ---------------------------------------------------------------------------------------------------- the command
+
+
+def _plain(value):
+    """A metadata value as the record keeps it (JSON: tuples are lists)."""
+    return json.loads(json.dumps(value))
+
+
+def _roster_differs(kept: list[dict], given: list[dict]) -> str | None:
+    old = {p["id"]: p for p in kept}
+    new = {p["id"]: p for p in given}
+    if set(old) != set(new):
+        gone, added = sorted(set(old) - set(new)), sorted(set(new) - set(old))
+        what = "; ".join(x for x in (f"not in the roster: {', '.join(gone)}" if gone else "",
+                                     f"not in the record: {', '.join(added)}" if added else "") if x)
+        return f"the record was made with another roster ({what})"
+    for pid, p in old.items():
+        for key in ("marker", "side", "type"):
+            if key in p and p[key] != new[pid].get(key):
+                return (f"the record was made with another roster ({pid}: {key} {p[key]!r} in the record, "
+                        f"{new[pid].get(key)!r} now)")
+    return None
+
+
+def _layout_differs(kept: dict | None, given: dict | None) -> bool:
+    kept, given = kept or {}, given or {}
+    if kept.get("toml") and given.get("toml"):
+        return kept["toml"] != given["toml"]
+    return any(kept.get(k) != given.get(k) for k in ("width_mm", "depth_mm", "grid"))
+
+
+def _board_key(board) -> object:
+    if isinstance(board, dict):
+        return "demo" if board.get("demo") else board.get("toml")
+    return board
+
+
+def resume_mismatch(kept: dict, given: dict) -> str | None:
+    """Why a record cannot go on with the set-up given now (None when it can): another system, roster, layout,
+    board, units' blocks, starting position or rules options than the record was made with. `given` is the
+    metadata a new record would start with; the players, the source and the camera may change."""
+    kept, given = _plain(kept), _plain(given)
+    old_sys, new_sys = kept.get("system") or "wiener", given.get("system") or "wiener"
+    if old_sys != new_sys:
+        return f"a {old_sys} record, but --system is {new_sys}"
+    why = _roster_differs(kept.get("roster") or [], given.get("roster") or [])
+    if why:
+        return why
+    if _layout_differs(kept.get("layout"), given.get("layout")):
+        return "the record was made with another table layout"
+    if _board_key(kept.get("board")) != _board_key(given.get("board")):
+        return "the record was made with another board"
+    if kept.get("blocks") != given.get("blocks"):
+        return "the record was made with other blocks for its units"
+    if given.get("game") is not None and kept.get("game") != given.get("game"):
+        return "the record was made with another starting position (--game)"
+    if "piece_states" in given and (kept.get("piece_states") or {}) != given["piece_states"]:
+        return "the record was made with another starting position (--game)"
+    if given.get("rules_options") and kept.get("rules_options") != given.get("rules_options"):
+        return "the record was made with other rules options (--options)"
+    return None
+
+
+def open_record(out: str | Path, meta: dict, resume: bool = False, overwrite: bool = False) -> tuple[Record, int]:
+    """The one way `fieldglass record` opens its record, whatever the rules system: a new record from `meta`
+    (an existing file only with `overwrite`), or with `resume` the existing one, after checking that it exists,
+    is not damaged, can be written, and was made with the same system, roster, layout, board and starting position
+    as `meta` describes. Returns (record, the first frame to read)."""
+    out = Path(out)
+    if resume and overwrite:
+        raise InputError("--resume and --overwrite exclude each other: --resume goes on with the record, "
+                         "--overwrite replaces it")
+    if not resume:
+        return Record.create(out, meta, overwrite=overwrite), 0
+    if not out.exists():
+        raise InputError(f"{out}: no record to resume (leave out --resume to start one)")
+    record = Record.open(out, writable=True)
+    try:
+        events = record.events()
+        if record.problems:
+            raise InputError(f"{out}: cannot resume a damaged record ({record.problems[0]})")
+        if not record.writable:
+            raise InputError(f"{out}: cannot resume a record that cannot be written")
+        why = resume_mismatch(record.meta, meta)
+        if why:
+            raise InputError(f"{out}: cannot resume: {why}")
+    except InputError:
+        record.close()
+        raise
+    last_event = max((e.frame or 0 for e in events), default=-1)
+    start = max(int(record.progress.get("frame", -1)) + 1, last_event, 0)
+    return record, start
+
+
+@dataclass
+class RecordingPlan:
+    """What a rules system brings to `fieldglass record`; `record_game` does the rest the same for every system.
+
+    `meta`: the metadata a new record starts with (a resumed one must agree with it); `frames(start)`: (frames from
+    `start` on, their number or None); `read(image)`: a TableReading; `inputs`: the players' inputs by frame;
+    `start_recorder(record, config, on_event)`: the system's recorder over the opened record; `summary(record)`:
+    anything to add to the last line."""
+
+    meta: dict
+    frames: Callable[[int], tuple[Iterable, int | None]]
+    read: Callable[[np.ndarray], object]
+    inputs: dict[int, list[dict]]
+    start_recorder: Callable[[Record, TrackerConfig, Callable], GameRecorder]
+    summary: Callable[[Record], str] = lambda record: ""
+
+
+def options_and_players(args) -> tuple[dict, list[str]]:
+    """The rules options (--options, a TOML file) and the players' names (--players) a new record keeps."""
+    opts = {}
+    if getattr(args, "options", None):
+        from calibration.files import read_toml
+
+        opts = read_toml(args.options, "rules options file")
+    players = [s.strip() for s in (getattr(args, "players", None) or "").split(",") if s.strip()]
+    return opts, players
+
+
+def table_reader(layout, roster, intr, source: str) -> Callable[[np.ndarray], object]:
+    """image -> TableReading, the table registered from its anchors (the camera fitted to the first frame's size)."""
+    from calibration.registration import TableRegistration
+    from vision.pieces import camera_for_frame, read_table
+
+    state = {"reg": None}
+
+    def read(image):
+        if state["reg"] is None:
+            state["reg"] = TableRegistration(layout, camera_for_frame(intr, image, source))
+        return read_table(image, state["reg"], roster)
+
+    return read
+
+
+def check_timing(args) -> None:
+    if args.settle <= 0 or args.missing_after <= 0:
+        raise InputError("--settle and --missing-after must be positive seconds")
+
+
+def record_game(args, plan: RecordingPlan) -> int:
+    """Open (or resume) the record, run the frames through the system's recorder, say what the record holds."""
+    out = Path(args.out)
+    record, start = open_record(out, plan.meta, args.resume, args.overwrite)
+
+    def show(ev):
+        if args.events:
+            piece = f" {ev.piece}" if ev.piece else ""
+            print(f"event {ev.seq} {ev.type}{piece} frame {ev.frame} t {ev.t:.2f}", flush=True)
+
+    config = TrackerConfig(settle_s=args.settle, missing_after_s=args.missing_after)
+    try:
+        recorder = plan.start_recorder(record, config, show)
+    except InputError:
+        if not args.resume:
+            drop_if_empty(record, out)
+        record.close()
+        raise
+    t0 = time.perf_counter()
+    n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume)
+    if n is None:
+        return 130
+    dt = time.perf_counter() - t0
+    resumed = f" (resumed at frame {start})" if args.resume else ""
+    print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "
+          f"record holds {holdings(record)}{plan.summary(record)}")
+    record.close()
+    return 0

@@ -12,6 +12,8 @@ after a loss, is the same unit losing a step) and the tracker commits units' mov
   "bases": N, "strength": N}`; a rules resolution (a player's input) is a `combat` event with the engine's changes
   (`revealed`, `strength`, `area`, removals), which is where the replay learns what the rules revealed
   (fieldglass/replay_hidden.py);
+* every event the engine made (a resolution, the end of a turn) keeps its position after as `engine` (round, side,
+  commands, morale, every block's flags): a resumed recording, an undo and the replay go on from it;
 * when the engine's victory says the game is over (after a resolution or the end of a turn), that event carries
   `game_winner` and `victory`, and the metadata `game_over: true`, `winner`, `victory` and `game_over_seq` (the
   event's seq): the replay reveals every identity from that event on.
@@ -37,10 +39,9 @@ import numpy as np
 from common.errors import InputError
 from fieldglass.boards import board_layout
 from fieldglass.recording import GameRecorder, record_meta
+from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
 from rules.marengo.hidden import BlockRoster, BlockWatch, Sighting, unit_roster
 from vision.tracking import Observation, Place, Tracker, TrackerConfig
-
-BLOCK_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve", "bombard", "bombard_round")
 
 
 def board_meta(board_path: str | None) -> dict:
@@ -101,11 +102,12 @@ class MarengoRecorder(GameRecorder):
     flags: dict | None = None  # unit -> the block flags the camera cannot see (ready, revealed...)
     system: object = None
     initial: dict | None = None
+    start_game: object = None  # the game at the start of the record (without blocks)
 
     @classmethod
     def start_marengo(cls, record, board, config: TrackerConfig | None = None, on_event=None, game=None,
                       options=None) -> MarengoRecorder:
-        from fieldglass.replay_session import roster_from_meta
+        from fieldglass.replay_session import record_system, roster_from_meta
         from rules.marengo.adapter import MarengoSystem
         from rules.marengo.model import position_from_dict
 
@@ -119,10 +121,31 @@ class MarengoRecorder(GameRecorder):
         init = {b.id: b for b in (game.blocks if game is not None else ())}
         rec = cls(record, units, tracker, on_event, board=board, blocks=blocks,
                   watch=BlockWatch(blocks, config.settle_s if config else 1.0),
-                  game=replace(base, blocks=(), pieces=()), system=MarengoSystem(options),
+                  game=replace(base, blocks=(), pieces=()),
+                  system=MarengoSystem(options) if options is not None else record_system(record.meta),
                   flags={bid: {k: getattr(b, k) for k in BLOCK_KEYS} for bid, b in init.items()}, initial=init)
+        rec.start_game = rec.game
         rec.sync_tracker()
         return rec
+
+    def sync_tracker(self) -> None:
+        """The tracker from the record's clean state, and the engine's state the camera cannot see (round, side,
+        commands, morale, the blocks' flags) from the last clean event that kept it: a resumed recording and an
+        undo go on from where the rules were, not from the start."""
+        super().sync_tracker()
+        if self.board is None:
+            return
+        from rules.marengo.model import position_from_dict
+
+        kept = next((e.data["engine"] for e in reversed(self.record.events()) if not e.undone
+                     and isinstance(e.data.get("engine"), dict)), None)
+        if kept is None:
+            self.flags = {bid: {k: getattr(b, k) for k in BLOCK_KEYS} for bid, b in self.initial.items()}
+            self.game = self.start_game or self.game
+            return
+        q = position_from_dict(kept, "the record's engine state", board=self.board)
+        self.flags = {}
+        self._adopt(q)
 
     # ---- the camera
 
@@ -168,24 +191,21 @@ class MarengoRecorder(GameRecorder):
     # ---- the engine
 
     def position(self):
-        """The engine's position from the record's committed state and the game state the camera cannot see."""
-        from rules.marengo.model import Block
+        """The engine's position from the record's committed state and the game state the camera cannot see,
+        placed as the live session places it (fieldglass/session_marengo.py `marengo_position`)."""
+        from fieldglass.session import GameState
 
-        blocks, placed = [], set()
-        for p in self.record.state().pieces.values():
-            if p.status not in ("on", "missing") or p.x_mm is None:
-                continue
-            pl = self.board.locate(p.x_mm, p.y_mm)
-            if pl.area is None or pl.on_border or pl.position is None:
-                continue
-            approach = None if pl.position == "reserve" else pl.position.split(">", 1)[1]
-            blocks.append(Block(p.id, p.side, self.blocks.units[p.id].type, int(p.bases), pl.area, approach,
-                                **self.flags.get(p.id, {})))
-            placed.add(p.id)
-        for bid, b in self.initial.items():  # reinforcements waiting in their boxes
-            if bid not in placed and b.box is not None and self.record.state().pieces[bid].status != "removed":
-                blocks.append(replace(b, **self.flags.get(bid, {})))
-        return replace(self.game, blocks=tuple(blocks), pieces=tuple(blocks))
+        state = self.record.state()
+        places = {p.id: p for p in state.pieces.values() if p.status in ("on", "missing") and p.x_mm is not None}
+        game = GameState(turn=self.game.round, active=self.game.side,
+                         removed={pid for pid, p in state.pieces.items() if p.status == "removed"})
+        for pid, p in state.pieces.items():
+            unit = self.blocks.units.get(pid)
+            game.states[pid] = {**({"type": unit.type} if unit else {}), "strength": int(p.bases),
+                                **self.flags.get(pid, {})}
+        pos, _, _ = marengo_position(places, self.roster, self.system, game, self.game, self.board.locate,
+                                     self.initial)
+        return pos
 
     def _adopt(self, after) -> None:
         for b in after.blocks:
@@ -211,6 +231,7 @@ class MarengoRecorder(GameRecorder):
 
     def end_turn(self, t: float, frame: int | None, image=None):
         from rules.marengo import engine
+        from rules.marengo.model import position_to_dict
 
         pos = self.position()
         out = engine.end_turn(pos, self.system.opts)
@@ -218,7 +239,7 @@ class MarengoRecorder(GameRecorder):
         if q.winner is None:
             st = engine.start_turn(q, self.system.opts)
             q, events = st.position, events + st.events
-        data = {"turn": q.round, "phase": f"{q.side} to move", "events": events}
+        data = {"turn": q.round, "phase": f"{q.side} to move", "events": events, "engine": position_to_dict(q)}
         if q.winner:
             data.update(game_winner=q.winner, victory=q.victory, phase=f"game over: {q.winner} wins")
         self._adopt(q)
@@ -227,6 +248,8 @@ class MarengoRecorder(GameRecorder):
         return ev
 
     def combat(self, inp: dict, t: float, frame: int | None, image=None):
+        from rules.marengo.model import position_to_dict
+
         pos = self.position()
         action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")
         if not isinstance(attacker, str) or attacker not in pos.blocks_by_id:
@@ -247,6 +270,7 @@ class MarengoRecorder(GameRecorder):
                 "events": list(res.outcome.events), "cost": res.outcome.cost,
                 "summary": f"{action} by {attacker}" + (f" toward {target}" if target else "")
                 + (f": {res.outcome.events[-1]}" if res.outcome.events else "")}
+        data["engine"] = position_to_dict(after)
         if after.winner:
             data.update(game_winner=after.winner, victory=after.victory)
         self._adopt(after)
@@ -261,17 +285,11 @@ class MarengoRecorder(GameRecorder):
 # ---------------------------------------------------------------------------------------------------- the command
 
 
-def run_marengo(args) -> int:
+def marengo_plan(args):
     """`fieldglass record --system marengo`: the board is the table; --source synthetic films the demo board."""
-    import time
-
-    from fieldglass.record import Record
-    from fieldglass.recording import holdings, load_inputs, open_frames, play_into_record
+    from fieldglass.recording import RecordingPlan, load_inputs, open_frames, options_and_players, table_reader
     from fieldglass.session_marengo import load_marengo_setup
-    from vision.pieces import camera_for_frame, read_table
 
-    if args.settle <= 0 or args.missing_after <= 0:
-        raise InputError("--settle and --missing-after must be positive seconds")
     source = args.source
     if source == "scripted":
         raise InputError("--source scripted is the Wiener scripted game: for Marengo use 'synthetic' or a camera")
@@ -294,54 +312,26 @@ def run_marengo(args) -> int:
         def frames(start):
             stream = open_frames(source, args.fps, start, args.frames)
             return stream.frames, stream.total
-    inputs = load_inputs(args.inputs)
-    out = Path(args.out)
-    start = 0
-    if args.resume:
-        if not out.exists():
-            raise InputError(f"{out}: no record to resume (leave out --resume to start one)")
-        record = Record.open(out, writable=True)
-        if record.meta.get("system") != "marengo":
-            raise InputError(f"{out}: not a Marengo record")
-        last_event = max((e.frame or 0 for e in record.events()), default=-1)
-        start = max(int(record.progress.get("frame", -1)) + 1, last_event, 0)
-    else:
-        opts = {}
-        if args.options:
-            from calibration.files import read_toml
+    opts, players = options_and_players(args)
+    meta = marengo_meta(board, getattr(args, "board", None), setup.roster, setup.blocks, intr, setup.game,
+                        opts, players, source)
 
-            opts = read_toml(args.options, "rules options file")
-        players = [s.strip() for s in (args.players or "").split(",") if s.strip()]
-        meta = marengo_meta(board, getattr(args, "board", None), setup.roster, setup.blocks, intr, setup.game,
-                            opts, players, source)
-        record = Record.create(out, meta, overwrite=args.overwrite)
+    def start(record, config, on_event):
+        return MarengoRecorder.start_marengo(record, board, config, on_event, setup.game)
 
-    def show(ev):
-        if args.events:
-            piece = f" {ev.piece}" if ev.piece else ""
-            print(f"event {ev.seq} {ev.type}{piece} frame {ev.frame} t {ev.t:.2f}", flush=True)
+    def summary(record):
+        return f"; game over: {record.meta.get('winner')} wins" if record.meta.get("game_over") else ""
 
-    config = TrackerConfig(settle_s=args.settle, missing_after_s=args.missing_after)
-    recorder = MarengoRecorder.start_marengo(record, board, config, show, setup.game, args.options)
-    from calibration.registration import TableRegistration
-
-    state = {"reg": None}
-
-    def read(image):
-        if state["reg"] is None:
-            state["reg"] = TableRegistration(setup.layout, camera_for_frame(intr, image, source))
-        return read_table(image, state["reg"], setup.roster)
-
-    t0 = time.perf_counter()
-    n = play_into_record(record, out, recorder, frames, start, read, inputs, args.resume)
-    if n is None:
-        return 130
-    summary = holdings(record)
-    over = f"; game over: {record.meta.get('winner')} wins" if record.meta.get("game_over") else ""
-    print(f"{out}: {n} frames in {time.perf_counter() - t0:.1f} s; {len(recorder.written)} new events; "
-          f"record holds {summary}{over}")
-    record.close()
-    return 0
+    return RecordingPlan(meta, frames, table_reader(setup.layout, setup.roster, intr, source), load_inputs(args.inputs),
+                         start, summary)
 
 
-__all__ = ["MarengoRecorder", "board_from_meta", "board_meta", "marengo_meta", "run_marengo"]
+def run_marengo(args) -> int:
+    """`fieldglass record --system marengo` (fieldglass/commands/record.py dispatches here through `marengo_plan`)."""
+    from fieldglass.recording import check_timing, record_game
+
+    check_timing(args)
+    return record_game(args, marengo_plan(args))
+
+
+__all__ = ["MarengoRecorder", "board_from_meta", "board_meta", "marengo_meta", "marengo_plan", "run_marengo"]

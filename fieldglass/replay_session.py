@@ -3,7 +3,8 @@
 `ReplaySession` holds the moment shown (`index`: the position after the first `index` events of the timeline) and
 answers what the viewer draws there, in the same shapes as the live `fieldglass.session.Session` so the dashboard's
 board view can draw it: `layout`, `roster`, `sides`, `ground`, `position` (the rules engine's position, built from
-the record's committed state with `fieldglass.recording.wiener_position`), `piece_views()`, `selection_overlay()`.
+the record's committed state by the live session's placement of the record's system), `piece_views()`,
+`selection_overlay()`.
 Every rules answer (a piece's fire lines, every pair's fire lines) comes from the rules engine through
 `rules.system` and each system's adapter; the viewer only draws them.
 """
@@ -54,7 +55,7 @@ def roster_from_meta(meta: dict) -> Roster:
 
 
 def record_system(meta: dict):
-    """The rules adapter of the record's system with the record's rules options."""
+    """The rules adapter of the record's system with the record's rules options (the recorder's and the replay's)."""
     from rules.system import table_system
 
     return table_system(meta.get("system") or "wiener", meta.get("rules_options") or None)
@@ -243,16 +244,23 @@ class ReplaySession:
 
     def position_at(self, index: int):
         """The rules engine's position after the first `index` events (None when the record's pieces or layout
-        cannot make one: the reason is in `problems`)."""
+        cannot make one: the reason is in `problems`), placed by the live session's function of the record's
+        system, as the recorder places it."""
         if index not in self._position_cache:
             from fieldglass.recording import wiener_position
 
             grid = (self.meta.get("layout") or {}).get("grid")
+            name = getattr(self.system, "name", "")
             try:
-                if getattr(self.system, "name", "") == "marengo":
+                if name == "marengo":
                     pos = self._marengo_position(index)
+                elif name == "dbx":
+                    from fieldglass.recording_dbx import dbx_record_position
+
+                    pos = dbx_record_position(self.meta, self.replay.position_at(index), self.timeline[:index],
+                                              self.system, self.roster)
                 else:
-                    pos = wiener_position(self.replay.position_at(index), grid)
+                    pos = wiener_position(self.replay.position_at(index), grid, self.system)
             except InputError as exc:
                 if str(exc) not in self.problems:
                     self.problems.append(str(exc))
@@ -267,34 +275,49 @@ class ReplaySession:
         return self.position_at(self.index)
 
     def _marengo_position(self, index: int):
-        """A Marengo record's blocks at `index` as the engine's position: each unit in the area (and reserve or
-        approach) its committed place lies in, at its recorded strength, revealed where the rules revealed it."""
+        """A Marengo record's blocks at `index` as the engine's position (fieldglass/session_marengo.py
+        `marengo_position`): each unit in the area (and reserve or approach) its committed place lies in, at its
+        recorded strength, revealed where the rules revealed it; reinforcements in their boxes until placed."""
         from fieldglass.replay_hidden import revealed_at
-        from rules.marengo.model import Block, position_from_dict
+        from fieldglass.session import GameState
+        from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
+        from rules.marengo.model import position_from_dict
 
         board = self.marengo_board
         if board is None:
             raise InputError("this Marengo record keeps no board: the blocks' areas are unknown")
         st = self.replay.position_at(index)
+        done = self.timeline[:index]
         types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
-        shown = revealed_at(self.timeline[:index])
-        blocks = []
-        for p in st.pieces.values():
-            if not p.on_table:
-                continue
-            pl = board.locate(float(p.x_mm), float(p.y_mm))
-            if pl.area is None or pl.on_border or pl.position is None:
-                continue
-            approach = None if pl.position == "reserve" else pl.position.split(">", 1)[1]
-            typ = types.get(p.id) or self.system.piece_type(p.type) or "infantry"
-            blocks.append(Block(p.id, p.side, typ, max(1, int(p.bases)), pl.area, approach, revealed=p.id in shown))
+        shown = revealed_at(done)
+        start = position_from_dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
+                                                             "blocks": []}, "the record", board=board)
+        initial = {b.id: b for b in start.blocks}
+        # the engine's state after its last resolution or turn end (the recorder keeps it with the event), else the
+        # start; older records kept none: their round and side come from the turn events
+        kept = next((e.data["engine"] for e in reversed(done) if not e.undone
+                     and isinstance(e.data.get("engine"), dict)), None)
+        engine = position_from_dict(kept, "the record's engine state", board=board) if kept else None
+        flags_of = {b.id: b for b in (engine.blocks if engine is not None else start.blocks)}
         side = (st.phase or "").split(" ", 1)[0]
-        base = position_from_dict(dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
-                                                                 "blocks": []}, blocks=[]), "the record", board=board)
-        kw = {"round": max(1, st.turn)} if st.turn else {}
-        if side in ("AU", "FR"):
-            kw["side"] = side
-        return replace(base, blocks=tuple(blocks), pieces=tuple(blocks), **kw)
+        if engine is not None:
+            base, turn, active = engine, engine.round, engine.side
+        else:
+            base = start
+            turn = max(1, st.turn) if st.turn else start.round
+            active = side if side in ("AU", "FR") else start.side
+        game = GameState(turn=turn, active=active,
+                         removed={pid for pid, p in st.pieces.items() if p.status == "removed"})
+        for pid, p in st.pieces.items():
+            b = flags_of.get(pid)
+            flags = {k: getattr(b, k) for k in BLOCK_KEYS} if b is not None else {}
+            game.states[pid] = {**flags, **({"type": types[pid]} if types.get(pid) else {}),
+                                "strength": max(1, int(p.bases)),
+                                "revealed": pid in shown or bool(flags.get("revealed"))}
+        places = {p.id: p for p in st.pieces.values() if p.on_table}
+        pos, _, _ = marengo_position(places, self.roster, self.system, game, replace(base, blocks=(), pieces=()),
+                                     board.locate, initial)
+        return pos
 
     def set_viewer(self, viewer: str) -> None:
         """Marengo: who watches the replay ("public", "AU", "FR" or "umpire": fieldglass/replay_hidden.py)."""

@@ -163,20 +163,32 @@ def position_from_reading(
     """The rules engine's position from a camera reading and the roster, plus the game state the camera cannot see.
 
     Each seen piece stands in the field and facing the camera measured; a piece hidden in this frame keeps its last
-    pose (`last_seen`); a pending change (a flight the rules ordered) places it where the rules say until the camera
-    sees it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left
-    out and why. `system` is a `rules.system.TableSystem` adapter or its name."""
-    if isinstance(system, str):
-        system = table_system(system)
+    pose (`last_seen`). The rest is `grid_position`'s. Returns (position, notes). `system` is a
+    `rules.system.TableSystem` adapter or its name."""
     grid = layout.grid
     if grid is None:
         raise InputError("the layout has no [grid]: the rules need a square grid")
-    state = state or GameState()
     poses = dict(last_seen or {})
     if reading is not None:
         poses.update({p.piece: p for p in reading.pieces})
+    return grid_position(poses, roster.pieces, grid.cols, grid.rows, system, state, ground)
+
+
+def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, system, state: GameState | None = None,
+                  ground: Mapping | None = None):
+    """Where each piece stands (`places`: piece id -> anything with `cell` and `facing`, a PiecePose, a tracking
+    Place or a record's PieceState) as the engine's position on a square grid: the one placement of a grid system,
+    used live (`Session`), by the recorder and by the replay (fieldglass/recording.py `wiener_position`).
+
+    `pieces` are the roster's (id, side, type); the type is the game state's, else the roster's words read by the
+    system. A pending change (a flight the rules ordered) places a piece where the rules say until the camera sees
+    it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left out
+    and why."""
+    if isinstance(system, str):
+        system = table_system(system)
+    state = state or GameState()
     specs, notes = [], []
-    for rp in roster.pieces:
+    for rp in pieces:
         if rp.id in state.removed:
             continue
         st = state.states.get(rp.id, {})
@@ -186,7 +198,7 @@ def position_from_reading(
                          f"({' '.join(system.types)}); set its type in the game state")
             continue
         pend = state.pending.get(rp.id)
-        pose = poses.get(rp.id)
+        pose = places.get(rp.id)
         if pend is not None and pend.field is not None:
             specs.append(PieceSpec(rp.id, rp.side, ptype, pend.field, pend.facing))
             continue
@@ -196,7 +208,7 @@ def position_from_reading(
             notes.append(f"{rp.id}: off the grid")
             continue
         specs.append(PieceSpec(rp.id, rp.side, ptype, parse_field(pose.cell), pose.facing))
-    pos = system.make_position(grid.cols, grid.rows, specs, state.states, ground)
+    pos = system.make_position(cols, rows, specs, state.states, ground)
     return pos, notes
 
 

@@ -188,8 +188,10 @@ def dbx_position(places, roster, system: DbxSystem, state, template):
             x, y, h = pl.x_mm, pl.y_mm, pl.heading_deg
         else:
             continue
-        spec = {"id": rp.id, "side": rp.side, "type": code, "x_mm": round(float(x), 3), "y_mm": round(float(y), 3),
-                "heading_deg": round(float(h) % 360.0, 3)}
+        # to the precision a game record keeps a place (0.1 mm, 0.1 degree: vision/tracking.py Place.to_json), far
+        # finer than the camera measures, so that the live, recorded and replayed positions are the same
+        spec = {"id": rp.id, "side": rp.side, "type": code, "x_mm": round(float(x), 1), "y_mm": round(float(y), 1),
+                "heading_deg": round(float(h), 1) % 360.0}
         for k in STATE_KEYS:
             v = st.get(k)
             if v not in (None, "", 0, False):
@@ -206,6 +208,28 @@ def dbx_position(places, roster, system: DbxSystem, state, template):
     return replace(template, pieces=pos.pieces), notes
 
 
+def adopt_element_state(st: dict, before, after) -> dict:
+    """An element's state the camera cannot see (`st`, changed in place and returned) after a resolution took it
+    from `before` to `after` (DbxPiece): the live session's and the recorder's one way to take the engine's state."""
+    for k in STATE_KEYS:
+        if not hasattr(after, k):  # e.g. a dragoon's mode: read into its type, kept as it was
+            continue
+        v = getattr(after, k)
+        if v not in (None, "", 0, False):
+            st[k] = v
+        else:
+            st.pop(k, None)
+    if after.type != before.type:  # §5.10 Li <-> Jäger: the element changes its type, the base stays
+        st["type"] = after.type
+    return st
+
+
+def dbx_turn(template, sides) -> tuple[int, str]:
+    """The bound and the active side a DBX game starts with: the position file's, else the roster's first side."""
+    g = template.game
+    return max(1, g.bound), g.active if g.active in sides else (sides[0] if sides else "")
+
+
 class DbxSession(Session):
     """The live model for DBX: readings in (table mm), the engine's DbxPosition out."""
 
@@ -215,10 +239,7 @@ class DbxSession(Session):
         self.template = setup.game if setup.game is not None else _template(setup.layout.width_mm,
                                                                              setup.layout.depth_mm)
         super().__init__(setup, system or DbxSystem(setup.options), settle_s)
-        g = self.template.game
-        if g.active in self.sides:
-            self.state.active = g.active
-        self.state.turn = max(1, g.bound)
+        self.state.turn, self.state.active = dbx_turn(self.template, self.sides)
         self._rebuild(force=True)
 
     # ---- readings
@@ -269,17 +290,7 @@ class DbxSession(Session):
                 self.state.removed.add(p.id)
                 ch = PoseChange(p.id, removed=True, why=why, text="; ".join(why))
             else:
-                st = self.state.states.setdefault(p.id, {})
-                for k in STATE_KEYS:
-                    if not hasattr(q, k):  # e.g. a dragoon's mode: read into its type, kept as it was
-                        continue
-                    v = getattr(q, k)
-                    if v not in (None, "", 0, False):
-                        st[k] = v
-                    else:
-                        st.pop(k, None)
-                if q.type != p.type:  # §5.10 Li <-> Jäger: the element changes its type, the base stays
-                    st["type"] = q.type
+                adopt_element_state(self.state.states.setdefault(p.id, {}), p, q)
                 if math.hypot(q.x_mm - p.x_mm, q.y_mm - p.y_mm) < 0.05 and \
                         abs((q.heading_deg - p.heading_deg + 180) % 360 - 180) < 0.05:
                     continue
@@ -368,4 +379,5 @@ class DbxSession(Session):
         return lines
 
 
-__all__ = ["DEMO_GAME", "DbxSession", "DbxSetup", "PoseChange", "dbx_position", "demo_dbx_scene", "load_dbx_setup"]
+__all__ = ["DEMO_GAME", "DbxSession", "DbxSetup", "PoseChange", "adopt_element_state", "dbx_position", "dbx_turn",
+           "demo_dbx_scene", "load_dbx_setup"]

@@ -25,6 +25,8 @@ from rules.marengo.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player
 from vision.synthetic_board import DEMO_BLOCKS
 
 VIEWERS = (UMPIRE, "AU", "FR")
+BLOCK_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve", "bombard", "bombard_round")
+"""A block's flags the camera cannot see (rules/marengo/model.py Block)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,59 @@ class BlockMove(PendingChange):
             return f"take {self.piece} off the board"
         where = "reserve" if self.approach is None else f"approach {self.area}>{self.approach}"
         return f"move {self.piece} to area {self.area} ({where})"
+
+
+def marengo_position(places, roster, system, state, game, locate, initial=None):
+    """The Marengo engine's position from where each unit's block stands: the one placement of Marengo, used live
+    (`MarengoSession`), by the recorder (fieldglass/recording_marengo.py) and by the replay.
+
+    `places`: unit id -> anything with x_mm, y_mm (a tracking Place, a record's PieceState); `locate(x, y)` names
+    the area and position (reserve or approach) there; `state` (fieldglass.session.GameState) holds each unit's
+    type, strength and flags (BLOCK_KEYS), the units the rules removed, the moves the rules ordered (pending until
+    the board matches), the round (`turn`) and the side to move (`active`); `game` the position's round, commands and
+    morale without blocks; `initial` the starting blocks (reinforcements wait in their boxes until placed).
+    A block on a border or outside every area is left out, not guessed. Returns (position, notes, placements)."""
+    from rules.marengo.model import Block
+
+    initial = initial or {}
+    blocks, notes, placements = [], [], {}
+    for rp in roster.pieces:
+        if rp.id in state.removed:
+            continue
+        st = state.states.get(rp.id, {})
+        typ = st.get("type") or system.piece_type(rp.type)
+        if typ is None:
+            notes.append(f"{rp.id}: roster type {rp.type!r} is not a Marengo block type (infantry, cavalry, "
+                         "artillery)")
+            continue
+        pend = state.pending.get(rp.id)
+        init = initial.get(rp.id)
+        if pend is not None and not pend.removed:
+            area, approach = pend.area, pend.approach
+        elif rp.id in places:
+            pl = locate(places[rp.id].x_mm, places[rp.id].y_mm)
+            placements[rp.id] = pl
+            if pl.area is None or pl.on_border or pl.position is None:
+                notes.append(f"{rp.id}: {pl.note or 'not in an area'} - not placed")
+                continue
+            area = pl.area
+            approach = None if pl.position == "reserve" else pl.position.split(">", 1)[1]
+        elif init is not None and init.box is not None:
+            blocks.append(replace(init, **{k: v for k, v in st.items() if k in BLOCK_KEYS}))
+            continue
+        else:
+            continue
+        kw = {k: v for k, v in st.items() if k in BLOCK_KEYS}
+        blocks.append(Block(rp.id, rp.side, typ, int(st.get("strength", 2)), area, approach, **kw))
+    areas: dict[str, set[str]] = {}
+    for b in blocks:
+        if b.area:
+            areas.setdefault(b.area, set()).add(b.side)
+    for a, sides in areas.items():
+        if len(sides) > 1:
+            notes.append(f"area {a} holds blocks of both sides (§3.2): move one side out")
+    pos = replace(game, blocks=tuple(blocks), pieces=tuple(blocks), round=state.turn, side=state.active or game.side)
+    return pos, notes, placements
 
 
 class MarengoSession(Session):
@@ -223,49 +278,10 @@ class MarengoSession(Session):
     def _rebuild(self, force: bool = False) -> None:
         if not hasattr(self, "game"):
             return
-        from rules.marengo.model import Block
-
-        places = self.committed_places()
-        blocks, notes, placements = [], [], {}
-        for rp in self.roster.pieces:
-            if rp.id in self.state.removed:
-                continue
-            st = self.state.states.get(rp.id, {})
-            typ = st.get("type") or self.system.piece_type(rp.type)
-            if typ is None:
-                notes.append(f"{rp.id}: roster type {rp.type!r} is not a Marengo block type (infantry, cavalry, "
-                             "artillery)")
-                continue
-            pend = self.state.pending.get(rp.id)
-            init = self._initial.get(rp.id)
-            if pend is not None and not pend.removed:
-                area, approach = pend.area, pend.approach
-            elif rp.id in places:
-                pl = self.locate(places[rp.id].x_mm, places[rp.id].y_mm)
-                placements[rp.id] = pl
-                if pl.area is None or pl.on_border or pl.position is None:
-                    notes.append(f"{rp.id}: {pl.note or 'not in an area'} - not placed")
-                    continue
-                area = pl.area
-                approach = None if pl.position == "reserve" else pl.position.split(">", 1)[1]
-            elif init is not None and init.box is not None:
-                blocks.append(replace(init, **{k: v for k, v in st.items() if k in _BLOCK_KEYS}))
-                continue
-            else:
-                continue
-            kw = {k: v for k, v in st.items() if k in _BLOCK_KEYS}
-            blocks.append(Block(rp.id, rp.side, typ, int(st.get("strength", 2)), area, approach, **kw))
-        areas: dict[str, set[str]] = {}
-        for b in blocks:
-            if b.area:
-                areas.setdefault(b.area, set()).add(b.side)
-        for a, sides in areas.items():
-            if len(sides) > 1:
-                notes.append(f"area {a} holds blocks of both sides (§3.2): move one side out")
+        pos, notes, placements = marengo_position(self.committed_places(), self.roster, self.system, self.state,
+                                                  self.game, self.locate, self._initial)
         self.placements = placements
         self.notes = notes
-        pos = replace(self.game, blocks=tuple(blocks), pieces=tuple(blocks), round=self.state.turn,
-                      side=self.state.active or self.game.side)
         if force or pos != self.position:
             self.position = pos
             self._cache.clear()
@@ -492,7 +508,5 @@ class MarengoSession(Session):
         return lines
 
 
-_BLOCK_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve", "bombard", "bombard_round")
-
-
-__all__ = ["BlockMove", "MarengoSession", "MarengoSetup", "VIEWERS", "load_marengo_setup"]
+__all__ = ["BLOCK_KEYS", "BlockMove", "MarengoSession", "MarengoSetup", "VIEWERS", "load_marengo_setup",
+           "marengo_position"]

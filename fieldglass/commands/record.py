@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import time
-from pathlib import Path
 
 from common.errors import InputError
 
@@ -18,12 +16,16 @@ examples:
   fieldglass record --system marengo --source synthetic --frames 40 --out m.fgr   the demo board, standing still
   fieldglass record --system marengo --board board.toml --source 0 --camera cam.json --roster blocks.toml \
       --inputs inputs.jsonl --out m.fgr        a Marengo game: block moves, step losses, resolutions, the winner
+  fieldglass record --system dbx --source synthetic --frames 40 --inputs inputs.jsonl --out d.fgr
+                                           the DBX demo table; combats resolved by the DBX engine
 
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
 Every event is written at once in its own transaction: a crash loses at most the event being written, and
---resume goes on from the last frame read. --inputs reads the players' inputs (turns, phases, combats, answers to
-missing reports, notes, bookmarks, undo) from a JSON Lines file, one object per line with the frame it follows.
+--resume goes on from the last frame read, with a record made with the same system, roster, layout, board,
+starting position and rules options (--overwrite replaces a record instead). --inputs reads the players' inputs
+(turns, phases, combats, answers to missing reports, notes, bookmarks, undo) from a JSON Lines file, one object
+per line with the frame it follows.
 """
 
 
@@ -41,11 +43,12 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
-    p.add_argument("--system", default="wiener", help="rule system: wiener (default) or marengo (blocks on a "
-                   "printed board: fieldglass/recording_marengo.py)")
+    p.add_argument("--system", default="wiener", help="rule system: wiener (default), marengo (blocks on a "
+                   "printed board: fieldglass/recording_marengo.py) or dbx (free-measured: "
+                   "fieldglass/recording_dbx.py)")
     p.add_argument("--board", metavar="BOARD.toml", help="marengo: the board file (synthetic: the demo board)")
-    p.add_argument("--game", metavar="GAME.json", help="marengo: the position at the start (round, morale, blocks' "
-                   "state the camera cannot see)")
+    p.add_argument("--game", metavar="GAME.json", help="marengo, dbx: the position at the start (the state the "
+                   "camera cannot see: round, morale, blocks' flags; DBX terrain, scale, elements' quality...)")
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) stored with the record")
     p.add_argument("--players", metavar="NAME,NAME", help="the players' names")
     p.add_argument("--out", required=True, metavar="GAME.fgr", help="the record to write")
@@ -103,71 +106,45 @@ def _setup(args):
     return layout, roster, intr, frames, None, args.source
 
 
-def run(args) -> int:
-    from calibration.registration import TableRegistration
-    from fieldglass.record import Record
-    from fieldglass.recording import GameRecorder, holdings, load_inputs, play_into_record, record_meta
-    from vision.pieces import camera_for_frame, read_table
-    from vision.tracking import TrackerConfig
+def wiener_plan(args):
+    """The Wiener Napoleon recording (and the scripted game): pieces on the square grid, combats by rules/wiener."""
+    from fieldglass.recording import (
+        GameRecorder,
+        RecordingPlan,
+        load_inputs,
+        options_and_players,
+        record_meta,
+        table_reader,
+    )
 
-    if args.system == "marengo":
-        from fieldglass.recording_marengo import run_marengo
-
-        return run_marengo(args)
-    if args.settle <= 0 or args.missing_after <= 0:
-        raise InputError("--settle and --missing-after must be positive seconds")
     layout, roster, intr, frames, script_inputs, source = _setup(args)
     inputs = script_inputs if script_inputs is not None else load_inputs(args.inputs)
     if args.inputs and script_inputs is not None:
         inputs = load_inputs(args.inputs)
-    out = Path(args.out)
-    start = 0
-    if args.resume:
-        if not out.exists():
-            raise InputError(f"{out}: no record to resume (leave out --resume to start one)")
-        record = Record.open(out, writable=True)
-        if record.problems:
-            raise InputError(f"{out}: cannot resume a damaged record ({record.problems[0]})")
-        known = {p["id"] for p in record.roster()}
-        if known != {p.id for p in roster.pieces}:
-            raise InputError(f"{out}: the record was made with another roster")
-        last_event = max((e.frame or 0 for e in record.events()), default=-1)
-        start = max(int(record.progress.get("frame", -1)) + 1, last_event)
-        start = max(start, 0)
+    opts, players = options_and_players(args)
+    meta = record_meta(args.system, layout, roster, intr, opts, players, source)
+
+    def start(record, config, on_event):
+        return GameRecorder.start(record, roster, config, intr, on_event=on_event)
+
+    return RecordingPlan(meta, frames, table_reader(layout, roster, intr, source), inputs, start)
+
+
+def run(args) -> int:
+    from fieldglass.recording import check_timing, record_game
+    from rules.system import system_names
+
+    if args.system not in system_names():
+        raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
+    check_timing(args)
+    if args.system == "marengo":
+        from fieldglass.recording_marengo import marengo_plan
+
+        plan = marengo_plan(args)
+    elif args.system == "dbx":
+        from fieldglass.recording_dbx import dbx_plan
+
+        plan = dbx_plan(args)
     else:
-        opts = {}
-        if args.options:
-            from calibration.files import read_toml
-
-            opts = read_toml(args.options, "rules options file")
-        players = [s.strip() for s in (args.players or "").split(",") if s.strip()]
-        record = Record.create(out, record_meta(args.system, layout, roster, intr, opts, players, source),
-                               overwrite=args.overwrite)
-
-    def show(ev):
-        if args.events:
-            piece = f" {ev.piece}" if ev.piece else ""
-            print(f"event {ev.seq} {ev.type}{piece} frame {ev.frame} t {ev.t:.2f}", flush=True)
-
-    config = TrackerConfig(settle_s=args.settle, missing_after_s=args.missing_after)
-    recorder = GameRecorder.start(record, roster, config, intr, on_event=show)
-    state = {"reg": None}
-
-    def read(image):
-        reg = state["reg"]
-        if reg is None:
-            reg = state["reg"] = TableRegistration(layout, camera_for_frame(intr, image, source))
-        return read_table(image, reg, roster)
-
-    t0 = time.perf_counter()
-    n = play_into_record(record, out, recorder, frames, start, read, inputs, args.resume)
-    if n is None:
-        return 130
-    dt = time.perf_counter() - t0
-    summary = holdings(record)
-    resumed = f" (resumed at frame {start})" if args.resume else ""
-    print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "
-          f"record holds {summary}")
-    record.close()
-    return 0
-
+        plan = wiener_plan(args)
+    return record_game(args, plan)

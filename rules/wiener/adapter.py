@@ -24,20 +24,6 @@ Field = tuple[int, int]
 # ---------------------------------------------------------------------------------------------- the Wiener system
 
 
-TYPE_ALIASES = {
-    "cavalry": "light_cavalry",
-    "hussars": "light_cavalry",
-    "lancers": "light_cavalry",
-    "dragoons": "heavy_cavalry",
-    "cuirassiers": "heavy_cavalry",
-    "guns": "artillery",
-    "battery": "artillery",
-    "horse artillery": "horse_artillery",
-    "pioneer": "pioneers",
-    "engineers": "pioneers",
-    "commander": "general",
-}
-
 TERRAIN_KINDS = {"wood": "wood", "town": "town", "church": "church", "swamp": "swamp", "river": "water",
                  "water": "water", "mountain": "mountain", "road": "road"}
 
@@ -63,11 +49,10 @@ class WienerSystem:
     # ---- the piece vocabulary
 
     def piece_type(self, roster_type: str) -> str | None:
-        t = roster_type.strip().lower()
-        if t in self.types:
-            return t
-        t = TYPE_ALIASES.get(t, t.replace(" ", "_"))
-        return t if t in self.types else None
+        """The roster's words as a troop type: the one map of the Wiener rules (rules/wiener/roster.py)."""
+        from rules.wiener.roster import piece_type
+
+        return piece_type(roster_type)
 
     def formations(self, piece_type: str) -> tuple[str, ...]:
         return self.model.FORMATIONS.get(piece_type, ())
@@ -421,4 +406,4 @@ _SINGLE_PIECE_HINTS = {
 }
 
 
-__all__ = ["TYPE_ALIASES", "WienerSystem", "outcome_lines"]
+__all__ = ["WienerSystem", "outcome_lines"]
