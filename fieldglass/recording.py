@@ -64,10 +64,11 @@ def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, r
 def wiener_position(state: BoardState, grid: dict | None, system=None):
     """The committed state as a Wiener Napoleon position, placed as the live session places it: each piece on the
     table in the field and facing of its committed place, with the bases, markers and formation the record holds
-    (`fieldglass.session.grid_position`, the one placement of the grid systems). InputError when a piece on the
+    (`rules.wiener.live.grid_position`, the one placement of the grid systems). InputError when a piece on the
     table has a roster type that names no Wiener troop type (rules/wiener/roster.py): the recorder cannot ask."""
-    from fieldglass.session import GameState, grid_position
+    from rules.live import GameState
     from rules.system import table_system
+    from rules.wiener.live import grid_position
 
     if grid is None:
         raise InputError("the layout has no [grid]: the rules engine needs fields")

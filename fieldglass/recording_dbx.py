@@ -85,8 +85,8 @@ def dbx_game_at(meta: dict, events) -> tuple[object, dict[str, dict], str | None
 def dbx_record_position(meta: dict, state, events, system, roster):
     """The DBX engine's position of a record after `events`, with `state` (BoardState) the committed places then:
     placed by the live session's `dbx_position` (fieldglass/session_dbx.py), the game state from the record."""
-    from fieldglass.session import GameState
     from fieldglass.session_dbx import dbx_position, dbx_turn
+    from rules.live import GameState
 
     template, states, active = dbx_game_at(meta, events)
     sides = list(dict.fromkeys(p.side for p in roster.pieces))

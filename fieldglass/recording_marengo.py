@@ -193,7 +193,7 @@ class MarengoRecorder(GameRecorder):
     def position(self):
         """The engine's position from the record's committed state and the game state the camera cannot see,
         placed as the live session places it (fieldglass/session_marengo.py `marengo_position`)."""
-        from fieldglass.session import GameState
+        from rules.live import GameState
 
         state = self.record.state()
         places = {p.id: p for p in state.pieces.values() if p.status in ("on", "missing") and p.x_mm is not None}

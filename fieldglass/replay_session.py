@@ -279,8 +279,8 @@ class ReplaySession:
         `marengo_position`): each unit in the area (and reserve or approach) its committed place lies in, at its
         recorded strength, revealed where the rules revealed it; reinforcements in their boxes until placed."""
         from fieldglass.replay_hidden import revealed_at
-        from fieldglass.session import GameState
         from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
+        from rules.live import GameState
         from rules.marengo.model import position_from_dict
 
         board = self.marengo_board

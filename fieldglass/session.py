@@ -1,8 +1,9 @@
 """The dashboard's data model, free of Qt: what the camera read, the game state it cannot see, the selection.
 
 Napari style: `Session` knows nothing of any GUI; a view connects to its events (plain callbacks) and redraws.
-`position_from_reading` turns one camera reading plus the roster and the game state into the rules engine's
-position; every rules answer then comes from the engine through its system's adapter (rules/system.py).
+One `Session` serves every game system: the system's `LiveRules` (rules/live.py) turns the committed places and
+the game state into its engine's position; every rules answer then comes from the engine through its adapter
+(rules/system.py), and every picture from its `picture` hook (rules/picture.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
 from common.errors import InputError
 from common.events import Signals
-from common.fields import field_name, parse_field
-from rules.system import CombatOutcome, PieceSpec, SelectionOverlay, TargetRow, table_system
+from rules.live import GameState, LiveRules, PendingChange
+from rules.picture import Scene, ScenePiece
+from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
 from vision.tracking import Place, Tracker, TrackerConfig
@@ -108,36 +110,6 @@ def load_setup(source: str, camera: str | None = None, layout: str | None = None
 # ---------------------------------------------------------------------------------------------- game state
 
 
-@dataclass
-class PendingChange:
-    """A change the rules made that the physical pieces do not show yet: move `piece` to `field` facing `facing`,
-    or take it off the table (`removed`). Shown on the table view until the camera sees the pieces match."""
-
-    piece: str
-    field: Field | None = None
-    facing: str | None = None
-    removed: bool = False
-    why: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        if self.removed:
-            return f"take {self.piece} off the table"
-        return f"move {self.piece} to {field_name(*self.field)} facing {self.facing}"
-
-
-@dataclass
-class GameState:
-    """What the camera cannot see: turn, active side, each piece's state (markers, formation, bases, flags...),
-    pieces taken off by the rules, and changes waiting for the physical pieces to match."""
-
-    turn: int = 1
-    active: str = ""
-    states: dict[str, dict] = field(default_factory=dict)
-    removed: set[str] = field(default_factory=set)
-    pending: dict[str, PendingChange] = field(default_factory=dict)
-    log: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class PieceView:
     """One roster piece as the dashboard shows it. `status`: seen, ambiguous (near a field edge), occluded (not in
@@ -149,92 +121,39 @@ class PieceView:
     type: str | None
     state: Mapping[str, Any]
     pending: PendingChange | None = None
-
-
-def position_from_reading(
-    reading: TableReading | None,
-    roster: Roster,
-    layout: TableLayout,
-    system,
-    state: GameState | None = None,
-    ground: Mapping | None = None,
-    last_seen: Mapping[str, PiecePose] | None = None,
-):
-    """The rules engine's position from a camera reading and the roster, plus the game state the camera cannot see.
-
-    Each seen piece stands in the field and facing the camera measured; a piece hidden in this frame keeps its last
-    pose (`last_seen`). The rest is `grid_position`'s. Returns (position, notes). `system` is a
-    `rules.system.TableSystem` adapter or its name."""
-    grid = layout.grid
-    if grid is None:
-        raise InputError("the layout has no [grid]: the rules need a square grid")
-    poses = dict(last_seen or {})
-    if reading is not None:
-        poses.update({p.piece: p for p in reading.pieces})
-    return grid_position(poses, roster.pieces, grid.cols, grid.rows, system, state, ground)
-
-
-def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, system, state: GameState | None = None,
-                  ground: Mapping | None = None):
-    """Where each piece stands (`places`: piece id -> anything with `cell` and `facing`, a PiecePose, a tracking
-    Place or a record's PieceState) as the engine's position on a square grid: the one placement of a grid system,
-    used live (`Session`), by the recorder and by the replay (fieldglass/recording.py `wiener_position`).
-
-    `pieces` are the roster's (id, side, type); the type is the game state's, else the roster's words read by the
-    system. A pending change (a flight the rules ordered) places a piece where the rules say until the camera sees
-    it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left out
-    and why."""
-    if isinstance(system, str):
-        system = table_system(system)
-    state = state or GameState()
-    specs, notes = [], []
-    for rp in pieces:
-        if rp.id in state.removed:
-            continue
-        st = state.states.get(rp.id, {})
-        ptype = st.get("type") or system.piece_type(rp.type)
-        if ptype is None:
-            notes.append(f"{rp.id}: roster type {rp.type!r} is not a {system.name} type "
-                         f"({' '.join(system.types)}); set its type in the game state")
-            continue
-        pend = state.pending.get(rp.id)
-        pose = places.get(rp.id)
-        if pend is not None and pend.field is not None:
-            specs.append(PieceSpec(rp.id, rp.side, ptype, pend.field, pend.facing))
-            continue
-        if pose is None:
-            continue
-        if pose.cell is None or pose.facing is None:
-            notes.append(f"{rp.id}: off the grid")
-            continue
-        specs.append(PieceSpec(rp.id, rp.side, ptype, parse_field(pose.cell), pose.facing))
-    pos = system.make_position(cols, rows, specs, state.states, ground)
-    return pos, notes
+    label: str = ""  # what the current viewer calls it (a hidden block: an anonymous label); "" = its id
+    hidden: bool = False  # its identity is hidden from the current viewer
 
 
 # ---------------------------------------------------------------------------------------------- the session
 
 
 class Session:
-    """The live model behind the dashboard: readings in, position, selection and game state out, with events.
+    """The one live model behind the dashboard, for every game system: readings in, position, selection and game
+    state out, with signals. The system's part is its `LiveRules` (rules/live.py, `self.live`): where pieces stand
+    for the engine, what a resolution changes, what a viewer may see, what to draw.
 
-    Events: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
+    Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar)."""
 
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
-        self.system = system or table_system(setup.system)
+        game = game_system(setup.system)
+        self.system = system or table_system(setup.system, getattr(setup, "options", None))
+        self.live: LiveRules = (game.live or LiveRules)(self.system, setup)
         self.layout = setup.layout
-        self.roster = setup.roster
+        self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
-        self.sides = list(dict.fromkeys(p.side for p in setup.roster.pieces))
+        self.sides = list(game.sides) or list(dict.fromkeys(p.side for p in setup.roster.pieces))
+        self.viewer = UMPIRE
+        self.viewers = (UMPIRE, *self.live.viewers)
         self.state = GameState(active=self.sides[0] if self.sides else "")
         self.state.states = {k: dict(v) for k, v in setup.initial_states.items()}
         self.reading: TableReading | None = None
         self.last_seen: dict[str, PiecePose] = {}
         # Rules answers refer to the committed state: a piece in a hand or sliding across the table keeps its
         # committed place until it has settled at the new one (vision/tracking.py).
-        self.tracker = Tracker(setup.roster, TrackerConfig(settle_s=settle_s))
+        self.tracker = Tracker(self.roster, TrackerConfig(settle_s=settle_s))
         self.frames = 0
         # None: every roster piece plays. A set: only these, each unit joining when its card is shown.
         self.in_game: set[str] | None = set() if setup.join_by_cards else None
@@ -244,12 +163,14 @@ class Session:
         self.second: str | None = None
         self._cache: dict[str, Any] = {}
         self.events = Signals("reading", "position", "selection", "state", "message")
+        self.live.start(self)
         self._rebuild(force=True)
 
     # ---- readings
 
     def update_reading(self, reading: TableReading, t: float | None = None) -> None:
         """A new reading at time `t` (seconds; default: now)."""
+        reading = self.live.read(self, reading)
         self.reading = reading
         for p in reading.pieces:
             self.last_seen[p.piece] = p
@@ -281,7 +202,7 @@ class Session:
 
     def _placed_as(self, pose, change) -> bool:
         """Whether a piece seen at `pose` stands where a pending change wants it; each system says what counts."""
-        return pose.cell == field_name(*change.field) and pose.facing == change.facing
+        return self.live.placed_as(self, pose, change)
 
     def join_card(self, payload: str) -> str | None:
         """A QR code seen on the table: if it is a unit card (`fieldglass print cards`), its pieces join the game.
@@ -324,8 +245,7 @@ class Session:
         return out
 
     def _rebuild(self, force: bool = False) -> None:
-        pos, notes = position_from_reading(None, self.roster, self.layout, self.system, self.state,
-                                           self.ground, self.committed_places())
+        pos, notes = self.live.position(self)
         self.notes = notes
         if force or pos != self.position:
             self.position = pos
@@ -335,6 +255,11 @@ class Session:
     # ---- what the views draw
 
     def piece_views(self) -> list[PieceView]:
+        """Every roster piece in play as the current viewer may see it."""
+        return [self.live.look(self, v) for v in self.true_views()]
+
+    def true_views(self) -> list[PieceView]:
+        """Every roster piece in play as it is (the umpire's view)."""
         seen = {p.piece: p for p in self.reading.pieces} if self.reading else {}
         out = []
         for rp in self.roster.pieces:
@@ -345,7 +270,8 @@ class Session:
             pend = self.state.pending.get(rp.id)
             if rp.id in seen:
                 pose = seen[rp.id]
-                status = "ambiguous" if pose.edge_mm is not None and pose.edge_mm < AMBIGUOUS_EDGE_MM else "seen"
+                edge = getattr(pose, "edge_mm", None)
+                status = "ambiguous" if edge is not None and edge < AMBIGUOUS_EDGE_MM else "seen"
             elif rp.id in self.last_seen:
                 pose, status = self.last_seen[rp.id], "occluded"
             else:
@@ -354,19 +280,59 @@ class Session:
                 status = "removed"
             engine = self.position.by_id.get(rp.id) if self.position is not None else None
             full = self.system.piece_state(engine) if engine is not None else dict(st)
-            out.append(PieceView(rp, pose, status, ptype, full, pend))
+            out.append(PieceView(rp, pose, status, ptype, full, pend, rp.id))
         return out
+
+    def scene(self, live: bool = False, labels: bool = True, to_table=None) -> Scene:
+        """What the system draws from: the position, the pieces as the viewer may see them, the selection. `live`:
+        over the camera image (items at their marker heights)."""
+        sides = {side: i for i, side in enumerate(self.sides)}
+        pieces = []
+        for v in self.piece_views():
+            pose = v.pose
+            at = None if pose is None else (float(pose.x_mm), float(pose.y_mm), float(pose.heading_deg))
+            rp = v.piece
+            pieces.append(ScenePiece(rp.id, v.label or rp.id, rp.side, sides.get(rp.side, 0), v.type, rp.type,
+                                     tuple(rp.base_mm), rp.marker_height_mm, at, v.status, v.state, v.pending,
+                                     v.hidden, getattr(pose, "cell", None), getattr(pose, "edge_mm", None)))
+        return Scene(self.position, tuple(pieces), self.selected, self.second, self.selection_overlay(), labels,
+                     live, self.layout.grid, self.ground, self.viewer,
+                     to_table if to_table is not None else getattr(self, "to_table", None),
+                     getattr(self.live, "context", None))
+
+    def picture(self, live: bool = False, labels: bool = True) -> tuple:
+        """Everything to draw, in the drawing language of rules/picture.py (table mm)."""
+        return self.live.picture(self, self.scene(live, labels))
 
     def counts(self) -> tuple[int, int]:
         """(pieces seen in the last frame, pieces expected: the roster less those the rules removed)."""
         seen = len(self.reading.pieces) if self.reading else 0
         return seen, len(self.roster.pieces) - len(self.state.removed)
 
+    def set_viewer(self, viewer: str) -> None:
+        """Whose view the dashboard shows: "umpire" (everything) or a player's (hidden information withheld)."""
+        self.viewer = self.live.check_viewer(viewer)
+        self._cache.clear()
+        self._log(f"view: {'umpire (everything)' if viewer == UMPIRE else f'{viewer} player'}")
+        self.events.state.emit()
+
+    def title(self) -> str | None:
+        """The selection panel's line about the selection, when the system gives one."""
+        return self.live.title(self)
+
+    def describe_lines(self) -> list[str]:
+        """The headless printout of the system's table (empty: the dashboard's generic one)."""
+        return self.live.describe(self)
+
     # ---- selection
 
     def select(self, pid: str | None, second: bool = False) -> None:
         if pid is not None and self.roster.piece(pid) is None:
-            raise InputError(f"no piece {pid!r} in the roster")
+            pid = self.live.resolve_id(self, pid)
+            if pid is None:
+                return
+            if self.roster.piece(pid) is None:
+                raise InputError(f"no {self.live.noun} {pid!r} in the roster")
         if second and self.selected is not None and pid != self.selected:
             self.second = pid
         else:
@@ -412,36 +378,19 @@ class Session:
 
     def set_piece_state(self, pid: str, key: str, value: Any) -> None:
         """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed."""
-        rp = self.roster.piece(pid)
-        if rp is None:
-            raise InputError(f"no piece {pid!r} in the roster")
-        st = self.state.states.setdefault(pid, {})
-        ptype = st.get("type") or self.system.piece_type(rp.type) or ""
-        value = self.system.check_state(ptype if key != "type" else "", key, value)
-        st[key] = value
-        if key == "type":
-            st.pop("formation", None)
+        pid, key, value = self.live.check_state(self, pid, key, value)
+        self.state.states.setdefault(pid, {})[key] = value
         self._log(f"{pid}: {key} set to {_text(value)}")
         self.events.state.emit()
         self._rebuild()
 
     def set_turn(self, turn: int, active: str | None = None) -> None:
-        self.state.turn = max(1, int(turn))
-        if active is not None:
-            self.state.active = active
+        self.live.set_turn(self, turn, active)
         self.events.state.emit()
+        self._rebuild()
 
     def next_phase(self) -> None:
-        turn, active = self.system.next_phase(self.state.turn, self.state.active, self.sides)
-        reset = self.system.phase_reset()
-        for rp in self.roster.pieces:
-            if rp.side == active:
-                st = self.state.states.setdefault(rp.id, {})
-                for k, v in reset.items():
-                    if st.get(k):
-                        st[k] = v
-        self.state.turn, self.state.active = turn, active
-        self._log(f"turn {turn}: {active} active")
+        self.live.next_phase(self)
         self.events.state.emit()
         self._rebuild()
 
@@ -470,39 +419,21 @@ class Session:
                 raise InputError(f"{pid!r} is not on the table (not seen by the camera, or removed)")
 
     def apply(self, outcome: CombatOutcome) -> list[PendingChange]:
-        """Apply a resolution to the game state: markers, bases, formation and flags at once; moves and removals
-        become pending changes shown on the table until the physical pieces match."""
-        before, after = outcome.resolution.before, outcome.after
-        why = {c["piece"]: tuple(c.get("why", [])) for c in outcome.changes}
-        pending = []
-        for p in before.pieces:
-            q = after.by_id.get(p.id)
-            if q is None:
-                self.state.removed.add(p.id)
-                ch = PendingChange(p.id, removed=True, why=why.get(p.id, ()))
-            else:
-                self.state.states.setdefault(p.id, {}).update(self.system.piece_state(q))
-                if (q.field, q.facing) == (p.field, p.facing):
-                    continue
-                ch = PendingChange(p.id, q.field, q.facing, why=why.get(p.id, ()))
-            self.state.pending[p.id] = ch
-            pending.append(ch)
-        res = outcome.resolution
-        who = " → ".join(d["piece"] for d in (res.attacker, res.defender) if d)
-        self._log(f"{res.action} {who}: winner {res.winner}, effect {res.effect}")
-        for c in outcome.changes:
-            what = ", ".join(f"{k} {'+'.join(v) if isinstance(v, list) else v}" for k, v in c.items()
-                             if k not in ("piece", "why"))
-            self._log(f"{c['piece']}: {what}")
+        """Apply a resolution to the game state (the system's `apply`): what the camera cannot see at once; moves
+        and removals become pending changes shown on the table until the physical pieces match."""
+        pending = self.live.apply(self, outcome)
         for ch in pending:
             self._log(f"waiting for the table: {ch.describe()}")
         self.events.state.emit()
         self._rebuild()
         return pending
 
-    def _log(self, text: str) -> None:
+    def log(self, text: str) -> None:
+        """Add a line to the game log (with the turn) and show it in the status bar."""
         self.state.log.append(f"turn {self.state.turn}: {text}")
         self.events.message.emit(text)
+
+    _log = log
 
 
 def _text(v: Any) -> str:

@@ -27,8 +27,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from fieldglass.session import PendingChange, Session, Setup
+from fieldglass.session import Session, Setup
 from rules.dbx.adapter import STATE_KEYS, DbxSystem
+from rules.live import PendingChange
 
 SETTLE_MM = 3.0
 SETTLE_DEG = 5.0

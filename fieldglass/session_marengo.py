@@ -18,8 +18,9 @@ from typing import Any
 from calibration.board import BoardRegistration
 from common.errors import InputError
 from fieldglass.boards import board_layout, board_scene
-from fieldglass.session import PendingChange, PieceView, Session, Setup
+from fieldglass.session import PieceView, Session, Setup
 from rules.board import Board, Placement, load_board, load_demo_board
+from rules.live import PendingChange
 from rules.marengo.adapter import parse_roster_type
 from rules.marengo.hidden import UMPIRE, BlockWatch, Sighting, UnitState, player_view, roster_blocks, unit_roster
 from vision.synthetic_board import DEMO_BLOCKS
@@ -480,7 +481,7 @@ class MarengoSession(Session):
 
     # ---- text (headless printout)
 
-    def describe_blocks(self) -> list[str]:
+    def describe_lines(self) -> list[str]:
         lines = [f"  round {self.position.round} ({self.position.side} to move, {self.position.commands} commands), "
                  f"view: {self.viewer}",
                  f"  {'block':<12}{'side':<6}{'type':<11}{'str':<4}{'area':<6}{'position':<10}{'status':<10}"]

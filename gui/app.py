@@ -523,34 +523,7 @@ def describe(session, window: MainWindow) -> list[str]:
         return [f"no frame processed: {window.connection[1]}"]
     seen, expected = session.counts()
     lines.append(f"frame {r.number}: {seen}/{expected} pieces, {window.calibration_health()}, {r.fps:.1f} fps")
-    if hasattr(session, "describe_blocks"):  # Marengo: blocks with their areas (fieldglass/session_marengo.py)
-        return lines + session.describe_blocks()
-    if hasattr(session, "describe_lines"):  # DBX: elements in table mm with their contacts (fieldglass/session_dbx.py)
-        return lines + session.describe_lines()
-    lines.append(f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<10}")
-    for v in session.piece_views():
-        engine = session.position.by_id.get(v.piece.id) if session.position else None
-        fld = engine.field_name if engine else (v.pose.cell if v.pose and v.pose.cell else "-")
-        fac = engine.facing if engine else "-"
-        lines.append(f"  {v.piece.id:<10}{v.piece.side:<6}{(v.type or '?'):<15}{fld:<6}{fac:<7}{v.status:<10}")
-    for n in session.notes:
-        lines.append(f"  note: {n}")
-    if session.selected and not session.in_position(session.selected):
-        lines.append(f"selected {session.selected}: not on the table in this frame")
-    elif session.selected:
-        p = session.position.piece(session.selected)
-        lines.append(f"selected {p.id} ({p.type.replace('_', ' ')} at {p.field_name} facing {p.facing}):")
-        for t in session.targets():
-            if t.fire or t.melee:
-                net = t.fire_net if t.fire else t.melee_net
-                lines.append(f"  -> {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.weapon:<11} net {net:+d}")
-            elif "blocked" in t.note:
-                lines.append(f"  x  {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.note}")
-        ov = session.selection_overlay()
-        if ov is not None:
-            for sh in ov.shades:
-                lines.append(f"  {sh.label}: {len(sh.fields)} fields")
-    return lines
+    return lines + session.describe_lines()
 
 
 def error_dialog(text: str) -> None:

@@ -203,6 +203,8 @@ class GameSystem:
     adapter: Callable[..., TableSystem]
     commands: str
     view: Callable[[Any, str], dict] | None = None
+    live: type | None = None
+    """The system's `rules.live.LiveRules` subclass: its part of the one live session."""
     digest: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rules.system import GameSystem
 from rules.wiener.adapter import WienerSystem
+from rules.wiener.live import WienerLive
 from rules.wiener.model import (
     SYSTEM,
     Edge,
@@ -45,6 +46,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.wiener.commands",
+    live=WienerLive,
     digest="shared/rules/wiener-napoleon-2022.md",
 )
 

@@ -1,5 +1,5 @@
 """The same places on the table give the same rules position live (the dashboard's session), in the recorder and
-in the replay, for every system: each places pieces with the session's one function (fieldglass/session.py
+in the replay, for every system: each places pieces with the system's one function (rules/wiener/live.py
 `grid_position`, fieldglass/session_marengo.py `marengo_position`, fieldglass/session_dbx.py `dbx_position`).
 
 The camera is replaced by readings of the true places, given again and again until every piece has settled."""

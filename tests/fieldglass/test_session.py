@@ -219,7 +219,7 @@ def test_next_phase_clears_the_per_turn_flags_of_the_side_that_becomes_active():
 
 def test_resolve_and_apply_make_pending_changes_that_clear_when_the_table_matches():
     from common.dice import Dice
-    from fieldglass.session import PendingChange
+    from rules.live import PendingChange
     from rules.wiener.resolve import resolve_melee
 
     setup = load_setup("synthetic")

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
 from common.dice import Dice  # noqa: E402
 from common.errors import InputError  # noqa: E402
-from fieldglass.session import PendingChange, Setup, load_setup  # noqa: E402
+from fieldglass.session import Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
+from rules.wiener.live import FieldChange  # noqa: E402
 from rules.wiener.resolve import resolve_fire  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from tests.gui.helpers import pump as _pump
@@ -200,8 +201,8 @@ def test_refused_action_is_a_message_not_an_error(qapp, window):
 
 def test_pending_changes_are_shown_until_the_table_matches(qapp, window):
     s = window.session
-    s.state.pending["au-1-1"] = PendingChange("au-1-1", (13, 15), "S", why=("flees 2 LE (§8.8)",))
-    s.state.pending["au-1-2"] = PendingChange("au-1-2", removed=True)
+    s.state.pending["au-1-1"] = FieldChange("au-1-1", why=("flees 2 LE (§8.8)",), field=(13, 15), facing="S")
+    s.state.pending["au-1-2"] = FieldChange("au-1-2", removed=True)
     s.state.removed.add("au-1-2")
     s._rebuild()
     _refresh(qapp, window)

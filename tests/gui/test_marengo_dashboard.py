@@ -99,7 +99,7 @@ def test_player_views_hide_opponent_identities(qapp, window):
     shown = [it.toolTip() for it in view.items_of("marengo-block")]
     assert len(hidden) == 3 and all("identity hidden" in t and "FR" in t for t in hidden)
     assert not any("fr-" in t for t in hidden) and all(t.startswith("au-") for t in shown)
-    text = "\n".join(s.describe_blocks())
+    text = "\n".join(s.describe_lines())
     assert "FR block 1" in text and "fr-inf-1" not in text
     ids = [v.piece.id for v in s.piece_views()]
     assert "fr-inf-1" not in ids and "FR block 1" in ids
@@ -116,7 +116,7 @@ def test_player_views_hide_opponent_identities(qapp, window):
     window.viewer_actions["umpire"].setChecked(True)
     _refresh(qapp, window)
     assert not view.items_of("marengo-block-hidden") and len(view.items_of("marengo-block")) == 6
-    assert "fr-inf-1" in "\n".join(s.describe_blocks())
+    assert "fr-inf-1" in "\n".join(s.describe_lines())
     window.save_screenshot(SHOTS / "marengo-umpire.png")
 
 

@@ -1,0 +1,149 @@
+"""A game system's part of the one live session: the game state the camera cannot see, and the hooks a system
+overrides (python-chess style: the session is one class; each system subclasses `LiveRules` in rules/<s>/live.py
+and overrides a few hooks; no caller branches on the system).
+
+The session (fieldglass/session.py) owns the camera's readings, the tracker, the selection and the signals; it
+calls these hooks with itself as `s`, of which a hook may use: `s.system` (the TableSystem adapter), `s.roster`,
+`s.layout`, `s.state` (GameState), `s.position`, `s.notes`, `s.selected`, `s.second`, `s.viewer`, `s.ground`,
+`s.committed_places()`, `s.locate(x_mm, y_mm)` (a point of the table on the system's board: area and position),
+`s.to_table` (board mm -> table mm, None where the board is the table), `s.log(text)` and `s.events`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from common.errors import InputError
+from rules.picture import Item, Scene
+from rules.system import UMPIRE
+
+
+@dataclass
+class PendingChange:
+    """A change the rules made that the physical pieces do not show yet: take `piece` off the table (`removed`), or
+    (a system's subclass) move it where the rules put it. Shown on the table views until the camera sees it done."""
+
+    piece: str
+    removed: bool = False
+    why: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"take {self.piece} off the table" if self.removed else f"move {self.piece}"
+
+
+@dataclass
+class GameState:
+    """What the camera cannot see: turn, active side, each piece's state (markers, formation, bases, flags...),
+    pieces taken off by the rules, and changes waiting for the physical pieces to match."""
+
+    turn: int = 1
+    active: str = ""
+    states: dict[str, dict] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    pending: dict[str, PendingChange] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)
+
+
+class LiveRules:
+    """The defaults of every hook; a system overrides what its game needs.
+
+    `viewers`: the player views besides the umpire's (a system with hidden information lists its sides);
+    `choice_help`: the KEY=VALUE choices its actions take, shown by the combat panel ("" for none);
+    `uses_dice`: whether its actions roll dice (the combat panel offers dice only then)."""
+
+    viewers: tuple[str, ...] = ()
+    choice_help: str = ""
+    uses_dice: bool = True
+    noun: str = "piece"
+
+    def __init__(self, system, setup) -> None:
+        self.system = system
+        self.setup = setup
+
+    # ---- start and readings
+
+    def tracked_roster(self, roster):
+        """The roster the session tracks (a system whose units have several markers tracks units)."""
+        return roster
+
+    def start(self, s) -> None:
+        """Set the game state a new session starts from (turn, side to move, each piece's state)."""
+
+    def read(self, s, reading):
+        """A new camera reading as this system reads it (e.g. block markers as units); the default keeps it."""
+        return reading
+
+    def position(self, s) -> tuple[Any, list[str]]:
+        """The engine's position from the committed places and the game state: (position, notes naming every
+        piece left out and why). Every system overrides this: it is the one placement of the system."""
+        raise NotImplementedError
+
+    def placed_as(self, s, pose, change: PendingChange) -> bool:
+        """Whether a piece seen at `pose` stands where a pending change wants it."""
+        return False
+
+    # ---- the game state
+
+    def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
+        """A game-state value set by hand: (piece, key, value) checked by the adapter; InputError when not allowed."""
+        rp = s.roster.piece(pid)
+        if rp is None:
+            raise InputError(f"no {self.noun} {pid!r} in the roster")
+        st = s.state.states.get(pid, {})
+        ptype = st.get("type") or s.system.piece_type(rp.type) or ""
+        return pid, key, s.system.check_state(ptype if key != "type" else "", key, value)
+
+    def set_turn(self, s, turn: int, active: str | None) -> None:
+        s.state.turn = max(1, int(turn))
+        if active is not None:
+            s.state.active = active
+
+    def next_phase(self, s) -> None:
+        """End the active side's phase: the next side (or turn) becomes active, its per-turn flags cleared."""
+        turn, active = s.system.next_phase(s.state.turn, s.state.active, s.sides)
+        reset = s.system.phase_reset()
+        for rp in s.roster.pieces:
+            if rp.side == active:
+                st = s.state.states.setdefault(rp.id, {})
+                for k, v in reset.items():
+                    if st.get(k):
+                        st[k] = v
+        s.state.turn, s.state.active = turn, active
+        s.log(f"turn {turn}: {active} active")
+
+    def apply(self, s, outcome) -> list[PendingChange]:
+        """Apply a resolution to the game state; moves and removals become pending changes."""
+        raise NotImplementedError
+
+    # ---- what a viewer sees
+
+    def look(self, s, view):
+        """A piece as the current viewer may see it (a hidden block: an anonymous label); default: as it is."""
+        return view
+
+    def resolve_id(self, s, pid: str) -> str | None:
+        """The roster id a click or a typed name means (an anonymous label -> its block), None when it is not a
+        piece (the session then leaves the selection alone)."""
+        return pid
+
+    def visible_id(self, s, pid: str) -> str:
+        """What the current viewer calls a piece."""
+        return pid
+
+    def title(self, s) -> str | None:
+        """One line of rich text about the selection for the selection panel, None for the panel's own."""
+        return None
+
+    def describe(self, s) -> list[str]:
+        """The headless printout: every piece with where it stands, then the selection's answers."""
+        return []
+
+    def picture(self, s, scene: Scene) -> tuple[Item, ...]:
+        """Everything to draw for this scene, in the drawing language of rules/picture.py."""
+        return ()
+
+    def check_viewer(self, viewer: str) -> str:
+        if viewer != UMPIRE and viewer not in self.viewers:
+            raise InputError(f"view: one of {', '.join((UMPIRE, *self.viewers))}, not {viewer!r}")
+        return viewer

@@ -1,0 +1,140 @@
+"""Wiener Napoleon's part of the live session (rules/live.py): pieces placed by field and facing on the grid.
+
+`grid_position` is the one placement of the system: the dashboard, the recorder and the replay call it, so live,
+recorded and replayed positions agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from common.fields import field_name, parse_field
+from rules.live import GameState, LiveRules, PendingChange
+from rules.picture import Item, Scene
+from rules.system import PieceSpec
+from rules.wiener import picture as wiener_picture
+
+Field = tuple[int, int]
+
+
+@dataclass
+class FieldChange(PendingChange):
+    """A piece the rules moved (a flight, a retreat, a pursuit): to `field` facing `facing`."""
+
+    field: Field | None = None
+    facing: str | None = None
+
+    def describe(self) -> str:
+        if self.removed:
+            return f"take {self.piece} off the table"
+        return f"move {self.piece} to {field_name(*self.field)} facing {self.facing}"
+
+
+def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, system, state: GameState | None = None,
+                  ground: Mapping | None = None):
+    """Where each piece stands (`places`: piece id -> anything with `cell` and `facing`, a PiecePose, a tracking
+    Place or a record's PieceState) as the engine's position on a square grid.
+
+    `pieces` are the roster's (id, side, type); the type is the game state's, else the roster's words read by the
+    system. A pending change (a flight the rules ordered) places a piece where the rules say until the camera sees
+    it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left out
+    and why."""
+    state = state or GameState()
+    specs, notes = [], []
+    for rp in pieces:
+        if rp.id in state.removed:
+            continue
+        st = state.states.get(rp.id, {})
+        ptype = st.get("type") or system.piece_type(rp.type)
+        if ptype is None:
+            notes.append(f"{rp.id}: roster type {rp.type!r} is not a {system.name} type "
+                         f"({' '.join(system.types)}); set its type in the game state")
+            continue
+        pend = state.pending.get(rp.id)
+        pose = places.get(rp.id)
+        if pend is not None and getattr(pend, "field", None) is not None:
+            specs.append(PieceSpec(rp.id, rp.side, ptype, pend.field, pend.facing))
+            continue
+        if pose is None:
+            continue
+        if pose.cell is None or pose.facing is None:
+            notes.append(f"{rp.id}: off the grid")
+            continue
+        specs.append(PieceSpec(rp.id, rp.side, ptype, parse_field(pose.cell), pose.facing))
+    pos = system.make_position(cols, rows, specs, state.states, ground)
+    return pos, notes
+
+
+class WienerLive(LiveRules):
+    """Pieces stand in the field and facing the camera measured; combats change markers, bases and formations at
+    once and move or remove pieces through pending changes (§8)."""
+
+    def position(self, s):
+        grid = s.layout.grid
+        return grid_position(s.committed_places(), s.roster.pieces, grid.cols, grid.rows, s.system, s.state,
+                             s.ground)
+
+    def placed_as(self, s, pose, change) -> bool:
+        return pose.cell == field_name(*change.field) and pose.facing == change.facing
+
+    def check_state(self, s, pid, key, value):
+        pid, key, value = super().check_state(s, pid, key, value)
+        if key == "type":
+            s.state.states.setdefault(pid, {}).pop("formation", None)
+        return pid, key, value
+
+    def apply(self, s, outcome) -> list[PendingChange]:
+        """Markers, bases, formation and flags at once; moves and removals pending until the table matches."""
+        before, after = outcome.resolution.before, outcome.after
+        why = {c["piece"]: tuple(c.get("why", [])) for c in outcome.changes}
+        pending: list[PendingChange] = []
+        for p in before.pieces:
+            q = after.by_id.get(p.id)
+            if q is None:
+                s.state.removed.add(p.id)
+                ch = FieldChange(p.id, removed=True, why=why.get(p.id, ()))
+            else:
+                s.state.states.setdefault(p.id, {}).update(s.system.piece_state(q))
+                if (q.field, q.facing) == (p.field, p.facing):
+                    continue
+                ch = FieldChange(p.id, why=why.get(p.id, ()), field=q.field, facing=q.facing)
+            s.state.pending[p.id] = ch
+            pending.append(ch)
+        res = outcome.resolution
+        who = " → ".join(d["piece"] for d in (res.attacker, res.defender) if d)
+        s.log(f"{res.action} {who}: winner {res.winner}, effect {res.effect}")
+        for c in outcome.changes:
+            what = ", ".join(f"{k} {'+'.join(v) if isinstance(v, list) else v}" for k, v in c.items()
+                             if k not in ("piece", "why"))
+            s.log(f"{c['piece']}: {what}")
+        return pending
+
+    def describe(self, s) -> list[str]:
+        """Every piece with its field, facing and status; the selected piece's targets and ranges."""
+        lines = [f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<10}"]
+        for v in s.piece_views():
+            engine = s.position.by_id.get(v.piece.id) if s.position else None
+            fld = engine.field_name if engine else (v.pose.cell if v.pose and v.pose.cell else "-")
+            fac = engine.facing if engine else "-"
+            lines.append(f"  {v.piece.id:<10}{v.piece.side:<6}{(v.type or '?'):<15}{fld:<6}{fac:<7}{v.status:<10}")
+        lines += [f"  note: {n}" for n in s.notes]
+        if s.selected and not s.in_position(s.selected):
+            lines.append(f"selected {s.selected}: not on the table in this frame")
+        elif s.selected:
+            p = s.position.piece(s.selected)
+            lines.append(f"selected {p.id} ({p.type.replace('_', ' ')} at {p.field_name} facing {p.facing}):")
+            for t in s.targets():
+                if t.fire or t.melee:
+                    net = t.fire_net if t.fire else t.melee_net
+                    lines.append(f"  -> {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.weapon:<11} net {net:+d}")
+                elif "blocked" in t.note:
+                    lines.append(f"  x  {t.target:<9}{t.field:<6}{t.distance:>2} LE  {t.note}")
+            ov = s.selection_overlay()
+            if ov is not None:
+                lines += [f"  {sh.label}: {len(sh.fields)} fields" for sh in ov.shades]
+        return lines
+
+    def picture(self, s, scene: Scene) -> tuple[Item, ...]:
+        return wiener_picture.picture(scene)
