@@ -57,7 +57,7 @@ def hide(views: list, viewer: str, revealed: set[str], over: bool) -> tuple[list
         n[p.side] = n.get(p.side, 0) + 1
         label = f"{p.side} block {n[p.side]}"
         aliases[label] = p.id
-        out.append(replace(v, piece=replace(p, id=label, type="block"), type=None, state={}))
+        out.append(replace(v, piece=replace(p, id=label, type="block"), type=None, state={}, label=label, hidden=True))
     return out, aliases
 
 

@@ -23,8 +23,9 @@ from common.events import Signal
 from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker, combat_label
 from fieldglass.record.board import CLOTH
-from fieldglass.session import PieceView
-from rules.system import SelectionOverlay
+from fieldglass.session import PieceView, build_scene
+from rules.live import LiveRules
+from rules.system import SelectionOverlay, game_system
 from vision.pieces import PiecePose
 from vision.roster import Piece, Roster
 
@@ -109,6 +110,9 @@ class ReplaySession:
         self.second: str | None = None
         self.problems: list[str] = []
         self.viewer = "public"  # hidden blocks (Marengo): fieldglass/replay_hidden.py
+        self.to_table = None  # a record keeps board positions in table mm
+        game = game_system(self.meta.get("system") or "wiener")
+        self.live = (game.live or LiveRules)(self.system, None)
         self.marengo_board = None  # a Marengo record's printed board (its areas are drawn): recording_marengo.py
         if self.meta.get("system") == "marengo":
             from fieldglass.recording_marengo import board_from_meta
@@ -349,6 +353,10 @@ class ReplaySession:
             done = self.timeline[: self.index]
             out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, done))
         return out
+
+    def picture(self, live: bool = False, labels: bool = True) -> tuple:
+        """The system's picture of the moment shown (rules/picture.py), as the live dashboard draws it."""
+        return self.live.picture(self, build_scene(self, live, labels))
 
     # ---- selection and fire lines (from the rules engine)
 

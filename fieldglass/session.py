@@ -136,6 +136,9 @@ class Session:
     Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar)."""
 
+    to_table = None
+    """Board mm -> table mm for a system on a board lying on the table (None: the board is the table)."""
+
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
         game = game_system(setup.system)
@@ -283,22 +286,10 @@ class Session:
             out.append(PieceView(rp, pose, status, ptype, full, pend, rp.id))
         return out
 
-    def scene(self, live: bool = False, labels: bool = True, to_table=None) -> Scene:
+    def scene(self, live: bool = False, labels: bool = True) -> Scene:
         """What the system draws from: the position, the pieces as the viewer may see them, the selection. `live`:
         over the camera image (items at their marker heights)."""
-        sides = {side: i for i, side in enumerate(self.sides)}
-        pieces = []
-        for v in self.piece_views():
-            pose = v.pose
-            at = None if pose is None else (float(pose.x_mm), float(pose.y_mm), float(pose.heading_deg))
-            rp = v.piece
-            pieces.append(ScenePiece(rp.id, v.label or rp.id, rp.side, sides.get(rp.side, 0), v.type, rp.type,
-                                     tuple(rp.base_mm), rp.marker_height_mm, at, v.status, v.state, v.pending,
-                                     v.hidden, getattr(pose, "cell", None), getattr(pose, "edge_mm", None)))
-        return Scene(self.position, tuple(pieces), self.selected, self.second, self.selection_overlay(), labels,
-                     live, self.layout.grid, self.ground, self.viewer,
-                     to_table if to_table is not None else getattr(self, "to_table", None),
-                     getattr(self.live, "context", None))
+        return build_scene(self, live, labels, self.live.context(self))
 
     def picture(self, live: bool = False, labels: bool = True) -> tuple:
         """Everything to draw, in the drawing language of rules/picture.py (table mm)."""
@@ -434,6 +425,22 @@ class Session:
         self.events.message.emit(text)
 
     _log = log
+
+
+def build_scene(model, live: bool = False, labels: bool = True, context=None) -> Scene:
+    """The scene of a live session or a replay (anything with piece_views(), sides, selected, second,
+    selection_overlay(), position, layout, ground, viewer and to_table); `context` is the system's own."""
+    sides = {side: i for i, side in enumerate(model.sides)}
+    pieces = []
+    for v in model.piece_views():
+        pose = v.pose
+        at = None if pose is None else (float(pose.x_mm), float(pose.y_mm), float(pose.heading_deg))
+        rp = v.piece
+        pieces.append(ScenePiece(rp.id, v.label or rp.id, rp.side, sides.get(rp.side, 0), v.type, rp.type,
+                                 tuple(rp.base_mm), rp.marker_height_mm, at, v.status, v.state, v.pending, v.hidden,
+                                 getattr(pose, "cell", None), getattr(pose, "edge_mm", None)))
+    return Scene(model.position, tuple(pieces), model.selected, model.second, model.selection_overlay(), labels,
+                 live, model.layout.grid, model.ground, model.viewer, model.to_table, context)
 
 
 def _text(v: Any) -> str:

@@ -210,6 +210,13 @@ class MarengoSession(Session):
         self._rebuild(force=True)
 
     @property
+    def to_table(self):
+        """Board mm -> table mm through the board's registered pose; None while the board is the table."""
+        if self.board_registration is None or self.board_pose is None:
+            return None
+        return self.board_pose.board_to_table
+
+    @property
     def board_pose(self):
         return self.board_registration.pose if self.board_registration is not None else None
 
@@ -331,7 +338,7 @@ class MarengoSession(Session):
             bv = views.get(v.piece.id)
             if bv is not None and bv.hidden:
                 piece = replace(v.piece, id=bv.label, type="block")
-                out.append(PieceView(piece, v.pose, v.status, None, {"bases": "?"}, v.pending))
+                out.append(PieceView(piece, v.pose, v.status, None, {"bases": "?"}, v.pending, bv.label, True))
                 continue
             out.append(PieceView(v.piece, v.pose, v.status, v.type, st, v.pending))
         return out

@@ -7,18 +7,65 @@ keys 2.. the item's own `data` values. This module knows no game system: colours
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QTransform
-from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF, QTransform
+from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem
 
-from gui.views import PIECE_KEY, _path_lines, _pen, _polygon
 from rules.picture import Area, Dot, Item, Label, Line, rgb
+
+PIECE_KEY = 0  # QGraphicsItem.data key holding a piece id
+KIND_KEY = 1  # data key naming the overlay kind (for tests and tooltips)
 
 PENS = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine,
         "dashdot": Qt.PenStyle.DashDotLine, "none": Qt.PenStyle.NoPen}
+
+
+def _densify(xy: np.ndarray, step: float, closed: bool = False) -> np.ndarray:
+    xy = np.asarray(xy, float)
+    if step <= 0 or len(xy) < 2:
+        return xy
+    if closed:
+        xy = np.vstack([xy, xy[:1]])
+    out = []
+    for a, b in zip(xy[:-1], xy[1:], strict=True):
+        n = max(1, int(math.ceil(np.hypot(*(b - a)) / step)))
+        out.append(a + (b - a) * np.linspace(0, 1, n, endpoint=False)[:, None])
+    out.append(xy[-1:])
+    pts = np.vstack(out)
+    return pts[:-1] if closed else pts
+
+
+def _polygon(mapper, xy: np.ndarray, z: float = 0.0) -> QPolygonF:
+    pts = mapper.points(_densify(xy, mapper.densify_mm, closed=True), z)
+    return QPolygonF([QPointF(float(x), float(y)) for x, y in pts])
+
+
+def _path_lines(mapper, segments, z: float = 0.0) -> QPainterPath:
+    path = QPainterPath()
+    for seg in segments:
+        pts = mapper.points(_densify(np.asarray(seg, float), mapper.densify_mm), z)
+        if len(pts) < 2 or not np.all(np.isfinite(pts)):
+            continue
+        path.moveTo(_qp(pts[0]))
+        for x, y in pts[1:]:
+            path.lineTo(float(x), float(y))
+    return path
+
+
+def _qp(pt) -> QPointF:
+    """A QPointF from a numpy pair (numpy scalars must not reach Qt: shiboken mis-counts their references)."""
+    return QPointF(float(pt[0]), float(pt[1]))
+
+
+def _pen(colour: QColor, width: float = 2.0, style=Qt.PenStyle.SolidLine) -> QPen:
+    pen = QPen(colour, width, style)
+    pen.setCosmetic(True)
+    return pen
+
 
 
 def colour(tone: str, alpha: float = 1.0) -> QColor:
@@ -36,10 +83,13 @@ def _mark(item: QGraphicsItem, it) -> None:
 
 
 def _area(view, it: Area) -> QGraphicsItem:
-    path = QPainterPath()
-    for poly in it.polygons:
-        path.addPolygon(_polygon(view.mapper, np.asarray(poly, float), it.z_mm))
-    item = QGraphicsPathItem(path)
+    if len(it.polygons) == 1:  # one polygon: a polygon item (its outline can be read back)
+        item = QGraphicsPolygonItem(_polygon(view.mapper, np.asarray(it.polygons[0], float), it.z_mm))
+    else:
+        path = QPainterPath()
+        for poly in it.polygons:
+            path.addPolygon(_polygon(view.mapper, np.asarray(poly, float), it.z_mm))
+        item = QGraphicsPathItem(path)
     if it.fill > 0:
         style = Qt.BrushStyle.BDiagPattern if it.pattern == "hatch" else Qt.BrushStyle.SolidPattern
         item.setBrush(QBrush(colour(it.tone, it.fill), style))

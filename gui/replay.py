@@ -115,11 +115,6 @@ class ReplayBoardView(TableView):
         s = self.session
         if s is None or self.mapper is None:
             return
-        if getattr(s, "marengo_board", None) is not None:  # a Marengo record: the board's areas, approaches, roads
-            from gui.overlays_marengo import draw_marengo
-
-            sel = s.selected if s.selected and s.selected not in s.hidden_at() else None
-            draw_marengo(self, self.mapper, s.marengo_board, None, s.position, sel)
         grid = s.layout.grid
         if grid is not None:
             if self.show_pair_lines:

@@ -18,7 +18,6 @@ from PySide6.QtGui import (
     QImage,
     QPainter,
     QPainterPath,
-    QPen,
     QPixmap,
     QPolygonF,
 )
@@ -36,9 +35,8 @@ from PySide6.QtWidgets import (
 from calibration.projection import pixels_to_table, table_to_pixels
 from common.errors import InputError
 from common.fields import field_name
-
-PIECE_KEY = 0  # QGraphicsItem.data key holding a piece id
-KIND_KEY = 1  # data key naming the overlay kind (for tests and tooltips)
+from gui import picture
+from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon, _qp
 
 SIDE_COLOURS = [QColor(80, 160, 255), QColor(255, 235, 120), QColor(255, 120, 200), QColor(140, 255, 160)]
 SHADE_COLOURS = {
@@ -116,49 +114,6 @@ class BoardMapper:
 
     def mm_per_scene(self, x: float, y: float) -> float:
         return self.s
-
-
-def _densify(xy: np.ndarray, step: float, closed: bool = False) -> np.ndarray:
-    xy = np.asarray(xy, float)
-    if step <= 0 or len(xy) < 2:
-        return xy
-    if closed:
-        xy = np.vstack([xy, xy[:1]])
-    out = []
-    for a, b in zip(xy[:-1], xy[1:], strict=True):
-        n = max(1, int(math.ceil(np.hypot(*(b - a)) / step)))
-        out.append(a + (b - a) * np.linspace(0, 1, n, endpoint=False)[:, None])
-    out.append(xy[-1:])
-    pts = np.vstack(out)
-    return pts[:-1] if closed else pts
-
-
-def _polygon(mapper, xy: np.ndarray, z: float = 0.0) -> QPolygonF:
-    pts = mapper.points(_densify(xy, mapper.densify_mm, closed=True), z)
-    return QPolygonF([QPointF(float(x), float(y)) for x, y in pts])
-
-
-def _path_lines(mapper, segments, z: float = 0.0) -> QPainterPath:
-    path = QPainterPath()
-    for seg in segments:
-        pts = mapper.points(_densify(np.asarray(seg, float), mapper.densify_mm), z)
-        if len(pts) < 2 or not np.all(np.isfinite(pts)):
-            continue
-        path.moveTo(_qp(pts[0]))
-        for x, y in pts[1:]:
-            path.lineTo(float(x), float(y))
-    return path
-
-
-def _qp(pt) -> QPointF:
-    """A QPointF from a numpy pair (numpy scalars must not reach Qt: shiboken mis-counts their references)."""
-    return QPointF(float(pt[0]), float(pt[1]))
-
-
-def _pen(colour: QColor, width: float = 2.0, style=Qt.PenStyle.SolidLine) -> QPen:
-    pen = QPen(colour, width, style)
-    pen.setCosmetic(True)
-    return pen
 
 
 def _field_square(grid, f, inset: float = 0.0) -> np.ndarray:
@@ -369,18 +324,7 @@ class TableView(QGraphicsView):
             self._draw_ground(grid)
             self._draw_grid(grid)
         self._draw_anchors()
-        if getattr(self, "draw_system", None) is not None:  # a system drawing its own overlays (gui/dbx.py)
-            self.draw_system(self)
-            return
-        if getattr(s, "board", None) is not None:  # a printed board of areas (Marengo): gui/overlays_marengo.py
-            from gui.overlays_marengo import draw_session
-
-            draw_session(self)
-            return
-        overlay = s.selection_overlay()
-        if overlay is not None and grid is not None:
-            self._draw_selection(overlay, grid)
-        self._draw_pieces()
+        picture.draw(self, s.picture(live=isinstance(self.mapper, LiveMapper), labels=self.show_labels))
 
     def _draw_ground(self, grid) -> None:
         s = self.session

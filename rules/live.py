@@ -45,17 +45,46 @@ class GameState:
     log: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ActionInput:
+    """One input the combat panel offers for this system's actions, passed to `TableSystem.resolve` as `key`.
+
+    kind: "dice" (D6 rolls typed, attacker first; empty: the app rolls, with a seed shown), "die" (one D6 or none),
+    "choice" (one of `options`, passed as `values[i]`), "flag" (true or None), "choices" (KEY=VALUE words, passed as
+    a dict)."""
+
+    key: str
+    label: str
+    kind: str
+    hint: str = ""
+    options: tuple[str, ...] = ()
+    values: tuple[Any, ...] = ()
+
+
+DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
+
+
 class LiveRules:
     """The defaults of every hook; a system overrides what its game needs.
 
-    `viewers`: the player views besides the umpire's (a system with hidden information lists its sides);
-    `choice_help`: the KEY=VALUE choices its actions take, shown by the combat panel ("" for none);
-    `uses_dice`: whether its actions roll dice (the combat panel offers dice only then)."""
+    Declarations the dashboard builds itself from: `viewers`, the player views besides the umpire's (a system
+    with hidden information lists its sides, with `viewer_titles`); `inputs`, what its actions take besides
+    attacker, target and supporters; `target_headers`, the ten columns of its target rows (rules.system.TargetRow);
+    `state_headers`, the ten columns of its game-state table; `target_hint`, the combat panel's word on targets."""
 
     viewers: tuple[str, ...] = ()
-    choice_help: str = ""
-    uses_dice: bool = True
+    viewer_titles: dict[str, str] = {}
+    inputs: tuple[ActionInput, ...] = (DICE,)
+    target_headers: tuple[str, ...] = ("target", "field", "LE", "weapon", "fire", "net", "melee", "net", "sight",
+                                       "note")
+    state_headers: tuple[str, ...] = ("piece", "side", "type", "field", "facing", "formation", "bases", "markers",
+                                      "seen", "waiting for")
+    target_hint: str = ""
     noun: str = "piece"
+
+    @property
+    def uses_dice(self) -> bool:
+        return any(i.kind == "dice" for i in self.inputs)
 
     def __init__(self, system, setup) -> None:
         self.system = system
@@ -138,6 +167,10 @@ class LiveRules:
     def describe(self, s) -> list[str]:
         """The headless printout: every piece with where it stands, then the selection's answers."""
         return []
+
+    def context(self, s) -> Any:
+        """What this system's picture needs beyond the scene (`Scene.context`), e.g. where each block was located."""
+        return None
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         """Everything to draw for this scene, in the drawing language of rules/picture.py."""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rules.dbx.adapter import DbxSystem
+from rules.dbx.live import DbxLive
 from rules.dbx.model import SYSTEM, DbxPiece, DbxPosition, Scale, Terrain, dumps, position_from_dict, position_to_dict
 from rules.dbx.options import DEFAULT, Options, load_options
 from rules.system import GameSystem
@@ -36,6 +37,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.dbx.commands",
+    live=DbxLive,
     digest="shared/rules/dbx-18th-century.md",
 )
 

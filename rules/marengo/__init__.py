@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rules.marengo.adapter import MarengoSystem
 from rules.marengo.hidden import position_view
+from rules.marengo.live import MarengoLive
 from rules.marengo.model import SIDES, SYSTEM, Block, MarengoPosition, dumps, position_from_dict, position_to_dict
 from rules.marengo.options import DEFAULT, Options, load_options
 from rules.system import GameSystem
@@ -38,6 +39,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.marengo.commands",
+    live=MarengoLive,
     view=position_view,
     digest="shared/rules/triomphe-a-marengo.md",
 )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.fields import field_name, parse_field
-from rules.live import GameState, LiveRules, PendingChange
+from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange
 from rules.picture import Item, Scene
 from rules.system import PieceSpec
 from rules.wiener import picture as wiener_picture
@@ -70,6 +70,12 @@ def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, syste
 class WienerLive(LiveRules):
     """Pieces stand in the field and facing the camera measured; combats change markers, bases and formations at
     once and move or remove pieces through pending changes (§8)."""
+
+    inputs = (DICE,
+              ActionInput("loss_die", "loss die", "die", "the loss test's die (§8.3); empty: rolled"),
+              ActionInput("flight", "flight", "choice", "how far a beaten troop flees (§8.8)",
+                          ("rules default", "1 LE", "2 LE"), (None, 1, 2)),
+              ActionInput("follow_up", "follow up", "flag", "the winner follows up into the field (§8.6)"))
 
     def position(self, s):
         grid = s.layout.grid

@@ -179,8 +179,8 @@ def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_
     end = next(i for i, e in enumerate(s.timeline) if e.data.get("game_winner"))
     win.go(end)  # after the step loss and the move, before the end
     qapp.processEvents()
-    assert len(win.board.items_of("marengo-area")) >= 2 * len(s.marengo_board.areas)  # outline and label
-    assert win.board.items_of("marengo-approach")
+    assert len(win.board.items_of("area")) >= 2 * len(s.marengo_board.areas)  # outline and label
+    assert win.board.items_of("approach")
     texts = [f"{win.model.data(win.model.index(r, 5))} {win.model.data(win.model.index(r, 6))}"
              for r in range(win.model.rowCount())]
     assert any("AU block loses a step" in t for t in texts) and not any("au-inf-1" in t for t in texts)
