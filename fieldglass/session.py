@@ -165,6 +165,7 @@ class Session:
         self.selected: str | None = None
         self.second: str | None = None
         self._cache: dict[str, Any] = {}
+        self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
         self.events = Signals("reading", "position", "selection", "state", "message")
         self.live.start(self)
         self._rebuild(force=True)
@@ -315,6 +316,20 @@ class Session:
         """The headless printout of the system's table (empty: the dashboard's generic one)."""
         return self.live.describe(self)
 
+    def piece_names(self) -> list[str]:
+        """The pieces in the position as the current viewer may name them (a hidden block: its anonymous label)."""
+        ids = [p.id for p in self.position.pieces] if self.position is not None else []
+        return [self.visible_id(pid) for pid in ids]
+
+    def visible_id(self, pid: str) -> str:
+        return self.live.visible_id(self, pid)
+
+    def piece_id(self, name: str | None) -> str | None:
+        """The roster id a name means (an anonymous label -> its piece); the name itself when it is an id."""
+        if not name or self.roster.piece(name) is not None:
+            return name
+        return self.live.resolve_id(self, name) or name
+
     # ---- selection
 
     def select(self, pid: str | None, second: bool = False) -> None:
@@ -387,7 +402,11 @@ class Session:
 
     # ---- combat
 
+    def _choice_kw(self) -> dict:
+        return {"choices": self.choices} if any(i.kind == "choices" for i in self.live.inputs) else {}
+
     def supporter_candidates(self, attacker: str, target: str, action: str) -> list[str]:
+        attacker, target = self.piece_id(attacker), self.piece_id(target)
         if not (self.in_position(attacker) and self.in_position(target)):
             return []
         return self.system.supporter_candidates(self.position, attacker, target, action)
@@ -396,13 +415,15 @@ class Session:
         return action in getattr(self.system, "single_piece_actions", ())
 
     def combat_modifiers(self, attacker: str, target: str, action: str, supporters=()):
+        attacker, target = self.piece_id(attacker), self.piece_id(target)
         self._need(attacker, *(() if self._single(action) else (target,)))
-        return self.system.combat_modifiers(self.position, attacker, target, action, supporters)
+        return self.system.combat_modifiers(self.position, attacker, target, action, supporters, **self._choice_kw())
 
     def resolve(self, action: str, attacker: str, target: str, **kw) -> CombatOutcome:
         """Resolve an action on the current position with the engine; InputError when the rules forbid it."""
+        attacker, target = self.piece_id(attacker), self.piece_id(target)
         self._need(attacker, *(() if self._single(action) else (target,)))
-        return self.system.resolve(self.position, action, attacker, target, **kw)
+        return self.system.resolve(self.position, action, attacker, target, **{**self._choice_kw(), **kw})
 
     def _need(self, *pids: str) -> None:
         for pid in pids:

@@ -234,7 +234,6 @@ def dbx_turn(template, sides) -> tuple[int, str]:
 class DbxSession(Session):
     """The live model for DBX: readings in (table mm), the engine's DbxPosition out."""
 
-    gui_module = "gui.dbx"  # MainWindow installs its DBX parts from here
 
     def __init__(self, setup: DbxSetup, system=None, settle_s: float = 1.0):
         self.template = setup.game if setup.game is not None else _template(setup.layout.width_mm,

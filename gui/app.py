@@ -130,18 +130,41 @@ class MainWindow(QMainWindow):
         ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self._refresh_pending = False
         self.resize(1366, 740)
-        if hasattr(self.session, "board"):  # Marengo: player views, choices (gui/marengo.py)
-            from gui.marengo import install
-
-            install(self)
-        elif getattr(self.session, "gui_module", None):  # a system's own dashboard parts (DBX: gui/dbx.py)
-            import importlib
-
-            importlib.import_module(self.session.gui_module).install(self)
+        self._viewer_menu()
+        if self.setup.layout.grid is None:
+            self.grid_action.setChecked(False)
         self._restore_settings()
         self._refresh_all()
 
     # ---- actions and shortcuts
+
+    def _viewer_menu(self) -> None:
+        """View > the umpire's and each player's view (Ctrl+0, Ctrl+1, ...) when the system hides information."""
+        s = self.session
+        self.viewer_actions: dict[str, QAction] = {}
+        if len(s.viewers) < 2:
+            return
+        menu = next(a.menu() for a in self.menuBar().actions() if a.text().replace("&", "") == "View")
+        menu.addSeparator()
+        group = QActionGroup(self)
+        titles = s.live.viewer_titles
+        for i, viewer in enumerate(s.viewers):
+            act = QAction(titles.get(viewer, f"{viewer} player view" if i else "Umpire view"), self)
+            act.setCheckable(True)
+            act.setShortcut(QKeySequence(f"Ctrl+{i}"))
+            act.toggled.connect(lambda on, v=viewer: on and self.set_viewer(v))
+            group.addAction(act)
+            menu.addAction(act)
+            self.viewer_actions[viewer] = act
+        self.viewer_actions[s.viewer].setChecked(True)
+
+    def set_viewer(self, viewer: str) -> None:
+        """Show the table as `viewer` may see it (hidden identities withheld) and refresh every panel."""
+        self.session.set_viewer(viewer)
+        if not self.viewer_actions[viewer].isChecked():
+            self.viewer_actions[viewer].setChecked(True)
+        self.combat_panel.refresh()
+        self._refresh_all()
 
     def _action(self, menu, text, shortcut, slot, checkable=False, checked=False) -> QAction:
         act = QAction(text, self)

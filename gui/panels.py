@@ -30,8 +30,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from common.dice import parse_d6
 from common.errors import InputError
 from gui.models import ID_ROLE, ChoiceDelegate, FilterProxy, PiecesModel, TargetsModel
+
+
+def parse_choices(text: str) -> dict[str, str]:
+    """"push=a,b lead=c" -> {"push": "a,b", "lead": "c"} (words without "=" are ignored while typing)."""
+    out = {}
+    for item in text.replace(";", " ").split():
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
 
 
 def _mono() -> QFont:
@@ -70,6 +81,7 @@ class SelectionPanel(QWidget):
         self.title = QLabel("Click a piece on the table (Shift+click a second one for the pair).")
         self.title.setWordWrap(True)
         self.model = TargetsModel(session, self)
+        self.model.HEADERS = tuple(session.live.target_headers)
         self.proxy = FilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.table = _table(self.proxy)
@@ -131,16 +143,40 @@ class CombatPanel(QWidget):
         self.supporters.setMaximumHeight(70)
         self.att_mods = _text_box(3)
         self.def_mods = _text_box(3)
+        live = session.live
+        self.inputs = {i.key: i for i in live.inputs}
         self.dice = QLineEdit()
-        self.dice.setPlaceholderText("physical dice, attacker first: 5,3 (empty: the app rolls)")
-        self.loss_die = QSpinBox()
-        self.loss_die.setRange(0, 6)
-        self.loss_die.setSpecialValueText("roll")
+        dice_input = next((i for i in live.inputs if i.kind == "dice"), None)
+        self.dice.setPlaceholderText(dice_input.hint if dice_input else "")
         self.seed = QLineEdit()
         self.seed.setPlaceholderText("seed (empty: a new one)")
-        self.flight = QComboBox()
-        self.flight.addItems(["rules default", "1 LE", "2 LE"])
-        self.follow = QCheckBox("follow up")
+        self.extra: dict[str, QWidget] = {}  # the system's other inputs, by key
+        for inp in live.inputs:
+            if inp.kind == "die":
+                w = QSpinBox()
+                w.setRange(0, 6)
+                w.setSpecialValueText("roll")
+            elif inp.kind == "choice":
+                w = QComboBox()
+                w.addItems(list(inp.options))
+            elif inp.kind == "flag":
+                w = QCheckBox(inp.label)
+            elif inp.kind == "choices":
+                w = QLineEdit()
+                w.setPlaceholderText(f"{inp.label}: {inp.hint}")
+                w.textChanged.connect(self._choices_changed)
+            else:
+                continue
+            w.setObjectName(f"input-{inp.key}")
+            w.setToolTip(inp.hint)
+            self.extra[inp.key] = w
+        # the Wiener controls by their old names (tests and shortcuts use them): None where a system has none
+        self.loss_die = self.extra.get("loss_die")
+        self.flight = self.extra.get("flight")
+        self.follow = self.extra.get("follow_up")
+        self.choices = next((w for k, w in self.extra.items() if self.inputs[k].kind == "choices"), None)
+        if live.target_hint:
+            self.target.setToolTip(live.target_hint)
         self.resolve_button = QPushButton("Resolve with these dice")
         self.resolve_button.setToolTip("Ctrl+Return")
         self.roll_button = QPushButton("Roll dice && resolve")
@@ -163,15 +199,21 @@ class CombatPanel(QWidget):
         mods.addWidget(ga)
         mods.addWidget(gd)
         dice = QFormLayout()
-        dice.addRow("dice", self.dice)
+        if live.uses_dice:
+            dice.addRow("dice", self.dice)
         row = QHBoxLayout()
-        row.addWidget(QLabel("loss die"))
-        row.addWidget(self.loss_die)
-        row.addWidget(QLabel("flight"))
-        row.addWidget(self.flight)
-        row.addWidget(self.follow)
-        dice.addRow(row)
-        dice.addRow("seed", self.seed)
+        for key, w in self.extra.items():
+            inp = self.inputs[key]
+            if inp.kind == "choices":
+                dice.addRow(inp.label, w)
+                continue
+            if inp.kind != "flag":
+                row.addWidget(QLabel(inp.label))
+            row.addWidget(w)
+        if row.count():
+            dice.addRow(row)
+        if live.uses_dice:
+            dice.addRow("seed", self.seed)
         buttons = QHBoxLayout()
         buttons.addWidget(self.resolve_button)
         buttons.addWidget(self.roll_button)
@@ -181,6 +223,9 @@ class CombatPanel(QWidget):
         lay.addLayout(form)
         lay.addLayout(mods)
         lay.addLayout(dice)
+        if not live.uses_dice:
+            self.roll_button.setVisible(False)
+            self.resolve_button.setText("Resolve")
         lay.addLayout(buttons)
         lay.addWidget(self.result, 1)
 
@@ -197,7 +242,7 @@ class CombatPanel(QWidget):
     def refresh(self) -> None:
         """Refill the piece lists from the position, keeping the choice; follow the table's selection."""
         s = self.session
-        ids = [p.id for p in s.position.pieces] if s.position is not None else []
+        ids = s.piece_names()
         self._syncing = True
         for combo in (self.attacker, self.target):
             cur = combo.currentText()
@@ -209,11 +254,12 @@ class CombatPanel(QWidget):
 
     def follow_selection(self) -> None:
         s = self.session
+        self.refresh()
         self._syncing = True
-        if s.selected and self.attacker.findText(s.selected) >= 0:
-            self.attacker.setCurrentText(s.selected)
-        if s.second and self.target.findText(s.second) >= 0:
-            self.target.setCurrentText(s.second)
+        for pid, combo in ((s.selected, self.attacker), (s.second, self.target)):
+            name = s.visible_id(pid) if pid else None
+            if name and combo.findText(name) >= 0:
+                combo.setCurrentText(name)
         self._syncing = False
         self._changed()
 
@@ -230,6 +276,39 @@ class CombatPanel(QWidget):
                 item.setCheckState(Qt.CheckState.Unchecked)
                 self.supporters.addItem(item)
         self.supporters.blockSignals(False)
+        self._update_modifiers()
+
+    def _dice(self, roll: bool) -> dict:
+        """The typed dice and seed (missing dice rolled from the seed; `roll`: all rolled with a new seed)."""
+        dice = [] if roll else (parse_d6(self.dice.text(), "dice") if self.dice.text().strip() else [])
+        if roll or not self.seed.text().strip():
+            seed = random.SystemRandom().randrange(2**31) if roll or not dice else None
+        else:
+            try:
+                seed = int(self.seed.text())
+            except ValueError:
+                raise InputError(f"seed {self.seed.text()!r} is not a whole number") from None
+        if seed is not None:
+            self.seed.setText(str(seed))
+        return {"dice": dice, "seed": seed}
+
+    def input_values(self) -> dict:
+        """The system's declared inputs as `resolve` keywords (rules/live.py ActionInput)."""
+        out = {}
+        for key, w in self.extra.items():
+            inp = self.inputs[key]
+            if inp.kind == "die":
+                out[key] = w.value() or None
+            elif inp.kind == "choice":
+                out[key] = inp.values[w.currentIndex()]
+            elif inp.kind == "flag":
+                out[key] = True if w.isChecked() else None
+            elif inp.kind == "choices":
+                out[key] = parse_choices(w.text())
+        return out
+
+    def _choices_changed(self, text: str) -> None:
+        self.session.choices = parse_choices(text)
         self._update_modifiers()
 
     def chosen_supporters(self) -> list[str]:
@@ -257,22 +336,10 @@ class CombatPanel(QWidget):
         """Resolve with the typed dice (missing ones rolled), or all rolled with a new seed when `roll`."""
         a, t, act = self.attacker.currentText(), self.target.currentText(), self.action.currentText()
         try:
-            from common.dice import parse_d6
-
-            dice = [] if roll else (parse_d6(self.dice.text(), "dice") if self.dice.text().strip() else [])
-            if roll or not self.seed.text().strip():
-                seed = random.SystemRandom().randrange(2**31) if roll or not dice else None
-            else:
-                try:
-                    seed = int(self.seed.text())
-                except ValueError:
-                    raise InputError(f"seed {self.seed.text()!r} is not a whole number") from None
-            if seed is not None:
-                self.seed.setText(str(seed))
-            flight = {0: None, 1: 1, 2: 2}[self.flight.currentIndex()]
-            outcome = self.session.resolve(act, a, t, dice=dice, seed=seed, supporters=self.chosen_supporters(),
-                                           loss_die=self.loss_die.value() or None, flight=flight,
-                                           follow_up=True if self.follow.isChecked() else None)
+            kw = self.input_values()
+            if self.session.live.uses_dice:
+                kw.update(self._dice(roll))
+            outcome = self.session.resolve(act, a, t, supporters=self.chosen_supporters(), **kw)
         except InputError as exc:
             self.outcome = None
             self.apply_button.setEnabled(False)
@@ -314,6 +381,7 @@ class GameStatePanel(QWidget):
         self.side_filter = QComboBox()
         self.side_filter.addItems(["all sides", *session.sides])
         self.model = PiecesModel(session, self)
+        self.model.HEADERS = tuple(session.live.state_headers)
         self.proxy = FilterProxy(self, side_column=1)
         self.proxy.setSourceModel(self.model)
         self.table = _table(self.proxy)
@@ -342,6 +410,7 @@ class GameStatePanel(QWidget):
         marks = QHBoxLayout()
         for b in (self.red, self.grey, self.black, self.clear_markers):
             marks.addWidget(b)
+            b.setVisible(bool(getattr(session.system, "markers", ())))  # only a system with markers
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.log)

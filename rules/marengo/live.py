@@ -25,6 +25,12 @@ class MarengoLive(LiveRules):
     target_headers = ("target", "area", "steps", "action", "legal", "cost", "attack", "", "", "outcome")
     target_hint = "an enemy block (its area is the target) or, for a move, a block in the destination"
 
+    def visible_id(self, s, pid: str) -> str:
+        return s.label(pid)
+
+    def resolve_id(self, s, pid: str) -> str | None:
+        return s.unalias(pid)
+
     def context(self, s) -> dict:
         return {"placements": s.placements}
 
