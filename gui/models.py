@@ -115,13 +115,10 @@ class PiecesModel(ListTableModel):
     def _values(self, v) -> tuple:
         pos = self.session.position
         engine = pos.by_id.get(v.piece.id) if pos is not None else None
-        if engine is not None and hasattr(engine, "x_mm"):  # a free-measured element (DBX): mm and bearing
-            fld, facing = f"{engine.x_mm:.0f}, {engine.y_mm:.0f}", f"{engine.heading_deg:.0f}°"
-        elif engine is not None and not hasattr(engine, "field_name"):  # a block on a board of areas (Marengo)
-            fld, facing = engine.area, engine.position
+        if engine is not None:  # where it stands in its system's terms: a field, mm and bearing, an area
+            fld, facing = engine.where()
         else:
-            fld = engine.field_name if engine is not None else (v.pose.cell if v.pose else "")
-            facing = engine.facing if engine is not None else (v.pose.facing if v.pose else "")
+            fld, facing = (v.pose.cell or "", v.pose.facing or "") if v.pose else ("", "")
         st = v.state
         pending = v.pending.describe() if v.pending else ""
         return (v.piece.id, v.piece.side, v.type or f"? {v.piece.type}", fld or "", facing or "",

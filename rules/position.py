@@ -1,4 +1,4 @@
-"""The position model every rule system shares, and the JSON position file (the FEN of this project).
+"""The neutral position model (pieces, grid positions) and the JSON position file (the FEN of this project).
 
 A position file is a JSON object whose "system" key names the game system ("wiener", "dbx", ...).
 Each registered system (rules/system.py) turns the object into its own `Position` subclass and back; the text
@@ -24,11 +24,22 @@ Field = tuple[int, int]
 
 @dataclass(frozen=True)
 class Piece:
-    """One playing element standing in one field with one of the 8 facings."""
+    """One playing element: its id, side and type. Each kind of table adds where it stands in its own terms: a
+    grid field and facing (`GridPiece`), a base in table mm (rules/dbx), an area of a board (rules/marengo)."""
 
     id: str
     side: str
     type: str
+
+    def where(self) -> tuple[str, str]:
+        """Where it stands and which way it faces, as two short texts for a table of pieces."""
+        return "", ""
+
+
+@dataclass(frozen=True)
+class GridPiece(Piece):
+    """A piece standing in one field of a square grid with one of the 8 facings."""
+
     field: Field
     facing: str
 
@@ -36,19 +47,34 @@ class Piece:
     def field_name(self) -> str:
         return field_name(*self.field)
 
+    def where(self) -> tuple[str, str]:
+        return self.field_name, self.facing
+
 
 @dataclass(frozen=True)
 class Position:
-    """A game state: the grid size and the pieces. Systems subclass it with terrain and their own state."""
+    """A game state: the system's name and its pieces. Systems subclass it with their table and their own state."""
 
     system: str
-    cols: int
-    rows: int
     pieces: tuple[Piece, ...]
 
     @cached_property
     def by_id(self) -> dict[str, Piece]:
         return {p.id: p for p in self.pieces}
+
+    def piece(self, piece_id: str) -> Piece:
+        try:
+            return self.by_id[piece_id]
+        except KeyError:
+            raise InputError(f"no piece {piece_id!r} in the position") from None
+
+
+@dataclass(frozen=True)
+class GridPosition(Position):
+    """A position on a square grid of `cols` x `rows` fields."""
+
+    cols: int = 0
+    rows: int = 0
 
     @cached_property
     def occupants(self) -> dict[Field, tuple[Piece, ...]]:
@@ -57,12 +83,6 @@ class Position:
         for p in self.pieces:
             out.setdefault(p.field, []).append(p)
         return {f: tuple(ps) for f, ps in out.items()}
-
-    def piece(self, piece_id: str) -> Piece:
-        try:
-            return self.by_id[piece_id]
-        except KeyError:
-            raise InputError(f"no piece {piece_id!r} in the position") from None
 
     def on_grid(self, f: Field) -> bool:
         return 0 <= f[0] < self.cols and 0 <= f[1] < self.rows

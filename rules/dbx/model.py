@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from common.errors import InputError
-from common.fields import FACINGS
 from rules.dbx import geom
 from rules.dbx.tables import ALIASES, HILLS, QUALITIES, TERRAIN_KINDS, UNIT_TYPES, WEATHERS, UnitType
 from rules.position import Piece, Position
@@ -120,6 +119,9 @@ class DbxPiece(Piece):
     @property
     def ut(self) -> UnitType:
         return UNIT_TYPES[self.type]
+
+    def where(self) -> tuple[str, str]:
+        return f"{self.x_mm:.0f}, {self.y_mm:.0f}", f"{self.heading_deg:.0f}°"
 
 
 @dataclass(frozen=True)
@@ -315,10 +317,8 @@ def _piece(spec: Any, i: int, source: str, scale: Scale) -> DbxPiece:
         kw["range_paces"] = _int(spec["range_paces"], f"{what} range_paces", 0, 5000)
     if "command" in spec:
         kw["command"] = _str(spec["command"], f"{what} command")
-    bb = scale.bb_mm
-    facing = FACINGS[int(h / 45.0 + 0.5) % 8]
     return DbxPiece(
-        id=pid, side=side, type=ptype, field=(int(x // bb), int(y // bb)), facing=facing, x_mm=x, y_mm=y,
+        id=pid, side=side, type=ptype, x_mm=x, y_mm=y,
         heading_deg=h, code=code, quality=quality, horde=(mode == "horde"), **kw,
     )
 
@@ -419,8 +419,7 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Dbx
         seen.add(p.id)
     game = _game(data.get("game", {}), source)
     return DbxPosition(
-        system=SYSTEM, cols=max(1, math.ceil(width / scale.bb_mm)), rows=max(1, math.ceil(depth / scale.bb_mm)),
-        pieces=pieces, scale=scale, width_mm=width, depth_mm=depth, terrain=terrain, game=game,
+        system=SYSTEM, pieces=pieces, scale=scale, width_mm=width, depth_mm=depth, terrain=terrain, game=game,
     )
 
 
@@ -507,6 +506,6 @@ def dumps(pos: DbxPosition) -> str:
 
 
 def moved(p: DbxPiece, x: float, y: float, heading: float | None = None, **kw) -> DbxPiece:
-    """The piece at a new place (its derived grid field and facing follow)."""
+    """The piece at a new place (x, y in table mm, heading a compass bearing; None keeps it)."""
     h = p.heading_deg if heading is None else heading % 360.0
-    return replace(p, x_mm=float(x), y_mm=float(y), heading_deg=h, facing=FACINGS[int(h / 45.0 + 0.5) % 8], **kw)
+    return replace(p, x_mm=float(x), y_mm=float(y), heading_deg=h, **kw)

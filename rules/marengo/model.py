@@ -73,6 +73,10 @@ class Block:
             return f"box:{self.box}"
         return "reserve" if self.approach is None else approach_id(self.area, self.approach)
 
+    def where(self) -> tuple[str, str]:
+        """Its area and position (reserve or an approach), or its box off the map."""
+        return (self.area or f"box {self.box}"), (self.position or "")
+
     @property
     def on_map(self) -> bool:
         return self.area is not None
@@ -238,7 +242,7 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position", board:
         if a not in board.areas:
             raise InputError(f"{source} morale: committed discs in unknown area {a!r}")
     ref = data.get("board", "demo")
-    return MarengoPosition(SYSTEM, 0, 0, (), board, ref if isinstance(ref, str) else "demo", blocks, rnd, side, phase,
+    return MarengoPosition(SYSTEM, (), board, ref if isinstance(ref, str) else "demo", blocks, rnd, side, phase,
                            cmd, turn, morale, dict(data.get("last_occupant", {})), data.get("winner"),
                            data.get("victory"))
 

@@ -141,7 +141,7 @@ class WienerSystem:
             if kw.get("formation") not in self.formations(p.type):
                 kw["formation"] = self.model.DEFAULT_FORMATION.get(p.type)
             out.append(WienerPiece(p.id, p.side, p.type, p.field, p.facing, **kw))
-        return self.model.WienerPosition(self.name, cols, rows, tuple(out), night=bool(ground.get("night")),
+        return self.model.WienerPosition(self.name, tuple(out), cols, rows, night=bool(ground.get("night")),
                                          fields=dict(ground.get("fields", {})), edges=tuple(ground.get("edges", ())))
 
     # ---- one piece selected

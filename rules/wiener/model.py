@@ -14,7 +14,7 @@ from typing import Any
 
 from common.errors import InputError
 from common.fields import field_name
-from rules.position import Field, Piece, Position, parse_facing, parse_grid_field
+from rules.position import Field, GridPiece, GridPosition, parse_facing, parse_grid_field
 
 SYSTEM = "wiener"
 
@@ -76,7 +76,7 @@ class Edge:
 
 
 @dataclass(frozen=True)
-class WienerPiece(Piece):
+class WienerPiece(GridPiece):
     formation: str | None = None
     bases: int = 1
     markers: tuple[str, ...] = ()
@@ -104,7 +104,7 @@ class WienerPiece(Piece):
 
 
 @dataclass(frozen=True, eq=True)
-class WienerPosition(Position):
+class WienerPosition(GridPosition):
     night: bool = False
     fields: Mapping[Field, FieldState] = field(default_factory=dict)
     edges: tuple[Edge, ...] = ()
@@ -314,7 +314,7 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
         other = occupants.setdefault(p.field, p.side)
         if other != p.side:
             raise InputError(f"{source}: field {field_name(*p.field)} holds pieces of both sides")
-    return WienerPosition(SYSTEM, cols, rows, tuple(pieces), night=night, fields=fmap, edges=tuple(edges))
+    return WienerPosition(SYSTEM, tuple(pieces), cols, rows, night=night, fields=fmap, edges=tuple(edges))
 
 
 def piece_to_dict(p: WienerPiece) -> dict:

@@ -629,7 +629,7 @@ def _board_update(b: _Board, old: WienerPosition, pos: WienerPosition, opts: Opt
                   changed: list[int]) -> _Board:
     """The board of pos from the board of old: occupancy rasters for the touched fields, columns of changed pieces."""
     rows = pos.rows
-    small = WienerPosition(pos.system, pos.cols, pos.rows, tuple(pos.pieces[n] for n in changed), night=pos.night,
+    small = WienerPosition(pos.system, tuple(pos.pieces[n] for n in changed), pos.cols, pos.rows, night=pos.night,
                            fields=pos.fields, edges=pos.edges)
     nb = _board(small, opts, sides) if changed else None
     arrays = {}
