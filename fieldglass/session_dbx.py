@@ -313,6 +313,9 @@ class DbxSession(Session):
 
     # ---- text
 
+    def title(self) -> str:
+        return self.selection_title()
+
     def selection_title(self) -> str:
         s = self.selected
         if not self.in_position(s):

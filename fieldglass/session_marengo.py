@@ -353,6 +353,9 @@ class MarengoSession(Session):
                 return
         super().select(pid, second)
 
+    def title(self) -> str:
+        return self.selection_title()
+
     def selection_title(self) -> str:
         s = self.selected
         if not self.in_position(s):

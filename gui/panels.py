@@ -111,15 +111,16 @@ class SelectionPanel(QWidget):
         s = self.session
         if s.selected is None:
             self.title.setText("Click a piece on the table (Shift+click a second one for the pair).")
-        elif hasattr(s, "selection_title"):  # a system describing its own selection (Marengo blocks)
-            self.title.setText(s.selection_title())
+        elif (title := s.title()) is not None:  # the system's own words for its selection
+            self.title.setText(title)
         elif not s.in_position(s.selected):
-            self.title.setText(f"{s.selected}: not on the table now (not seen, off the grid or removed)")
+            self.title.setText(f"{s.selected}: not on the table now (not seen, off the table or removed)")
         else:
             p = s.position.piece(s.selected)
+            where, facing = p.where()
             n = sum(1 for r in s.targets() if r.fire or r.melee)
-            self.title.setText(f"<b>{p.id}</b> {p.side} {p.type.replace('_', ' ')} {p.formation or ''} at "
-                               f"{p.field_name} facing {p.facing}: {n} target(s) it may fire at or attack")
+            self.title.setText(f"<b>{p.id}</b> {p.side} {p.type.replace('_', ' ')} at {where}"
+                               + (f" facing {facing}" if facing else "") + f": {n} target(s) it may act on")
         self.model.refresh()
         pair = s.pair()
         self.pair_text.setPlainText("\n".join(pair[1]) if pair else "")

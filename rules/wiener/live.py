@@ -117,6 +117,14 @@ class WienerLive(LiveRules):
             s.log(f"{c['piece']}: {what}")
         return pending
 
+    def title(self, s) -> str | None:
+        if not s.in_position(s.selected):
+            return None
+        p = s.position.piece(s.selected)
+        n = sum(1 for r in s.targets() if r.fire or r.melee)
+        return (f"<b>{p.id}</b> {p.side} {p.type.replace('_', ' ')} {p.formation or ''} at {p.field_name} facing "
+                f"{p.facing}: {n} target(s) it may fire at or attack")
+
     def describe(self, s) -> list[str]:
         """Every piece with its field, facing and status; the selected piece's targets and ranges."""
         lines = [f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<10}"]
