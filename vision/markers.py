@@ -27,6 +27,7 @@ from functools import cache, lru_cache
 
 import cv2
 import numpy as np
+from pyzbar import pyzbar
 
 from calibration.layout import check_dictionary
 
@@ -443,8 +444,6 @@ def detect_qr(image: np.ndarray) -> list[QRDetection]:
     upscaled 2x for small codes (+8), raise that to 106 at 20 ms each. A 4K frame gets the plain pass only: it
     alone takes ~0.3 s there.
     """
-    from pyzbar import pyzbar
-
     gray = _gray8(image)
     passes = [(gray, 1)]
     if gray.size <= _QR_EXTRA_PASSES_MAX_PX:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.projection import pixels_to_table
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Roster
 
@@ -279,8 +280,6 @@ class Tracker:
 
     def _lifted(self, reading: TableReading) -> set[str]:
         """Pieces whose marker, cast onto the plane of its printed height, is bigger than printed."""
-        from calibration.projection import pixels_to_table
-
         if reading.pose is None:
             return set()
         by_marker = self.roster.by_marker()

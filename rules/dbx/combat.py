@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from common.errors import InputError
+from rules.dbx import geom
 from rules.dbx.contact import (
     behind_line,
     contact,
@@ -22,10 +24,13 @@ from rules.dbx.sight import (
     can_shoot,
     fire_range,
     fire_target_check,
+    front_edge,
     front_in_river,
     higher,
     in_bad_going,
     in_cover,
+    in_fire_zone,
+    line_of_sight,
     range_mm,
     skirmish,
 )
@@ -183,9 +188,6 @@ def _defender(pos: DbxPosition, p: DbxPiece, opp: DbxPiece, opts: Options) -> st
 
 def _defends_bank(pos: DbxPosition, p: DbxPiece, opts: Options) -> bool:
     """§3.7 / A20 an element on land defends the bank when both front corners (or its whole front) touch the river."""
-    from rules.dbx import geom
-    from rules.dbx.sight import front_edge
-
     a, b = front_edge(pos, p)
     pts = [a, b] if opts.river_bank_touch == "corners" else list(geom.sample_segment(a, b, 5))
     for t in pos.terrain:
@@ -403,9 +405,6 @@ def outcome(pos: DbxPosition, loser: DbxPiece, winner: DbxPiece, phase: str, los
 def fire_eligible_supporters(pos: DbxPosition, target: DbxPiece, shooter: DbxPiece, ids: list[str],
                              opts: Options = DEFAULT) -> list[DbxPiece]:
     """§8.2 up to 2 more ranged elements that could shoot at the same target."""
-    from common.errors import InputError
-    from rules.dbx.sight import in_fire_zone, line_of_sight
-
     out = []
     for sid in ids:
         s = pos.piece(sid)

@@ -10,6 +10,7 @@ move is asked for explicitly, never assumed from the elements touching.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -17,9 +18,10 @@ from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import contact, distance_mm, enemies, grouped_how, groups
 from rules.dbx.model import DbxPiece, DbxPosition, corners, moved
-from rules.dbx.movement import allowance, corner_travel, end_problems, pip_cost, second_move
+from rules.dbx.movement import allowance, corner_travel, end_problems, pip_cost, second_move, turn_to_face
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.sight import front_in_river, in_bad_going, on_road
+from rules.dbx.tables import BAD_GOING
 
 _SKIRMISHERS = ("Jä", "Pl")  # §5.2 "Jäger or skirmishers may also move as a group through bad going"
 
@@ -324,8 +326,6 @@ def _obstacles_beside(pos: DbxPosition, ids: set[str], end: DbxPiece, width: flo
     """§5.2 what stands to the left and to the right of a 1-element-wide column: troops, bad going, rivers and
     waterways inside the strips between the column and the frontage the group had (width), over `length` from the
     column's rear to beyond its front. Returns (left ids, right ids)."""
-    from rules.dbx.tables import BAD_GOING
-
     bb = pos.scale.bb_mm
     fwd, right = geom.directions(end.heading_deg)
     half = max(width / 2.0, bb / 2.0 + 1.0)
@@ -439,8 +439,6 @@ def check_column_change(pos: DbxPosition, ids: list[str], ends: dict[str, tuple[
 
 def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
     """The position after a checked legal group move; each member has made one more tactical move (§5.5)."""
-    from dataclasses import replace
-
     ends = result["ends"]
     out = []
     for q in pos.pieces:
@@ -449,8 +447,6 @@ def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
             q = replace(moved(q, e["x_mm"], e["y_mm"], e["heading_deg"]), moves=q.moves + 1)
         out.append(q)
     after = pos.with_pieces(out)
-    from rules.dbx.movement import turn_to_face
-
     for t in result.get("turns_to_face", ()):  # §5.7 the contacted Jäger / light cavalry turn at once
         after = turn_to_face(after, t["piece"], t["toward"])
     return after

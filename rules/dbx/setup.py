@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from common.errors import InputError
 from rules.dbx import geom
+from rules.dbx.contact import distance_mm
 from rules.dbx.model import DbxPosition, corners
 from rules.dbx.tables import AREA_KINDS, DEPLOY_DEPTH, HOME_TERRAIN, SIDE_EDGE_CLEAR
 
@@ -122,8 +123,6 @@ def big_battle_pips(rolls: list[int], high: str, low: str, middle: str, allied: 
 def c_in_c_rally(pos: DbxPosition, c_in_c: str, lost_command: str, die: int) -> list[str]:
     """§5.1 / A22 a C-in-C within 600 paces of a command whose general was just removed re-motivates D6 elements
     (the nearest first); they join his command without changing its demoralisation threshold."""
-    from rules.dbx.contact import distance_mm
-
     g = pos.piece(c_in_c)
     near = [(distance_mm(pos, g, p), p.id) for p in pos.pieces
             if p.command == lost_command and p.side == g.side and p.type != "Gen"]

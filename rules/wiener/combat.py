@@ -14,6 +14,7 @@ from rules.geometry import (
     in_front_arc,
     is_neighbour,
     line_fields,
+    neighbours,
     on_facing_ray,
     side_fields,
     step,
@@ -512,8 +513,6 @@ def simultaneity_reasons(
 
 def control_zone(pos: WienerPosition, p: WienerPiece) -> list[Field]:
     """§11 A31 the fields in front of a combat-ready troop: its 3 frontal Nachbarfelder (all 8 if all-round)."""
-    from rules.geometry import neighbours
-
     if p.black or p.working:
         return []
     ns = [n for n in neighbours(p.field) if pos.on_grid(n)]

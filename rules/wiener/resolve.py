@@ -27,7 +27,7 @@ from rules.wiener.combat import (
     simultaneity_reasons,
     supporter_reasons,
 )
-from rules.wiener.model import OBSTACLES, FieldState, WienerPiece, WienerPosition, piece_to_dict, position_to_dict
+from rules.wiener.model import OBSTACLES, Edge, FieldState, WienerPiece, WienerPosition, piece_to_dict, position_to_dict
 from rules.wiener.movement import (
     IMPASSABLE_OBSTACLES,
     check_move,
@@ -1229,8 +1229,6 @@ def resolve_work(
         elif work == "make_passable":
             st.edges = [replace(x, crossing=True) if frozenset(x.fields) == frozenset(edge) else x for x in st.edges]
         elif work == "build_barricade":
-            from rules.wiener.model import Edge
-
             st.edges.append(Edge(edge, obstacle))
         elif work == "arson":
             st.fields[target_field] = replace(s, burning=True)
