@@ -408,16 +408,7 @@ def _approach_attrs(raw: dict, where: str) -> dict:
     return out
 
 
-def parse_board(data: dict, source: str = "board", validate: bool = True) -> Board:
-    """A Board from parsed TOML; every error is one line naming `source` and the area, approach or road."""
-    if not isinstance(data, dict) or not isinstance(data.get("board"), dict):
-        raise InputError(f"{source}: missing [board] with width_mm and depth_mm")
-    b = data["board"]
-    where = f"{source} [board]"
-    width, depth = _num(b, "width_mm", where, positive=True), _num(b, "depth_mm", where, positive=True)
-    dictionary = data.get("markers", {}).get("dictionary", "DICT_4X4_250")
-    if not isinstance(dictionary, str) or not dictionary.startswith("DICT_"):
-        raise InputError(f"{source} [markers]: unknown marker dictionary {dictionary!r}")
+def _parse_anchors(data: dict, source: str) -> tuple[BoardAnchor, ...]:
     anchors = []
     for i, a in enumerate(data.get("anchor", []), 1):
         w = f"{source} anchor {i}"
@@ -428,6 +419,10 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
     ids = [a.id for a in anchors]
     if len(set(ids)) != len(ids):
         raise InputError(f"{source}: anchor ids {sorted({i for i in ids if ids.count(i) > 1})} listed twice")
+    return tuple(anchors)
+
+
+def _parse_areas(data: dict, source: str) -> dict[str, Area]:
     areas: dict[str, Area] = {}
     for i, a in enumerate(data.get("area", []), 1):
         if not isinstance(a, dict) or not isinstance(a.get("id"), str) or not a["id"]:
@@ -444,19 +439,25 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
                               _int(a, "capacity", w, None, 1), _int(a, "start_positions", w, 0), bo, extra)
     if not areas:
         raise InputError(f"{source}: the board has no [[area]]")
+    return areas
+
+
+def _add_approach(approaches: dict[str, Approach], areas: dict[str, Area], area: str, to: str, attrs: dict,
+                  w: str) -> None:
+    for x in (area, to):
+        if x not in areas:
+            raise InputError(f"{w}: unknown area {x!r}")
+    if area == to:
+        raise InputError(f"{w}: an approach must face another area")
+    aid = approach_id(area, to)
+    if aid in approaches:
+        raise InputError(f"{w}: approach {aid} defined twice")
+    approaches[aid] = Approach(aid, area, to, **attrs)
+
+
+def _parse_approaches(data: dict, source: str, areas: dict[str, Area]) -> dict[str, Approach]:
+    """The approaches of every [[border]] (one on each side, Marengo §3.2), then each single [[approach]]."""
     approaches: dict[str, Approach] = {}
-
-    def add(area: str, to: str, attrs: dict, w: str) -> None:
-        for x in (area, to):
-            if x not in areas:
-                raise InputError(f"{w}: unknown area {x!r}")
-        if area == to:
-            raise InputError(f"{w}: an approach must face another area")
-        aid = approach_id(area, to)
-        if aid in approaches:
-            raise InputError(f"{w}: approach {aid} defined twice")
-        approaches[aid] = Approach(aid, area, to, **attrs)
-
     for i, br in enumerate(data.get("border", []), 1):
         w = f"{source} border {i}"
         pair = br.get("areas") if isinstance(br, dict) else None
@@ -470,12 +471,16 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
         for me, other in (pair, pair[::-1]):
             attrs = dict(common)
             attrs.update(_approach_attrs(sides.get(me, {}), f"{w} side {me}"))
-            add(me, other, attrs, w)
+            _add_approach(approaches, areas, me, other, attrs, w)
     for i, ap in enumerate(data.get("approach", []), 1):
         if not isinstance(ap, dict) or not isinstance(ap.get("area"), str) or not isinstance(ap.get("to"), str):
             raise InputError(f"{source} approach {i}: needs 'area' and 'to'")
         w = f"{source} approach {ap['area']}>{ap['to']}"
-        add(ap["area"], ap["to"], _approach_attrs(ap, w), w)
+        _add_approach(approaches, areas, ap["area"], ap["to"], _approach_attrs(ap, w), w)
+    return approaches
+
+
+def _parse_boxes(data: dict, source: str, areas: dict[str, Area]) -> dict[str, Box]:
     boxes: dict[str, Box] = {}
     for i, bx in enumerate(data.get("box", []), 1):
         w = f"{source} box {i}"
@@ -487,6 +492,10 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
         if bx.get("entry_area") not in areas:
             raise InputError(f"{w}: entry_area {bx.get('entry_area')!r} is not an area")
         boxes[bx["id"]] = Box(bx["id"], str(bx.get("side", "")), _int(bx, "round", w, 1, 1), bx["entry_area"])
+    return boxes
+
+
+def _parse_roads(data: dict, source: str, areas: dict[str, Area], boxes: dict[str, Box]) -> tuple[Road, ...]:
     roads = []
     for i, r in enumerate(data.get("road", []), 1):
         rid = r.get("id", f"road-{i}") if isinstance(r, dict) else f"road-{i}"
@@ -501,12 +510,20 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
             if x not in areas and x not in boxes:
                 raise InputError(f"{w}: unknown area {x!r}")
         roads.append(Road(str(rid), cls, tuple(seq)))
+    return tuple(roads)
+
+
+def _parse_arrows(data: dict, source: str, areas: dict[str, Area]) -> frozenset[tuple[str, str]]:
     arrows = set()
     for i, ar in enumerate(data.get("arrow", []), 1):
         w = f"{source} arrow {i}"
         if not isinstance(ar, dict) or ar.get("from") not in areas or ar.get("to") not in areas:
             raise InputError(f"{w}: 'from' and 'to' must be areas")
         arrows.add((ar["from"], ar["to"]))
+    return frozenset(arrows)
+
+
+def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple[Connection, ...]:
     conns = []
     for i, c in enumerate(data.get("connection", []), 1):
         w = f"{source} connection {i}"
@@ -517,12 +534,32 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
         if kind not in CONNECTION_KINDS:
             raise InputError(f"{w}: kind must be land or sea, not {kind!r}")
         conns.append(Connection(pair[0], pair[1], kind))
+    return tuple(conns)
+
+
+def parse_board(data: dict, source: str = "board", validate: bool = True) -> Board:
+    """A Board from parsed TOML; every error is one line naming `source` and the area, approach or road."""
+    if not isinstance(data, dict) or not isinstance(data.get("board"), dict):
+        raise InputError(f"{source}: missing [board] with width_mm and depth_mm")
+    b = data["board"]
+    where = f"{source} [board]"
+    width, depth = _num(b, "width_mm", where, positive=True), _num(b, "depth_mm", where, positive=True)
+    dictionary = data.get("markers", {}).get("dictionary", "DICT_4X4_250")
+    if not isinstance(dictionary, str) or not dictionary.startswith("DICT_"):
+        raise InputError(f"{source} [markers]: unknown marker dictionary {dictionary!r}")
+    anchors = _parse_anchors(data, source)
+    areas = _parse_areas(data, source)
+    approaches = _parse_approaches(data, source, areas)
+    boxes = _parse_boxes(data, source, areas)
+    roads = _parse_roads(data, source, areas, boxes)
+    arrows = _parse_arrows(data, source, areas)
+    conns = _parse_connections(data, source, areas)
     pontoon = data.get("pontoon", {}).get("area")
     if pontoon is not None and pontoon not in areas:
         raise InputError(f"{source} [pontoon]: area {pontoon!r} is not an area")
     board = Board(
-        str(b.get("name", "board")), width, depth, dictionary, tuple(anchors), areas, approaches, tuple(roads),
-        frozenset(arrows), boxes, pontoon, tuple(conns),
+        str(b.get("name", "board")), width, depth, dictionary, anchors, areas, approaches, roads,
+        arrows, boxes, pontoon, conns,
         _num(b, "approach_depth_mm", where, 30.0, positive=True), _num(b, "border_mm", where, 4.0, positive=True),
         source,
     )
@@ -534,18 +571,21 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
     return board
 
 
-def validate_board(board: Board) -> list[str]:
-    """Every problem of a board, one line each: overlaps, unpaired approaches, borders without approaches,
-    approaches without a border, arrows off a border, roads that jump, unreachable areas."""
-    problems = []
-    ids = sorted(board.areas)
+def _off_board(board: Board, polys: dict[str, np.ndarray]) -> list[str]:
     tol = board.border_mm
-    polys = {i: np.asarray(board.areas[i].polygon, float) for i in ids}
-    for i in ids:
-        p = polys[i]
+    problems = []
+    for i, p in polys.items():
         if np.any(p[:, 0] < -tol) or np.any(p[:, 1] < -tol) or np.any(p[:, 0] > board.width_mm + tol) or np.any(
                 p[:, 1] > board.depth_mm + tol):
             problems.append(f"area {i} reaches off the {board.width_mm:g} x {board.depth_mm:g} mm board")
+    return problems
+
+
+def _overlaps_and_borders(board: Board, polys: dict[str, np.ndarray]) -> tuple[list[str], set[tuple[str, str]]]:
+    """(overlapping pairs of areas, the pairs (a < b) that share a border)."""
+    ids = list(polys)
+    tol = board.border_mm
+    problems = []
     shared: set[tuple[str, str]] = set()
     for n, a in enumerate(ids):
         for b in ids[n + 1 :]:
@@ -558,6 +598,12 @@ def validate_board(board: Board) -> list[str]:
                 continue
             if shared_border_mm(pa, pb, tol) >= max(MIN_SHARED_MM, 3 * tol):  # a corner runs together for ~2 tol
                 shared.add((a, b))
+    return problems, shared
+
+
+def _approach_problems(board: Board, shared: set[tuple[str, str]]) -> list[str]:
+    """Borders without approaches, approaches without an opposite or without a border."""
+    problems = []
     for a, b in sorted(shared):
         have = (approach_id(a, b) in board.approaches, approach_id(b, a) in board.approaches)
         if not any(have) and not any({c.a, c.b} == {a, b} for c in board.connections):
@@ -568,6 +614,11 @@ def validate_board(board: Board) -> list[str]:
         key = tuple(sorted((ap.area, ap.to)))
         if key not in shared:
             problems.append(f"approach {ap.id}: areas {ap.area} and {ap.to} share no border (a corner is not one)")
+    return problems
+
+
+def _arrow_and_road_problems(board: Board) -> list[str]:
+    problems = []
     for f, t in sorted(board.arrows):
         if not board.adjacent(f, t):
             problems.append(f"arrow {f}->{t} is not on a border with approaches")
@@ -577,7 +628,11 @@ def validate_board(board: Board) -> list[str]:
                 continue
             if not board.adjacent(x, y):
                 problems.append(f"road {r.id} jumps from {x} to {y}, which are not adjacent")
-    # every area reachable through approaches and connections
+    return problems
+
+
+def _unreachable(board: Board, ids: list[str]) -> list[str]:
+    """The areas that cannot be reached from the first one through approaches and connections."""
     graph: dict[str, set[str]] = {i: set() for i in ids}
     for ap in board.approaches.values():
         graph[ap.area].add(ap.to)
@@ -591,7 +646,20 @@ def validate_board(board: Board) -> list[str]:
             if nb not in seen:
                 seen.add(nb)
                 todo.append(nb)
-    lost = [i for i in ids if i not in seen]
+    return [i for i in ids if i not in seen]
+
+
+def validate_board(board: Board) -> list[str]:
+    """Every problem of a board, one line each: overlaps, unpaired approaches, borders without approaches,
+    approaches without a border, arrows off a border, roads that jump, unreachable areas."""
+    ids = sorted(board.areas)
+    polys = {i: np.asarray(board.areas[i].polygon, float) for i in ids}
+    problems = _off_board(board, polys)
+    overlaps, shared = _overlaps_and_borders(board, polys)
+    problems += overlaps
+    problems += _approach_problems(board, shared)
+    problems += _arrow_and_road_problems(board)
+    lost = _unreachable(board, ids)
     if lost:
         problems.append(f"area(s) {', '.join(lost)} cannot be reached from area {ids[0]}")
     return problems

@@ -6,6 +6,7 @@ Lines run centre to centre; a field is the open square of side 1 around its cent
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from common.fields import FACINGS
@@ -77,8 +78,6 @@ def on_facing_ray(src: Field, facing: str, tgt: Field) -> bool:
 
 def facing_towards(src: Field, tgt: Field) -> str:
     """The facing nearest to the direction src -> tgt (ties go clockwise from N)."""
-    import math
-
     dx, dy = tgt[0] - src[0], tgt[1] - src[1]
     bearing = math.degrees(math.atan2(dx, dy)) % 360.0
     return FACINGS[int(bearing / 45.0 + 0.5) % 8]

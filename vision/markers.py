@@ -27,6 +27,7 @@ from functools import cache, lru_cache
 
 import cv2
 import numpy as np
+from pyzbar import pyzbar
 
 from calibration.layout import check_dictionary
 
@@ -129,6 +130,86 @@ def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
     return vals.ravel()[: len(flat) - pad].reshape(points.shape[:-1])
 
 
+_T = np.linspace(0.15, 0.85, 16)  # where the normals cross each side, as a fraction of its length
+_U_COARSE = np.linspace(-1.0, 1.0, 33)
+_U_FINE = np.linspace(-1.0, 1.0, 21)
+
+
+def _side_frames(q: np.ndarray, modules: int):
+    """Per side k (corner k to k+1) of each quad: (outward unit normal (N,4,2), bit size across it (N,4), the
+    normals' feet (N,4,K,2))."""
+    p0, p1 = q, np.roll(q, -1, axis=1)
+    length = np.linalg.norm(p1 - p0, axis=2)
+    d = (p1 - p0) / np.maximum(length, 1e-9)[..., None]
+    normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)
+    outward = np.sign((((p0 + p1) / 2 - q.mean(axis=1, keepdims=True)) * normal).sum(-1))
+    normal *= outward[..., None]
+    # Bit size across each side (from its two neighbours): a tag seen at a grazing angle has thin bits
+    # across its long sides.
+    module = (np.roll(length, 1, axis=1) + np.roll(length, -1, axis=1)) / (2 * modules)  # N,4
+    base = p0[:, :, None, :] + _T[None, None, :, None] * (p1 - p0)[:, :, None, :]  # N,4,K,2
+    return normal, module, base
+
+
+def _edge_points(g: np.ndarray, base: np.ndarray, normal: np.ndarray, module: np.ndarray):
+    """The edge measured on each normal: (points (N,4,K,2), contrast per side (N,4), step strength (N,4,K))."""
+    reach = np.clip(0.9 * module, 1.5, 8.0)[..., None]  # coarse search +-reach px
+    half = np.clip(0.5 * module, 0.8, 2.5)[..., None]  # fine measurement within +-half px
+    nrm = normal[:, :, None, None, :]
+
+    # Coarse: the strongest outward dark-to-light step (the quiet zone's far edge and the bits' edges
+    # inside are light-to-dark outward, so they cannot be taken for it).
+    off = _U_COARSE * reach  # N,4,S
+    coarse = _sample(g, base[:, :, :, None, :] + off[:, :, None, :, None] * nrm)  # N,4,K,S
+    grad = np.diff(coarse, axis=-1)
+    grad = grad[..., :-2] + 2 * grad[..., 1:-1] + grad[..., 2:]  # smoothed over ~3 samples
+    mids = 0.5 * (off[..., 1:] + off[..., :-1])[..., 1:-1]  # where each smoothed difference is centred
+    peak = np.argmax(grad, axis=-1)[..., None]
+    c = np.take_along_axis(np.broadcast_to(mids[:, :, None, :], grad.shape), peak, -1)[..., 0]
+    strength = np.take_along_axis(grad, peak, -1)[..., 0] / (4 * (off[..., 1] - off[..., 0]))[..., None]
+
+    # Fine: centroid of the dark-to-light gradient around the coarse edge, which is the edge itself for any
+    # symmetric blur. Only the gradient above a quarter of its peak counts: noise on the plateaus and the
+    # falling edge beyond a narrow quiet zone would otherwise pull the centroid.
+    fine_off = c[..., None] + _U_FINE * half[..., None]  # N,4,K,S
+    profile = _sample(g, base[:, :, :, None, :] + fine_off[..., None] * nrm)
+    rise = np.diff(profile, axis=-1)
+    rise = np.maximum(rise - 0.25 * rise.max(axis=-1, keepdims=True), 0.0)
+    mid = 0.5 * (fine_off[..., 1:] + fine_off[..., :-1])
+    edge = (rise * mid).sum(-1) / np.maximum(rise.sum(-1), 1e-9)
+    pts = base + edge[..., None] * normal[:, :, None, :]  # N,4,K,2
+    contrast = np.median(coarse.max(axis=-1) - coarse.min(axis=-1), axis=2)  # N,4
+    return pts, contrast, strength
+
+
+def _side_lines(pts: np.ndarray, w: np.ndarray):
+    """Total-least-squares line per side, twice, dropping points far from the first fit (occlusion, glare):
+    (centre (N,4,2), direction (N,4,2), weights kept (N,4,K))."""
+    for _ in range(2):
+        centre = (pts * w[..., None]).sum(2) / np.maximum(w.sum(-1), 1)[..., None]
+        x = pts - centre[:, :, None, :]
+        cxx = (w * x[..., 0] ** 2).sum(-1)
+        cyy = (w * x[..., 1] ** 2).sum(-1)
+        cxy = (w * x[..., 0] * x[..., 1]).sum(-1)
+        angle = 0.5 * np.arctan2(2 * cxy, cxx - cyy)
+        direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+        resid = x[..., 0] * -direction[..., 1, None] + x[..., 1] * direction[..., 0, None]
+        with warnings.catch_warnings():  # a side with no points left is caught by the count in refine_corners
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mad = np.nanmedian(np.where(w > 0, np.abs(resid), np.nan), axis=-1, keepdims=True)
+        w = w * (np.abs(resid) <= np.maximum(4.5 * np.nan_to_num(mad, nan=0.0), 0.2))
+    return centre, direction, w
+
+
+def _line_corners(centre: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corner k where the lines of sides k-1 and k meet: (corners (N,4,2), solvable (N,4))."""
+    c_prev, d_prev = np.roll(centre, 1, axis=1), np.roll(direction, 1, axis=1)
+    a = np.stack([d_prev, -direction], axis=-1)  # N,4,2,2: c_prev + s d_prev = centre + r direction
+    solvable = np.abs(np.linalg.det(a)) > 0.05  # sides within ~3 degrees of parallel: no usable corner
+    sol = np.linalg.solve(np.where(solvable[..., None, None], a, np.eye(2)), (centre - c_prev)[..., None])
+    return c_prev + sol[..., 0, :] * d_prev, solvable
+
+
 def refine_corners(
     gray: np.ndarray, quads: np.ndarray, modules: int, iterations: int = 3
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -148,69 +229,14 @@ def refine_corners(
     if n_quads == 0:
         return q, ok
     g = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    t = np.linspace(0.15, 0.85, 16)
-    u_coarse = np.linspace(-1.0, 1.0, 33)
-    u_fine = np.linspace(-1.0, 1.0, 21)
     start = q.copy()
     for _ in range(iterations):
-        p0, p1 = q, np.roll(q, -1, axis=1)  # side k runs from corner k to corner k+1
-        length = np.linalg.norm(p1 - p0, axis=2)
-        d = (p1 - p0) / np.maximum(length, 1e-9)[..., None]
-        normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)
-        outward = np.sign((((p0 + p1) / 2 - q.mean(axis=1, keepdims=True)) * normal).sum(-1))
-        normal *= outward[..., None]
-        # Bit size across each side (from its two neighbours): a tag seen at a grazing angle has thin bits
-        # across its long sides.
-        module = (np.roll(length, 1, axis=1) + np.roll(length, -1, axis=1)) / (2 * modules)  # N,4
-        reach = np.clip(0.9 * module, 1.5, 8.0)[..., None]  # coarse search +-reach px
-        half = np.clip(0.5 * module, 0.8, 2.5)[..., None]  # fine measurement within +-half px
-        base = p0[:, :, None, :] + t[None, None, :, None] * (p1 - p0)[:, :, None, :]  # N,4,K,2
-        nrm = normal[:, :, None, None, :]
-
-        # Coarse: the strongest outward dark-to-light step (the quiet zone's far edge and the bits' edges
-        # inside are light-to-dark outward, so they cannot be taken for it).
-        off = u_coarse * reach  # N,4,S
-        coarse = _sample(g, base[:, :, :, None, :] + off[:, :, None, :, None] * nrm)  # N,4,K,S
-        grad = np.diff(coarse, axis=-1)
-        grad = grad[..., :-2] + 2 * grad[..., 1:-1] + grad[..., 2:]  # smoothed over ~3 samples
-        mids = 0.5 * (off[..., 1:] + off[..., :-1])[..., 1:-1]  # where each smoothed difference is centred
-        peak = np.argmax(grad, axis=-1)[..., None]
-        c = np.take_along_axis(np.broadcast_to(mids[:, :, None, :], grad.shape), peak, -1)[..., 0]
-        strength = np.take_along_axis(grad, peak, -1)[..., 0] / (4 * (off[..., 1] - off[..., 0]))[..., None]
-
-        # Fine: centroid of the dark-to-light gradient around the coarse edge, which is the edge itself for any
-        # symmetric blur. Only the gradient above a quarter of its peak counts: noise on the plateaus and the
-        # falling edge beyond a narrow quiet zone would otherwise pull the centroid.
-        fine_off = c[..., None] + u_fine * half[..., None]  # N,4,K,S
-        profile = _sample(g, base[:, :, :, None, :] + fine_off[..., None] * nrm)
-        rise = np.diff(profile, axis=-1)
-        rise = np.maximum(rise - 0.25 * rise.max(axis=-1, keepdims=True), 0.0)
-        mid = 0.5 * (fine_off[..., 1:] + fine_off[..., :-1])
-        edge = (rise * mid).sum(-1) / np.maximum(rise.sum(-1), 1e-9)
-        pts = base + edge[..., None] * normal[:, :, None, :]  # N,4,K,2
-        contrast = np.median(coarse.max(axis=-1) - coarse.min(axis=-1), axis=2)  # N,4
+        normal, module, base = _side_frames(q, modules)
+        pts, contrast, strength = _edge_points(g, base, normal, module)
         good = contrast > 8.0
         w = (strength > 0.1 * contrast[..., None]).astype(float)  # no clear step here: leave the point out
-
-        # Total-least-squares line per side, twice, dropping points far from the first fit (occlusion, glare).
-        for _ in range(2):
-            centre = (pts * w[..., None]).sum(2) / np.maximum(w.sum(-1), 1)[..., None]
-            x = pts - centre[:, :, None, :]
-            cxx = (w * x[..., 0] ** 2).sum(-1)
-            cyy = (w * x[..., 1] ** 2).sum(-1)
-            cxy = (w * x[..., 0] * x[..., 1]).sum(-1)
-            angle = 0.5 * np.arctan2(2 * cxy, cxx - cyy)
-            direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
-            resid = x[..., 0] * -direction[..., 1, None] + x[..., 1] * direction[..., 0, None]
-            with warnings.catch_warnings():  # a side with no points left is caught by the count below
-                warnings.simplefilter("ignore", RuntimeWarning)
-                mad = np.nanmedian(np.where(w > 0, np.abs(resid), np.nan), axis=-1, keepdims=True)
-            w = w * (np.abs(resid) <= np.maximum(4.5 * np.nan_to_num(mad, nan=0.0), 0.2))
-        c_prev, d_prev = np.roll(centre, 1, axis=1), np.roll(direction, 1, axis=1)
-        a = np.stack([d_prev, -direction], axis=-1)  # N,4,2,2: c_prev + s d_prev = centre + r direction
-        solvable = np.abs(np.linalg.det(a)) > 0.05  # sides within ~3 degrees of parallel: no usable corner
-        sol = np.linalg.solve(np.where(solvable[..., None, None], a, np.eye(2)), (centre - c_prev)[..., None])
-        new_q = c_prev + sol[..., 0, :] * d_prev
+        centre, direction, w = _side_lines(pts, w)
+        new_q, solvable = _line_corners(centre, direction)
         moved = np.linalg.norm(new_q - start, axis=2).max(axis=1)
         valid = good.all(1) & solvable.all(1) & (w.sum(-1) >= 6).all(1)
         valid &= moved <= np.maximum(2.0 * module.max(axis=1), 1.5)
@@ -443,8 +469,6 @@ def detect_qr(image: np.ndarray) -> list[QRDetection]:
     upscaled 2x for small codes (+8), raise that to 106 at 20 ms each. A 4K frame gets the plain pass only: it
     alone takes ~0.3 s there.
     """
-    from pyzbar import pyzbar
-
     gray = _gray8(image)
     passes = [(gray, 1)]
     if gray.size <= _QR_EXTRA_PASSES_MAX_PX:

@@ -21,6 +21,7 @@ Timeline (5 frames a second by default):
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from common.fields import snap_facing
+from common.fields import parse_field, snap_facing
+from vision import synthetic
 from vision.roster import Piece, Roster
 from vision.synthetic import PlacedPiece, RenderOptions, SyntheticScene, VirtualCamera, standard_layout
 
@@ -38,8 +40,6 @@ LIFT_MM = 70.0
 
 
 def _centre(cell: str, field_mm: float = 60.0) -> tuple[float, float]:
-    from common.fields import parse_field
-
     c, r = parse_field(cell)
     return (c + 0.5) * field_mm, (r + 0.5) * field_mm
 
@@ -163,10 +163,8 @@ class ScriptedGame:
     def render(self, resolution=(1280, 720), start: int = 0, stop: int | None = None
                ) -> Iterator[tuple[int, float, np.ndarray]]:
         """(frame number, t seconds, BGR frame) for the script's frames."""
-        from vision import synthetic as S
-
         camera = self.camera(resolution)
-        geom = S._geometry(camera)
+        geom = synthetic._geometry(camera)
         by_id = {p.id: p for p in self.roster.pieces}
         static_key, static = None, None
         rng = np.random.default_rng(20260511)
@@ -183,16 +181,16 @@ class ScriptedGame:
                         piece = replace(piece, marker_height_mm=piece.marker_height_mm + lift)
                     placements.append(PlacedPiece(piece, x, y, h))
                 scene = SyntheticScene(self.layout, self.roster, tuple(placements))
-                static = S._render_static(scene, geom)
+                static = synthetic._render_static(scene, geom)
                 static_key = key
             canvas = static.canvas
             if spec.hand is not None:
                 tx, ty, reach = spec.hand
                 canvas = canvas.copy()
-                hand = S._hand_shapes(self.layout, [(tx, ty)], spec.hand_seed, reach)
-                S._draw_hand(canvas, geom, hand)
+                hand = synthetic._hand_shapes(self.layout, [(tx, ty)], spec.hand_seed, reach)
+                synthetic._draw_hand(canvas, geom, hand)
             frame = geom.distort(canvas)
-            frame = S._finish(frame, RenderOptions(blur_sigma_px=0.6, noise_sigma=2.0, seed=i),
+            frame = synthetic._finish(frame, RenderOptions(blur_sigma_px=0.6, noise_sigma=2.0, seed=i),
                               np.random.default_rng([i, 0x4E4F49]))
             frame = _light(frame, self.gain(i), i)
             dx, dy, rot = shifts[i]
@@ -221,8 +219,6 @@ class ScriptedGame:
         return out
 
     def write_inputs(self, path: str | Path) -> Path:
-        import json
-
         path = Path(path)
         path.write_text("".join(json.dumps(x) + "\n" for x in self.inputs), encoding="utf-8")
         return path

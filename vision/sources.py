@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from common.errors import InputError
+from vision.synthetic import SyntheticSource, demo_scene
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
 
@@ -92,8 +93,6 @@ def open_source(spec: str, frames: int | None = None):
     """The source a user means by `spec`: 'synthetic', a camera index ('0'), a URL, image files or a glob,
     or a video file. `frames` limits a synthetic source (it is endless otherwise)."""
     if spec == "synthetic":
-        from vision.synthetic import SyntheticSource, demo_scene
-
         return SyntheticSource(demo_scene(), frames=frames)
     if spec.isdigit():
         return VideoSource(int(spec))

@@ -548,6 +548,53 @@ def _draw_grid_crosses(canvas: np.ndarray, geom: _Geometry, layout: TableLayout)
         cv2.fillPoly(canvas, polys, tuple(float(c) for c in _CROSS), cv2.LINE_AA, _SHIFT)
 
 
+def _wood_texture(mask: np.ndarray, alpha: np.ndarray, n1: np.ndarray, n2: np.ndarray, r: float,
+                  rng) -> tuple[np.ndarray, np.ndarray]:
+    """Dark green with round tree crowns, and a ragged edge: the soft outline pushed in and out by noise."""
+    base = np.array([42, 78, 52], np.float32)
+    col = base * (1 + 0.08 * n1[..., None])
+    col = np.ascontiguousarray(col)
+    area = max(float(mask.sum()) / 255.0 / (r * r), 1.0)
+    n_trees = int(area / 500) + 3
+    ys, xs = np.nonzero(mask > 200)
+    if len(xs):
+        for _ in range(n_trees):
+            i = rng.integers(len(xs))
+            rad = rng.uniform(9, 20) * r
+            tone = np.array([rng.uniform(30, 50), rng.uniform(70, 105), rng.uniform(40, 65)], np.float32)
+            cv2.circle(col, (int(xs[i]), int(ys[i])), int(rad * 1.08), tuple(float(v) for v in tone * 0.6), -1,
+                       cv2.LINE_AA)
+            cv2.circle(col, (int(xs[i]), int(ys[i])), int(rad), tuple(float(v) for v in tone), -1, cv2.LINE_AA)
+            cv2.circle(col, (int(xs[i] - rad * 0.25), int(ys[i] + rad * 0.25)), int(rad * 0.45),
+                       tuple(float(v) for v in tone * 1.18), -1, cv2.LINE_AA)
+    soft = cv2.GaussianBlur(alpha, (0, 0), 2.5 * r)
+    alpha = np.clip((soft - 0.5 + 0.3 * n2) * 4.0 + 0.5, 0, 1)
+    return col, alpha
+
+
+def _town_texture(mask: np.ndarray, n1: np.ndarray, r: float, rng) -> np.ndarray:
+    """Grey ground with rectangular roofs, each with its ridge line."""
+    h, w = mask.shape
+    col = np.empty((h, w, 3), np.float32)
+    col[:] = np.array([112, 128, 140], np.float32)
+    col *= 1 + 0.05 * n1[..., None]
+    ys, xs = np.nonzero(mask > 200)
+    if len(xs):
+        for _ in range(max(4, int(len(xs) / (r * r) / 2500))):
+            i = rng.integers(len(xs))
+            size = (rng.uniform(18, 30) * r, rng.uniform(28, 45) * r)
+            angle = rng.uniform(0, 180)
+            box = cv2.boxPoints(((float(xs[i]), float(ys[i])), size, angle))
+            roof = np.array(rng.choice([[60, 80, 150], [70, 90, 130], [110, 110, 115]]), np.float32)
+            cv2.fillPoly(col, [_fixed(box)], tuple(float(v) for v in roof), cv2.LINE_AA, _SHIFT)
+            a, b = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
+            if np.linalg.norm(box[0] - box[1]) < np.linalg.norm(box[1] - box[2]):
+                a, b = (box[1] + box[2]) / 2, (box[3] + box[0]) / 2
+            cv2.line(col, tuple(int(v) for v in a), tuple(int(v) for v in b), tuple(float(v) for v in roof * 0.7),
+                     max(1, int(r)), cv2.LINE_AA)
+    return col
+
+
 def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: float, rng) -> tuple:
     """(BGR float32, alpha float32 0..1) of a terrain template drawn in its own texture (r px per mm)."""
     h, w = shape
@@ -558,48 +605,14 @@ def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: 
     n2 = _smooth_noise(rng, (h, w), 8 * r)
     kind = kind.lower()
     if kind in ("wood", "forest", "woods"):
-        base = np.array([42, 78, 52], np.float32)
-        col = base * (1 + 0.08 * n1[..., None])
-        col = np.ascontiguousarray(col)
-        area = max(float(mask.sum()) / 255.0 / (r * r), 1.0)
-        n_trees = int(area / 500) + 3
-        ys, xs = np.nonzero(mask > 200)
-        if len(xs):
-            for _ in range(n_trees):
-                i = rng.integers(len(xs))
-                rad = rng.uniform(9, 20) * r
-                tone = np.array([rng.uniform(30, 50), rng.uniform(70, 105), rng.uniform(40, 65)], np.float32)
-                cv2.circle(col, (int(xs[i]), int(ys[i])), int(rad * 1.08), tuple(float(v) for v in tone * 0.6), -1,
-                           cv2.LINE_AA)
-                cv2.circle(col, (int(xs[i]), int(ys[i])), int(rad), tuple(float(v) for v in tone), -1, cv2.LINE_AA)
-                cv2.circle(col, (int(xs[i] - rad * 0.25), int(ys[i] + rad * 0.25)), int(rad * 0.45),
-                           tuple(float(v) for v in tone * 1.18), -1, cv2.LINE_AA)
-        # a ragged edge: the soft outline pushed in and out by noise
-        soft = cv2.GaussianBlur(alpha, (0, 0), 2.5 * r)
-        alpha = np.clip((soft - 0.5 + 0.3 * n2) * 4.0 + 0.5, 0, 1)
+        col, alpha = _wood_texture(mask, alpha, n1, n2, r, rng)
     elif kind == "hill":
         base = np.array([70, 122, 118], np.float32)
         dist = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 5)
         top = np.clip(dist / max(dist.max(), 1.0), 0, 1)
         col = base * (0.86 + 0.22 * np.sqrt(top)[..., None] + 0.04 * n1[..., None])
     elif kind in ("town", "village", "bua"):
-        col = np.empty((h, w, 3), np.float32)
-        col[:] = np.array([112, 128, 140], np.float32)
-        col *= 1 + 0.05 * n1[..., None]
-        ys, xs = np.nonzero(mask > 200)
-        if len(xs):
-            for _ in range(max(4, int(len(xs) / (r * r) / 2500))):
-                i = rng.integers(len(xs))
-                size = (rng.uniform(18, 30) * r, rng.uniform(28, 45) * r)
-                angle = rng.uniform(0, 180)
-                box = cv2.boxPoints(((float(xs[i]), float(ys[i])), size, angle))
-                roof = np.array(rng.choice([[60, 80, 150], [70, 90, 130], [110, 110, 115]]), np.float32)
-                cv2.fillPoly(col, [_fixed(box)], tuple(float(v) for v in roof), cv2.LINE_AA, _SHIFT)
-                a, b = (box[0] + box[1]) / 2, (box[2] + box[3]) / 2
-                if np.linalg.norm(box[0] - box[1]) < np.linalg.norm(box[1] - box[2]):
-                    a, b = (box[1] + box[2]) / 2, (box[3] + box[0]) / 2
-                cv2.line(col, tuple(int(v) for v in a), tuple(int(v) for v in b), tuple(float(v) for v in roof * 0.7),
-                         max(1, int(r)), cv2.LINE_AA)
+        col = _town_texture(mask, n1, r, rng)
     elif kind in ("river", "stream", "water"):
         base = np.array([128, 100, 58], np.float32)
         col = base * (1 + 0.06 * n1[..., None] + 0.05 * n2[..., None])

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.projection import pixels_to_table
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Roster
 
@@ -279,8 +280,6 @@ class Tracker:
 
     def _lifted(self, reading: TableReading) -> set[str]:
         """Pieces whose marker, cast onto the plane of its printed height, is bigger than printed."""
-        from calibration.projection import pixels_to_table
-
         if reading.pose is None:
             return set()
         by_marker = self.roster.by_marker()
@@ -310,78 +309,87 @@ class Tracker:
 
     def step(self, seen: dict[str, Observation], t: float, frame: int) -> list[TrackEvent]:
         """The core: one frame's observations (piece id -> Observation) at time `t`."""
-        cfg = self.config
         self.t, self.frame = t, frame
         events: list[TrackEvent] = []
         hidden = [tr.place for tr in self.tracks.values()
                   if tr.place is not None and tr.state != "removed" and tr.piece not in seen]
-
-        def clear(place: Place | None, me: str) -> bool:
-            if place is None:
-                return True
-            mine = self.tracks[me].place
-            for h in hidden:
-                if h is mine:
-                    continue
-                if h.distance(place) <= cfg.clear_radius_mm:
-                    return False
-            return True
-
         for pid, track in self.tracks.items():
             obs = seen.get(pid)
             track.seen_now = obs.place if obs else None
             if obs is None:
                 self._unseen(track, t, frame, events)
+            else:
+                self._seen(track, obs, t, frame, events, hidden)
+        return events
+
+    def _clear(self, place: Place | None, me: str, hidden: list[Place]) -> bool:
+        """No other piece that is out of sight this frame stands near `place` (a hand may be there)."""
+        if place is None:
+            return True
+        mine = self.tracks[me].place
+        for h in hidden:
+            if h is mine:
                 continue
-            if (track.state == "removed" and track.expected_gone and track.unseen_since is not None
-                    and t - track.unseen_since >= cfg.settle_s):
-                track.expected_gone = False  # it was taken off the table: seen again, it is back in the game
-            track.unseen_since = None
-            track.last_seen_t = t
-            if obs.lifted:
-                track.lifted = True
-                track.candidate = track.candidate_since = None
-                if track.state in ("seen", "occluded", "missing"):
-                    track.state = "moving"
-                continue
-            track.lifted = False
-            here = obs.place
-            if track.state == "removed" and track.expected_gone:
-                continue  # still standing where the rules removed it: the player has not taken it off yet
-            if track.place is not None and track.state != "removed" and self._at(track.place, here):
-                if track.state == "missing" or track.reported_missing:
-                    track.reported_missing = False
-                    events.append(Appeared(pid, t, frame, track.place, returned=True))
-                track.state = "seen"
-                track.candidate = track.candidate_since = None
-                continue
-            # seen off its place (or with no place): settling at a candidate place?
+            if h.distance(place) <= self.config.clear_radius_mm:
+                return False
+        return True
+
+    def _seen(self, track: PieceTrack, obs: Observation, t: float, frame: int, events: list[TrackEvent],
+              hidden: list[Place]) -> None:
+        cfg = self.config
+        if (track.state == "removed" and track.expected_gone and track.unseen_since is not None
+                and t - track.unseen_since >= cfg.settle_s):
+            track.expected_gone = False  # it was taken off the table: seen again, it is back in the game
+        track.unseen_since = None
+        track.last_seen_t = t
+        if obs.lifted:
+            track.lifted = True
+            track.candidate = track.candidate_since = None
             if track.state in ("seen", "occluded", "missing"):
                 track.state = "moving"
-            if track.candidate is None or not self._still(track.candidate, here):
-                track.candidate, track.candidate_since = here, t
-            else:
-                # keep a running mean of the candidate so jitter does not drift it
-                c = track.candidate
-                track.candidate = Place((c.x_mm + here.x_mm) / 2, (c.y_mm + here.y_mm) / 2,
-                                        here.heading_deg, here.cell, here.facing)
-            old = track.place if track.state != "removed" else None
-            if not (clear(here, pid) and clear(old, pid)):
-                track.candidate_since = None  # a hand near the place: the settle time starts again once clear
-                continue
-            if track.candidate_since is None:
-                track.candidate_since = t
-            if t - track.candidate_since + 1e-9 < cfg.settle_s:
-                continue
-            dst = here
-            if old is None:
-                events.append(Appeared(pid, t, frame, dst, returned=track.state == "removed"))
-            else:
-                events.append(Moved(pid, t, frame, old, dst, returned=track.reported_missing))
-            track.place, track.state = dst, "seen"
+            return
+        track.lifted = False
+        here = obs.place
+        if track.state == "removed" and track.expected_gone:
+            return  # still standing where the rules removed it: the player has not taken it off yet
+        if track.place is not None and track.state != "removed" and self._at(track.place, here):
+            if track.state == "missing" or track.reported_missing:
+                track.reported_missing = False
+                events.append(Appeared(track.piece, t, frame, track.place, returned=True))
+            track.state = "seen"
             track.candidate = track.candidate_since = None
-            track.reported_missing = False
-        return events
+            return
+        self._settle(track, here, t, frame, events, hidden)
+
+    def _settle(self, track: PieceTrack, here: Place, t: float, frame: int, events: list[TrackEvent],
+                hidden: list[Place]) -> None:
+        """Seen off its place (or with no place): settling at a candidate place, committed once it has stood
+        still for settle_s with no hand near it."""
+        if track.state in ("seen", "occluded", "missing"):
+            track.state = "moving"
+        if track.candidate is None or not self._still(track.candidate, here):
+            track.candidate, track.candidate_since = here, t
+        else:
+            # keep a running mean of the candidate so jitter does not drift it
+            c = track.candidate
+            track.candidate = Place((c.x_mm + here.x_mm) / 2, (c.y_mm + here.y_mm) / 2,
+                                    here.heading_deg, here.cell, here.facing)
+        old = track.place if track.state != "removed" else None
+        if not (self._clear(here, track.piece, hidden) and self._clear(old, track.piece, hidden)):
+            track.candidate_since = None  # a hand near the place: the settle time starts again once clear
+            return
+        if track.candidate_since is None:
+            track.candidate_since = t
+        if t - track.candidate_since + 1e-9 < self.config.settle_s:
+            return
+        dst = here
+        if old is None:
+            events.append(Appeared(track.piece, t, frame, dst, returned=track.state == "removed"))
+        else:
+            events.append(Moved(track.piece, t, frame, old, dst, returned=track.reported_missing))
+        track.place, track.state = dst, "seen"
+        track.candidate = track.candidate_since = None
+        track.reported_missing = False
 
     def _unseen(self, track: PieceTrack, t: float, frame: int, events: list[TrackEvent]) -> None:
         cfg = self.config

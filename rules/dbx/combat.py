@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from common.errors import InputError
+from rules.dbx import geom
 from rules.dbx.contact import (
     behind_line,
     contact,
@@ -22,10 +25,13 @@ from rules.dbx.sight import (
     can_shoot,
     fire_range,
     fire_target_check,
+    front_edge,
     front_in_river,
     higher,
     in_bad_going,
     in_cover,
+    in_fire_zone,
+    line_of_sight,
     range_mm,
     skirmish,
 )
@@ -183,9 +189,6 @@ def _defender(pos: DbxPosition, p: DbxPiece, opp: DbxPiece, opts: Options) -> st
 
 def _defends_bank(pos: DbxPosition, p: DbxPiece, opts: Options) -> bool:
     """§3.7 / A20 an element on land defends the bank when both front corners (or its whole front) touch the river."""
-    from rules.dbx import geom
-    from rules.dbx.sight import front_edge
-
     a, b = front_edge(pos, p)
     pts = [a, b] if opts.river_bank_touch == "corners" else list(geom.sample_segment(a, b, 5))
     for t in pos.terrain:
@@ -290,122 +293,212 @@ def band(loser_total: int, winner_total: int) -> int:
     return 2 if 2 * loser_total <= winner_total else 1
 
 
+@dataclass(frozen=True)
+class _Bout:
+    """What a row of the §8.5 results table asks: who won, in which phase, and the going."""
+
+    loser: DbxPiece
+    winner: DbxPiece
+    melee: bool
+    gg: bool  # the element whose going counts (option results_going_of) is in good going
+    opts: Options
+
+    @property
+    def by(self) -> str:
+        """The winner's type ("destroyed by X" means the winner is an X)."""
+        return self.winner.type
+
+    @property
+    def fire(self) -> bool:
+        return not self.melee
+
+    @property
+    def sg(self) -> bool:
+        return not self.gg
+
+    @property
+    def by_mounted(self) -> bool:
+        return cls(self.winner) == MOUNTED
+
+    @property
+    def by_foot(self) -> bool:
+        return cls(self.winner) == FOOT
+
+    @property
+    def by_art_fire(self) -> bool:
+        """Shot by artillery."""
+        return self.by == "Art" and self.fire
+
+    @property
+    def by_art_melee(self) -> bool:
+        """Beaten by artillery in base contact."""
+        return self.by == "Art" and self.melee
+
+    @property
+    def by_tribal_outside_bua(self) -> bool:
+        """By tribal warriors "who are not manning a BUA or camp" (whose BUA: option tribal_bua_exemption_of)."""
+        holder = self.loser if self.opts.tribal_bua_exemption_of == "loser" else self.winner
+        return self.by == "St" and holder.defending not in ("bua", "camp")
+
+
+# A row of the results table: (when, result, row text) in the order the rulebook reads them; `when` None is the
+# row's "otherwise".
+_Row = tuple[tuple[Callable[[_Bout], bool] | None, str, str], ...]
+
+_CAMP: _Row = (  # A21
+    (lambda f: f.melee, "destroyed", "camp: sacked when its guard loses a melee (A21)"),
+    (None, "none", "camp under fire: no effect (A21)"),
+)
+
+# §8.5 band 1: the loser's total is lower than the winner's, but more than half of it.
+RESULTS_BAND1: dict[str, _Row] = {
+    "camp": _CAMP,
+    "square": (
+        (lambda f: f.by_foot and f.melee, "destroyed", "square: destroyed by foot in base contact"),
+        (None, "none", "square: otherwise no effect"),
+    ),
+    "general's element": (
+        (None, "flee", "general's element flees"),
+    ),
+    "line infantry": (
+        (lambda f: (f.by in ("Kü", "Ck") and f.gg) or f.by == "St", "destroyed",
+         "line infantry: destroyed by cuirassiers or clansmen in GG, or tribal warriors"),
+        (None, "recoil", "line infantry: otherwise recoil"),
+    ),
+    "tribal warriors, guerrillas": (
+        (lambda f: (f.by == "El" and (f.gg or f.opts.tribal_gg_applies_to == "cuirassiers"))
+         or (f.by == "Kü" and f.gg), "destroyed",
+         "tribal warriors, guerrillas: destroyed by elephants or cuirassiers in GG"),
+        (lambda f: f.by_art_fire, "flee", "tribal warriors, guerrillas: flee if shot by artillery"),
+        (None, "recoil", "tribal warriors, guerrillas: otherwise recoil"),
+    ),
+    "Jäger, skirmishers": (
+        (lambda f: f.by == "Kü" and f.gg, "destroyed", "Jäger, skirmishers: destroyed by cuirassiers in GG"),
+        (lambda f: f.by_art_fire, "flee", "Jäger, skirmishers: flee if shot by artillery"),
+        (None, "recoil", "Jäger, skirmishers: otherwise recoil"),
+    ),
+    "clansmen": (
+        (lambda f: f.by_mounted and f.gg, "destroyed", "clansmen: destroyed by mounted in GG"),
+        (None, "recoil", "clansmen: otherwise recoil"),
+    ),
+    "auxiliaries": (
+        (lambda f: f.by == "Kü" and f.gg, "destroyed", "auxiliaries: destroyed by cuirassiers in GG"),
+        (None, "recoil", "auxiliaries: otherwise recoil"),
+    ),
+    "archers": (
+        (lambda f: f.by_mounted, "destroyed", "archers: destroyed by mounted"),
+        (None, "recoil", "archers: otherwise recoil"),
+    ),
+    "dragoons before 1720": (
+        (lambda f: f.fire and f.by_foot, "flee", "dragoons before 1720: flee if shot by foot"),
+        (None, "recoil", "dragoons before 1720: otherwise recoil"),
+    ),
+    "artillery": (
+        (lambda f: f.melee, "destroyed", "artillery: destroyed in base contact"),
+        (None, "none", "artillery: otherwise no effect"),
+    ),
+    "cuirassiers": (
+        (lambda f: f.by in LIGHT_CAV or f.by_art_melee or f.sg, "destroyed",
+         "cuirassiers: destroyed by light cavalry, artillery in contact, or in SG"),
+        (None, "recoil", "cuirassiers: otherwise recoil"),
+    ),
+    "light cavalry": (
+        (None, "recoil", "light cavalry: recoil"),
+    ),
+    "elephants": (
+        (lambda f: f.by in SKIRMISHERS + ("Hi",) + LIGHT_CAV or f.by_art_fire, "destroyed",
+         "elephants: destroyed by skirmishers, auxiliaries, light cavalry, artillery fire"),
+        (None, "recoil", "elephants: otherwise recoil"),
+    ),
+    "other mounted": (  # DrK, Re, Km
+        (lambda f: f.by_art_melee, "destroyed", "other mounted: destroyed by artillery in base contact"),
+        (lambda f: f.sg, "flee", "other mounted: flee if in SG"),
+        (None, "recoil", "other mounted: otherwise recoil"),
+    ),
+    "other foot": (  # Sh, Kl, Pk
+        (lambda f: f.by == "El" or (f.by == "Kü" and f.gg) or f.by_tribal_outside_bua, "destroyed",
+         "other foot: destroyed by elephants, cuirassiers in GG, or tribal warriors"),
+        (None, "recoil", "other foot: otherwise recoil"),
+    ),
+}
+
+# §8.5 band 2: the loser's total is half the winner's or less.
+RESULTS_BAND2: dict[str, _Row] = {
+    "camp": _CAMP,
+    "light cavalry": (
+        (lambda f: f.by_mounted or f.by_art_melee or f.sg, "destroyed",
+         "light cavalry: destroyed by mounted, artillery in contact, or in SG"),
+        (None, "flee", "light cavalry: otherwise flee"),
+    ),
+    "Jäger, skirmishers": (
+        (lambda f: (f.by_mounted and f.by != "El" and f.gg) or f.by in ("Hi",) + SKIRMISHERS, "destroyed",
+         "Jäger, skirmishers: destroyed by mounted (not El) in GG, auxiliaries, skirmishers"),
+        (None, "flee", "Jäger, skirmishers: otherwise flee"),
+    ),
+    "dragoons before 1720": (
+        (lambda f: f.by_foot, "flee", "dragoons before 1720: flee from foot"),
+        (None, "destroyed", "dragoons before 1720: otherwise destroyed"),
+    ),
+    "general's element": (
+        (lambda f: f.by_art_fire, "destroyed", "general's element: destroyed by artillery fire"),
+        (None, "flee", "general's element: otherwise flees"),
+    ),
+    "other troops": (  # squares and artillery too
+        (lambda f: f.by_art_melee, "recoil", "other troops: recoil if beaten by artillery in melee"),
+        (None, "destroyed", "other troops: otherwise destroyed"),
+    ),
+}
+
+RESULTS = {1: RESULTS_BAND1, 2: RESULTS_BAND2}
+
+# The row each troop type reads, where it has one of its own (§8.5 A3: hussars and uhlans read light cavalry's).
+_RESULTS_ROW = {
+    "Camp": "camp",
+    "Gen": "general's element",
+    "Li": "line infantry",
+    "St": "tribal warriors, guerrillas",
+    "Gu": "tribal warriors, guerrillas",
+    "Ck": "clansmen",
+    "Hi": "auxiliaries",
+    "Bo": "archers",
+    "DrI": "dragoons before 1720",
+    "Art": "artillery",
+    "Kü": "cuirassiers",
+    "El": "elephants",
+    **{t: "Jäger, skirmishers" for t in SKIRMISHERS},
+    **{t: "light cavalry" for t in LIGHT_CAV},
+}
+
+
+def results_row(loser: DbxPiece, b: int) -> str:
+    """The row of the band `b` results table (§8.5) that `loser` reads."""
+    table = RESULTS[b]
+    if b == 1 and loser.square and loser.type != "Camp":
+        return "square"
+    row = _RESULTS_ROW.get(loser.type)
+    if row in table:
+        return row
+    if b == 2:
+        return "other troops"
+    return "other mounted" if cls(loser) == MOUNTED else "other foot"
+
+
 def outcome(pos: DbxPosition, loser: DbxPiece, winner: DbxPiece, phase: str, loser_total: int, winner_total: int,
             opts: Options = DEFAULT) -> tuple[str, str]:
     """§8.5 the loser's result: "none", "recoil", "flee", "destroyed" (and the table row used)."""
     b = band(loser_total, winner_total)
     if b == 0:
         return "none", "totals equal or higher: no effect (§8.5, A3)"
-    melee = phase == "melee"
-    fire = not melee
-    wt, lt = winner.type, loser.type
     goer = loser if opts.results_going_of == "loser" else winner
-    gg = not in_bad_going(pos, goer, opts)
-    sg = not gg
-    w_mounted = cls(winner) == MOUNTED
-    w_art_fire = wt == "Art" and fire
-    w_art_melee = wt == "Art" and melee
-
-    def r(res: str, row: str) -> tuple[str, str]:
-        return res, f"band {b} ({'lower' if b == 1 else 'half or less'}), {row} (§8.5)"
-
-    if lt == "Camp":  # A21
-        if melee:
-            return r("destroyed", "camp: sacked when its guard loses a melee (A21)")
-        return r("none", "camp under fire: no effect (A21)")
-    if b == 1:
-        if loser.square:
-            if cls(winner) == FOOT and melee:
-                return r("destroyed", "square: destroyed by foot in base contact")
-            return r("none", "square: otherwise no effect")
-        if lt == "Gen":
-            return r("flee", "general's element flees")
-        if lt == "Li":
-            if (wt in ("Kü", "Ck") and gg) or wt == "St":
-                return r("destroyed", "line infantry: destroyed by cuirassiers or clansmen in GG, or tribal warriors")
-            return r("recoil", "line infantry: otherwise recoil")
-        if lt in ("St", "Gu"):
-            if (wt == "El" and (gg or opts.tribal_gg_applies_to == "cuirassiers")) or (wt == "Kü" and gg):
-                return r("destroyed", "tribal warriors, guerrillas: destroyed by elephants or cuirassiers in GG")
-            if w_art_fire:
-                return r("flee", "tribal warriors, guerrillas: flee if shot by artillery")
-            return r("recoil", "tribal warriors, guerrillas: otherwise recoil")
-        if lt in SKIRMISHERS:
-            if wt == "Kü" and gg:
-                return r("destroyed", "Jäger, skirmishers: destroyed by cuirassiers in GG")
-            if w_art_fire:
-                return r("flee", "Jäger, skirmishers: flee if shot by artillery")
-            return r("recoil", "Jäger, skirmishers: otherwise recoil")
-        if lt == "Ck":
-            if w_mounted and gg:
-                return r("destroyed", "clansmen: destroyed by mounted in GG")
-            return r("recoil", "clansmen: otherwise recoil")
-        if lt == "Hi":
-            if wt == "Kü" and gg:
-                return r("destroyed", "auxiliaries: destroyed by cuirassiers in GG")
-            return r("recoil", "auxiliaries: otherwise recoil")
-        if lt == "Bo":
-            if w_mounted:
-                return r("destroyed", "archers: destroyed by mounted")
-            return r("recoil", "archers: otherwise recoil")
-        if lt == "DrI":
-            if fire and cls(winner) == FOOT:
-                return r("flee", "dragoons before 1720: flee if shot by foot")
-            return r("recoil", "dragoons before 1720: otherwise recoil")
-        if lt == "Art":
-            if melee:
-                return r("destroyed", "artillery: destroyed in base contact")
-            return r("none", "artillery: otherwise no effect")
-        if lt == "Kü":
-            if wt in LIGHT_CAV or w_art_melee or sg:
-                return r("destroyed", "cuirassiers: destroyed by light cavalry, artillery in contact, or in SG")
-            return r("recoil", "cuirassiers: otherwise recoil")
-        if lt in LIGHT_CAV:
-            return r("recoil", "light cavalry: recoil")
-        if lt == "El":
-            if wt in SKIRMISHERS + ("Hi",) + LIGHT_CAV or w_art_fire:
-                return r("destroyed", "elephants: destroyed by skirmishers, auxiliaries, light cavalry, artillery fire")
-            return r("recoil", "elephants: otherwise recoil")
-        if cls(loser) == MOUNTED:  # DrK, Re, Km
-            if w_art_melee:
-                return r("destroyed", "other mounted: destroyed by artillery in base contact")
-            if sg:
-                return r("flee", "other mounted: flee if in SG")
-            return r("recoil", "other mounted: otherwise recoil")
-        # other foot: Sh, Kl, Pk
-        bua_holder = loser if opts.tribal_bua_exemption_of == "loser" else winner
-        st_kills = wt == "St" and bua_holder.defending not in ("bua", "camp")
-        if wt == "El" or (wt == "Kü" and gg) or st_kills:
-            return r("destroyed", "other foot: destroyed by elephants, cuirassiers in GG, or tribal warriors")
-        return r("recoil", "other foot: otherwise recoil")
-    # band 2
-    if lt in LIGHT_CAV:
-        if w_mounted or w_art_melee or sg:
-            return r("destroyed", "light cavalry: destroyed by mounted, artillery in contact, or in SG")
-        return r("flee", "light cavalry: otherwise flee")
-    if lt in SKIRMISHERS:
-        if (w_mounted and wt != "El" and gg) or wt in ("Hi",) + SKIRMISHERS:
-            return r("destroyed", "Jäger, skirmishers: destroyed by mounted (not El) in GG, auxiliaries, skirmishers")
-        return r("flee", "Jäger, skirmishers: otherwise flee")
-    if lt == "DrI":
-        if cls(winner) == FOOT:
-            return r("flee", "dragoons before 1720: flee from foot")
-        return r("destroyed", "dragoons before 1720: otherwise destroyed")
-    if lt == "Gen":
-        if w_art_fire:
-            return r("destroyed", "general's element: destroyed by artillery fire")
-        return r("flee", "general's element: otherwise flees")
-    if w_art_melee:
-        return r("recoil", "other troops: recoil if beaten by artillery in melee")
-    return r("destroyed", "other troops: otherwise destroyed")
+    bout = _Bout(loser, winner, phase == "melee", not in_bad_going(pos, goer, opts), opts)
+    result, row = next((res, row) for when, res, row in RESULTS[b][results_row(loser, b)]
+                       if when is None or when(bout))
+    return result, f"band {b} ({'lower' if b == 1 else 'half or less'}), {row} (§8.5)"
 
 
 def fire_eligible_supporters(pos: DbxPosition, target: DbxPiece, shooter: DbxPiece, ids: list[str],
                              opts: Options = DEFAULT) -> list[DbxPiece]:
     """§8.2 up to 2 more ranged elements that could shoot at the same target."""
-    from common.errors import InputError
-    from rules.dbx.sight import in_fire_zone, line_of_sight
-
     out = []
     for sid in ids:
         s = pos.piece(sid)

@@ -10,6 +10,7 @@ move is asked for explicitly, never assumed from the elements touching.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -17,9 +18,10 @@ from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import contact, distance_mm, enemies, grouped_how, groups
 from rules.dbx.model import DbxPiece, DbxPosition, corners, moved
-from rules.dbx.movement import allowance, corner_travel, end_problems, pip_cost, second_move
+from rules.dbx.movement import allowance, corner_travel, end_problems, pip_cost, second_move, turn_to_face
 from rules.dbx.options import DEFAULT, Options
 from rules.dbx.sight import front_in_river, in_bad_going, on_road
+from rules.dbx.tables import BAD_GOING
 
 _SKIRMISHERS = ("Jä", "Pl")  # §5.2 "Jäger or skirmishers may also move as a group through bad going"
 
@@ -324,8 +326,6 @@ def _obstacles_beside(pos: DbxPosition, ids: set[str], end: DbxPiece, width: flo
     """§5.2 what stands to the left and to the right of a 1-element-wide column: troops, bad going, rivers and
     waterways inside the strips between the column and the frontage the group had (width), over `length` from the
     column's rear to beyond its front. Returns (left ids, right ids)."""
-    from rules.dbx.tables import BAD_GOING
-
     bb = pos.scale.bb_mm
     fwd, right = geom.directions(end.heading_deg)
     half = max(width / 2.0, bb / 2.0 + 1.0)
@@ -347,6 +347,69 @@ def _obstacles_beside(pos: DbxPosition, ids: set[str], end: DbxPiece, width: flo
 def base_depth(pos: DbxPosition, p: DbxPiece) -> float:
     r = corners(p, pos.scale)
     return float(np.hypot(*(r[0] - r[3])))
+
+
+def _column_change_kind(before_col, after_col) -> tuple[str, list[str]]:
+    """§5.2 / E4 forming a column, leaving one or neither (and why the latter two are no group move)."""
+    if before_col is not None and after_col is None:
+        return "leaving a column", ["widening a column's front again is no group manoeuvre: single-element moves, "
+                                    "1 PIP each (§5.2, E4)"]
+    if before_col is None and after_col is not None:
+        return "forming a column", []
+    return "no change of formation", ["the group neither forms nor leaves a 1-element-wide column (§5.2)"]
+
+
+def _members_in_melee(pos: DbxPosition, members: list[DbxPiece], opts: Options) -> list[str]:
+    """§5.2 no member may start in melee contact with an enemy."""
+    problems = []
+    for m in members:
+        for e in enemies(pos, m):
+            if contact(pos, e, m, opts).kind in ("front", "flank", "rear") or \
+                    contact(pos, m, e, opts).kind in ("front", "flank", "rear"):
+                problems.append(f"{m.id} starts in melee contact with {e.id}: no group move (§5.2)")
+                break
+    return problems
+
+
+def _column_member_moves(pos: DbxPosition, after: DbxPosition, members: list[DbxPiece], new: dict[str, DbxPiece],
+                         ids: list[str], ends: dict, opts: Options) -> tuple[dict[str, list[float]], list[str]]:
+    """§5.4 each member's corner travel (paces) and what is wrong with its move: beyond its distance, ending
+    behind its start (E2), or the end problems of any single move."""
+    fwd, _ = geom.directions(members[0].heading_deg)
+    corner_paces = {}
+    problems: list[str] = []
+    for m in members:
+        end = new[m.id]
+        travel = corner_travel([m, end], pos.scale)
+        corner_paces[m.id] = [round(pos.scale.paces(float(x)), 1) for x in travel]
+        allow, why = allowance(pos, m, opts)
+        if float(travel.max()) > pos.scale.mm(allow) + opts.tolerance_mm:  # §5.4 each within its distance (E2)
+            problems.append(f"{m.id}: a corner travels {pos.scale.paces(float(travel.max())):.0f} paces, more than "
+                            f"{allow} ({why}) (§5.4)")
+        back = float(np.array([end.x_mm - m.x_mm, end.y_mm - m.y_mm]) @ fwd)
+        if back < -opts.tolerance_mm:  # §5.4 / E2 no element may end behind its original starting position
+            problems.append(f"{m.id} ends {pos.scale.paces(-back):.0f} paces behind its original starting position "
+                            "(§5.4)")
+        if m.id in ends:
+            problems += [f"{m.id}: {x}" for x in end_problems(pos, m, [m, end], after, opts,
+                                                               frozenset(i for i in ids if i != m.id))]
+    return corner_paces, problems
+
+
+def _column_purpose(pos: DbxPosition, after: DbxPosition, members: list[DbxPiece], head: DbxPiece, ids: list[str],
+                    opts: Options) -> tuple[str, list[str]]:
+    """§5.2 a group forms a column only to pass a gap of at least 1 element width, or to file onto a road."""
+    _, right = geom.directions(members[0].heading_deg)
+    rights = [float(np.array([p.x_mm, p.y_mm]) @ right) for p in members]
+    width = max(rights) - min(rights) + pos.scale.bb_mm
+    if on_road(after, head):
+        return "files onto a road", []
+    length = base_depth(pos, head) * len(members) + pos.scale.mm(allowance(pos, head, opts)[0])
+    left, rgt = _obstacles_beside(after, set(ids), head, width, length, opts)
+    if left and rgt:
+        return f"passes the gap between {left[0]} and {rgt[0]}", []
+    return "", ["a group forms a column only to pass a gap between 2 terrain pieces or troops or to file onto a road "
+                "(§5.2)"]
 
 
 def check_column_change(pos: DbxPosition, ids: list[str], ends: dict[str, tuple[float, float, float]],
@@ -377,53 +440,15 @@ def check_column_change(pos: DbxPosition, ids: list[str], ends: dict[str, tuple[
     if not _connected(after, finals, opts):
         problems.append("the elements do not form one group at the end: not one group move (§5.2, E4)")
     moving = [m for m in members if new[m.id] != m]
-    if before_col is not None and after_col is None:
-        kind = "leaving a column"
-        problems.append("widening a column's front again is no group manoeuvre: single-element moves, 1 PIP each "
-                        "(§5.2, E4)")
-    elif before_col is None and after_col is not None:
-        kind = "forming a column"
-    else:
-        kind = "no change of formation"
-        problems.append("the group neither forms nor leaves a 1-element-wide column (§5.2)")
-    for m in members:  # §5.2 no member may start in melee contact with an enemy
-        for e in enemies(pos, m):
-            if contact(pos, e, m, opts).kind in ("front", "flank", "rear") or \
-                    contact(pos, m, e, opts).kind in ("front", "flank", "rear"):
-                problems.append(f"{m.id} starts in melee contact with {e.id}: no group move (§5.2)")
-                break
-    fwd, right = geom.directions(members[0].heading_deg)
-    corner_paces = {}
-    for m in members:
-        end = new[m.id]
-        travel = corner_travel([m, end], pos.scale)
-        corner_paces[m.id] = [round(pos.scale.paces(float(x)), 1) for x in travel]
-        allow, why = allowance(pos, m, opts)
-        if float(travel.max()) > pos.scale.mm(allow) + opts.tolerance_mm:  # §5.4 each within its distance (E2)
-            problems.append(f"{m.id}: a corner travels {pos.scale.paces(float(travel.max())):.0f} paces, more than "
-                            f"{allow} ({why}) (§5.4)")
-        back = float(np.array([end.x_mm - m.x_mm, end.y_mm - m.y_mm]) @ fwd)
-        if back < -opts.tolerance_mm:  # §5.4 / E2 no element may end behind its original starting position
-            problems.append(f"{m.id} ends {pos.scale.paces(-back):.0f} paces behind its original starting position "
-                            "(§5.4)")
-        if m.id in ends:
-            problems += [f"{m.id}: {x}" for x in end_problems(pos, m, [m, end], after, opts,
-                                                               frozenset(i for i in ids if i != m.id))]
+    kind, why_not = _column_change_kind(before_col, after_col)
+    problems += why_not
+    problems += _members_in_melee(pos, members, opts)
+    corner_paces, bad_moves = _column_member_moves(pos, after, members, new, ids, ends, opts)
+    problems += bad_moves
     purpose = ""
-    if kind == "forming a column":  # §5.2 only to pass a gap of at least 1 element width, or to file onto a road
-        head = new[after_col[0].id]
-        rights = [float(np.array([p.x_mm, p.y_mm]) @ right) for p in members]
-        width = max(rights) - min(rights) + pos.scale.bb_mm
-        if on_road(after, head):
-            purpose = "files onto a road"
-        else:
-            length = base_depth(pos, head) * len(members) + pos.scale.mm(allowance(pos, head, opts)[0])
-            left, rgt = _obstacles_beside(after, set(ids), head, width, length, opts)
-            if left and rgt:
-                purpose = f"passes the gap between {left[0]} and {rgt[0]}"
-            else:
-                problems.append("a group forms a column only to pass a gap between 2 terrain pieces or troops or to "
-                                "file onto a road (§5.2)")
+    if kind == "forming a column":
+        purpose, no_purpose = _column_purpose(pos, after, members, new[after_col[0].id], ids, opts)
+        problems += no_purpose
     costs = {m.id: pip_cost(pos, m, opts) for m in members}
     worst = max(members, key=lambda m: costs[m.id][0])
     group_ok = not problems
@@ -439,8 +464,6 @@ def check_column_change(pos: DbxPosition, ids: list[str], ends: dict[str, tuple[
 
 def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
     """The position after a checked legal group move; each member has made one more tactical move (§5.5)."""
-    from dataclasses import replace
-
     ends = result["ends"]
     out = []
     for q in pos.pieces:
@@ -449,8 +472,6 @@ def apply_group_move(pos: DbxPosition, result: dict) -> DbxPosition:
             q = replace(moved(q, e["x_mm"], e["y_mm"], e["heading_deg"]), moves=q.moves + 1)
         out.append(q)
     after = pos.with_pieces(out)
-    from rules.dbx.movement import turn_to_face
-
     for t in result.get("turns_to_face", ()):  # §5.7 the contacted Jäger / light cavalry turn at once
         after = turn_to_face(after, t["piece"], t["toward"])
     return after

@@ -298,6 +298,15 @@ def _piece(spec: Any, i: int, source: str, scale: Scale) -> DbxPiece:
         quality = quality or code
     if quality not in ("",) + QUALITIES:
         raise InputError(f"{what}: quality must be Gr or Fr, not {quality!r}")
+    kw = _piece_state(spec, what)
+    return DbxPiece(
+        id=pid, side=side, type=ptype, x_mm=x, y_mm=y,
+        heading_deg=h, code=code, quality=quality, horde=(mode == "horde"), **kw,
+    )
+
+
+def _piece_state(spec: Mapping, what: str) -> dict[str, Any]:
+    """An element's optional fields: its base depth, status markers and counters, and its command."""
     kw: dict[str, Any] = {}
     if "depth_mm" in spec:
         kw["depth_mm"] = _num(spec["depth_mm"], f"{what} depth_mm", positive=True)
@@ -317,10 +326,7 @@ def _piece(spec: Any, i: int, source: str, scale: Scale) -> DbxPiece:
         kw["range_paces"] = _int(spec["range_paces"], f"{what} range_paces", 0, 5000)
     if "command" in spec:
         kw["command"] = _str(spec["command"], f"{what} command")
-    return DbxPiece(
-        id=pid, side=side, type=ptype, x_mm=x, y_mm=y,
-        heading_deg=h, code=code, quality=quality, horde=(mode == "horde"), **kw,
-    )
+    return kw
 
 
 def _terrain(spec: Any, i: int, source: str) -> Terrain:
@@ -354,6 +360,12 @@ def _counts(v: Any, what: str) -> tuple[tuple[str, int], ...]:
     return tuple(sorted((str(k), _int(n, f"{what} {k}", 0, 999)) for k, n in v.items()))
 
 
+def _names(v: Any, what: str, of: str) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+        raise InputError(f"{what}: must be a list of {of}")
+    return tuple(v)
+
+
 def _game(spec: Any, source: str) -> Game:
     what = f"{source}: game"
     _keys(spec, _GAME, what)
@@ -363,10 +375,7 @@ def _game(spec: Any, source: str) -> Game:
     if "active" in spec:
         kw["active"] = _str(spec["active"], f"{what} active")
     if "first_bound" in spec:
-        fb = spec["first_bound"]
-        if not isinstance(fb, list) or not all(isinstance(s, str) for s in fb):
-            raise InputError(f"{what} first_bound: must be a list of sides")
-        kw["first_bound"] = tuple(fb)
+        kw["first_bound"] = _names(spec["first_bound"], f"{what} first_bound", "sides")
     if "weather" in spec:
         if spec["weather"] not in WEATHERS:
             raise InputError(f"{what} weather: must be one of {' '.join(WEATHERS)}, not {spec['weather']!r}")
@@ -383,10 +392,7 @@ def _game(spec: Any, source: str) -> Game:
             kw[k] = _counts(spec[k], f"{what} {k}")
     for k in ("camp_sacked", "demoralised"):
         if k in spec:
-            cs = spec[k]
-            if not isinstance(cs, list) or not all(isinstance(s, str) for s in cs):
-                raise InputError(f"{what} {k}: must be a list of names")
-            kw[k] = tuple(cs)
+            kw[k] = _names(spec[k], f"{what} {k}", "names")
     return Game(**kw)
 
 

@@ -202,15 +202,10 @@ def free_move(pos: DbxPosition, p: DbxPiece, after: DbxPosition, end: DbxPiece, 
     return ""
 
 
-def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: DbxPosition,
-                 opts: Options = DEFAULT, column: frozenset[str] = frozenset()) -> list[str]:
-    """Where one element's move (poses from start to end) may not go: off the table, impassable terrain, onto or
-    through others (§3.6, §5.6), into contact it may not make (§5.7), zones of control (§3.4). `after` holds every
-    piece where it ends (the other members of a moving group too); `column`: the fellow members of a column, whose
-    bases may still cross where the column bends along its leader's trail (§5.2)."""
-    pid, end = p.id, poses[-1]
-    problems: list[str] = []
-    rect = corners(end, pos.scale)
+def _end_place_problems(pos: DbxPosition, p: DbxPiece, end: DbxPiece, after: DbxPosition, rect: np.ndarray,
+                        opts: Options) -> list[str]:
+    """Off the table, in impassable terrain (§3.7), a square out of good going (§5.11)."""
+    problems = []
     if (rect[:, 0].min() < -opts.tolerance_mm or rect[:, 1].min() < -opts.tolerance_mm
             or rect[:, 0].max() > pos.width_mm + opts.tolerance_mm
             or rect[:, 1].max() > pos.depth_mm + opts.tolerance_mm):
@@ -220,10 +215,16 @@ def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: Db
         problems.append(f"ends in impassable terrain {imp[0]} (§3.7)")
     if p.square and in_bad_going(after, end, opts):
         problems.append("a square may never leave good going (§5.11)")
+    return problems
+
+
+def _through_others(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: DbxPosition, rect: np.ndarray,
+                    column: frozenset[str], opts: Options) -> list[str]:
+    """§3.6 no stacking; §5.6 passing through friends (and never through enemies)."""
+    problems = []
     moving = {q.id for q in after.pieces if pos.by_id.get(q.id) != q}
-    # §3.6 no stacking; §5.6 passing through friends
     for q in after.pieces:
-        if q.id == pid or q.id in column:
+        if q.id == p.id or q.id in column:
             continue
         if geom.penetration(rect, corners(q, pos.scale)) > opts.tolerance_mm:
             problems.append(f"ends on top of {q.id} (§3.6)")
@@ -240,7 +241,19 @@ def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: Db
                 ok, why = interpenetrates(p, q, pos, opts)
                 if not ok:
                     problems.append(why)
-    # §5.7 contact; §3.4 zones of control
+    return problems
+
+
+def _withdraws_straight_back(p: DbxPiece, end: DbxPiece, opts: Options) -> bool:
+    fwd, _ = geom.directions(p.heading_deg)
+    step = np.array([end.x_mm - p.x_mm, end.y_mm - p.y_mm])
+    return geom.angle_diff(end.heading_deg, p.heading_deg) < 1.0 and float(step @ fwd) < 0 and \
+        abs(float(fwd[0] * step[1] - fwd[1] * step[0])) <= opts.tolerance_mm
+
+
+def _contact_and_zoc(pos: DbxPosition, p: DbxPiece, end: DbxPiece, after: DbxPosition, opts: Options) -> list[str]:
+    """§5.7 contact it may not make; §3.4 zones of control."""
+    problems = []
     for e in enemies(after, end):
         c = contact(after, end, e, opts)
         if c.kind in ("front", "flank", "rear", "overlap", "corner") and not p.ut.can_contact \
@@ -252,16 +265,24 @@ def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: Db
         facing_it = aligned_opposite(after, end, e, opts)
         if ends_in and not c.kind and not started_in and not facing_it:
             problems.append(f"ends in {e.id}'s zone of control without facing it parallel and opposite (§3.4)")
-        if started_in and not c.kind and not facing_it:
-            # §3.4 / E6 inside a zone of control only: contact, turning to face, or withdrawing straight back
-            fwd, _ = geom.directions(p.heading_deg)
-            step = np.array([end.x_mm - p.x_mm, end.y_mm - p.y_mm])
-            straight_back = geom.angle_diff(end.heading_deg, p.heading_deg) < 1.0 and float(step @ fwd) < 0 and \
-                abs(float(fwd[0] * step[1] - fwd[1] * step[0])) <= opts.tolerance_mm
-            if not straight_back:
-                problems.append(f"in {e.id}'s zone of control it may only contact it, turn to face it or withdraw "
-                                "straight back (§3.4)")
+        # §3.4 / E6 inside a zone of control only: contact, turning to face, or withdrawing straight back
+        if started_in and not c.kind and not facing_it and not _withdraws_straight_back(p, end, opts):
+            problems.append(f"in {e.id}'s zone of control it may only contact it, turn to face it or withdraw "
+                            "straight back (§3.4)")
     return problems
+
+
+def end_problems(pos: DbxPosition, p: DbxPiece, poses: list[DbxPiece], after: DbxPosition,
+                 opts: Options = DEFAULT, column: frozenset[str] = frozenset()) -> list[str]:
+    """Where one element's move (poses from start to end) may not go: off the table, impassable terrain, onto or
+    through others (§3.6, §5.6), into contact it may not make (§5.7), zones of control (§3.4). `after` holds every
+    piece where it ends (the other members of a moving group too); `column`: the fellow members of a column, whose
+    bases may still cross where the column bends along its leader's trail (§5.2)."""
+    end = poses[-1]
+    rect = corners(end, pos.scale)
+    return (_end_place_problems(pos, p, end, after, rect, opts)
+            + _through_others(pos, p, poses, after, rect, column, opts)
+            + _contact_and_zoc(pos, p, end, after, opts))
 
 
 def _withdrawal_problems(pos: DbxPosition, p: DbxPiece, end: DbxPiece, travel, allow: int,

@@ -24,9 +24,17 @@ from rules.dbx.combat import (
 )
 from rules.dbx.contact import aligned_opposite, contact, directly_behind, front_enemies, same_facing
 from rules.dbx.model import DbxPiece, DbxPosition, base_size, corners, moved, position_to_dict
-from rules.dbx.movement import allowance, turn_to_face
+from rules.dbx.movement import allowance, interpenetrates, turn_to_face
 from rules.dbx.options import DEFAULT, Options
-from rules.dbx.sight import camp_phase, fire_range, fire_target_check, impassable_under, in_bad_going, range_mm
+from rules.dbx.sight import (
+    bad_going_features,
+    camp_phase,
+    fire_range,
+    fire_target_check,
+    impassable_under,
+    in_bad_going,
+    range_mm,
+)
 from rules.dbx.tables import MOUNTED, river_type, torrent_crossing
 
 
@@ -196,8 +204,6 @@ def recoil(st: _State, pid: str, why: str = "recoils 1 base depth (§8.6)") -> s
 
 
 def _flee_passable(st: _State, p: DbxPiece, q: DbxPiece) -> bool:
-    from rules.dbx.movement import interpenetrates
-
     if q.side != p.side:
         return False
     if p.ut.cls == MOUNTED and q.type != "Li":  # §5.6 mounted may recoil through friends except line infantry
@@ -283,8 +289,6 @@ def pursue(st: _State, pid: str) -> None:
             break
         if p.type != "St":
             view = st.view().with_pieces([q if x.id == pid else x for x in st.pieces.values()])
-            from rules.dbx.sight import bad_going_features
-
             bad = [b for b in bad_going_features(view, q, opts)
                    if b.startswith("weather") or st.base.terrain_by_id[b].type != "marsh"]
             if bad and not in_bad_going(st.view(), p, opts):

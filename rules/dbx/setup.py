@@ -55,6 +55,15 @@ def deployment_problems(pos: DbxPosition, side: str, edge: str) -> list[str]:
 def terrain_problems(pos: DbxPosition, home: str | None = None, big_battle: bool = False) -> list[str]:
     """§3.7 sizes (no narrower than 1 BB, length + width <= 9 BB, length <= 2 x width except marsh and rough) and
     §9.1 counts (at most 3 of a kind; one waterway, oasis, settlement; rivers; the home terrain's compulsory one)."""
+    kinds = [t.type for t in pos.terrain]
+    out = _size_problems(pos) + _count_problems(kinds, big_battle)
+    if home is not None:
+        out += _home_terrain_problems(home, kinds)
+    return out
+
+
+def _size_problems(pos: DbxPosition) -> list[str]:
+    """§3.7 the sizes of area features."""
     bb = pos.scale.bb_mm
     out = []
     for t in pos.terrain:
@@ -68,7 +77,12 @@ def terrain_problems(pos: DbxPosition, home: str | None = None, big_battle: bool
             out.append(f"{t.id}: length + width over 9 BB (§3.7)")
         if t.type not in ("marsh", "rough") and length > 2 * width + 1e-6:
             out.append(f"{t.id}: longer than twice its width (§3.7)")
-    kinds = [t.type for t in pos.terrain]
+    return out
+
+
+def _count_problems(kinds: list[str], big_battle: bool) -> list[str]:
+    """§9.1 at most 3 of a kind, one waterway, oasis and settlement (and river in a big battle), 2 rivers."""
+    out = []
     for k in set(kinds):
         if kinds.count(k) > 3:
             out.append(f"more than 3 {k} features (§9.1)")
@@ -78,16 +92,21 @@ def terrain_problems(pos: DbxPosition, home: str | None = None, big_battle: bool
             out.append(f"only 1 {k} (§9.1)")
     if kinds.count("river") > 2:
         out.append("at most 2 rivers (§9.1)")
-    if home is not None:
-        if home not in HOME_TERRAIN:
-            raise InputError(f"home terrain {home!r}: one of {' '.join(HOME_TERRAIN)}")
-        need, allowed = HOME_TERRAIN[home]
-        for k in need:
-            if k not in kinds:
-                out.append(f"{home}: needs {k} (§9.1)")
-        for k in set(kinds) - set(need) - set(allowed) - {"road", "fortress", "beach"}:
-            if not (k in ("gentle_hill", "steep_hill") and ("gentle_hill" in allowed or "steep_hill" in allowed)):
-                out.append(f"{home}: {k} is not a feature of this home terrain (§9.1)")
+    return out
+
+
+def _home_terrain_problems(home: str, kinds: list[str]) -> list[str]:
+    """§9.1 the home terrain's compulsory features, and no feature it does not allow."""
+    if home not in HOME_TERRAIN:
+        raise InputError(f"home terrain {home!r}: one of {' '.join(HOME_TERRAIN)}")
+    need, allowed = HOME_TERRAIN[home]
+    out = []
+    for k in need:
+        if k not in kinds:
+            out.append(f"{home}: needs {k} (§9.1)")
+    for k in set(kinds) - set(need) - set(allowed) - {"road", "fortress", "beach"}:
+        if not (k in ("gentle_hill", "steep_hill") and ("gentle_hill" in allowed or "steep_hill" in allowed)):
+            out.append(f"{home}: {k} is not a feature of this home terrain (§9.1)")
     return out
 
 

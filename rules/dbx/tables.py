@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.errors import InputError
+
 FOOT, MOUNTED = "foot", "mounted"
 
 
@@ -119,8 +121,6 @@ HOME_TERRAIN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 def weather_roll(zone: str, season: str, die: int) -> str:
     """§9.2: 1D6 +1 spring/autumn, +2 winter, read in the zone's row."""
-    from common.errors import InputError
-
     if zone not in WEATHER_TABLE:
         raise InputError(f"weather: unknown zone {zone!r} (known: {' '.join(WEATHER_TABLE)})")
     if season not in SEASON_BONUS:

@@ -142,6 +142,55 @@ def _pay(p: MarengoPosition, cost: int) -> MarengoPosition:
 # ---------------------------------------------------------------- moves (§5.2, §5.3)
 
 
+def _into_approach(p: MarengoPosition, blocks: list[Block], dest_area: str, dest_approach: str) -> tuple[str, int]:
+    """§5.2 from the reserve into an approach of its own area facing an enemy area: (why not, cost); the
+    defensive standard move that does not over-fill the approach is free."""
+    b0 = blocks[0]
+    side, here = b0.side, b0.area
+    if b0.approach is not None or dest_area != here:
+        return "a block moves into an approach only from the reserve of the same area (§5.2)", 1
+    ap = approach(p, here, dest_approach)
+    if ap is None:
+        return f"area {here} has no approach toward {dest_approach}", 1
+    if p.occupant(dest_approach) != other(side):
+        return f"area {dest_approach} opposite the approach is not enemy-occupied (§5.2)", 1
+    if ap.impassable:
+        return f"approach {ap.id} is impassable: no block may stand in it (§3.3)", 1
+    if side == "FR" and p.round == 1:
+        return "in round 1 (6h) the French cannot block any approach (§4, §5.4)", 1
+    if len(p.at(here, dest_approach)) + len(blocks) <= ap.full_at:
+        return "", 0  # §5.2 defensive standard move
+    return "", 1
+
+
+def _into_area(p: MarengoPosition, blocks: list[Block], dest_area: str, opts: Options) -> str:
+    """§5.2 into a reserve: its own from an approach, or an adjacent one that is not the enemy's; why not."""
+    b0 = blocks[0]
+    side, here = b0.side, b0.area
+    if dest_area == here:
+        return "the blocks are already in that reserve" if b0.approach is None else ""
+    src_ap = b0.approach
+    if src_ap is not None and dest_area != src_ap:
+        return f"from approach {b0.position} a block moves only to its own reserve or area {src_ap}"
+    if not p.board.adjacent(here, dest_area):
+        return f"areas {here} and {dest_area} are not adjacent (§3.2)"
+    if p.occupant(dest_area) == other(side):
+        return f"area {dest_area} is enemy-occupied: a move may not enter it (§5.2)"
+    if not can_cross(p, here, dest_area, opts):
+        return f"the border {here}|{dest_area} is impassable (§3.3)"
+    if crossing_forbidden(p, here, dest_area):
+        return f"the approach {here}|{dest_area} is forbidden after a lost assault (§8.3)"
+    if not capacity_ok(p, dest_area, side, len(blocks)):
+        return f"area {dest_area} has capacity {p.board.areas[dest_area].capacity} (§3.2)"
+    box = protected_entry(p, dest_area, side)
+    if box:
+        return f"area {dest_area} is the entry of box {box}, which still holds enemy blocks (§5.6)"
+    unready = [b.id for b in blocks if not b.ready]
+    if unready:
+        return f"unready block(s) {', '.join(unready)} may not leave their area (§5.4)"
+    return ""
+
+
 def standard_move(p: MarengoPosition, ids: list[str], dest_area: str, dest_approach: str | None = None,
                   opts: Options = DEFAULT) -> Outcome:
     """§5.2: reserve -> adjacent reserve or own approach; approach -> own or opposite reserve. Up to 3 blocks."""
@@ -152,46 +201,12 @@ def standard_move(p: MarengoPosition, ids: list[str], dest_area: str, dest_appro
     if not b0.on_map:
         return _no(f"block {b0.id} is in a box: it enters by road move or the pontoon (§5.6)")
     side, here = b0.side, b0.area
-    enemy = other(side)
-    cost = 1
-    if dest_approach is not None:  # into an approach of its own area
-        if b0.approach is not None or dest_area != here:
-            return _no("a block moves into an approach only from the reserve of the same area (§5.2)")
-        ap = approach(p, here, dest_approach)
-        if ap is None:
-            return _no(f"area {here} has no approach toward {dest_approach}")
-        if p.occupant(dest_approach) != enemy:
-            return _no(f"area {dest_approach} opposite the approach is not enemy-occupied (§5.2)")
-        if ap.impassable:
-            return _no(f"approach {ap.id} is impassable: no block may stand in it (§3.3)")
-        if side == "FR" and p.round == 1:
-            return _no("in round 1 (6h) the French cannot block any approach (§4, §5.4)")
-        if len(p.at(here, dest_approach)) + len(blocks) <= ap.full_at:
-            cost = 0  # §5.2 defensive standard move
+    if dest_approach is not None:
+        why, cost = _into_approach(p, blocks, dest_area, dest_approach)
     else:
-        if dest_area == here:
-            if b0.approach is None:
-                return _no("the blocks are already in that reserve")
-        else:
-            src_ap = b0.approach
-            if src_ap is not None and dest_area != src_ap:
-                return _no(f"from approach {b0.position} a block moves only to its own reserve or area {src_ap}")
-            if not p.board.adjacent(here, dest_area):
-                return _no(f"areas {here} and {dest_area} are not adjacent (§3.2)")
-            if p.occupant(dest_area) == enemy:
-                return _no(f"area {dest_area} is enemy-occupied: a move may not enter it (§5.2)")
-            if not can_cross(p, here, dest_area, opts):
-                return _no(f"the border {here}|{dest_area} is impassable (§3.3)")
-            if crossing_forbidden(p, here, dest_area):
-                return _no(f"the approach {here}|{dest_area} is forbidden after a lost assault (§8.3)")
-            if not capacity_ok(p, dest_area, side, len(blocks)):
-                return _no(f"area {dest_area} has capacity {p.board.areas[dest_area].capacity} (§3.2)")
-            box = protected_entry(p, dest_area, side)
-            if box:
-                return _no(f"area {dest_area} is the entry of box {box}, which still holds enemy blocks (§5.6)")
-            unready = [b.id for b in blocks if not b.ready]
-            if unready:
-                return _no(f"unready block(s) {', '.join(unready)} may not leave their area (§5.4)")
+        why, cost = _into_area(p, blocks, dest_area, opts), 1
+    if why:
+        return _no(why)
     if cost > p.commands:
         return _no(f"needs {cost} command, {p.commands} left (§5.1)")
     moved = [_leave(b, area=dest_area, approach=dest_approach, acted=True, rallied=False) for b in blocks]
@@ -227,6 +242,68 @@ def plan_road_steps(p: MarengoPosition, start: str, path: list[str]) -> tuple[li
     return steps, ""
 
 
+def _road_start(p: MarengoPosition, b: Block, opts: Options) -> tuple[str, str]:
+    """Where a road move starts (a box for the reinforcement entry, §5.6; else the area's reserve, §5.3), and
+    why it may not start ("" when it may)."""
+    if b.box is not None:  # §5.6 reinforcement
+        box = p.board.boxes[b.box]
+        if p.round < box.round:
+            return box.id, f"box {box.id} opens in round {box.round} (§5.6)"
+        if b.side == "AU" and b.type == "artillery" and p.round < 2:
+            return box.id, "Austrian artillery enters from 7h (round 2) (§5.6)"
+        return box.id, ""
+    if b.approach is not None:
+        return b.area, "a road move starts in reserve (§5.3)"
+    if not b.began_in_reserve and not opts.pushed_back_may_road_move:
+        return b.area, f"block {b.id} did not begin its turn in reserve (§5.3, §11.6)"
+    if not b.ready:
+        return b.area, f"unready block {b.id} may not leave its area (§5.4)"
+    return b.area, ""
+
+
+def _road_cost(p: MarengoPosition, start: str, path: list[str]) -> tuple[int, str]:
+    """§5.3 the command cost of a road move (wholly on a main road is free), or why no road carries it."""
+    prev, classes = start, set()
+    for nxt in path:
+        cls = _crossing_road_classes(p, prev, nxt)
+        if not cls:
+            return 0, f"no road crosses from {prev} to {nxt} (§5.3)"
+        classes.add("main" if "main" in cls else "secondary")
+        prev = nxt
+    return (0 if classes == {"main"} else 1), ""
+
+
+def _road_step_refused(p: MarengoPosition, q: MarengoPosition, b: Block, prev: str, nxt: str, opts: Options) -> str:
+    """Why the road move may not cross from `prev` into `nxt` in position `q` ("" if it may)."""
+    side, key = b.side, f"{prev}>{nxt}"
+    if nxt in q.turn.no_road_entry:
+        return f"area {nxt} was captured by assault this turn: no road move may enter it (§8.3)"
+    if crossing_forbidden(q, prev, nxt) or (prev in p.board.areas and not can_cross(q, prev, nxt, opts)):
+        return f"the crossing {prev}|{nxt} is impassable or forbidden (§3.3, §8.3)"
+    box_ = protected_entry(q, nxt, side)
+    if box_:
+        return f"area {nxt} is the entry of box {box_}, which still holds enemy blocks (§5.6)"
+    if q.occupant(nxt) == other(side):
+        if b.type != "cavalry" or prev not in p.board.areas:
+            return f"area {nxt} is enemy-occupied: only cavalry may thrust during a road move (§5.3)"
+        if key in q.turn.road_thrusts:
+            return f"crossing {prev}|{nxt} has already carried a road-move thrust this turn (§5.3, §11.24)"
+    elif not capacity_ok(q, nxt, side, 1):
+        return f"area {nxt} has capacity {p.board.areas[nxt].capacity} (§3.2)"
+    return ""
+
+
+def _road_thrust(q: MarengoPosition, b: Block, prev: str, nxt: str, step: int, crossings: dict,
+                 opts: Options, push: Iterable[str], choices: Mapping[str, str] | None) -> Outcome:
+    """§5.3 cavalry thrusting into an enemy area on its road (§8.1); the crossing counts as used either way."""
+    key = f"{prev}>{nxt}"
+    crossings[key] = (*crossings.get(key, ()), step)
+    q = replace(q, turn=replace(q.turn, crossings=crossings, road_thrusts=q.turn.road_thrusts | {key}))
+    q = _set(q, [replace(q.block(b.id), area=prev, box=None, approach=None)])
+    return thrust(replace(q, commands=q.commands + 1), [b.id], nxt, opts, push=push, choices=choices,
+                  road_move=True)
+
+
 def road_move(p: MarengoPosition, block_id: str, path: list[str], opts: Options = DEFAULT,
               push: Iterable[str] = (), choices: Mapping[str, str] | None = None) -> Outcome:
     """§5.3 road move of 1 block along a road (3 steps, traffic limit); from a box it is the reinforcement entry
@@ -240,29 +317,12 @@ def road_move(p: MarengoPosition, block_id: str, path: list[str], opts: Options 
         return _no("a road move needs the areas it enters, in order")
     if len(path) > 3:
         return _no("a road move enters at most 3 areas (§5.3)")
-    if b.box is not None:  # §5.6 reinforcement
-        box = p.board.boxes[b.box]
-        start = box.id
-        if p.round < box.round:
-            return _no(f"box {box.id} opens in round {box.round} (§5.6)")
-        if side == "AU" and b.type == "artillery" and p.round < 2:
-            return _no("Austrian artillery enters from 7h (round 2) (§5.6)")
-    else:
-        start = b.area
-        if b.approach is not None:
-            return _no("a road move starts in reserve (§5.3)")
-        if not b.began_in_reserve and not opts.pushed_back_may_road_move:
-            return _no(f"block {b.id} did not begin its turn in reserve (§5.3, §11.6)")
-        if not b.ready:
-            return _no(f"unready block {b.id} may not leave its area (§5.4)")
-    prev, classes = start, set()
-    for nxt in path:
-        cls = _crossing_road_classes(p, prev, nxt)
-        if not cls:
-            return _no(f"no road crosses from {prev} to {nxt} (§5.3)")
-        classes.add("main" if "main" in cls else "secondary")
-        prev = nxt
-    cost = 0 if classes == {"main"} else 1  # §5.3: wholly on a main road is free
+    start, why = _road_start(p, b, opts)
+    if why:
+        return _no(why)
+    cost, why = _road_cost(p, start, path)
+    if why:
+        return _no(why)
     if cost > p.commands:
         return _no(f"needs {cost} command, {p.commands} left (§5.1)")
     steps, why = plan_road_steps(p, start, path)
@@ -274,24 +334,11 @@ def road_move(p: MarengoPosition, block_id: str, path: list[str], opts: Options 
     details: dict = {"steps": {}}
     final = prev
     for nxt, s in zip(path, steps, strict=True):
-        key = f"{prev}>{nxt}"
-        if nxt in q.turn.no_road_entry:
-            return _no(f"area {nxt} was captured by assault this turn: no road move may enter it (§8.3)")
-        if crossing_forbidden(q, prev, nxt) or (prev in p.board.areas and not can_cross(q, prev, nxt, opts)):
-            return _no(f"the crossing {prev}|{nxt} is impassable or forbidden (§3.3, §8.3)")
-        box_ = protected_entry(q, nxt, side)
-        if box_:
-            return _no(f"area {nxt} is the entry of box {box_}, which still holds enemy blocks (§5.6)")
+        why = _road_step_refused(p, q, b, prev, nxt, opts)
+        if why:
+            return _no(why)
         if q.occupant(nxt) == other(side):
-            if b.type != "cavalry" or prev not in p.board.areas:
-                return _no(f"area {nxt} is enemy-occupied: only cavalry may thrust during a road move (§5.3)")
-            if key in q.turn.road_thrusts:
-                return _no(f"crossing {prev}|{nxt} has already carried a road-move thrust this turn (§5.3, §11.24)")
-            crossings[key] = (*crossings.get(key, ()), s)  # counts as used either way (§5.3)
-            q = replace(q, turn=replace(q.turn, crossings=crossings, road_thrusts=q.turn.road_thrusts | {key}))
-            q = _set(q, [replace(q.block(b.id), area=prev, box=None, approach=None)])
-            t = thrust(replace(q, commands=q.commands + 1), [b.id], nxt, opts, push=push, choices=choices,
-                       road_move=True)
+            t = _road_thrust(q, b, prev, nxt, s, crossings, opts, push, choices)
             if not t.legal:
                 return _no(*t.reasons)
             events += t.events
@@ -305,8 +352,7 @@ def road_move(p: MarengoPosition, block_id: str, path: list[str], opts: Options 
                 break  # §5.5 advancing after a road-move thrust ends the road move
             prev = nxt
             continue
-        if not capacity_ok(q, nxt, side, 1):
-            return _no(f"area {nxt} has capacity {p.board.areas[nxt].capacity} (§3.2)")
+        key = f"{prev}>{nxt}"
         crossings[key] = (*crossings.get(key, ()), s)
         details["steps"][key] = s
         q = replace(q, turn=replace(q.turn, crossings=crossings))
@@ -502,6 +548,48 @@ def commit_discs(p: MarengoPosition, side: str, area: str, n: int, cover: bool =
 # ---------------------------------------------------------------- retreat (§8.4)
 
 
+def _retreat_losses(p: MarengoPosition, area: str, blocks: list[Block], via_wide: bool, n_entering: int,
+                    opts: Options, choices: Mapping[str, str]) -> tuple[list[str], dict[str, int], int, list[str]]:
+    """§8.4 step 1, losses by position: (artillery destroyed, losses of the others, morale losses, events)."""
+    events, destroyed, morale_losses = [], [], 0
+    for b in blocks:
+        if b.type == "artillery":  # §8.4 step 1.1
+            destroyed.append(b.id)
+            events.append(f"artillery {b.id} destroyed in the retreat (§8.4)")
+            if opts.destroyed_artillery_counts:
+                morale_losses += b.strength  # §11.3
+    rest = [b for b in blocks if b.type != "artillery"]
+    losses: dict[str, int] = {}
+    for to in sorted({b.approach for b in rest if b.approach is not None}):
+        here = [b for b in rest if b.approach == to]
+        n = 1 if approach(p, area, to).width == "narrow" else 2  # §8.4 step 1.2
+        losses.update(_chosen_share(choices, here, n))
+    reserve_inf = [b for b in rest if b.approach is None and b.type == "infantry"]
+    n = 2 if via_wide and n_entering > 1 else 1  # §8.4 step 1.3; cavalry in reserve never (1.4)
+    losses.update(_chosen_share(choices, reserve_inf, n))
+    return destroyed, losses, morale_losses + sum(losses.values()), events
+
+
+def _retreat_destinations(p: MarengoPosition, q: MarengoPosition, b: Block, side: str, area: str,
+                          attacker_area: str, opts: Options, choices: Mapping[str, str]) -> list[str]:
+    """§8.4 step 2 where block `b` may retreat to, in the order tried: the player's pick, else every adjacent
+    reserve not the attacker's nor the enemy's (and no protected entry, §11.25), along an arrow only if no other
+    (§11.10)."""
+    options_ = []
+    for nb in p.board.neighbours(area):
+        if nb == attacker_area or q.occupant(nb) == other(side) or not can_cross(q, area, nb, opts):
+            continue
+        if not opts.retreat_into_protected_entry and protected_entry(q, nb, side):
+            continue  # §11.25
+        options_.append(nb)
+    free = [a for a in options_ if not _arrow_restricted(p, side, area, a)]
+    pick = choices.get(f"retreat.{b.id}")
+    allowed_ = free or options_  # §8.4 arrows: only if no other choice
+    if pick is not None and pick not in allowed_:
+        raise InputError(f"retreat.{b.id}={pick}: not a legal retreat (legal: {', '.join(allowed_) or 'none'})")
+    return [pick] if pick else allowed_
+
+
 def retreat(p: MarengoPosition, area: str, attacker_area: str, via_wide: bool, n_entering: int,
             opts: Options = DEFAULT, choices: Mapping[str, str] | None = None
             ) -> tuple[MarengoPosition, list[str], dict]:
@@ -512,45 +600,15 @@ def retreat(p: MarengoPosition, area: str, attacker_area: str, via_wide: bool, n
         return p, [], {"losses": 0}
     side = blocks[0].side
     events = [f"{side} retreats from {area}: all its blocks there are revealed (§8.4)"]
-    losses: dict[str, int] = {}
-    morale_losses = 0
-    destroyed = []
-    for b in blocks:
-        if b.type == "artillery":  # §8.4 step 1.1
-            destroyed.append(b.id)
-            events.append(f"artillery {b.id} destroyed in the retreat (§8.4)")
-            if opts.destroyed_artillery_counts:
-                morale_losses += b.strength  # §11.3
-    rest = [b for b in blocks if b.type != "artillery"]
-    for to in sorted({b.approach for b in rest if b.approach is not None}):
-        here = [b for b in rest if b.approach == to]
-        n = 1 if approach(p, area, to).width == "narrow" else 2  # §8.4 step 1.2
-        share = _chosen_share(choices, here, n)
-        losses.update(share)
-    reserve_inf = [b for b in rest if b.approach is None and b.type == "infantry"]
-    n = 2 if via_wide and n_entering > 1 else 1  # §8.4 step 1.3; cavalry in reserve never (1.4)
-    losses.update(_chosen_share(choices, reserve_inf, n))
-    morale_losses += sum(losses.values())
+    destroyed, losses, morale_losses, ev = _retreat_losses(p, area, blocks, via_wide, n_entering, opts, choices)
+    events += ev
     q = _remove(p, destroyed)
     q, ev = apply_losses(q, losses)
     events += ev
     survivors = [b for b in q.in_area(area)]
-    enemy = other(side)
     moved, killed = [], []
     for b in survivors:
-        options_ = []
-        for nb in p.board.neighbours(area):
-            if nb == attacker_area or q.occupant(nb) == enemy or not can_cross(q, area, nb, opts):
-                continue
-            if not opts.retreat_into_protected_entry and protected_entry(q, nb, side):
-                continue  # §11.25
-            options_.append(nb)
-        free = [a for a in options_ if not _arrow_restricted(p, side, area, a)]
-        pick = choices.get(f"retreat.{b.id}")
-        allowed_ = free or options_  # §8.4 arrows: only if no other choice
-        if pick is not None and pick not in allowed_:
-            raise InputError(f"retreat.{b.id}={pick}: not a legal retreat (legal: {', '.join(allowed_) or 'none'})")
-        for dest in ([pick] if pick else allowed_):
+        for dest in _retreat_destinations(p, q, b, side, area, attacker_area, opts, choices):
             if capacity_ok(q, dest, side, 1):
                 q = _set(q, [_leave(q.block(b.id), area=dest, approach=None)])
                 q = _occupy(q, dest, side)
@@ -605,6 +663,73 @@ def thrust_result(width: str, defenders: int, thrusters: int, first: bool) -> st
     return "succeeds"
 
 
+def _thrust_refused(p: MarengoPosition, blocks: list[Block], target: str, opts: Options) -> str:
+    """§8.1 why a thrust into `target` may not be declared ("" if it may)."""
+    b0 = blocks[0]
+    side, here = b0.side, b0.area
+    if not b0.on_map:
+        return "a thrust starts on the map"
+    if b0.approach is not None and b0.approach != target:
+        return f"from approach {b0.position} a thrust goes only into area {b0.approach} (§8.1)"
+    if not p.board.adjacent(here, target):
+        return f"areas {here} and {target} are not adjacent (§3.2)"
+    if p.occupant(target) != other(side):
+        return f"area {target} is not enemy-occupied (§8.1)"
+    unready = [b.id for b in blocks if not b.ready]
+    if unready:
+        return f"unready block(s) {', '.join(unready)} may not attack (§5.4)"
+    dap = approach(p, target, here)
+    if not can_cross(p, here, target, opts):
+        return f"the border {here}|{target} is impassable (§3.3)"
+    if dap.id in p.turn.forbidden:
+        return f"approach {dap.id} is forbidden after a lost assault (§8.3)"
+    box = protected_entry(p, target, side)
+    if box:
+        return f"area {target} is the entry of box {box}, which still holds enemy blocks (§5.6)"
+    if dap.cav_obstacle and not any(b.type == "infantry" for b in blocks):
+        return f"approach {dap.id} is a cavalry obstacle: infantry must take part (§8.1)"
+    if blocking(p, target, here) == "full":
+        return f"approach {dap.id} is fully blocked: no thrust may be declared (§8.1)"
+    if not capacity_ok(p, target, side, len(blocks)):
+        return f"area {target} has capacity {p.board.areas[target].capacity} (§3.2)"
+    return ""
+
+
+def _push_refused(p: MarengoPosition, blocks: list[Block], target: str, push: list[str]) -> str:
+    """§8.1 step 2 why the defender may not push these blocks into the approach ("" if it may)."""
+    b0 = blocks[0]
+    if b0.approach is not None:
+        return "a thrust from an approach allows no push-in (§8.1)"
+    if len(push) > len(blocks):
+        return f"the defender may push at most {len(blocks)} block(s) (§8.1)"
+    if other(b0.side) == "FR" and p.round == 1:
+        return "in round 1 the French cannot block any approach (§5.4)"
+    for bid in push:
+        d = p.block(bid)
+        if d.area != target or d.approach is not None:
+            return f"{bid} is not in the reserve of {target}"
+    return ""
+
+
+def _thrust_stopped(p: MarengoPosition, q: MarengoPosition, blocks: list[Block], ids: list[str], target: str,
+                    dap: Approach, first: bool, into_approach: bool) -> tuple[MarengoPosition, list[str], dict]:
+    """§8.1 steps 4-5 a stopped thrust: the defender commits discs; the thrusters stay, or (from a reserve, on
+    request) move into the attacker's approach."""
+    b0 = blocks[0]
+    side, here = b0.side, b0.area
+    n_discs = 2 if dap.width == "wide" and len(blocks) >= 2 and first else 1  # §8.1 step 5
+    q, events = commit_discs(q, other(side), target, n_discs)
+    stay = {}
+    if b0.approach is None and into_approach:
+        stay = {"approach": target}
+        if side == "FR" and p.round == 1:
+            stay = {}
+    q = _set(q, [_leave(q.block(i), acted=True, rallied=False, **stay) for i in ids])
+    if stay:
+        events.append(f"the thrusters move into the attacker's approach {here}>{target} (§8.1 step 4)")
+    return q, events, {"discs_committed": n_discs}
+
+
 def thrust(p: MarengoPosition, ids: list[str], target: str, opts: Options = DEFAULT, push: Iterable[str] = (),
            into_approach: bool = False, choices: Mapping[str, str] | None = None, road_move: bool = False) -> Outcome:
     """§8.1: into an adjacent enemy area across an unblocked or partially blocked approach."""
@@ -612,48 +737,19 @@ def thrust(p: MarengoPosition, ids: list[str], target: str, opts: Options = DEFA
     blocks, reasons = _check_actors(p, ids)
     if reasons and not (road_move and all("already taken part" in r for r in reasons)):
         return _no(*reasons)
+    why = _thrust_refused(p, blocks, target, opts)
+    if why:
+        return _no(why)
     b0 = blocks[0]
     side, here = b0.side, b0.area
-    if not b0.on_map:
-        return _no("a thrust starts on the map")
-    if b0.approach is not None and b0.approach != target:
-        return _no(f"from approach {b0.position} a thrust goes only into area {b0.approach} (§8.1)")
-    if not p.board.adjacent(here, target):
-        return _no(f"areas {here} and {target} are not adjacent (§3.2)")
-    if p.occupant(target) != other(side):
-        return _no(f"area {target} is not enemy-occupied (§8.1)")
-    unready = [b.id for b in blocks if not b.ready]
-    if unready:
-        return _no(f"unready block(s) {', '.join(unready)} may not attack (§5.4)")
     dap = approach(p, target, here)
-    if not can_cross(p, here, target, opts):
-        return _no(f"the border {here}|{target} is impassable (§3.3)")
-    if dap.id in p.turn.forbidden:
-        return _no(f"approach {dap.id} is forbidden after a lost assault (§8.3)")
-    box = protected_entry(p, target, side)
-    if box:
-        return _no(f"area {target} is the entry of box {box}, which still holds enemy blocks (§5.6)")
-    if dap.cav_obstacle and not any(b.type == "infantry" for b in blocks):
-        return _no(f"approach {dap.id} is a cavalry obstacle: infantry must take part (§8.1)")
-    if blocking(p, target, here) == "full":
-        return _no(f"approach {dap.id} is fully blocked: no thrust may be declared (§8.1)")
-    if not capacity_ok(p, target, side, len(blocks)):
-        return _no(f"area {target} has capacity {p.board.areas[target].capacity} (§3.2)")
     cost = 0 if road_move else 1
     if cost > p.commands:
         return _no("needs 1 command (§5.1)")
     push = list(push)
-    if push:  # §8.1 step 2
-        if b0.approach is not None:
-            return _no("a thrust from an approach allows no push-in (§8.1)")
-        if len(push) > len(blocks):
-            return _no(f"the defender may push at most {len(blocks)} block(s) (§8.1)")
-        if other(side) == "FR" and p.round == 1:
-            return _no("in round 1 the French cannot block any approach (§5.4)")
-        for bid in push:
-            d = p.block(bid)
-            if d.area != target or d.approach is not None:
-                return _no(f"{bid} is not in the reserve of {target}")
+    why = _push_refused(p, blocks, target, push) if push else ""
+    if why:
+        return _no(why)
     q = _set(p, [replace(p.block(i), approach=here) for i in push])
     first = p.turn.thrusts.get(dap.id, 0) == 0
     d_n = len(q.at(target, here))
@@ -674,18 +770,9 @@ def thrust(p: MarengoPosition, ids: list[str], target: str, opts: Options = DEFA
         q = _set(q, [_leave(q.block(i), area=target, approach=None, acted=True, rallied=False) for i in ids])
         q = _occupy(q, target, side)
     else:
-        n_discs = 2 if dap.width == "wide" and len(blocks) >= 2 and first else 1  # §8.1 step 5
-        q, ev = commit_discs(q, other(side), target, n_discs)
+        q, ev, more = _thrust_stopped(p, q, blocks, ids, target, dap, first, into_approach)
         events += ev
-        details["discs_committed"] = n_discs
-        stay = {}
-        if b0.approach is None and into_approach:
-            stay = {"approach": target}
-            if side == "FR" and p.round == 1:
-                stay = {}
-        q = _set(q, [_leave(q.block(i), acted=True, rallied=False, **stay) for i in ids])
-        if stay:
-            events.append(f"the thrusters move into the attacker's approach {here}>{target} (§8.1 step 4)")
+        details.update(more)
     return Outcome(True, cost, [], events, q, details)
 
 
@@ -788,6 +875,118 @@ def _lead_ok(blocks: list[Block], width: str, who: str, obstacle: bool, attacker
     return None
 
 
+def _assault_refused(p: MarengoPosition, blocks: list[Block], att_area: str, toward: str) -> str:
+    """§8.3 steps 1-2 why no assault may be declared from `att_area`'s approach toward `toward` ("" if it may)."""
+    side = p.side
+    aap, dap = approach(p, att_area, toward), approach(p, toward, att_area)
+    if aap is None:
+        return f"areas {att_area} and {toward} are not adjacent"
+    if any(b.area != att_area or b.approach != toward for b in blocks):
+        return f"attacking blocks must stand in approach {aap.id} (§8.3)"
+    if blocking(p, toward, att_area) == "none" or p.occupant(toward) != other(side):
+        return f"approach {dap.id} is not blocked by the enemy: thrust instead (§8.3)"
+    if dap.id in p.turn.forbidden:
+        return f"approach {dap.id} is forbidden after a lost assault this turn (§8.3)"
+    box = protected_entry(p, toward, side)
+    if box:
+        return f"area {toward} is the entry of box {box}, which still holds enemy blocks (§5.6)"
+    if any(not b.ready for b in blocks):
+        return "unready blocks may not attack (§5.4)"
+    if not capacity_ok(p, toward, side, len(blocks)):
+        return f"area {toward} has capacity {p.board.areas[toward].capacity} (§3.2)"
+    if p.commands < 1:
+        return "needs 1 command (§5.1)"
+    return ""
+
+
+def _leads_refused(aap: Approach, dap: Approach, defending: list[Block], attackers: list[str], al: list[Block],
+                   dl: list[Block], ca: list[Block], opts: Options) -> str:
+    """§8.3 step 3 why these leads and counter-attackers may not fight ("" if they may)."""
+    if any(b not in defending for b in dl + ca):
+        return f"the defender's lead and counter-attackers must stand in {dap.id} (§8.3)"
+    if any(b.id not in attackers for b in al) or not al:
+        return "the attacker's lead is 1 or 2 of the attacking blocks (§8.3)"
+    if {b.id for b in dl} & {b.id for b in ca}:
+        return "lead blocks cannot counter-attack (§8.3)"
+    if not opts.unready_may_defend and any(not b.ready for b in dl + ca):
+        return "unready blocks may not defend actively (§11.20 option)"
+    wa = aap.width if opts.lead_width == "own" else dap.width  # §11.5
+    wd = dap.width
+    for err in (_lead_ok(dl, wd, "defender's lead", dap.cav_obstacle, False),
+                _lead_ok(al, wa, "attacker's lead", dap.cav_obstacle, True),
+                _lead_ok(ca, wd, "counter-attack", dap.cav_obstacle, True)):
+        if err:
+            return err
+    if aap.width == "narrow" and len(al) != 1 and opts.lead_width == "own":
+        return "attacker's lead across a narrow approach: exactly 1 block (§8.3)"
+    return ""
+
+
+def _defensive_fires(p: MarengoPosition, aap: Approach, defending: list[Block], def_lead: list[str],
+                     defensive_fire: bool | None, opts: Options) -> tuple[int, str]:
+    """§8.3 step 4 how many times the defender's artillery in the approach (not in its lead, not bombarding
+    since its last turn) fires: (fires, why the requested fire is refused)."""
+    prev_def_round = p.round - 1 if other(p.side) == "FR" else p.round
+    eligible = [b for b in defending if b.type == "artillery" and b.id not in def_lead
+                and not (b.bombard and b.bombard_round == prev_def_round)]
+    if eligible and not aap.art_penalty:
+        if defensive_fire is False:
+            return 0, ""
+        return (1 if opts.defensive_fire == "once" else len(eligible)), ""
+    if defensive_fire:
+        return 0, ("no defensive fire: no eligible artillery, or the attacker's approach has an artillery penalty "
+                   "(§8.3 step 4)")
+    return 0, ""
+
+
+def _spread_assault_losses(q: MarengoPosition, lead_ids: list[str], others: list[Block], n: int,
+                           choices: Mapping[str, str]) -> dict[str, int]:
+    """§8.3 step 8 the owner's sharing from choices `loss.<block>=N`, else the lead first, then the other
+    attacking/defending blocks; the rest are ignored."""
+    lead_alive = [q.block(i) for i in lead_ids if i in q.blocks_by_id]
+    given = {b.id: int(choices[f"loss.{b.id}"]) for b in lead_alive + others if f"loss.{b.id}" in choices}
+    if given:
+        return given
+    taken = share_losses(lead_alive, n)
+    rest = n - sum(taken.values())
+    if rest:
+        more = share_losses([b for b in others if b.id not in taken], rest)
+        taken.update(more)
+    return taken
+
+
+def _assault_won(q: MarengoPosition, side: str, att_area: str, toward: str, dap: Approach, attackers: list[str],
+                 taken_def: int, opts: Options, choices: Mapping[str, str]) -> tuple[MarengoPosition, list[str], dict]:
+    """§8.3 steps 9-10 the attacker wins: the defender loses discs and retreats; the attackers take the area,
+    which no road move may enter this turn."""
+    q, events = lose_discs(q, other(side), taken_def, opts)  # §8.3 step 10 loser
+    q, ev, rd = retreat(q, toward, att_area, dap.width == "wide", len([i for i in attackers
+                                                                    if i in q.blocks_by_id]), opts, choices)
+    events += ev
+    movers = [i for i in attackers if i in q.blocks_by_id]
+    q = _set(q, [_leave(q.block(i), area=toward, approach=None, acted=True, rallied=False) for i in movers])
+    q = _occupy(q, toward, side)
+    q = replace(q, turn=replace(q.turn, no_road_entry=q.turn.no_road_entry | {toward}))
+    events.append(f"the attackers take {toward}; no road move may enter it this turn (§8.3 step 9)")
+    return q, events, {"retreat": rd}
+
+
+def _assault_lost(q: MarengoPosition, side: str, toward: str, dap: Approach, attackers: list[str], dl: list[Block],
+                  ca: list[Block], taken_att: int, opts: Options) -> tuple[MarengoPosition, list[str], dict]:
+    """§8.3 steps 9-10 the defender wins: the attacker loses discs, the defender commits one per active block;
+    the attackers stay and the approach is forbidden for the rest of the turn."""
+    q, events = lose_discs(q, side, taken_att, opts)
+    n_commit = len(dl) + len(ca)
+    if not opts.commit_counts_destroyed:
+        n_commit = sum(1 for b in dl + ca if b.id in q.blocks_by_id)
+    q, ev = commit_discs(q, other(side), toward, n_commit)
+    events += ev
+    q = replace(q, turn=replace(q.turn, forbidden=q.turn.forbidden | {dap.id}))
+    q = _set(q, [replace(q.block(i), acted=True, rallied=False) for i in attackers if i in q.blocks_by_id])
+    events.append(f"the blocks stay; approach {dap.id} is forbidden for the rest of the turn (§8.3 step 9)")
+    return q, events, {"discs_committed": n_commit}
+
+
 def assault(p: MarengoPosition, att_area: str, toward: str, attackers: list[str], att_lead: list[str],
             def_lead: Iterable[str] = (), defensive_fire: bool | None = None, fire_target: str | None = None,
             counter: Iterable[str] = (), opts: Options = DEFAULT, choices: Mapping[str, str] | None = None
@@ -798,62 +997,24 @@ def assault(p: MarengoPosition, att_area: str, toward: str, attackers: list[str]
     blocks, reasons = _check_actors(p, attackers)
     if reasons:
         return _no(*reasons)
-    side = p.side
+    why = _assault_refused(p, blocks, att_area, toward)
+    if why:
+        return _no(why)
     aap, dap = approach(p, att_area, toward), approach(p, toward, att_area)
-    if aap is None:
-        return _no(f"areas {att_area} and {toward} are not adjacent")
-    if any(b.area != att_area or b.approach != toward for b in blocks):
-        return _no(f"attacking blocks must stand in approach {aap.id} (§8.3)")
-    if blocking(p, toward, att_area) == "none" or p.occupant(toward) != other(side):
-        return _no(f"approach {dap.id} is not blocked by the enemy: thrust instead (§8.3)")
-    if dap.id in p.turn.forbidden:
-        return _no(f"approach {dap.id} is forbidden after a lost assault this turn (§8.3)")
-    box = protected_entry(p, toward, side)
-    if box:
-        return _no(f"area {toward} is the entry of box {box}, which still holds enemy blocks (§5.6)")
-    if any(not b.ready for b in blocks):
-        return _no("unready blocks may not attack (§5.4)")
-    if not capacity_ok(p, toward, side, len(blocks)):
-        return _no(f"area {toward} has capacity {p.board.areas[toward].capacity} (§3.2)")
-    if p.commands < 1:
-        return _no("needs 1 command (§5.1)")
     defending = p.at(toward, att_area)
     dl = [p.block(i) for i in def_lead]
     al = [p.block(i) for i in att_lead]
     ca = [p.block(i) for i in counter]
-    if any(b not in defending for b in dl + ca):
-        return _no(f"the defender's lead and counter-attackers must stand in {dap.id} (§8.3)")
-    if any(b.id not in attackers for b in al) or not al:
-        return _no("the attacker's lead is 1 or 2 of the attacking blocks (§8.3)")
-    if set(def_lead) & set(counter):
-        return _no("lead blocks cannot counter-attack (§8.3)")
-    if not opts.unready_may_defend and any(not b.ready for b in dl + ca):
-        return _no("unready blocks may not defend actively (§11.20 option)")
-    wa = aap.width if opts.lead_width == "own" else dap.width  # §11.5
-    wd = dap.width
-    for err in (_lead_ok(dl, wd, "defender's lead", dap.cav_obstacle, False),
-                _lead_ok(al, wa, "attacker's lead", dap.cav_obstacle, True),
-                _lead_ok(ca, wd, "counter-attack", dap.cav_obstacle, True)):
-        if err:
-            return _no(err)
-    if aap.width == "narrow" and len(al) != 1 and opts.lead_width == "own":
-        return _no("attacker's lead across a narrow approach: exactly 1 block (§8.3)")
+    why = _leads_refused(aap, dap, defending, attackers, al, dl, ca, opts)
+    if why:
+        return _no(why)
     events = [f"assault from {aap.id} on {dap.id}: attackers {', '.join(attackers)}, lead {', '.join(att_lead)}; "
               f"defender's lead {', '.join(def_lead) or 'none'} (revealed)"]
     q = _pay(p, 1)
     before = {b.id: b.strength for b in dl + al + ca}
-    # step 4: defensive artillery fire
-    prev_def_round = p.round - 1 if other(side) == "FR" else p.round
-    eligible = [b for b in defending if b.type == "artillery" and b.id not in def_lead
-                and not (b.bombard and b.bombard_round == prev_def_round)]
-    fires = 0
-    if eligible and not aap.art_penalty:
-        fires = 1 if opts.defensive_fire == "once" else len(eligible)
-        if defensive_fire is False:
-            fires = 0
-    elif defensive_fire:
-        return _no("no defensive fire: no eligible artillery, or the attacker's approach has an artillery penalty "
-                   "(§8.3 step 4)")
+    fires, why = _defensive_fires(p, aap, defending, def_lead, defensive_fire, opts)  # step 4
+    if why:
+        return _no(why)
     pending = {"att": {}, "def": {}}  # losses taken before the result: morale only for the loser
     for _ in range(fires):
         tgt = q.block(fire_target) if fire_target else max((q.block(i) for i in att_lead), key=lambda b: b.strength)
@@ -875,51 +1036,22 @@ def assault(p: MarengoPosition, att_area: str, toward: str, attackers: list[str]
                            for i in counter], dap.inf_penalty, dap.cav_penalty)
     events.append(f"result {out['result']} (penalty {out['penalty']}): "
                   f"{'attacker' if out['attacker_wins'] else 'defender'} wins (§8.3 step 6)")
-    # step 8: sharing out, lead first then the other attacking/defending blocks; the rest ignored
-    def spread(lead_ids, others, n, who):
-        lead_alive = [q.block(i) for i in lead_ids if i in q.blocks_by_id]
-        given = {b.id: int(choices[f"loss.{b.id}"]) for b in lead_alive + others if f"loss.{b.id}" in choices}
-        if given:
-            return given
-        taken = share_losses(lead_alive, n)
-        rest = n - sum(taken.values())
-        if rest:
-            more = share_losses([b for b in others if b.id not in taken], rest)
-            taken.update(more)
-        return taken
+    # step 8: sharing out
     att_others = [q.block(i) for i in attackers if i not in att_lead and i in q.blocks_by_id]
     def_others = [b for b in q.at(toward, att_area) if b.id not in def_lead]
-    la = spread(att_lead, att_others, out["attacker_losses"], "attacker")
-    ld = spread(def_lead, def_others, out["defender_losses"], "defender")
+    la = _spread_assault_losses(q, att_lead, att_others, out["attacker_losses"], choices)
+    ld = _spread_assault_losses(q, def_lead, def_others, out["defender_losses"], choices)
     q, ev = apply_losses(q, {**la, **ld})
     events += ev
     taken_att = sum(la.values()) + sum(pending["att"].values())
     taken_def = sum(ld.values()) + sum(pending["def"].values())
     details = {**out, "attacker_losses_taken": taken_att, "defender_losses_taken": taken_def, "fires": fires}
     if out["attacker_wins"]:
-        q, ev = lose_discs(q, other(side), taken_def, opts)  # §8.3 step 10 loser
-        events += ev
-        q, ev, rd = retreat(q, toward, att_area, dap.width == "wide", len([i for i in attackers
-                                                                        if i in q.blocks_by_id]), opts, choices)
-        events += ev
-        details["retreat"] = rd
-        movers = [i for i in attackers if i in q.blocks_by_id]
-        q = _set(q, [_leave(q.block(i), area=toward, approach=None, acted=True, rallied=False) for i in movers])
-        q = _occupy(q, toward, side)
-        q = replace(q, turn=replace(q.turn, no_road_entry=q.turn.no_road_entry | {toward}))
-        events.append(f"the attackers take {toward}; no road move may enter it this turn (§8.3 step 9)")
+        q, ev, more = _assault_won(q, p.side, att_area, toward, dap, attackers, taken_def, opts, choices)
     else:
-        q, ev = lose_discs(q, side, taken_att, opts)
-        events += ev
-        n_commit = len(dl) + len(ca)
-        if not opts.commit_counts_destroyed:
-            n_commit = sum(1 for b in dl + ca if b.id in q.blocks_by_id)
-        q, ev = commit_discs(q, other(side), toward, n_commit)
-        events += ev
-        details["discs_committed"] = n_commit
-        q = replace(q, turn=replace(q.turn, forbidden=q.turn.forbidden | {dap.id}))
-        q = _set(q, [replace(q.block(i), acted=True, rallied=False) for i in attackers if i in q.blocks_by_id])
-        events.append(f"the blocks stay; approach {dap.id} is forbidden for the rest of the turn (§8.3 step 9)")
+        q, ev, more = _assault_lost(q, p.side, toward, dap, attackers, dl, ca, taken_att, opts)
+    events += ev
+    details.update(more)
     q = _set(q, [replace(b, revealed=False) for b in q.blocks if b.revealed and b.bombard != "announced"])
     return Outcome(True, 1, [], events, q, details)
 

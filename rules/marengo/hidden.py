@@ -13,9 +13,10 @@ The `BlockRoster` maps each unit to its markers per strength, so `track_losses` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from common.errors import InputError
+from rules.marengo.adapter import parse_roster_type
 from rules.marengo.model import SIDES, position_to_dict
 from rules.system import UMPIRE
 
@@ -70,8 +71,6 @@ def roster_blocks(pieces, extra: Mapping[str, Mapping] | None = None, source: st
     piece is a unit of its own (the unit is the piece id), its strength read from its type ("infantry 3") or the
     type's full strength. Old rosters, one piece per block, keep working unchanged.
     """
-    from rules.marengo.adapter import parse_roster_type
-
     full = {"infantry": 3, "cavalry": 2, "artillery": 2}
     extra = extra or {}
     units: dict[str, dict] = {}
@@ -100,8 +99,6 @@ def roster_blocks(pieces, extra: Mapping[str, Mapping] | None = None, source: st
 def unit_roster(roster, blocks: BlockRoster):
     """`roster` (vision.roster.Roster of every block's marker) as one piece per unit: the unit's strongest block,
     renamed to the unit ("infantry 3"); a roster whose pieces are each a unit of their own comes back as it is."""
-    from dataclasses import replace
-
     by_marker = {p.marker: p for p in roster.pieces}
     if all(len(u.markers) == 1 and by_marker[next(iter(u.markers.values()))].id == u.unit
            for u in blocks.units.values()):

@@ -154,6 +154,31 @@ class MarengoPosition(Position):
 _BOOL_KEYS = ("ready", "acted", "rallied", "revealed", "began_in_reserve")
 
 
+def _block_place(d: Mapping, w: str, board: Board) -> tuple[str | None, str | None, str | None]:
+    """(area, approach, box): a block stands in an area's reserve or approach, or in a box (§5.6)."""
+    area, appr, box = d.get("area"), d.get("approach"), d.get("box")
+    if (area is None) == (box is None):
+        raise InputError(f"{w}: give exactly one of 'area' or 'box'")
+    if area is not None and area not in board.areas:
+        raise InputError(f"{w}: area {area!r} is not on the board {board.name!r}")
+    if box is not None and box not in board.boxes:
+        raise InputError(f"{w}: box {box!r} is not on the board {board.name!r}")
+    if appr is not None:
+        if area is None or not board.adjacent(area, appr):
+            raise InputError(f"{w}: area {area} has no approach toward {appr!r}")
+    return area, appr, box
+
+
+def _block_flags(d: Mapping, w: str) -> dict[str, bool]:
+    flags = {}
+    for k in _BOOL_KEYS:
+        if k in d:
+            if not isinstance(d[k], bool):
+                raise InputError(f"{w}: {k} must be true or false")
+            flags[k] = d[k]
+    return flags
+
+
 def _block(d: Any, source: str, board: Board) -> Block:
     if not isinstance(d, Mapping) or not isinstance(d.get("id"), str):
         raise InputError(f"{source}: every block needs a text 'id'")
@@ -165,22 +190,8 @@ def _block(d: Any, source: str, board: Board) -> Block:
         raise InputError(f"{w}: type must be one of {' '.join(TYPES)}, not {typ!r}")
     if isinstance(strength, bool) or not isinstance(strength, int) or not 1 <= strength <= 6:
         raise InputError(f"{w}: strength must be a whole number 1..6, not {strength!r}")
-    area, appr, box = d.get("area"), d.get("approach"), d.get("box")
-    if (area is None) == (box is None):
-        raise InputError(f"{w}: give exactly one of 'area' or 'box'")
-    if area is not None and area not in board.areas:
-        raise InputError(f"{w}: area {area!r} is not on the board {board.name!r}")
-    if box is not None and box not in board.boxes:
-        raise InputError(f"{w}: box {box!r} is not on the board {board.name!r}")
-    if appr is not None:
-        if area is None or not board.adjacent(area, appr):
-            raise InputError(f"{w}: area {area} has no approach toward {appr!r}")
-    flags = {}
-    for k in _BOOL_KEYS:
-        if k in d:
-            if not isinstance(d[k], bool):
-                raise InputError(f"{w}: {k} must be true or false")
-            flags[k] = d[k]
+    area, appr, box = _block_place(d, w, board)
+    flags = _block_flags(d, w)
     bomb = d.get("bombard")
     if bomb not in (None, "announced", "executed"):
         raise InputError(f"{w}: bombard must be announced or executed, not {bomb!r}")

@@ -66,14 +66,6 @@ def analyze_from(pos: WienerPosition, from_id: str, opts: Options = DEFAULT) -> 
     return [_pair(pos, a, b, opts, main) for b in enemies]
 
 
-def analyze_all(pos: WienerPosition, opts: Options = DEFAULT, previous=None):
-    """Every ordered pair of enemies at once (the dashboard's frame): a `pairs.PairTable`, see rules/wiener/pairs.py.
-    Pass the last frame's table as `previous` to reuse it."""
-    from rules.wiener.pairs import analyze_all as fast
-
-    return fast(pos, opts, previous)
-
-
 def position_warnings(pos: WienerPosition, opts: Options = DEFAULT) -> list[str]:
     """Stacking problems in the whole position (§3.8)."""
     out = []

@@ -14,6 +14,7 @@ from rules.geometry import (
     in_front_arc,
     is_neighbour,
     line_fields,
+    neighbours,
     on_facing_ray,
     side_fields,
     step,
@@ -21,7 +22,7 @@ from rules.geometry import (
 from rules.wiener.model import WienerPiece, WienerPosition
 from rules.wiener.movement import IMPASSABLE_OBSTACLES, field_free
 from rules.wiener.options import DEFAULT, Options
-from rules.wiener.sight import recognition_limit, trace
+from rules.wiener.sight import Line, recognition_limit, trace
 from rules.wiener.tables import (
     RANGES,
     cap,
@@ -171,13 +172,9 @@ def fire_check(
     w = weapon(shooter, opts)
     if w is None:
         return _no(weapon_reason(shooter, opts))
-    if not response:
-        if shooter.road_march:
-            return _no("moved at road speed: may not fire (§5.4)", w)
-        if is_artillery(shooter) and shooter.moved:
-            return _no("artillery either moves or fires (§5.2)", w)
-        if shooter.fired:
-            return _no("has already fired this turn (§5.2 one action per phase)", w)
+    why = None if response else _active_fire_reason(shooter)
+    if why:
+        return _no(why, w)
     d = distance(shooter.field, target.field)
     rng = RANGES[w]
     if d > rng:
@@ -191,20 +188,52 @@ def fire_check(
     lim = recognition_limit(pos, target, d, opts)
     if lim:
         return _no(lim, w)
+    warnings = _line_warnings(line)
+    msg = _priority_reason(pos, shooter, target, main, opts) if priority and not response else None
+    if msg:
+        if opts.target_priority == "forbid":
+            return _no(msg, w)
+        warnings.append(msg)
+    mods = fire_modifiers(pos, shooter, target, w, d, supporters, opts)
+    return Check(True, w, None, mods, cap(mods, opts), warnings)
+
+
+def _active_fire_reason(shooter: WienerPiece) -> str | None:
+    """The active phase's limits on firing (a response ignores them)."""
+    if shooter.road_march:
+        return "moved at road speed: may not fire (§5.4)"
+    if is_artillery(shooter) and shooter.moved:
+        return "artillery either moves or fires (§5.2)"
+    if shooter.fired:
+        return "has already fired this turn (§5.2 one action per phase)"
+    return None
+
+
+def _line_warnings(line: Line) -> list[str]:
+    """Fire that passes over troops (§6.2) or through skirmishers (§6.3) is allowed; the player is told."""
     warnings: list[str] = []
     if line.overshot:
         warnings.append("fires over troops at " + ", ".join(field_name(*f) for f in line.overshot) + " (§6.2)")
     if line.screened:
         warnings.append("fires through skirmishers at " + ", ".join(field_name(*f) for f in line.screened) + " (§6.3)")
-    if priority and not response and not on_facing_ray(shooter.field, shooter.facing, target.field):
-        if main == "find":
-            main = main_direction_target(pos, shooter, opts)
-        if main is not None:
-            msg = f"{main.id} stands in the main direction and must be engaged first (§8.4 priority, §11 A29)"
-            if opts.target_priority == "forbid":
-                return _no(msg, w)
-            warnings.append(msg)
+    return warnings
 
+
+def _priority_reason(pos: WienerPosition, shooter: WienerPiece, target: WienerPiece, main: WienerPiece | None | str,
+                     opts: Options) -> str | None:
+    """§8.4 priority, §11 A29: a target off the facing's own file/diagonal while an enemy stands on it."""
+    if on_facing_ray(shooter.field, shooter.facing, target.field):
+        return None
+    if main == "find":
+        main = main_direction_target(pos, shooter, opts)
+    if main is None:
+        return None
+    return f"{main.id} stands in the main direction and must be engaged first (§8.4 priority, §11 A29)"
+
+
+def fire_modifiers(pos: WienerPosition, shooter: WienerPiece, target: WienerPiece, w: str, d: int,
+                   supporters: tuple[WienerPiece, ...], opts: Options) -> list[Modifier]:
+    """§8.4 the fire modifiers of `shooter` with weapon `w` against `target` `d` LE away."""
     mods: list[Modifier] = []
     for s in supporters:
         mods.append((f"support by {s.id} (§8.5)", 1))
@@ -221,8 +250,7 @@ def fire_check(
         mods.append((why, -cv))
     if opts.cavalry_beyond_4_le_penalty and is_cavalry(target) and d > 4:
         mods.append(("cavalry beyond 4 LE (§8.4, §11 A6)", -1))
-    mods += _own(shooter, opts)
-    return Check(True, w, None, mods, cap(mods, opts), warnings)
+    return mods + _own(shooter, opts)
 
 
 def main_direction_target(pos: WienerPosition, shooter: WienerPiece, opts: Options = DEFAULT) -> WienerPiece | None:
@@ -257,22 +285,9 @@ def attack_reason(pos: WienerPosition, attacker: WienerPiece, target: WienerPiec
     """Why the attacker may not attack the target in melee (§8.7), or None."""
     if attacker.side == target.side:
         return "cannot attack own troops"
-    if attacker.black:
-        return "fleeing (Black): cannot fight (§8.3)"
-    if is_skirmisher(attacker):
-        return "skirmishers cannot attack (§8.9)"
-    if is_artillery(attacker):
-        return "artillery fights by fire only (§7)"
-    if attacker.type == "general":
-        return "a general does not attack on his own (§8.11)"
-    if attacker.formation == "square":
-        return "a square cannot move to attack (§3.7)"
-    if attacker.working:
-        return "troops at work cannot fight (§5.2)"
-    if attacker.fired:
-        return "has fired this turn: no melee (§8.7)"
-    if attacker.road_march:
-        return "moved at road speed: may not attack (§5.4)"
+    r = _cannot_attack(attacker)
+    if r:
+        return r
     if not is_neighbour(attacker.field, target.field):
         return "not adjacent"
     if is_formed(attacker) and not in_front_arc(attacker.field, attacker.facing, target.field):
@@ -289,6 +304,27 @@ def attack_reason(pos: WienerPosition, attacker: WienerPiece, target: WienerPiec
             return f"a cavalry charge is impossible into a {t} (§8.7)"
         if e is not None:
             return f"a cavalry charge is impossible against a target behind a {e.obstacle} (§8.7)"
+    return None
+
+
+def _cannot_attack(attacker: WienerPiece) -> str | None:
+    """What in the attacker's own kind or state forbids any attack."""
+    if attacker.black:
+        return "fleeing (Black): cannot fight (§8.3)"
+    if is_skirmisher(attacker):
+        return "skirmishers cannot attack (§8.9)"
+    if is_artillery(attacker):
+        return "artillery fights by fire only (§7)"
+    if attacker.type == "general":
+        return "a general does not attack on his own (§8.11)"
+    if attacker.formation == "square":
+        return "a square cannot move to attack (§3.7)"
+    if attacker.working:
+        return "troops at work cannot fight (§5.2)"
+    if attacker.fired:
+        return "has fired this turn: no melee (§8.7)"
+    if attacker.road_march:
+        return "moved at road speed: may not attack (§5.4)"
     return None
 
 
@@ -351,22 +387,29 @@ def melee_modifiers(
         e = pos.edge(p.field, opp.field)
         if e and e.obstacle in ("ditch", "stream"):
             mods.append((f"defender behind a {e.obstacle} (§8.7)", 1))
-        s = pos.field_state(p.field)
-        cv, why = 0, ""
-        if s.terrain == "town":
-            cv, why = max(0, 1 - s.cover_lost), "defender in cover: house (§8.7)"
-        elif s.terrain == "church":
-            cv, why = max(0, 2 - s.cover_lost), "defender in heavy cover: church (§8.7)"
-        elif s.terrain == "wood" and pos.terrain(opp.field) != "wood":
-            cv, why = 1, "defender in cover: wood edge (§8.7)"
-        if s.fortification:
-            f = 1 if s.fortification == "light" else 2
-            if f > cv:
-                cv, why = f, f"defender in {s.fortification} fortifications (§8.7)"
+        cv, why = _melee_cover(pos, p, opp)
         if cv:
             mods.append((why, cv))
     mods += _own(p, opts)
     return mods
+
+
+def _melee_cover(pos: WienerPosition, p: WienerPiece, opp: WienerPiece) -> tuple[int, str]:
+    """§8.7 the defender's cover: a house, a church (less what was shot away, §8.4), a wood's edge, or its
+    fortifications if better."""
+    s = pos.field_state(p.field)
+    cv, why = 0, ""
+    if s.terrain == "town":
+        cv, why = max(0, 1 - s.cover_lost), "defender in cover: house (§8.7)"
+    elif s.terrain == "church":
+        cv, why = max(0, 2 - s.cover_lost), "defender in heavy cover: church (§8.7)"
+    elif s.terrain == "wood" and pos.terrain(opp.field) != "wood":
+        cv, why = 1, "defender in cover: wood edge (§8.7)"
+    if s.fortification:
+        f = 1 if s.fortification == "light" else 2
+        if f > cv:
+            cv, why = f, f"defender in {s.fortification} fortifications (§8.7)"
+    return cv, why
 
 
 def melee_check(
@@ -425,17 +468,7 @@ def supporter_reasons(
     """Every reason the declared supporters cannot support (empty = all may) (§8.5, §11 A5, A7, A9)."""
     out: list[str] = []
     arty_chain = action == "fire" and is_artillery(actor) and opts.artillery_supporters_unlimited
-    if arty_chain:
-        # §11 A9 a chain of batteries, each in a Nebenfeld of the next
-        reach = {actor.id}
-        frontier = [actor]
-        pool = [s for s in supporters if is_artillery(s)]
-        while frontier:
-            cur = frontier.pop()
-            for s in pool:
-                if s.id not in reach and s.field in side_fields(cur.field, cur.facing):
-                    reach.add(s.id)
-                    frontier.append(s)
+    reach = _battery_chain(actor, supporters) if arty_chain else set()
     limit = None if arty_chain and all(is_artillery(s) for s in supporters) else 2
     if limit is not None and len(supporters) > limit:
         out.append(f"at most {limit} supporters from the side fields (§8.5)")
@@ -456,14 +489,9 @@ def supporter_reasons(
         r = unengaged_reason(s)
         if r:
             out.append(f"{who}: {r}")
-        if action == "fire" or opts.melee_support_is_fire_support:
-            c = fire_check(pos, s, target, opts, priority=False)
-            if not c.allowed:
-                out.append(f"{who}: cannot fire at {target.id}: {c.reason}")
-        else:
-            r = attack_reason(pos, s, target, opts)
-            if r:
-                out.append(f"{who}: cannot engage {target.id}: {r}")
+        r = _cannot_support_against(pos, s, target, action, opts)
+        if r:
+            out.append(f"{who}: {r}")
         if opts.support_requires_kampfwert and kampfwert(pos, s, target, action, opts) < kw_actor:
             out.append(f"{who}: lower combat value than {actor.id} (§8.5, §11 A5)")
     if opts.support_requires_superiority and supporters:
@@ -472,6 +500,31 @@ def supporter_reasons(
         if 1 + len(supporters) <= enemy:
             out.append("no numerical superiority in the side fields (§8.5, §11 A7 strict)")
     return out
+
+
+def _battery_chain(actor: WienerPiece, supporters: list[WienerPiece]) -> set[str]:
+    """§11 A9 the actor and the supporting batteries that form a chain, each in a Nebenfeld of the next."""
+    reach = {actor.id}
+    frontier = [actor]
+    pool = [s for s in supporters if is_artillery(s)]
+    while frontier:
+        cur = frontier.pop()
+        for s in pool:
+            if s.id not in reach and s.field in side_fields(cur.field, cur.facing):
+                reach.add(s.id)
+                frontier.append(s)
+    return reach
+
+
+def _cannot_support_against(pos: WienerPosition, s: WienerPiece, target: WienerPiece, action: str,
+                            opts: Options) -> str | None:
+    """§8.5 a supporter must itself be able to fire at the target (in melee too, unless the option makes melee
+    support an attack of its own)."""
+    if action == "fire" or opts.melee_support_is_fire_support:
+        c = fire_check(pos, s, target, opts, priority=False)
+        return None if c.allowed else f"cannot fire at {target.id}: {c.reason}"
+    r = attack_reason(pos, s, target, opts)
+    return f"cannot engage {target.id}: {r}" if r else None
 
 
 def simultaneity_reasons(
@@ -512,8 +565,6 @@ def simultaneity_reasons(
 
 def control_zone(pos: WienerPosition, p: WienerPiece) -> list[Field]:
     """§11 A31 the fields in front of a combat-ready troop: its 3 frontal Nachbarfelder (all 8 if all-round)."""
-    from rules.geometry import neighbours
-
     if p.black or p.working:
         return []
     ns = [n for n in neighbours(p.field) if pos.on_grid(n)]

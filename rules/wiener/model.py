@@ -172,18 +172,29 @@ def _opt_str(v: Any, what: str) -> str:
     return v
 
 
-def position_from_dict(data: Mapping[str, Any], source: str = "position") -> WienerPosition:
-    _check_keys(data, _TOP_KEYS, source)
-    if data.get("system") != SYSTEM:
-        raise InputError(f"{source}: system must be {SYSTEM!r}")
-    grid = _check_keys(data.get("grid"), ("cols", "rows"), f"{source}: grid")
-    cols = _int(grid.get("cols"), f"{source}: grid cols", 1, 702)
-    rows = _int(grid.get("rows"), f"{source}: grid rows", 1, 999)
-    night = _bool(data.get("night", False), f"{source}: night")
+def _field_state(spec: Any, what: str) -> FieldState:
+    _check_keys(spec, _FIELD_KEYS, what)
+    kw: dict[str, Any] = {}
+    if "terrain" in spec:
+        kw["terrain"] = _choice(spec["terrain"], TERRAINS, f"{what} terrain")
+    if "height" in spec:
+        kw["height"] = _int(spec["height"], f"{what} height", 0, 20)
+    for k in ("road", "damaged", "burning"):
+        if k in spec:
+            kw[k] = _bool(spec[k], f"{what} {k}")
+    if "bridge" in spec:
+        kw["bridge"] = _choice(spec["bridge"], BRIDGES, f"{what} bridge")
+    if "fortification" in spec:
+        kw["fortification"] = _choice(spec["fortification"], FORTIFICATIONS, f"{what} fortification")
+    if "cover_lost" in spec:
+        kw["cover_lost"] = _int(spec["cover_lost"], f"{what} cover_lost", 0, 2)
+    return FieldState(**kw)
 
+
+def _fields_from_dict(raw_fields: Any, cols: int, rows: int, source: str) -> dict[Field, FieldState]:
+    """The fields that are not open ground; an all-default field is canonically left out."""
     fmap: dict[Field, FieldState] = {}
     seen_fields: set[Field] = set()
-    raw_fields = data.get("fields", {})
     if not isinstance(raw_fields, Mapping):
         raise InputError(f"{source}: fields must be an object of field name -> terrain")
     for name, spec in raw_fields.items():
@@ -192,28 +203,15 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
         if f in seen_fields:
             raise InputError(f"{what}: given twice")
         seen_fields.add(f)
-        _check_keys(spec, _FIELD_KEYS, what)
-        kw: dict[str, Any] = {}
-        if "terrain" in spec:
-            kw["terrain"] = _choice(spec["terrain"], TERRAINS, f"{what} terrain")
-        if "height" in spec:
-            kw["height"] = _int(spec["height"], f"{what} height", 0, 20)
-        for k in ("road", "damaged", "burning"):
-            if k in spec:
-                kw[k] = _bool(spec[k], f"{what} {k}")
-        if "bridge" in spec:
-            kw["bridge"] = _choice(spec["bridge"], BRIDGES, f"{what} bridge")
-        if "fortification" in spec:
-            kw["fortification"] = _choice(spec["fortification"], FORTIFICATIONS, f"{what} fortification")
-        if "cover_lost" in spec:
-            kw["cover_lost"] = _int(spec["cover_lost"], f"{what} cover_lost", 0, 2)
-        state = FieldState(**kw)
-        if state != FieldState():  # an all-default field is canonically left out
+        state = _field_state(spec, what)
+        if state != FieldState():
             fmap[f] = state
+    return fmap
 
+
+def _edges_from_dict(raw_edges: Any, cols: int, rows: int, source: str) -> tuple[Edge, ...]:
     edges: list[Edge] = []
     seen: set[frozenset] = set()
-    raw_edges = data.get("edges", [])
     if not isinstance(raw_edges, list):
         raise InputError(f"{source}: edges must be a list")
     for i, spec in enumerate(raw_edges):
@@ -233,8 +231,66 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
         obstacle = _choice(spec.get("obstacle"), OBSTACLES, f"{what} obstacle")
         crossing = _bool(spec.get("crossing", False), f"{what} crossing")
         edges.append(Edge((a, b), obstacle, crossing))
+    return tuple(edges)
 
-    raw_pieces = data.get("pieces", [])
+
+def _formation(spec: Mapping, ptype: str, what: str) -> str | None:
+    if "formation" not in spec:
+        return DEFAULT_FORMATION.get(ptype)
+    allowed = FORMATIONS.get(ptype, ())
+    if not allowed:
+        raise InputError(f"{what}: a {ptype} piece has no formation")
+    return _choice(spec["formation"], allowed, f"{what} formation ({ptype})")
+
+
+def _markers(m: Any, what: str) -> tuple[str, ...]:
+    """§8.3 a marker name or a list of them; "none" alone for no marker."""
+    ms = [m] if isinstance(m, str) else m
+    if not isinstance(ms, list):
+        raise InputError(f"{what}: marker must be a name or a list of names")
+    ms = [_choice(x, MARKERS, f"{what} marker") for x in ms]
+    if m == "none":
+        return ()
+    if "none" in ms:
+        raise InputError(f"{what}: marker 'none' cannot stand in a list")
+    return tuple(ms)
+
+
+def _piece_from_dict(spec: Mapping, pid: str, what: str, cols: int, rows: int) -> WienerPiece:
+    for k in ("side", "type", "field", "facing"):
+        if k not in spec:
+            raise InputError(f"{what}: missing {k!r}")
+    side = _opt_str(spec["side"], f"{what} side")
+    ptype = _choice(spec["type"], TYPES, f"{what} type")
+    f = parse_grid_field(spec["field"], cols, rows, what)
+    facing = parse_facing(spec["facing"], what)
+    kw: dict[str, Any] = {"formation": _formation(spec, ptype, what)}
+    if "bases" in spec:
+        kw["bases"] = _int(spec["bases"], f"{what} bases", 1, 12)
+    if "marker" in spec:
+        kw["markers"] = _markers(spec["marker"], what)
+    for k in ("unit", "parent", "attached_to"):
+        if k in spec:
+            kw[k] = _opt_str(spec[k], f"{what} {k}")
+    if "elite" in spec:
+        kw["elite"] = _int(spec["elite"], f"{what} elite", -2, 2)
+    for k in ("loss_test", "rally"):
+        if k in spec:
+            kw[k] = _int(spec[k], f"{what} {k}", 2, 6)
+    for k in ("lancer",) + FLAGS:
+        if k in spec:
+            kw[k] = _bool(spec[k], f"{what} {k}")
+    if "gegenzug" in spec:
+        g = spec["gegenzug"]
+        if not isinstance(g, list):
+            raise InputError(f"{what}: gegenzug must be a list of the piece ids it fired a Gegenzug at")
+        kw["gegenzug"] = tuple(_opt_str(x, f"{what} gegenzug") for x in g)
+    if kw.get("lancer") and ptype != "light_cavalry":
+        raise InputError(f"{what}: only light cavalry can be lancers")
+    return WienerPiece(pid, side, ptype, f, facing, **kw)
+
+
+def _pieces_from_dict(raw_pieces: Any, cols: int, rows: int, source: str) -> list[WienerPiece]:
     if not isinstance(raw_pieces, list):
         raise InputError(f"{source}: pieces must be a list")
     pieces: list[WienerPiece] = []
@@ -247,55 +303,12 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
         if pid in ids:
             raise InputError(f"{what}: id given twice")
         ids.add(pid)
-        for k in ("side", "type", "field", "facing"):
-            if k not in spec:
-                raise InputError(f"{what}: missing {k!r}")
-        side = _opt_str(spec["side"], f"{what} side")
-        ptype = _choice(spec["type"], TYPES, f"{what} type")
-        f = parse_grid_field(spec["field"], cols, rows, what)
-        facing = parse_facing(spec["facing"], what)
-        kw = {}
-        if "formation" in spec:
-            allowed = FORMATIONS.get(ptype, ())
-            if not allowed:
-                raise InputError(f"{what}: a {ptype} piece has no formation")
-            kw["formation"] = _choice(spec["formation"], allowed, f"{what} formation ({ptype})")
-        else:
-            kw["formation"] = DEFAULT_FORMATION.get(ptype)
-        if "bases" in spec:
-            kw["bases"] = _int(spec["bases"], f"{what} bases", 1, 12)
-        if "marker" in spec:
-            m = spec["marker"]
-            ms = [m] if isinstance(m, str) else m
-            if not isinstance(ms, list):
-                raise InputError(f"{what}: marker must be a name or a list of names")
-            ms = [_choice(x, MARKERS, f"{what} marker") for x in ms]
-            if m == "none":
-                kw["markers"] = ()
-            elif "none" in ms:
-                raise InputError(f"{what}: marker 'none' cannot stand in a list")
-            else:
-                kw["markers"] = tuple(ms)
-        for k in ("unit", "parent", "attached_to"):
-            if k in spec:
-                kw[k] = _opt_str(spec[k], f"{what} {k}")
-        if "elite" in spec:
-            kw["elite"] = _int(spec["elite"], f"{what} elite", -2, 2)
-        for k in ("loss_test", "rally"):
-            if k in spec:
-                kw[k] = _int(spec[k], f"{what} {k}", 2, 6)
-        for k in ("lancer",) + FLAGS:
-            if k in spec:
-                kw[k] = _bool(spec[k], f"{what} {k}")
-        if "gegenzug" in spec:
-            g = spec["gegenzug"]
-            if not isinstance(g, list):
-                raise InputError(f"{what}: gegenzug must be a list of the piece ids it fired a Gegenzug at")
-            kw["gegenzug"] = tuple(_opt_str(x, f"{what} gegenzug") for x in g)
-        if kw.get("lancer") and ptype != "light_cavalry":
-            raise InputError(f"{what}: only light cavalry can be lancers")
-        pieces.append(WienerPiece(pid, side, ptype, f, facing, **kw))
+        pieces.append(_piece_from_dict(spec, pid, what, cols, rows))
+    return pieces
 
+
+def _check_references(pieces: list[WienerPiece], source: str) -> None:
+    """A skirmisher's parent (§8.9) and an attached general's piece (§8.11) are friends in the position."""
     by_id = {p.id: p for p in pieces}
     for p in pieces:
         what = f"{source}: piece {p.id!r}"
@@ -309,12 +322,30 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Wie
                 raise InputError(f"{what}: {k} {ref!r} is an enemy piece")
         if p.attached_to is not None and p.type != "general":
             raise InputError(f"{what}: only a general can be attached to another piece")
+
+
+def _check_one_side_per_field(pieces: list[WienerPiece], source: str) -> None:
     occupants: dict[Field, str] = {}
     for p in pieces:
         other = occupants.setdefault(p.field, p.side)
         if other != p.side:
             raise InputError(f"{source}: field {field_name(*p.field)} holds pieces of both sides")
-    return WienerPosition(SYSTEM, tuple(pieces), cols, rows, night=night, fields=fmap, edges=tuple(edges))
+
+
+def position_from_dict(data: Mapping[str, Any], source: str = "position") -> WienerPosition:
+    _check_keys(data, _TOP_KEYS, source)
+    if data.get("system") != SYSTEM:
+        raise InputError(f"{source}: system must be {SYSTEM!r}")
+    grid = _check_keys(data.get("grid"), ("cols", "rows"), f"{source}: grid")
+    cols = _int(grid.get("cols"), f"{source}: grid cols", 1, 702)
+    rows = _int(grid.get("rows"), f"{source}: grid rows", 1, 999)
+    night = _bool(data.get("night", False), f"{source}: night")
+    fmap = _fields_from_dict(data.get("fields", {}), cols, rows, source)
+    edges = _edges_from_dict(data.get("edges", []), cols, rows, source)
+    pieces = _pieces_from_dict(data.get("pieces", []), cols, rows, source)
+    _check_references(pieces, source)
+    _check_one_side_per_field(pieces, source)
+    return WienerPosition(SYSTEM, tuple(pieces), cols, rows, night=night, fields=fmap, edges=edges)
 
 
 def piece_to_dict(p: WienerPiece) -> dict:

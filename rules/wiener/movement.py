@@ -118,6 +118,79 @@ class MoveCheck:
     facing: str | None = None
 
 
+def _step(pos: WienerPosition, p: WienerPiece, cur: Field, f: Field, last: bool,
+          opts: Options) -> tuple[str | None, list[str], list[str]]:
+    """One field of a move, cur -> f: (why it may not be entered, the Red it earns, the pieces it passes through)."""
+    red: list[str] = []
+    inter: list[str] = []
+    if not is_neighbour(cur, f):
+        return f"{field_name(*f)} is not next to {field_name(*cur)}: move one field at a time (§5.3)", red, inter
+    r = may_enter(pos, p, f)
+    if r:
+        return r, red, inter
+    if abs(f[0] - cur[0]) + abs(f[1] - cur[1]) == 1:
+        r, gives_red = edge_crossing(pos, p, cur, f)
+        if r:
+            return r, red, inter
+        if gives_red:
+            red.append(f"crossed the {pos.edge(cur, f).obstacle} (§5.6)")
+    else:
+        r, through = diagonal_step(pos, p, cur, f, opts)
+        if r:
+            return r, red, inter
+        if through:
+            inter += list(through)
+    occupants = pos.occupants.get(f, ())
+    if any(o.side != p.side for o in occupants):
+        return f"{field_name(*f)} holds enemy troops: attack instead (§8.7)", red, inter
+    if occupants and not last:
+        inter += [o.id for o in occupants]  # §5.5 interpenetration: Red for both
+    return None, red, inter
+
+
+def _terrain_red(pos: WienerPosition, cur: Field, f: Field) -> list[str]:
+    """§5.6 formed troops take Red entering or leaving woods and buildings, and entering a swamp."""
+    red = []
+    leaving_diff = pos.terrain(cur) in ("wood", "town", "church")
+    entering_diff = pos.terrain(f) in ("wood", "town", "church")
+    if entering_diff and not leaving_diff:
+        red.append(f"entered the {pos.terrain(f)} at {field_name(*f)} (§5.6)")
+    if leaving_diff and not entering_diff:
+        red.append(f"left the {pos.terrain(cur)} at {field_name(*cur)} (§5.6)")
+    if pos.terrain(f) == "swamp" and pos.terrain(cur) != "swamp" and not pos.occupants.get(f, ()):
+        red.append(f"entered the swamp at {field_name(*f)} (§5.6)")
+    return red
+
+
+def _allowance(pos: WienerPosition, p: WienerPiece, on_road: bool, difficult: bool, inter: list[str]) -> int | None:
+    """§5.1 the move's allowance in LE: by road (§5.4 only in column or skirmish order; other types carry no
+    line/column in the file), in the field, or in woods and buildings; 2 for a 1-LE troop interpenetrating (§5.5)."""
+    sp = speed(p, pos.night)
+    road_ok = on_road and (p.type != "infantry" or p.formation in ("column", "skirmish"))
+    allowance = sp["road"] if road_ok else sp["field"]
+    if difficult:
+        allowance = sp["wood"]
+    if inter and allowance == 1:
+        allowance = 2  # §5.5 a 1-LE troop may move 2 LE when interpenetrating
+    return allowance
+
+
+def _direction(kinds: list[int]) -> tuple[list[str], list[str]]:
+    """Formed troops' steps relative to their facing (0 ahead .. 4 back, in eighths): (why not, the Red it earns)."""
+    if all(k == 4 for k in kinds):
+        return [], ["moved back against its facing (§5.2 retreat)"]
+    if len(kinds) == 1 and kinds[0] in (2, 6):
+        return [], ["moved sideways (§5.3)"]
+    if any(k not in (0, 1, 7) for k in kinds):
+        return ["formed troops move straight ahead or diagonally forward (§5.3)"], []
+    return [], []
+
+
+def _turns_45(facing: str, final_facing: str) -> bool:
+    """§5.2 a facing change at the end of a move: at most 45 degrees (a column on a road turns freely)."""
+    return (FACINGS.index(final_facing) - FACINGS.index(facing)) % 8 in (0, 1, 7)
+
+
 def check_move(
     pos: WienerPosition, p: WienerPiece, path: list[Field], final_facing: str | None = None,
     opts: Options = DEFAULT,
@@ -137,67 +210,28 @@ def check_move(
     on_road = pos.field_state(cur).has_road
     difficult = False
     for i, f in enumerate(path):
-        if not is_neighbour(cur, f):
-            reasons.append(f"{field_name(*f)} is not next to {field_name(*cur)}: move one field at a time (§5.3)")
-            break
-        r = may_enter(pos, p, f)
+        r, step_red, step_inter = _step(pos, p, cur, f, i == len(path) - 1, opts)
+        red += step_red
+        inter += step_inter
         if r:
             reasons.append(r)
             break
-        if abs(f[0] - cur[0]) + abs(f[1] - cur[1]) == 1:
-            r, gives_red = edge_crossing(pos, p, cur, f)
-            if r:
-                reasons.append(r)
-                break
-            if gives_red:
-                red.append(f"crossed the {pos.edge(cur, f).obstacle} (§5.6)")
-        else:
-            r, through = diagonal_step(pos, p, cur, f, opts)
-            if r:
-                reasons.append(r)
-                break
-            if through:
-                inter += list(through)
-        occupants = pos.occupants.get(f, ())
-        if any(o.side != p.side for o in occupants):
-            reasons.append(f"{field_name(*f)} holds enemy troops: attack instead (§8.7)")
-            break
-        if occupants and i < len(path) - 1:
-            inter += [o.id for o in occupants]  # §5.5 interpenetration: Red for both
         step_dir = facing_towards(cur, f)
         rel = (FACINGS.index(step_dir) - FACINGS.index(facing)) % 8
         kinds.append(rel)
         if formed and rel in (1, 7):
             facing = step_dir  # §5.3 facing change of 45 degrees per field moved
-        leaving_diff = pos.terrain(cur) in ("wood", "town", "church")
-        entering_diff = pos.terrain(f) in ("wood", "town", "church")
-        if formed and entering_diff and not leaving_diff:
-            red.append(f"entered the {pos.terrain(f)} at {field_name(*f)} (§5.6)")
-        if formed and leaving_diff and not entering_diff:
-            red.append(f"left the {pos.terrain(cur)} at {field_name(*cur)} (§5.6)")
-        if formed and pos.terrain(f) == "swamp" and pos.terrain(cur) != "swamp" and not occupants:
-            red.append(f"entered the swamp at {field_name(*f)} (§5.6)")
-        difficult = difficult or entering_diff
+        if formed:
+            red += _terrain_red(pos, cur, f)
+        difficult = difficult or pos.terrain(f) in ("wood", "town", "church")
         on_road = on_road and pos.field_state(f).has_road
         cur = f
     le = len(path)
-    sp = speed(p, pos.night)
-    # §5.4 road march only in column or skirmish order (other types carry no line/column in the file)
-    road_ok = on_road and (p.type != "infantry" or p.formation in ("column", "skirmish"))
-    allowance = sp["road"] if road_ok else sp["field"]
-    if difficult:
-        allowance = sp["wood"]
-    if inter and allowance == 1:
-        allowance = 2  # §5.5 a 1-LE troop may move 2 LE when interpenetrating
+    allowance = _allowance(pos, p, on_road, difficult, inter)
     if formed and kinds:
-        back = all(k == 4 for k in kinds)
-        side = len(kinds) == 1 and kinds[0] in (2, 6)
-        if back:
-            red.append("moved back against its facing (§5.2 retreat)")
-        elif side:
-            red.append("moved sideways (§5.3)")
-        elif any(k not in (0, 1, 7) for k in kinds):
-            reasons.append("formed troops move straight ahead or diagonally forward (§5.3)")
+        why, r = _direction(kinds)
+        reasons += why
+        red += r
     if allowance is None:
         reasons.append(f"a {p.type.replace('_', ' ')} may not move in woods or buildings (§5.1)")
     elif le > allowance:
@@ -208,10 +242,8 @@ def check_move(
         dest = path[-1]
         moved = [q for q in pos.pieces if q.id != p.id and q.field == dest]
         reasons += stacking_problems(pos, dest, moved + [p], opts)
-    if final_facing and formed and not (p.formation == "column" and on_road):
-        turned = (FACINGS.index(final_facing) - FACINGS.index(facing)) % 8
-        if turned not in (0, 1, 7):
-            reasons.append("a facing change of more than 45 degrees takes a whole turn (§5.2)")
+    if final_facing and formed and not (p.formation == "column" and on_road) and not _turns_45(facing, final_facing):
+        reasons.append("a facing change of more than 45 degrees takes a whole turn (§5.2)")
     return MoveCheck(not reasons, le, allowance, reasons, red, sorted(set(inter)), final_facing or facing)
 
 

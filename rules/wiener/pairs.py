@@ -26,6 +26,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from common.errors import InputError
 from rules.geometry import VECTORS, line_offsets, turn
 from rules.wiener.analysis import _pair
 from rules.wiener.combat import cover, defence_reason, melee_check
@@ -449,8 +450,6 @@ class PairTable:
     def index(self, from_id: str, to_id: str) -> int:
         k = int(self._index[self._at(from_id), self._at(to_id)])
         if k < 0:
-            from common.errors import InputError
-
             raise InputError(f"{from_id} and {to_id} are on the same side")
         return k
 

@@ -27,7 +27,7 @@ from rules.wiener.combat import (
     simultaneity_reasons,
     supporter_reasons,
 )
-from rules.wiener.model import OBSTACLES, FieldState, WienerPiece, WienerPosition, piece_to_dict, position_to_dict
+from rules.wiener.model import OBSTACLES, Edge, FieldState, WienerPiece, WienerPosition, piece_to_dict, position_to_dict
 from rules.wiener.movement import (
     IMPASSABLE_OBSTACLES,
     check_move,
@@ -261,6 +261,54 @@ def lose_base(st: _State, p: WienerPiece, text: str) -> None:
 # ---------------------------------------------------------------- flight (§8.8)
 
 
+def _rejoins_parent(st: _State, p: WienerPiece) -> bool:
+    """§8.9 a fleeing skirmisher withdraws into its parent as its rearmost base, if the field has room."""
+    if not (is_skirmisher(p) and p.parent and st.get(p.parent)):
+        return False
+    parent = st.get(p.parent)
+    if sum(q.bases for q in st.at(parent.field) if q.type == "infantry") >= 3:
+        return False
+    st.set(parent, f"skirmisher {p.id} rejoined as the rearmost base (§8.9)", bases=parent.bases + 1)
+    st.remove(p, f"withdrew into its parent {parent.id}, markers not passed on (§8.9)")
+    return True
+
+
+def _flight_blocked(st: _State, pos: WienerPosition, p: WienerPiece, cur: Field, nxt: Field) -> str | None:
+    """Why the fleeing p cannot go on from cur into nxt (it capitulates, §8.8), or None."""
+    reason = may_enter(pos, p, nxt, flight=True)
+    if reason is None and abs(nxt[0] - cur[0]) + abs(nxt[1] - cur[1]) == 1:
+        e = pos.edge(cur, nxt)
+        if e and e.obstacle in IMPASSABLE_OBSTACLES:
+            reason = f"a {e.obstacle} blocks the way"
+    if reason is None and nxt[0] != cur[0] and nxt[1] != cur[1]:
+        sides = [(nxt[0], cur[1]), (cur[0], nxt[1])]
+        if all(any(q.side != p.side for q in st.at(s)) or pos.terrain(s) in ("water", "mountain") for s in sides):
+            reason = "the diagonal is closed (§3.5)"
+    if reason is None and any(q.side != p.side for q in st.at(nxt)):
+        reason = f"enemy troops at {field_name(*nxt)}"
+    return reason
+
+
+def _absorbed(st: _State, p: WienerPiece, own: list[WienerPiece]) -> bool:
+    """§11 A16 a single fleeing infantry base that runs into at most 2 bases of own line infantry is absorbed:
+    no domino, its markers pass on."""
+    inf = [q for q in own if q.type == "infantry" and not is_skirmisher(q)]
+    if not (
+        st.opts.absorb_fleeing_base
+        and p.type == "infantry"
+        and p.bases == 1
+        and len(inf) == len(own)
+        and sum(q.bases for q in inf) <= 2
+    ):
+        return False
+    host = inf[0]
+    passed = tuple(m for m in p.markers if m != "black")
+    st.set(host, f"absorbed fleeing {p.id}" + (", took its markers" if passed else "") + " (§11 A16)",
+           bases=host.bases + 1, markers=host.markers + passed)
+    st.remove(p, f"fled into {host.id} and was absorbed (§11 A16)")
+    return True
+
+
 def flee(st: _State, p: WienerPiece, direction: str, dist: int, sweep: bool, seen: set[str] | None = None) -> None:
     """Forced move of p: dist LE in direction, Black, figures turned around; domino, absorption, capitulation."""
     seen = seen if seen is not None else set()
@@ -271,45 +319,19 @@ def flee(st: _State, p: WienerPiece, direction: str, dist: int, sweep: bool, see
     if is_artillery(p) or p.type == "pioneers":
         st.remove(p, "loses its equipment in the flight: removed (§8.2)")
         return
-    if is_skirmisher(p) and p.parent and st.get(p.parent):
-        parent = st.get(p.parent)
-        if sum(q.bases for q in st.at(parent.field) if q.type == "infantry") < 3:
-            st.set(parent, f"skirmisher {p.id} rejoined as the rearmost base (§8.9)", bases=parent.bases + 1)
-            st.remove(p, f"withdrew into its parent {parent.id}, markers not passed on (§8.9)")
-            return
+    if _rejoins_parent(st, p):
+        return
     cur = p.field
     pos = st.view()
     for _ in range(dist):
         nxt = step(cur, direction)
-        reason = may_enter(pos, p, nxt, flight=True)
-        if reason is None and abs(nxt[0] - cur[0]) + abs(nxt[1] - cur[1]) == 1:
-            e = pos.edge(cur, nxt)
-            if e and e.obstacle in IMPASSABLE_OBSTACLES:
-                reason = f"a {e.obstacle} blocks the way"
-        if reason is None and nxt[0] != cur[0] and nxt[1] != cur[1]:
-            sides = [(nxt[0], cur[1]), (cur[0], nxt[1])]
-            if all(any(q.side != p.side for q in st.at(s)) or pos.terrain(s) in ("water", "mountain") for s in sides):
-                reason = "the diagonal is closed (§3.5)"
-        if reason is None and any(q.side != p.side for q in st.at(nxt)):
-            reason = f"enemy troops at {field_name(*nxt)}"
+        reason = _flight_blocked(st, pos, p, cur, nxt)
         if reason:
             st.remove(p, f"flight impossible ({reason}): capitulates (§8.8)")
             return
         own = [q for q in st.at(nxt) if q.id not in seen]
         if own:
-            inf = [q for q in own if q.type == "infantry" and not is_skirmisher(q)]
-            if (
-                st.opts.absorb_fleeing_base
-                and p.type == "infantry"
-                and p.bases == 1
-                and len(inf) == len(own)
-                and sum(q.bases for q in inf) <= 2
-            ):  # §11 A16 absorbed: no domino, markers pass on
-                host = inf[0]
-                passed = tuple(m for m in p.markers if m != "black")
-                st.set(host, f"absorbed fleeing {p.id}" + (", took its markers" if passed else "") + " (§11 A16)",
-                       bases=host.bases + 1, markers=host.markers + passed)
-                st.remove(p, f"fled into {host.id} and was absorbed (§11 A16)")
+            if _absorbed(st, p, own):
                 return
             if not sweep:
                 st.remove(p, f"own troops at {field_name(*nxt)} refuse passage: capitulates (§8.8)")
@@ -761,6 +783,67 @@ def evade(st: _State, a: WienerPiece, t: WienerPiece, direction: str, dist: int)
 _STRENGTH = {"none": 0, "red": 1, "grey": 2, "loss_test": 3}
 
 
+def _simultaneous_duels(pos: WienerPosition, st: _State, action: str, actors: list[WienerPiece], t: WienerPiece,
+                        dice: Dice, choices: Choices, opts: Options) -> list:
+    """§8.6 every actor's duel with the target, each rolled on the position as it stood before any of them."""
+    if action != "melee":
+        return [_fire_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
+    for a in actors:
+        r = attack_reason(pos, a, t, opts)
+        if r:
+            raise InputError(f"{a.id} cannot attack {t.id}: {r}")
+        st.set(st.get(a.id), None, fought=True, charged=a.charged or (a.lancer and a.type == "light_cavalry"))
+    return [_melee_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
+
+
+def _hit(st: _State, res: Resolution, who: WienerPiece, wz: int, dice: Dice, ld: int | None,
+         opts: Options) -> tuple[str, int | None]:
+    """A WZ's results band applied to `who` if still there (§8.2): (the band, the loss die still unused)."""
+    eff = effect_of(wz, opts)
+    if st.get(who.id) is not None:
+        apply_effect(st, st.get(who.id), eff, dice, ld, res)
+        if eff == "loss_test":
+            ld = None
+    return eff, ld
+
+
+def _simultaneous_fire_results(st: _State, res: Resolution, t: WienerPiece, won: list, lost: list, dice: Dice,
+                               ld: int | None, opts: Options) -> list[str]:
+    """Each fire duel's result on its loser, in the declared order; the bands of the winning side's hits."""
+    effects: list[str] = []
+    for d, a in won + lost:
+        who = t if d.winner == "attacker" else a
+        eff, ld = _hit(st, res, who, d.wz, dice, ld, opts)
+        if (who is t) == bool(won):
+            effects.append(eff)
+    return effects
+
+
+def _simultaneous_melee_results(st: _State, res: Resolution, t: WienerPiece, won: list, lost: list, dice: Dice,
+                                choices: Choices, ld: int | None, opts: Options) -> list[str]:
+    """§8.8 each actor that lost its duel flees itself; the target flees once, from the winner with the highest
+    WZ; a duel won under the fire rule (§11 A20) applies its WZ as in fire, no flight."""
+    effects: list[str] = []
+    for d, a in lost:
+        if st.get(a.id) is not None:
+            _melee_consequences(st, res, a, t, st.get(a.id), d.wz, facing_towards(a.field, t.field), False,
+                                dice, choices, ld, opts)
+            ld = None if res.loss_test else ld
+            effects.append(res.effect)
+    best = [(d, a) for d, a in won if d.winner == "attacker"]
+    for d, _a in won:
+        if d.winner == "fire_rule":
+            eff, ld = _hit(st, res, t, d.wz, dice, ld, opts)
+            effects.insert(0, eff)
+    if best and st.get(t.id) is not None:
+        d, a = max(best, key=lambda x: x[0].wz)
+        effects = []
+        _melee_consequences(st, res, a, a, st.get(t.id), d.wz, facing_towards(a.field, t.field),
+                            d.no_defence is not None, dice, choices, ld, opts)
+        effects.append(res.effect)
+    return effects
+
+
 def resolve_simultaneous(
     pos: WienerPosition,
     action: str,
@@ -792,56 +875,17 @@ def resolve_simultaneous(
     st = _State(pos, opts)
     res = Resolution(action, pos, pos)
     res.extra["simultaneous"] = [a.id for a in actors]
-    if action == "melee":
-        for a in actors:
-            r = attack_reason(pos, a, t, opts)
-            if r:
-                raise InputError(f"{a.id} cannot attack {t.id}: {r}")
-            st.set(st.get(a.id), None, fought=True, charged=a.charged or (a.lancer and a.type == "light_cavalry"))
-        duels = [_melee_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
-    else:
-        duels = [_fire_duel(pos, st, a, t, (), (), dice, choices, opts) for a in actors]
+    duels = _simultaneous_duels(pos, st, action, actors, t, dice, choices, opts)
     res.extra["duels"] = [{"attacker": d.attacker, "defender": d.defender, "winner": d.winner} for d in duels]
     res.attacker, res.defender = duels[0].attacker, duels[0].defender
     won = [(d, a) for d, a in zip(duels, actors, strict=True) if d.winner in ("attacker", "fire_rule")]
     lost = [(d, a) for d, a in zip(duels, actors, strict=True) if d.winner == "defender"]
     res.winner = "attacker" if won else "defender" if lost else "draw"
-    ld = loss_die
-    effects: list[str] = []
-
-    def hit(who: WienerPiece, wz: int) -> str:
-        nonlocal ld
-        eff = effect_of(wz, opts)
-        if st.get(who.id) is not None:
-            apply_effect(st, st.get(who.id), eff, dice, ld, res)
-            if eff == "loss_test":
-                ld = None
-        return eff
-
     if action == "fire":
-        for d, a in won + lost:
-            who = t if d.winner == "attacker" else a
-            eff = hit(who, d.wz)
-            if (who is t) == bool(won):
-                effects.append(eff)
+        effects = _simultaneous_fire_results(st, res, t, won, lost, dice, loss_die, opts)
         res.notes += [n for d in duels for n in d.notes] + ["fire never displaces a unit (§8.4)"]
     else:
-        for d, a in lost:  # §8.8 each actor that lost its duel flees itself
-            if st.get(a.id) is not None:
-                _melee_consequences(st, res, a, t, st.get(a.id), d.wz, facing_towards(a.field, t.field), False,
-                                    dice, choices, ld, opts)
-                ld = None if res.loss_test else ld
-                effects.append(res.effect)
-        best = [(d, a) for d, a in won if d.winner == "attacker"]
-        for d, _a in won:
-            if d.winner == "fire_rule":  # §11 A20 alternative: WZ applied as in fire, no flight
-                effects.insert(0, hit(t, d.wz))
-        if best and st.get(t.id) is not None:
-            d, a = max(best, key=lambda x: x[0].wz)
-            effects = []
-            _melee_consequences(st, res, a, a, st.get(t.id), d.wz, facing_towards(a.field, t.field),
-                                d.no_defence is not None, dice, choices, ld, opts)
-            effects.append(res.effect)
+        effects = _simultaneous_melee_results(st, res, t, won, lost, dice, choices, loss_die, opts)
     res.effect = max(effects, key=lambda e: _STRENGTH.get(e, 0)) if effects else "none"
     res.after, res.why = st.position(), st.why
     return res
@@ -1046,6 +1090,65 @@ def _structure(pos: WienerPosition, target_field: Field | None, edge: tuple[Fiel
     raise InputError(f"{name} holds no building, bridge or obstacle to fire at")
 
 
+def _bombard_distance(pos: WienerPosition, b: WienerPiece, target_field: Field | None,
+                      edge: tuple[Field, Field] | None, label: str, opts: Options) -> int:
+    """The battery's distance to the structure (an edge's nearer field), which must be in range (§7), in its
+    front arc (§3.6) and on a clear fire line."""
+    aim = target_field if target_field is not None else edge[0]
+    if edge is not None and distance(b.field, edge[1]) < distance(b.field, edge[0]):
+        aim = edge[1]
+    d = distance(b.field, aim)
+    if d > RANGES["artillery"]:
+        raise InputError(f"{b.id}: {label} is {d} LE away, artillery reaches 8 LE (§7)")
+    if d and not in_front_arc(b.field, b.facing, aim):
+        raise InputError(f"{b.id}: {label} is outside the front arc (§3.6)")
+    line = trace(pos, b.field, aim, b, "artillery", opts)
+    if d and not line.clear:
+        raise InputError(f"{b.id}: fire line to {label} blocked: {'; '.join(line.reasons)}")
+    return d
+
+
+def _bombard_modifiers(pos: WienerPosition, b: WienerPiece, supporters: list[str], d: int, resistance: int,
+                       label: str, opts: Options) -> list[Modifier]:
+    """§8.4 own batteries combining fire, the range, the structure's resistance, own markers and elite."""
+    sups = [pos.piece(i) for i in supporters]
+    for s in sups:
+        if s.side != b.side or not is_artillery(s):
+            raise InputError(f"supporter {s.id}: only own batteries can combine fire at {label} (§8.4)")
+    mods: list[Modifier] = [(f"support by {s.id} (§8.5)", 1) for s in sups]
+    rb = range_bonus("artillery", d, opts)
+    if rb:
+        mods.append((f"range {d} LE (§7)", rb))
+    if resistance:
+        mods.append((f"resistance of the {label} (§8.4)", -resistance))
+    pen = marker_penalty(b, opts)
+    if pen:
+        mods.append(("own markers (§8.3)", -pen))
+    if b.elite:
+        mods.append(("elite troops", b.elite))
+    return mods
+
+
+def _bombard_hit(pos: WienerPosition, st: _State, kind: str, label: str, target_field: Field | None,
+                 edge: tuple[Field, Field] | None, incendiary: bool) -> str:
+    """§8.4 / §9 a structure hit: set on fire (incendiary), a building's cover shot away, a bridge damaged or an
+    obstacle removed; the effect's name."""
+    if incendiary:
+        if kind == "obstacle" or (kind == "bridge" and pos.field_state(target_field).bridge == "stone"):
+            raise InputError(f"the {label} cannot burn (§9)")
+        st.fields[target_field] = replace(pos.field_state(target_field), burning=True)
+        return "burning"
+    if kind == "building":
+        s = pos.field_state(target_field)
+        st.fields[target_field] = replace(s, cover_lost=min(2, s.cover_lost + 1))
+        return "cover_lost"
+    if kind == "bridge":
+        st.fields[target_field] = replace(pos.field_state(target_field), damaged=True)
+        return "bridge_damaged"
+    st.edges = [e for e in st.edges if frozenset(e.fields) != frozenset(edge)]
+    return "obstacle_removed"
+
+
 def resolve_bombard(
     pos: WienerPosition,
     battery_id: str,
@@ -1063,32 +1166,8 @@ def resolve_bombard(
     if b.moved or b.fired:
         raise InputError(f"{b.id}: has moved or fired this turn (§5.2)")
     kind, resistance, label = _structure(pos, target_field, edge)
-    aim = target_field if target_field is not None else edge[0]
-    if edge is not None and distance(b.field, edge[1]) < distance(b.field, edge[0]):
-        aim = edge[1]
-    d = distance(b.field, aim)
-    if d > RANGES["artillery"]:
-        raise InputError(f"{b.id}: {label} is {d} LE away, artillery reaches 8 LE (§7)")
-    if d and not in_front_arc(b.field, b.facing, aim):
-        raise InputError(f"{b.id}: {label} is outside the front arc (§3.6)")
-    line = trace(pos, b.field, aim, b, "artillery", opts)
-    if d and not line.clear:
-        raise InputError(f"{b.id}: fire line to {label} blocked: {'; '.join(line.reasons)}")
-    sups = [pos.piece(i) for i in supporters]
-    for s in sups:
-        if s.side != b.side or not is_artillery(s):
-            raise InputError(f"supporter {s.id}: only own batteries can combine fire at {label} (§8.4)")
-    mods: list[Modifier] = [(f"support by {s.id} (§8.5)", 1) for s in sups]
-    rb = range_bonus("artillery", d, opts)
-    if rb:
-        mods.append((f"range {d} LE (§7)", rb))
-    if resistance:
-        mods.append((f"resistance of the {label} (§8.4)", -resistance))
-    pen = marker_penalty(b, opts)
-    if pen:
-        mods.append(("own markers (§8.3)", -pen))
-    if b.elite:
-        mods.append(("elite troops", b.elite))
+    d = _bombard_distance(pos, b, target_field, edge, label, opts)
+    mods = _bombard_modifiers(pos, b, supporters, d, resistance, label, opts)
     roll = dice.d6()
     wz = _wz(roll, mods, opts)
     st = _State(pos, opts)
@@ -1104,21 +1183,8 @@ def resolve_bombard(
         res.loss_test = {"roll": second, "needed": 4, "destroyed": second >= 4}
         if second < 4:
             res.effect = "none"
-        elif incendiary:
-            if kind == "obstacle" or (kind == "bridge" and pos.field_state(target_field).bridge == "stone"):
-                raise InputError(f"the {label} cannot burn (§9)")
-            res.effect = "burning"
-            st.fields[target_field] = replace(pos.field_state(target_field), burning=True)
-        elif kind == "building":
-            res.effect = "cover_lost"
-            s = pos.field_state(target_field)
-            st.fields[target_field] = replace(s, cover_lost=min(2, s.cover_lost + 1))
-        elif kind == "bridge":
-            res.effect = "bridge_damaged"
-            st.fields[target_field] = replace(pos.field_state(target_field), damaged=True)
         else:
-            res.effect = "obstacle_removed"
-            st.edges = [e for e in st.edges if frozenset(e.fields) != frozenset(edge)]
+            res.effect = _bombard_hit(pos, st, kind, label, target_field, edge, incendiary)
     res.winner = "attacker" if res.effect != "none" else "defender"
     res.after, res.why = st.position(), st.why
     return res
@@ -1139,6 +1205,93 @@ def defile(pos: WienerPosition, f: Field) -> bool:
     return (h((x - 1, y)) and h((x + 1, y))) or (h((x, y - 1)) and h((x, y + 1)))
 
 
+def _check_worker(w: WienerPiece, work: str) -> None:
+    if work not in WORKS:
+        raise InputError(f"unknown work {work!r} (one of {' '.join(WORKS)})")
+    if w.black:
+        raise InputError(f"{w.id}: fleeing troops cannot work (§8.3)")
+    if work in ("demolition", "build_bridge") and w.type != "pioneers":
+        raise InputError(f"{w.id}: {work.replace('_', ' ')} needs pioneers (§8.12)")
+
+
+def _check_edge_work(pos: WienerPosition, work: str, e: Edge | None, edge: tuple[Field, Field] | None,
+                     obstacle: str) -> None:
+    """Work on an edge: an obstacle to remove, a ditch or stream to make passable, a barricade in a defile (§5.6)."""
+    if work in ("remove_obstacle", "make_passable") and e is None:
+        raise InputError(f"{work}: no obstacle on that edge")
+    if work == "make_passable" and e.obstacle not in ("ditch", "stream"):
+        raise InputError("make_passable: only ditches and streams are made passable; remove other obstacles")
+    if work == "build_barricade":
+        if edge is None:
+            raise InputError("build_barricade: name the edge (--edge)")
+        if e is not None:
+            raise InputError("build_barricade: that edge already carries an obstacle")
+        if obstacle not in OBSTACLES:
+            raise InputError(f"unknown obstacle {obstacle!r}")
+        if not (defile(pos, edge[0]) or defile(pos, edge[1])):
+            raise InputError("barricades are built only in defiles (§5.6, §8.12)")
+
+
+def _check_field_work(w: WienerPiece, work: str, s: FieldState | None) -> None:
+    """Work on a field: fire set to or put out in a building or wooden bridge, a damaged bridge repaired (§9)."""
+    if work in ("arson", "extinguish"):
+        if s is None or (s.terrain not in ("town", "church") and not (s.bridge == "wood")):
+            raise InputError(f"{work}: name a building or wooden bridge field (--field)")
+        if work == "extinguish" and not s.burning:
+            raise InputError("extinguish: nothing burns there")
+    if work == "repair_bridge":
+        if s is None or not s.bridge or not s.damaged:
+            raise InputError("repair_bridge: name a damaged bridge field (--field)")
+        if w.moved or w.fired or w.fought:
+            raise InputError(f"{w.id}: a bridge is repaired only by troops that have not moved or fought (§9)")
+
+
+def _objection(pos: WienerPosition, w: WienerPiece, objector_id: str, site: list[Field], wz: int, dice: Dice,
+               res: Resolution, opts: Options) -> bool:
+    """§8.12 an adjacent unengaged enemy base objects: True if its roll (less its markers) spoils the work."""
+    o = pos.piece(objector_id)
+    if o.side == w.side:
+        raise InputError(f"objector {o.id}: must be an enemy piece")
+    if not any(distance(o.field, x) <= 1 for x in site):
+        raise InputError(f"objector {o.id}: must stand in a Nachbarfeld of the work (§11 A38)")
+    if o.black or o.fired or o.working:
+        raise InputError(f"objector {o.id}: must be an unengaged base (§8.12)")
+    open_ = marker_penalty(o, opts)
+    oroll = dice.d6()
+    owz = oroll - min(4, open_)
+    res.defender = {"piece": o.id, "roll": oroll, "wz": owz, "responded": True,
+                    "modifiers": modifiers_json([("own markers", -open_)] if open_ else [])}
+    if owz >= wz:
+        res.notes.append(f"objection {owz} >= {wz}: the work fails this turn (§8.12)")
+        return True
+    return False
+
+
+def _work_done(st: _State, work: str, s: FieldState | None, target_field: Field | None,
+               edge: tuple[Field, Field] | None, obstacle: str) -> None:
+    """The site after the work succeeded (§8.12, §9)."""
+    if work == "remove_obstacle":
+        st.edges = [x for x in st.edges if frozenset(x.fields) != frozenset(edge)]
+    elif work == "make_passable":
+        st.edges = [replace(x, crossing=True) if frozenset(x.fields) == frozenset(edge) else x for x in st.edges]
+    elif work == "build_barricade":
+        st.edges.append(Edge(edge, obstacle))
+    elif work == "arson":
+        st.fields[target_field] = replace(s, burning=True)
+    elif work == "extinguish":
+        st.fields[target_field] = replace(s, burning=False)
+    elif work == "repair_bridge":
+        st.fields[target_field] = replace(s, damaged=False)
+    elif work == "demolition":
+        if s is None or not s.bridge:
+            raise InputError("demolition: name a bridge field (--field)")
+        st.fields[target_field] = replace(s, damaged=True)
+    elif work == "build_bridge":
+        if s is None or s.terrain != "water":
+            raise InputError("build_bridge: name a water field (--field)")
+        st.fields[target_field] = replace(s, bridge="wood", damaged=False)
+
+
 def resolve_work(
     pos: WienerPosition,
     worker_id: str,
@@ -1153,12 +1306,7 @@ def resolve_work(
     """§8.12 work from a Nachbarfeld: D6 with negative factors only, 4+; an adjacent unengaged enemy base may
     object and spoils the work with an equal or higher roll."""
     w = pos.piece(worker_id)
-    if work not in WORKS:
-        raise InputError(f"unknown work {work!r} (one of {' '.join(WORKS)})")
-    if w.black:
-        raise InputError(f"{w.id}: fleeing troops cannot work (§8.3)")
-    if work in ("demolition", "build_bridge") and w.type != "pioneers":
-        raise InputError(f"{w.id}: {work.replace('_', ' ')} needs pioneers (§8.12)")
+    _check_worker(w, work)
     site = [edge[0], edge[1]] if edge is not None else [target_field]
     if site[0] is None:
         raise InputError(f"{work}: name the field (--field) or the edge (--edge)")
@@ -1169,33 +1317,12 @@ def resolve_work(
     res.extra["work"] = work
     e = pos.edge(*edge) if edge is not None else None
     s = pos.field_state(target_field) if target_field is not None else None
-    if work in ("remove_obstacle", "make_passable") and e is None:
-        raise InputError(f"{work}: no obstacle on that edge")
-    if work == "make_passable" and e.obstacle not in ("ditch", "stream"):
-        raise InputError("make_passable: only ditches and streams are made passable; remove other obstacles")
-    if work == "build_barricade":
-        if edge is None:
-            raise InputError("build_barricade: name the edge (--edge)")
-        if e is not None:
-            raise InputError("build_barricade: that edge already carries an obstacle")
-        if obstacle not in OBSTACLES:
-            raise InputError(f"unknown obstacle {obstacle!r}")
-        if not (defile(pos, edge[0]) or defile(pos, edge[1])):
-            raise InputError("barricades are built only in defiles (§5.6, §8.12)")
-    if work in ("arson", "extinguish"):
-        if s is None or (s.terrain not in ("town", "church") and not (s.bridge == "wood")):
-            raise InputError(f"{work}: name a building or wooden bridge field (--field)")
-        if work == "extinguish" and not s.burning:
-            raise InputError("extinguish: nothing burns there")
-        if work == "arson" and pos.occupants.get(target_field):
-            res.effect = "none"
-            res.notes.append("troops inside the object prevent the fire without a roll (§9)")
-            return res
-    if work == "repair_bridge":
-        if s is None or not s.bridge or not s.damaged:
-            raise InputError("repair_bridge: name a damaged bridge field (--field)")
-        if w.moved or w.fired or w.fought:
-            raise InputError(f"{w.id}: a bridge is repaired only by troops that have not moved or fought (§9)")
+    _check_edge_work(pos, work, e, edge, obstacle)
+    _check_field_work(w, work, s)
+    if work == "arson" and pos.occupants.get(target_field):
+        res.effect = "none"
+        res.notes.append("troops inside the object prevent the fire without a roll (§9)")
+        return res
     mods: list[Modifier] = []
     pen = marker_penalty(w, opts)
     if pen:
@@ -1204,47 +1331,12 @@ def resolve_work(
     wz = roll + max(-4, -pen)
     res.attacker = {"piece": w.id, "roll": roll, "modifiers": modifiers_json(mods), "wz": wz, "needed": 4}
     ok = wz >= 4
-    if objector_id:
-        o = pos.piece(objector_id)
-        if o.side == w.side:
-            raise InputError(f"objector {o.id}: must be an enemy piece")
-        if not any(distance(o.field, x) <= 1 for x in site):
-            raise InputError(f"objector {o.id}: must stand in a Nachbarfeld of the work (§11 A38)")
-        if o.black or o.fired or o.working:
-            raise InputError(f"objector {o.id}: must be an unengaged base (§8.12)")
-        open_ = marker_penalty(o, opts)
-        oroll = dice.d6()
-        owz = oroll - min(4, open_)
-        res.defender = {"piece": o.id, "roll": oroll, "wz": owz, "responded": True,
-                        "modifiers": modifiers_json([("own markers", -open_)] if open_ else [])}
-        if owz >= wz:
-            ok = False
-            res.notes.append(f"objection {owz} >= {wz}: the work fails this turn (§8.12)")
+    if objector_id and _objection(pos, w, objector_id, site, wz, dice, res, opts):
+        ok = False
     res.winner = "attacker" if ok else "defender"
     res.effect = "done" if ok else "failed"
     st.set(w, None, working=True)
     if ok:
-        if work == "remove_obstacle":
-            st.edges = [x for x in st.edges if frozenset(x.fields) != frozenset(edge)]
-        elif work == "make_passable":
-            st.edges = [replace(x, crossing=True) if frozenset(x.fields) == frozenset(edge) else x for x in st.edges]
-        elif work == "build_barricade":
-            from rules.wiener.model import Edge
-
-            st.edges.append(Edge(edge, obstacle))
-        elif work == "arson":
-            st.fields[target_field] = replace(s, burning=True)
-        elif work == "extinguish":
-            st.fields[target_field] = replace(s, burning=False)
-        elif work == "repair_bridge":
-            st.fields[target_field] = replace(s, damaged=False)
-        elif work == "demolition":
-            if s is None or not s.bridge:
-                raise InputError("demolition: name a bridge field (--field)")
-            st.fields[target_field] = replace(s, damaged=True)
-        elif work == "build_bridge":
-            if s is None or s.terrain != "water":
-                raise InputError("build_bridge: name a water field (--field)")
-            st.fields[target_field] = replace(s, bridge="wood", damaged=False)
+        _work_done(st, work, s, target_field, edge, obstacle)
     res.after, res.why = st.position(), st.why
     return res

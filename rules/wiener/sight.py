@@ -75,6 +75,71 @@ def _maps(pos: WienerPosition):
     return m
 
 
+def _passed_fields(a: Field, crossed, special, why) -> tuple[list, list[Field], list[Field]]:
+    """The fields the line crosses: (blockers, troops overshot, skirmisher screens passed)."""
+    ax, ay = a
+    blockers = []
+    over: list[Field] = []
+    screen: list[Field] = []
+    for x, y in crossed:
+        f = (ax + x, ay + y)
+        if f not in special:  # the common case: an empty open field at ground level
+            continue
+        w = why(f)
+        if w is None:
+            continue
+        k, d = w
+        if k == "over":
+            over.append(f)
+        elif k == "screen":
+            screen.append(f)
+        else:
+            blockers.append((k, f, d))
+    return blockers, over, screen
+
+
+def _corner_blockers(a: Field, corners, special, why) -> tuple[list, list[Field]]:
+    """§6.1 diagonal rule: one of the two fields at each corner the line passes must be free; (blockers, troops
+    overshot at a corner)."""
+    ax, ay = a
+    blockers = []
+    over: list[Field] = []
+    for (px, py), (qx, qy) in corners:
+        p, q = (ax + px, ay + py), (ax + qx, ay + qy)
+        if p not in special or q not in special:
+            continue
+        wp, wq = why(p), why(q)
+        if wp is None or wq is None:
+            continue
+        if wp[0] == "screen" or wq[0] == "screen":
+            continue
+        if wp[0] == "over" or wq[0] == "over":
+            over.append(p if wp[0] == "over" else q)
+            continue
+        blockers.append(("corner", p, q))
+    return blockers, over
+
+
+def _overshoot_blocker(a: Field, b: Field, crossed, over: list[Field], why, weapon: str | None, opts: Options):
+    """§6.2 / §11 A13: overshooting needs a free field between the overshot troops and the target (all troops,
+    [L:Höhenfeld]); artillery also one next to the firer ([L:Feuerkampf]). The blocker if one is missing."""
+    ax, ay = a
+    vx, vy = b[0] - ax, b[1] - ay
+
+    def along(f: Field) -> int:
+        return (f[0] - ax) * vx + (f[1] - ay) * vy
+
+    free = [(ax + x, ay + y) for x, y in crossed if why((ax + x, ay + y)) is None]
+    last = max(along(f) for f in over)
+    first = min(along(f) for f in over)
+    if not any(along(f) > last for f in free):
+        return ("overshoot_target", over[-1], None)
+    at_firer = weapon == "artillery" and opts.artillery_overshoot_free_field_at_firer
+    if at_firer and not any(along(f) < first for f in free):
+        return ("overshoot_firer", over[0], None)
+    return None
+
+
 def trace(
     pos: WienerPosition,
     a: Field,
@@ -89,7 +154,6 @@ def trace(
     if not crossed and not corners:
         return Line(True)
     terrain, heights, occ, special = _maps(pos)
-    ax, ay = a
     top = max(heights.get(a, 0), heights.get(b, 0))
     obs_h = heights.get(a, 0) if observer is not None else None
     skirm_ok = weapon == "artillery" and opts.artillery_fires_through_skirmishers
@@ -112,55 +176,14 @@ def trace(
             return "screen", None
         return "troops", None
 
-    blockers = []
-    over: list[Field] = []
-    screen: list[Field] = []
-    for x, y in crossed:
-        f = (ax + x, ay + y)
-        if f not in special:  # the common case: an empty open field at ground level
-            continue
-        w = why(f)
-        if w is None:
-            continue
-        k, d = w
-        if k == "over":
-            over.append(f)
-        elif k == "screen":
-            screen.append(f)
-        else:
-            blockers.append((k, f, d))
-    for (px, py), (qx, qy) in corners:  # §6.1 diagonal rule: one of the two fields at the corner must be free
-        p, q = (ax + px, ay + py), (ax + qx, ay + qy)
-        if p not in special or q not in special:
-            continue
-        wp, wq = why(p), why(q)
-        if wp is None or wq is None:
-            continue
-        if wp[0] == "screen" or wq[0] == "screen":
-            continue
-        if wp[0] == "over" or wq[0] == "over":
-            over.append(p if wp[0] == "over" else q)
-            continue
-        blockers.append(("corner", p, q))
+    blockers, over, screen = _passed_fields(a, crossed, special, why)
+    at_corners, over_corners = _corner_blockers(a, corners, special, why)
+    blockers += at_corners
+    over += over_corners
     if over and not blockers and observer is not None:
-        # §6.2 / §11 A13: a free field between the overshot troops and the target (all troops, [L:Höhenfeld]);
-        # artillery also one next to the firer ([L:Feuerkampf]).
-        vx, vy = b[0] - ax, b[1] - ay
-
-        def along(f: Field) -> int:
-            return (f[0] - ax) * vx + (f[1] - ay) * vy
-
-        free = [(ax + x, ay + y) for x, y in crossed if why((ax + x, ay + y)) is None]
-        last = max(along(f) for f in over)
-        first = min(along(f) for f in over)
-        if not any(along(f) > last for f in free):
-            blockers.append(("overshoot_target", over[-1], None))
-        elif (
-            weapon == "artillery"
-            and opts.artillery_overshoot_free_field_at_firer
-            and not any(along(f) < first for f in free)
-        ):
-            blockers.append(("overshoot_firer", over[0], None))
+        blocker = _overshoot_blocker(a, b, crossed, over, why, weapon, opts)
+        if blocker:
+            blockers.append(blocker)
     return Line(not blockers, tuple(blockers), tuple(over), tuple(screen))
 
 
