@@ -111,7 +111,9 @@ class SelectionPanel(QWidget):
         s = self.session
         if s.selected is None:
             self.title.setText("Click a piece on the table (Shift+click a second one for the pair).")
-        elif hasattr(s, "selection_title"):  # a system describing its own selection (Marengo blocks)
+        elif (title := s.title()) is not None:  # the system's line about its selection (LiveRules.title)
+            self.title.setText(title)
+        elif hasattr(s, "selection_title"):  # MarengoSession until Marengo moves to its LiveRules
             self.title.setText(s.selection_title())
         elif not s.in_position(s.selected):
             self.title.setText(f"{s.selected}: not on the table now (not seen, off the grid or removed)")

@@ -7,7 +7,7 @@ overlaps with their type (§3.5); the target rows of the targets panel; both sid
 melee and the flank turn resolved by rules/dbx/resolve.py with typed or seeded dice.
 
 Roster types: a §2.1 code ("Li", "Kü", "Art", "Gen", ... and the list aliases "Lw", "Gr", ...) is taken as it is;
-otherwise `ROSTER_TYPES` maps the usual words (documented in fieldglass/session_dbx.py).
+otherwise `ROSTER_TYPES` maps the usual words (documented in rules/dbx/live.py).
 """
 
 from __future__ import annotations

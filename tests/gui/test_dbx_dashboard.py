@@ -227,7 +227,7 @@ def test_square_swap_and_river_through_the_combat_panel(qapp, window):
     # §5.9 the first crossing rolls the river's type for the whole game
     cp.action.setCurrentText("river")
     cp.follow_selection()
-    assert s.template.game.river == ""  # not rolled yet: this is the first crossing
+    assert s.live.template.game.river == ""  # not rolled yet: this is the first crossing
     cp.dice.setText("6,4")
     out = cp.resolve()
     assert out is not None, cp.result.toPlainText()
@@ -235,4 +235,4 @@ def test_square_swap_and_river_through_the_combat_panel(qapp, window):
     assert out.after.game.river == "torrent" and out.resolution.result.outcome["result"] == "crosses"
     assert not out.after.game.crossing_stopped and out.rolled == [6, 4]
     cp.apply()
-    assert s.template.game.river == out.after.game.river
+    assert s.live.template.game.river == out.after.game.river
