@@ -85,6 +85,9 @@ def test_selection_overlays_match_the_engine(qapp, window):
     s = window.session
     s.select("b3")  # guns: a long fire zone, one legal target (the cuirassiers r3)
     _refresh(qapp, window)
+    # the selection panel's line is DBX's (rules/dbx/live.py DbxLive.title) through the generic session
+    title = window.selection_panel.title.text()
+    assert title == s.title() and title.startswith("<b>b3</b> blue artillery") and "fires 1000 p" in title
     view = window.board_view
     pos = s.position
     b3 = pos.piece("b3")
