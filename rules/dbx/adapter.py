@@ -221,9 +221,9 @@ class DbxSystem:
                 raise InputError(f"quality {value!r}: Gr (grenadiers), Fr (militia) or empty (§8.1)")
             return value
         if key in ("square", "markers") or key in STATE_KEYS and key.startswith(("moves", "saved_", "ammo_")):
-            if key == "markers":
-                items = value.replace("+", " ").split() if isinstance(value, str) else list(value)
-                nums = [s for s in items if str(s).isdigit()]
+            if key == "markers":  # the game panel's column as it shows it ("square 2"), a number, or nothing
+                words = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+                nums = [w for w in words.replace("+", " ").split() if w.isdigit()]
                 value = nums[-1] if nums else 0
             try:
                 n = int(value)

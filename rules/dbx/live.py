@@ -200,11 +200,13 @@ class DbxLive(LiveRules):
     # ---- the game state
 
     def check_state(self, s, pid, key, value):
-        """The game panel's columns as DBX keys (formation = quality, markers = square); an element is one base."""
-        key = STATE_WORDS.get(key, key)
+        """The game panel's columns as DBX keys (formation = quality, markers = square); an element is one base.
+        The adapter reads the value under the column's own key first: the markers column as it shows it
+        ("square 2"), a number, or nothing (cleared)."""
         if key == "bases":
             raise InputError("a DBX element is one base")
-        return super().check_state(s, pid, key, value)
+        pid, key, value = super().check_state(s, pid, key, value)
+        return pid, STATE_WORDS.get(key, key), value
 
     def apply(self, s, outcome) -> list[PendingChange]:
         """The engine's position after: element states and the game (losses) at once; recoils, flights, pursuits,

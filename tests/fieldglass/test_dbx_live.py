@@ -76,6 +76,17 @@ def test_the_game_panels_columns_are_dbx_state_keys(table):
     assert s.position.piece("b1").quality == "Gr"
     s.set_piece_state("b1", "markers", 2)  # markers = square markers (§5.11)
     assert s.state.states["b1"]["square"] == 2 and s.position.piece("b1").square == 2
+    # the column as the panel shows it (rules/dbx/adapter.py piece_state), and the column emptied
+    shown = "+".join(s.system.piece_state(s.position.piece("b1"))["markers"])
+    assert shown == "square 2"
+    s.set_piece_state("b1", "markers", shown.replace("2", "3"))
+    assert s.position.piece("b1").square == 3
+    s.set_piece_state("b1", "markers", ("square 1",))
+    assert s.position.piece("b1").square == 1
+    s.set_piece_state("b1", "markers", "")
+    assert s.state.states["b1"]["square"] == 0 and s.position.piece("b1").square == 0
+    with pytest.raises(InputError, match="0..5"):
+        s.set_piece_state("b1", "markers", "square 9")
     with pytest.raises(InputError, match="one base"):
         s.set_piece_state("b1", "bases", 2)
     with pytest.raises(InputError, match="no element 'zz'"):
