@@ -3,7 +3,7 @@
 `DbxRecorder` is the Wiener `GameRecorder` (fieldglass/recording.py) on a free-measured table: the tracker commits
 each element's moves in table mm (no grid), and a combat input is resolved by the DBX engine through its adapter
 (rules/dbx/adapter.py `DbxSystem.resolve`) on the engine's position, placed exactly as the live dashboard
-places it (fieldglass/session_dbx.py `dbx_position`). The record keeps what the camera cannot see:
+places it (rules/dbx/live.py `dbx_position`). The record keeps what the camera cannot see:
 
 * the metadata `game` is the starting DBX position without its elements (terrain, scale, table, the game state:
   bound, weather, river, losses) and `piece_states` each element's state from `--game` (quality, square markers,
@@ -25,7 +25,7 @@ The players' inputs (JSON Lines, as for Wiener)::
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,7 +50,7 @@ def dbx_meta(layout, roster, template, piece_states: dict, camera=None, rules_op
 def dbx_game_at(meta: dict, events) -> tuple[object, dict[str, dict], str | None]:
     """The DBX game after `events` (a record's, in order; undone ones are skipped): (the template position
     without elements, each element's state the camera cannot see, the active side a turn event named or None)."""
-    from fieldglass.session_dbx import _template
+    from rules.dbx.live import empty_template
     from rules.dbx.model import position_from_dict
 
     start = meta.get("game")
@@ -74,7 +74,7 @@ def dbx_game_at(meta: dict, events) -> tuple[object, dict[str, dict], str | None
         template = position_from_dict(data, "the record's DBX game")
     else:  # a record made before DBX combats were recorded: the table's size, nothing else
         lay = meta.get("layout") or {}
-        template = _template(float(lay.get("width_mm") or 600.0), float(lay.get("depth_mm") or 600.0))
+        template = empty_template(float(lay.get("width_mm") or 600.0), float(lay.get("depth_mm") or 600.0))
         if game_dict is not None:
             from rules.dbx.model import position_to_dict
 
@@ -84,8 +84,8 @@ def dbx_game_at(meta: dict, events) -> tuple[object, dict[str, dict], str | None
 
 def dbx_record_position(meta: dict, state, events, system, roster):
     """The DBX engine's position of a record after `events`, with `state` (BoardState) the committed places then:
-    placed by the live session's `dbx_position` (fieldglass/session_dbx.py), the game state from the record."""
-    from fieldglass.session_dbx import dbx_position, dbx_turn
+    placed by the live session's `dbx_position` (rules/dbx/live.py), the game state from the record."""
+    from rules.dbx.live import at_bound, dbx_position, dbx_turn
     from rules.live import GameState
 
     template, states, active = dbx_game_at(meta, events)
@@ -96,8 +96,7 @@ def dbx_record_position(meta: dict, state, events, system, roster):
     game = GameState(turn=turn, active=active or first, states=states,
                      removed={pid for pid, p in state.pieces.items() if p.status == "removed"})
     places = {p.id: p for p in state.pieces.values() if p.on_table}
-    tmpl = replace(template, game=replace(template.game, bound=game.turn, active=game.active or ""))
-    pos, _ = dbx_position(places, roster, system, game, tmpl)
+    pos, _ = dbx_position(places, roster, system, game, at_bound(template, game.turn, game.active))
     return pos
 
 
@@ -141,7 +140,7 @@ class DbxRecorder(GameRecorder):
 
     def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None):
         """Resolve a DBX action with the engine (given dice, or a seed: stored) and write it with its changes."""
-        from fieldglass.session_dbx import adopt_element_state
+        from rules.dbx.live import adopt_element_state
         from rules.dbx.model import game_to_dict
 
         rules = self.rules_system()

@@ -7,7 +7,7 @@ overlaps with their type (§3.5); the target rows of the targets panel; both sid
 melee and the flank turn resolved by rules/dbx/resolve.py with typed or seeded dice.
 
 Roster types: a §2.1 code ("Li", "Kü", "Art", "Gen", ... and the list aliases "Lw", "Gr", ...) is taken as it is;
-otherwise `ROSTER_TYPES` maps the usual words (documented in fieldglass/session_dbx.py).
+otherwise `ROSTER_TYPES` maps the usual words (documented in rules/dbx/live.py).
 """
 
 from __future__ import annotations
@@ -221,9 +221,9 @@ class DbxSystem:
                 raise InputError(f"quality {value!r}: Gr (grenadiers), Fr (militia) or empty (§8.1)")
             return value
         if key in ("square", "markers") or key in STATE_KEYS and key.startswith(("moves", "saved_", "ammo_")):
-            if key == "markers":
-                items = value.replace("+", " ").split() if isinstance(value, str) else list(value)
-                nums = [s for s in items if str(s).isdigit()]
+            if key == "markers":  # the game panel's column as it shows it ("square 2"), a number, or nothing
+                words = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+                nums = [w for w in words.replace("+", " ").split() if w.isdigit()]
                 value = nums[-1] if nums else 0
             try:
                 n = int(value)

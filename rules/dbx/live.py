@@ -1,19 +1,176 @@
-"""DBX's part of the live session (rules/live.py): elements as base rectangles in table mm.
+"""DBX's part of the live session (rules/live.py): elements measured freely in table mm, no grid.
 
-The dashboard builds its DBX panels from these declarations; the placement and the changes a resolution makes are
-still fieldglass/session_dbx.py's until they move here.
+Every element stands where the camera measured its base centre (`x_mm`, `y_mm`) facing the compass bearing it
+measured (`heading_deg`, 0 = +y), exactly the position-file convention of rules/dbx/README.md. Its type is the
+roster's `type` read as a §2.1 element code; the usual words are mapped (rules/dbx/adapter.py `ROSTER_TYPES`):
+
+    infantry, line infantry, foot, musketeers -> Li      grenadiers -> Gr (Li, quality Gr)   militia -> Fr
+    light infantry, jaeger -> Jä    skirmishers -> Pl    cavalry, heavy cavalry, cuirassiers -> Kü
+    light cavalry, hussars -> Hu    uhlans, lancers -> Ul    dragoons -> Dr (cavalry, A26)
+    artillery, guns, battery -> Art    general, commander -> Gen    camp -> Camp
+
+A generic "cavalry" becomes Kü, the period's battle cavalry; set the exact code in the roster (or the game panel's
+type column) when it is something else. The terrain, the scale, the table size, each element's state the camera
+cannot see (quality, dragoon mode, square markers, charged, defending, command...) and the game state (bound,
+weather, river, losses) come from the set-up's template position (`setup.game`: an optional DBX position file,
+`--game`, else an empty table of the layout's size): its pieces' poses are ignored, the camera places them.
+Resolutions (rules/dbx/resolve.py) change the game state at once; recoils, flights and destroyed elements wait as
+pending changes until the camera sees the table match (SETTLE_MM, SETTLE_DEG).
+
+`dbx_position` is the one placement of the system: the dashboard, the recorder and the replay call it, so live,
+recorded and replayed positions agree; `adopt_element_state` is the one way the live session and the recorder take
+a resolution's element states.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from common.errors import InputError
+from rules.dbx.adapter import STATE_KEYS
 from rules.dbx.picture import picture
-from rules.live import ActionInput, LiveRules
+from rules.live import ActionInput, LiveRules, PendingChange
 from rules.picture import Item, Scene
 
 DBX_DICE = ActionInput("dice", "dice", "dice", "two D6, the acting element first: 5,3 (empty: the app rolls)")
 
+SETTLE_MM = 3.0
+SETTLE_DEG = 5.0
+"""A pending move is done once the camera sees the element within this distance and turn of where the rules put
+it: a hand never places a base exactly."""
+
+STATE_WORDS = {"formation": "quality", "markers": "square"}
+"""The game panel's generic columns as DBX state keys: formation = quality (§8.1), markers = square markers (§5.11)."""
+
+
+@dataclass
+class PoseChange(PendingChange):
+    """An element the rules moved (recoil, flight, pursuit, turn) or destroyed, shown until the camera sees it."""
+
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    heading_deg: float = 0.0
+    text: str = ""
+
+    def describe(self) -> str:
+        if self.removed:
+            return f"take {self.piece} off the table" + (f" ({self.text})" if self.text else "")
+        return (f"move {self.piece} to {self.x_mm:.0f},{self.y_mm:.0f} mm facing {self.heading_deg:.0f}°"
+                + (f" ({self.text})" if self.text else ""))
+
+
+def empty_template(width_mm: float, depth_mm: float, terrain=()):
+    """A template position with no elements: a table of this size, the default scale and game, `terrain` (dicts as
+    a position file writes them)."""
+    from rules.dbx.model import position_from_dict
+
+    return position_from_dict({"system": "dbx", "table": {"width_mm": width_mm, "depth_mm": depth_mm},
+                               "terrain": list(terrain), "pieces": []}, "dashboard")
+
+
+def at_bound(template, turn: int, active: str | None):
+    """The template with the game's bound and active side set to the session's (or the record's) turn."""
+    return replace(template, game=replace(template.game, bound=turn, active=active or ""))
+
+
+def dbx_position(places, roster, system, state, template):
+    """The engine's DbxPosition from where the camera (or a pending change) places each roster element: `places`
+    maps piece id -> an object with x_mm, y_mm, heading_deg (a PiecePose or tracking Place); `system` the
+    DbxSystem, `state` the GameState, `template` the position without elements (terrain, scale, table, game).
+    Returns (position, notes): notes name every element left out and why."""
+    from rules.dbx.model import position_from_dict
+
+    specs, notes = [], []
+    for rp in roster.pieces:
+        if rp.id in state.removed:
+            continue
+        st = state.states.get(rp.id, {})
+        code = st.get("type") or system.piece_type(rp.type)
+        if code is None:
+            notes.append(f"{rp.id}: roster type {rp.type!r} is not a DBX element code (Li, Jä, Kü, Art, Gen, ...) "
+                         "or a known word; set its type in the game state")
+            continue
+        pend = state.pending.get(rp.id)
+        if pend is not None and not pend.removed:
+            x, y, h = pend.x_mm, pend.y_mm, pend.heading_deg
+        elif rp.id in places:
+            pl = places[rp.id]
+            x, y, h = pl.x_mm, pl.y_mm, pl.heading_deg
+        else:
+            continue
+        # to the precision a game record keeps a place (0.1 mm, 0.1 degree: vision/tracking.py Place.to_json), far
+        # finer than the camera measures, so that the live, recorded and replayed positions are the same
+        spec = {"id": rp.id, "side": rp.side, "type": code, "x_mm": round(float(x), 1), "y_mm": round(float(y), 1),
+                "heading_deg": round(float(h), 1) % 360.0}
+        for k in STATE_KEYS:
+            v = st.get(k)
+            if v not in (None, "", 0, False):
+                spec[k] = v
+        specs.append(spec)
+    try:
+        pos = position_from_dict({"system": "dbx", "pieces": specs,
+                                  "scale": {"mm_per_pace": template.scale.mm_per_pace, "bb_mm": template.scale.bb_mm},
+                                  "table": {"width_mm": template.width_mm, "depth_mm": template.depth_mm}},
+                                 "the camera's table")
+    except InputError as exc:
+        notes.append(str(exc))
+        pos = template
+    return replace(template, pieces=pos.pieces), notes
+
+
+def adopt_element_state(st: dict, before, after) -> dict:
+    """An element's state the camera cannot see (`st`, changed in place and returned) after a resolution took it
+    from `before` to `after` (DbxPiece): the live session's and the recorder's one way to take the engine's state."""
+    for k in STATE_KEYS:
+        if not hasattr(after, k):  # e.g. a dragoon's mode: read into its type, kept as it was
+            continue
+        v = getattr(after, k)
+        if v not in (None, "", 0, False):
+            st[k] = v
+        else:
+            st.pop(k, None)
+    if after.type != before.type:  # §5.10 Li <-> Jäger: the element changes its type, the base stays
+        st["type"] = after.type
+    return st
+
+
+def dbx_turn(template, sides) -> tuple[int, str]:
+    """The bound and the active side a DBX game starts with: the position file's, else the roster's first side."""
+    g = template.game
+    return max(1, g.bound), g.active if g.active in sides else (sides[0] if sides else "")
+
+
+def placed_within(pose, change) -> bool:
+    """Whether an element seen at `pose` stands where a pending move wants it: within SETTLE_MM and SETTLE_DEG."""
+    dh = abs((pose.heading_deg - change.heading_deg + 180.0) % 360.0 - 180.0)
+    return math.hypot(pose.x_mm - change.x_mm, pose.y_mm - change.y_mm) <= SETTLE_MM and dh <= SETTLE_DEG
+
+
+def contacts_of(pos, pid: str, opts) -> list[str]:
+    """Every enemy contact of an element as "other kind" (the type as the element sees the edge it touches)."""
+    from rules.dbx.contact import contact
+
+    p = pos.piece(pid)
+    out = []
+    for q in pos.pieces:
+        if q.id == pid or q.side == p.side:
+            continue
+        c = contact(pos, p, q, opts)
+        if c.kind:
+            out.append(f"{q.id} {c.kind}{'' if c.valid or c.kind in ('corner', 'overlap') else ' (not valid)'}")
+    return out
+
 
 class DbxLive(LiveRules):
+    """Elements stand where the camera measured them; resolutions change element states and the game (losses,
+    river, weather) at once and move or remove elements through pending changes.
+
+    `template` is this session's position without elements (terrain, scale, table and the game state), from the
+    set-up's `game`; a resolution replaces its game with the engine's after. (A replay makes one without a set-up,
+    for its `picture` only.)"""
+
     inputs = (DBX_DICE,)
     noun = "element"
     target_headers = ("target", "contact", "paces", "action", "fire", "net", "melee", "net", "sight", "note")
@@ -21,6 +178,121 @@ class DbxLive(LiveRules):
                      "waiting for")
     target_hint = ("fire: the target (the nearest in the fire zone, §6.11); melee: the element in contact; turn: the "
                    "element contacted in flank or rear turns to face the attacker (§3.5)")
+
+    def __init__(self, system, setup) -> None:
+        super().__init__(system, setup)
+        self.template = getattr(setup, "game", None)
+
+    # ---- start and readings
+
+    def start(self, s) -> None:
+        if self.template is None:
+            raise InputError("a DBX session needs a DBX set-up with its template position (load_dbx_setup)")
+        s.state.turn, s.state.active = dbx_turn(self.template, s.sides)
+
+    def position(self, s) -> tuple[Any, list[str]]:
+        return dbx_position(s.committed_places(), s.roster, s.system, s.state,
+                            at_bound(self.template, s.state.turn, s.state.active))
+
+    def placed_as(self, s, pose, change) -> bool:
+        return placed_within(pose, change)
+
+    # ---- the game state
+
+    def check_state(self, s, pid, key, value):
+        """The game panel's columns as DBX keys (formation = quality, markers = square); an element is one base.
+        The adapter reads the value under the column's own key first: the markers column as it shows it
+        ("square 2"), a number, or nothing (cleared)."""
+        if key == "bases":
+            raise InputError("a DBX element is one base")
+        pid, key, value = super().check_state(s, pid, key, value)
+        return pid, STATE_WORDS.get(key, key), value
+
+    def apply(self, s, outcome) -> list[PendingChange]:
+        """The engine's position after: element states and the game (losses) at once; recoils, flights, pursuits,
+        turns and destroyed elements become pending until the camera sees the table match."""
+        before, after = outcome.resolution.before, outcome.after
+        text: dict[str, list[str]] = {}
+        for c in outcome.changes:
+            text.setdefault(c["piece"], []).append(c.get("text", c.get("change", "")))
+        pending: list[PendingChange] = []
+        for p in before.pieces:
+            q = after.by_id.get(p.id)
+            why = tuple(text.get(p.id, ()))
+            if q is None:
+                s.state.removed.add(p.id)
+                ch = PoseChange(p.id, removed=True, why=why, text="; ".join(why))
+            else:
+                adopt_element_state(s.state.states.setdefault(p.id, {}), p, q)
+                if math.hypot(q.x_mm - p.x_mm, q.y_mm - p.y_mm) < 0.05 and \
+                        abs((q.heading_deg - p.heading_deg + 180) % 360 - 180) < 0.05:
+                    continue
+                ch = PoseChange(p.id, why=why, x_mm=q.x_mm, y_mm=q.y_mm, heading_deg=q.heading_deg,
+                                text="; ".join(why))
+            s.state.pending[p.id] = ch
+            pending.append(ch)
+        for q in after.pieces:  # §5.10 the second Jäger: a new base the roster does not know yet
+            if q.id not in before.by_id:
+                s.log(f"place a new {q.type} element {q.id} at {q.x_mm:.0f},{q.y_mm:.0f} mm "
+                      "(add it to the roster to track it)")
+        self.template = replace(self.template, game=after.game)
+        res = outcome.resolution
+        s.log(f"{res.action}: {'; '.join(outcome.lines[1:3])}")
+        return pending
+
+    # ---- text
+
+    def title(self, s) -> str | None:
+        pid = s.selected
+        if pid is None:
+            return None
+        if not s.in_position(pid):
+            return f"{pid}: not on the table now (not seen, or removed)"
+        p = s.position.piece(pid)
+        sel = s.selection_overlay()
+        if sel is None:
+            return f"<b>{p.id}</b>"
+        n = sum(1 for ln in sel.lines if ln.kind in ("fire", "melee"))
+        a = sel.analysis
+        return (f"<b>{p.id}</b> {p.side} {p.ut.name}{' ' + p.quality if p.quality else ''} at {p.x_mm:.0f},"
+                f"{p.y_mm:.0f} mm facing {p.heading_deg:.0f}°: {a['going']} going, moves {sel.allowance_paces} p, "
+                f"{'fires ' + str(sel.fire_range_paces) + ' p' if a['can_shoot'] else 'does not shoot'}; "
+                f"{n} target(s) it may fire at or fight; {len(sel.contacts)} contact(s)")
+
+    def describe(self, s) -> list[str]:
+        """Every element with where it stands and its contacts, then the selection."""
+        pos = s.position
+        lines = [f"  bound {s.state.turn} ({s.state.active} active), scale {pos.scale.mm_per_pace} mm/pace, "
+                 f"BB {pos.scale.bb_mm:g} mm, terrain: {', '.join(f'{t.id} {t.type}' for t in pos.terrain) or 'none'}",
+                 f"  {'element':<9}{'side':<6}{'type':<7}{'x,y mm':<14}{'facing':<8}{'status':<10}contacts"]
+        for v in s.piece_views():
+            e = pos.by_id.get(v.piece.id)
+            where = f"{e.x_mm:.1f},{e.y_mm:.1f}" if e else "-"
+            fac = f"{round(e.heading_deg) % 360}°" if e else "-"
+            con = ", ".join(contacts_of(pos, e.id, s.system.opts)) if e else ""
+            lines.append(f"  {v.piece.id:<9}{v.piece.side:<6}{(v.type or '?'):<7}{where:<14}{fac:<8}{v.status:<10}"
+                         f"{con or '-'}")
+        for n in s.notes:
+            lines.append(f"  note: {n}")
+        sel = s.selection_overlay()
+        if sel is not None:
+            p = pos.piece(sel.piece)
+            a = sel.analysis
+            lines.append(f"selected {p.id} ({p.ut.name}, {a['going']} going): moves {sel.allowance_paces} paces "
+                         f"({sel.allowance_reason}), fire range {sel.fire_range_paces} paces ({sel.fire_reason})")
+            if sel.zoc_of:
+                lines.append(f"  stands in the zone of control of {', '.join(sel.zoc_of)}")
+            for c in sel.contacts:
+                who = f"{c.by} touches" if c.by != p.id else "touches"
+                lines.append(f"  contact {c.piece:<6}{c.kind:<8}{who} the {c.edge or '?'} edge"
+                             f"{'' if c.valid or c.kind in ('corner', 'overlap') else ' (not a legal contact)'}")
+            for t in s.targets():
+                if t.fire or t.melee:
+                    net = t.fire_net if t.fire else t.melee_net
+                    lines.append(f"  -> {t.target:<6}{t.distance:>5} p  {t.weapon:<12} net {net:+d}  {t.field}")
+                else:
+                    lines.append(f"  .  {t.target:<6}{t.distance:>5} p  {t.field:<8} {t.note[:80]}")
+        return lines
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, s.system.opts)

@@ -1,6 +1,6 @@
 """The same places on the table give the same rules position live (the dashboard's session), in the recorder and
 in the replay, for every system: each places pieces with the system's one function (rules/wiener/live.py
-`grid_position`, fieldglass/session_marengo.py `marengo_position`, fieldglass/session_dbx.py `dbx_position`).
+`grid_position`, fieldglass/session_marengo.py `marengo_position`, rules/dbx/live.py `dbx_position`).
 
 The camera is replaced by readings of the true places, given again and again until every piece has settled."""
 
@@ -102,7 +102,7 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
 def test_dbx_session_recorder_and_replay_agree(tmp_path):
     from fieldglass.recording_dbx import DbxRecorder, dbx_meta
-    from fieldglass.session_dbx import DEMO_GAME, DbxSession, load_dbx_setup
+    from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
 
     setup = load_dbx_setup("synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
@@ -110,7 +110,7 @@ def test_dbx_session_recorder_and_replay_agree(tmp_path):
     poses = [PiecePose(pid, markers[pid], x + 0.37, y - 0.21, (h + 1.3) % 360.0)
              for pid, _, _, x, y, h in DEMO_GAME]
 
-    session = DbxSession(setup, settle_s=1.0)
+    session = Session(setup, settle_s=1.0)
     path = tmp_path / "dbx.fgr"
     rec = Record.create(path, dbx_meta(setup.layout, setup.roster, setup.game, setup.initial_states))
     recorder = DbxRecorder.start_dbx(rec, setup.roster, TrackerConfig(settle_s=1.0))

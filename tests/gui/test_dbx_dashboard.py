@@ -85,6 +85,9 @@ def test_selection_overlays_match_the_engine(qapp, window):
     s = window.session
     s.select("b3")  # guns: a long fire zone, one legal target (the cuirassiers r3)
     _refresh(qapp, window)
+    # the selection panel's line is DBX's (rules/dbx/live.py DbxLive.title) through the generic session
+    title = window.selection_panel.title.text()
+    assert title == s.title() and title.startswith("<b>b3</b> blue artillery") and "fires 1000 p" in title
     view = window.board_view
     pos = s.position
     b3 = pos.piece("b3")
@@ -227,7 +230,7 @@ def test_square_swap_and_river_through_the_combat_panel(qapp, window):
     # §5.9 the first crossing rolls the river's type for the whole game
     cp.action.setCurrentText("river")
     cp.follow_selection()
-    assert s.template.game.river == ""  # not rolled yet: this is the first crossing
+    assert s.live.template.game.river == ""  # not rolled yet: this is the first crossing
     cp.dice.setText("6,4")
     out = cp.resolve()
     assert out is not None, cp.result.toPlainText()
@@ -235,4 +238,4 @@ def test_square_swap_and_river_through_the_combat_panel(qapp, window):
     assert out.after.game.river == "torrent" and out.resolution.result.outcome["result"] == "crosses"
     assert not out.after.game.crossing_stopped and out.rolled == [6, 4]
     cp.apply()
-    assert s.template.game.river == out.after.game.river
+    assert s.live.template.game.river == out.after.game.river
