@@ -279,12 +279,12 @@ class ReplaySession:
         return self.position_at(self.index)
 
     def _marengo_position(self, index: int):
-        """A Marengo record's blocks at `index` as the engine's position (fieldglass/session_marengo.py
-        `marengo_position`): each unit in the area (and reserve or approach) its committed place lies in, at its
-        recorded strength, revealed where the rules revealed it; reinforcements in their boxes until placed."""
+        """A Marengo record's blocks at `index` as the engine's position (rules/marengo/live.py `marengo_position`):
+        each unit in the area (and reserve or approach) its committed place lies in, at its recorded strength,
+        revealed where the rules revealed it; reinforcements in their boxes until placed."""
         from fieldglass.replay_hidden import revealed_at
-        from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
         from rules.live import GameState
+        from rules.marengo.live import BLOCK_KEYS, empty_game, marengo_position
         from rules.marengo.model import position_from_dict
 
         board = self.marengo_board
@@ -294,8 +294,8 @@ class ReplaySession:
         done = self.timeline[:index]
         types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
         shown = revealed_at(done)
-        start = position_from_dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
-                                                             "blocks": []}, "the record", board=board)
+        start = (position_from_dict(self.meta["game"], "the record", board=board) if self.meta.get("game")
+                 else empty_game(board, "the record"))
         initial = {b.id: b for b in start.blocks}
         # the engine's state after its last resolution or turn end (the recorder keeps it with the event), else the
         # start; older records kept none: their round and side come from the turn events

@@ -111,8 +111,10 @@ class SelectionPanel(QWidget):
         s = self.session
         if s.selected is None:
             self.title.setText("Click a piece on the table (Shift+click a second one for the pair).")
-        elif hasattr(s, "selection_title"):  # a system describing its own selection (Marengo blocks)
-            self.title.setText(s.selection_title())
+        elif (title := s.title()) is not None:  # a system describing its own selection (Marengo blocks)
+            self.title.setText(title)
+        elif hasattr(s, "selection_title"):  # a session subclass describing its own selection (DBX, until its
+            self.title.setText(s.selection_title())  # LiveRules has a title)
         elif not s.in_position(s.selected):
             self.title.setText(f"{s.selected}: not on the table now (not seen, off the grid or removed)")
         else:
