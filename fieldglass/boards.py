@@ -53,9 +53,11 @@ def block_point(board: Board, area: str, position: str) -> tuple[float, float]:
 
 def board_scene(board: Board | None = None, blocks=DEMO_BLOCKS) -> SyntheticScene:
     """The board as the synthetic table, its areas as alternating terrain, `blocks` (rows as DEMO_BLOCKS) placed:
-    several in one reserve spread around its centre, Austrian blocks facing north (0), French south (180)."""
+    several in one reserve spread around its centre, the first side's blocks facing north (0), the other's south
+    (180)."""
     board = board or load_demo_board()
     roster = block_roster(board.dictionary, DEMO_BLOCKS)
+    first = DEMO_BLOCKS[0][2]
     placed, count = [], {}
     for bid, _, side, _, _, area, position in blocks:
         x, y = block_point(board, area, position)
@@ -64,7 +66,7 @@ def board_scene(board: Board | None = None, blocks=DEMO_BLOCKS) -> SyntheticScen
         if position == "reserve":
             dx, dy = ((0, 0), (0, 30), (0, -30), (36, 0))[k % 4]
             x, y = x + dx, y + dy
-        placed.append((bid, float(x), float(y), 0.0 if side == "AU" else 180.0))
+        placed.append((bid, float(x), float(y), 0.0 if side == first else 180.0))
     areas = [np.asarray(a.polygon, float) for a in board.areas.values()]
     return board_table_scene(board_layout(board), roster, areas, placed)
 

@@ -39,8 +39,8 @@ import numpy as np
 from common.errors import InputError
 from fieldglass.boards import board_layout
 from fieldglass.recording import GameRecorder, record_meta
-from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
 from rules.marengo.hidden import BlockRoster, BlockWatch, Sighting, unit_roster
+from rules.marengo.live import BLOCK_KEYS, empty_game, marengo_position
 from vision.tracking import Observation, Place, Tracker, TrackerConfig
 
 
@@ -116,8 +116,7 @@ class MarengoRecorder(GameRecorder):
         tracker = Tracker(units, config)
         if game is None and record.meta.get("game"):
             game = position_from_dict(record.meta["game"], "the record's game", board=board)
-        base = game or position_from_dict({"system": "marengo", "round": 2, "side": "AU", "blocks": []},
-                                          "recording", board=board)
+        base = game or empty_game(board, "recording")
         init = {b.id: b for b in (game.blocks if game is not None else ())}
         rec = cls(record, units, tracker, on_event, board=board, blocks=blocks,
                   watch=BlockWatch(blocks, config.settle_s if config else 1.0),
@@ -192,7 +191,7 @@ class MarengoRecorder(GameRecorder):
 
     def position(self):
         """The engine's position from the record's committed state and the game state the camera cannot see,
-        placed as the live session places it (fieldglass/session_marengo.py `marengo_position`)."""
+        placed as the live session places it (rules/marengo/live.py `marengo_position`)."""
         from rules.live import GameState
 
         state = self.record.state()

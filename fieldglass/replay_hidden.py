@@ -1,10 +1,11 @@
 """Hidden blocks in a replay (Qt-free): the record stores every identity, the replay shows them only where the rules
-revealed them, or everywhere from the moment the game ended on (rules/marengo/hidden.py's player view).
+revealed them, or everywhere from the moment the game ended on, under the anonymous labels of the live dashboard and
+`fieldglass view` (rules/marengo/hidden.py `position_views`).
 
 Revealed blocks are read from the record's combat events (a change `{"piece": ID, "revealed": true}` reveals it, a
 later `false` hides it again, as the Marengo engine reports them); the game has ended when the record's metadata
 says `game_over` or an event carries `game_winner`. `viewer` is "public" (both sides hidden: a replay shown to
-anyone), a side ("AU", "FR": that side's own blocks in full) or "umpire" (everything, for the record's owner).
+anyone), a side (that side's own blocks in full) or "umpire" (everything, for the record's owner).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-PUBLIC = "public"
+from rules.marengo.hidden import PUBLIC, UnitState, place_order, position_views
+from rules.system import UMPIRE
 
 
 def revealed_at(events: Iterable) -> set[str]:
@@ -42,22 +44,41 @@ def game_over(meta: Mapping, events: Iterable) -> bool:
     return at is None or any(ev.seq >= int(at) for ev in done)
 
 
-def hide(views: list, viewer: str, revealed: set[str], over: bool) -> tuple[list, dict[str, str]]:
-    """PieceViews with the hidden blocks anonymised ("FR block 2", type unknown); and label -> block id."""
-    if viewer == "umpire" or over:
+def hide(views: list, viewer: str, revealed: set[str], over: bool, pos=None, board=None
+         ) -> tuple[list, dict[str, str]]:
+    """PieceViews with the hidden blocks anonymised ("FR block 2", type unknown); and label -> block id.
+
+    The labels are the live dashboard's (rules/marengo/hidden.py `position_views`): over the blocks of the replay's
+    position `pos` and those on the table but left out of it (on a border: located on `board`), numbered by side and
+    where they stand; a record that keeps no board (`board` None) numbers them by where they stand on the table
+    (south to north, west to east), never by anything that hints at identity."""
+    if viewer == UMPIRE or over:
         return views, {}
-    out, aliases, n = [], {}, {}
-    # numbered by where they stand (south to north, west to east), never by anything that hints at identity
-    for v in sorted(views, key=lambda v: (v.piece.side, round(v.pose.y_mm) if v.pose else 0,
-                                          round(v.pose.x_mm) if v.pose else 0, v.piece.id)):
-        p = v.piece
-        if p.side == viewer or p.id in revealed:
+    placed = pos.blocks_by_id if pos is not None else {}
+    others = []
+    for v in views:
+        if v.piece.id in placed:
+            continue
+        pl = board.locate(v.pose.x_mm, v.pose.y_mm) if board is not None and v.pose is not None else None
+        others.append(UnitState(v.piece.id, v.piece.side, v.type or "", 0, -1, pl.area if pl else None,
+                                pl.position if pl else None))
+    order = place_order
+    if board is None:
+        at = {v.piece.id: (round(v.pose.y_mm), round(v.pose.x_mm)) if v.pose else (0, 0) for v in views}
+
+        def order(u):
+            return (u.side, *at.get(u.unit, (0, 0)), u.unit)
+
+    blocks = position_views(pos, viewer, others, revealed, over, order)
+    out, aliases = [], {}
+    for v in views:
+        bv = blocks.get(v.piece.id)
+        if bv is None or not bv.hidden:
             out.append(v)
             continue
-        n[p.side] = n.get(p.side, 0) + 1
-        label = f"{p.side} block {n[p.side]}"
-        aliases[label] = p.id
-        out.append(replace(v, piece=replace(p, id=label, type="block"), type=None, state={}, label=label, hidden=True))
+        aliases[bv.label] = v.piece.id
+        out.append(replace(v, piece=replace(v.piece, id=bv.label, type="block"), type=None, state={}, label=bv.label,
+                           hidden=True))
     return out, aliases
 
 

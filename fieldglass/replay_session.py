@@ -23,9 +23,10 @@ from common.events import Signal
 from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker, combat_label
 from fieldglass.record.board import CLOTH
+from fieldglass.replay_hidden import PUBLIC
 from fieldglass.session import PieceView, build_scene
 from rules.live import LiveRules
-from rules.system import SelectionOverlay, game_system
+from rules.system import UMPIRE, SelectionOverlay, game_system
 from vision.pieces import PiecePose
 from vision.roster import Piece, Roster
 
@@ -101,7 +102,8 @@ class ReplaySession:
         self.roster = roster_from_meta(self.meta)
         self.system = record_system(self.meta)
         self.ground = self.system.empty_ground()
-        self.sides = list(dict.fromkeys(p.side for p in self.roster.pieces))
+        game = game_system(self.meta.get("system") or "wiener")
+        self.sides = list(game.sides) or list(dict.fromkeys(p.side for p in self.roster.pieces))
         self.reading = None  # a replay has no camera reading: the board view draws no anchors
         self.include_undone = include_undone
         self.replay = Replay(record, include_undone=include_undone)
@@ -109,10 +111,11 @@ class ReplaySession:
         self.selected: str | None = None
         self.second: str | None = None
         self.problems: list[str] = []
-        self.viewer = "public"  # hidden blocks (Marengo): fieldglass/replay_hidden.py
         self.to_table = None  # a record keeps board positions in table mm
-        game = game_system(self.meta.get("system") or "wiener")
         self.live = (game.live or LiveRules)(self.system, None)
+        self.viewer = PUBLIC  # hidden blocks (Marengo): fieldglass/replay_hidden.py
+        self.viewers = (PUBLIC, *self.live.viewers, UMPIRE)
+        """Who may watch: anyone, each side of a system with hidden information, the umpire (everything)."""
         self.marengo_board = None  # a Marengo record's printed board (its areas are drawn): recording_marengo.py
         if self.meta.get("system") == "marengo":
             from fieldglass.recording_marengo import board_from_meta
@@ -279,12 +282,12 @@ class ReplaySession:
         return self.position_at(self.index)
 
     def _marengo_position(self, index: int):
-        """A Marengo record's blocks at `index` as the engine's position (fieldglass/session_marengo.py
-        `marengo_position`): each unit in the area (and reserve or approach) its committed place lies in, at its
-        recorded strength, revealed where the rules revealed it; reinforcements in their boxes until placed."""
+        """A Marengo record's blocks at `index` as the engine's position (rules/marengo/live.py `marengo_position`):
+        each unit in the area (and reserve or approach) its committed place lies in, at its recorded strength,
+        revealed where the rules revealed it; reinforcements in their boxes until placed."""
         from fieldglass.replay_hidden import revealed_at
-        from fieldglass.session_marengo import BLOCK_KEYS, marengo_position
         from rules.live import GameState
+        from rules.marengo.live import BLOCK_KEYS, empty_game, marengo_position
         from rules.marengo.model import position_from_dict
 
         board = self.marengo_board
@@ -294,8 +297,8 @@ class ReplaySession:
         done = self.timeline[:index]
         types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
         shown = revealed_at(done)
-        start = position_from_dict(self.meta.get("game") or {"system": "marengo", "round": 2, "side": "AU",
-                                                             "blocks": []}, "the record", board=board)
+        start = (position_from_dict(self.meta["game"], "the record", board=board) if self.meta.get("game")
+                 else empty_game(board, "the record"))
         initial = {b.id: b for b in start.blocks}
         # the engine's state after its last resolution or turn end (the recorder keeps it with the event), else the
         # start; older records kept none: their round and side come from the turn events
@@ -309,7 +312,7 @@ class ReplaySession:
         else:
             base = start
             turn = max(1, st.turn) if st.turn else start.round
-            active = side if side in ("AU", "FR") else start.side
+            active = side if side in self.sides else start.side
         game = GameState(turn=turn, active=active,
                          removed={pid for pid, p in st.pieces.items() if p.status == "removed"})
         for pid, p in st.pieces.items():
@@ -324,9 +327,10 @@ class ReplaySession:
         return pos
 
     def set_viewer(self, viewer: str) -> None:
-        """Marengo: who watches the replay ("public", "AU", "FR" or "umpire": fieldglass/replay_hidden.py)."""
-        if viewer not in ("public", "AU", "FR", "umpire"):
-            raise InputError(f"view: public, AU, FR or umpire, not {viewer!r}")
+        """Who watches the replay: "public", a side of a system with hidden information, or "umpire"
+        (fieldglass/replay_hidden.py)."""
+        if viewer not in self.viewers:
+            raise InputError(f"view: {', '.join(self.viewers[:-1])} or {self.viewers[-1]}, not {viewer!r}")
         self.viewer = viewer
         self.aliases = {}
         self.events.moved.emit(self.index)
@@ -351,7 +355,8 @@ class ReplaySession:
             from fieldglass.replay_hidden import game_over, hide, revealed_at
 
             done = self.timeline[: self.index]
-            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, done))
+            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, done), pos,
+                                     self.marengo_board)
         return out
 
     def picture(self, live: bool = False, labels: bool = True) -> tuple:
@@ -503,7 +508,7 @@ class ReplaySession:
     def hidden_at(self, e: Event | None = None) -> list[str]:
         """Marengo: the blocks whose identity was not revealed by the rules up to event `e` (None: the moment
         shown), longest id first; none once the game has ended or for the umpire (fieldglass/replay_hidden.py)."""
-        if getattr(self.system, "name", "") != "marengo" or self.viewer == "umpire":
+        if getattr(self.system, "name", "") != "marengo" or self.viewer == UMPIRE:
             return []
         from fieldglass.replay_hidden import game_over, revealed_at
 

@@ -4,19 +4,25 @@ Napari style: `Session` knows nothing of any GUI; a view connects to its events 
 One `Session` serves every game system: the system's `LiveRules` (rules/live.py) turns the committed places and
 the game state into its engine's position; every rules answer then comes from the engine through its adapter
 (rules/system.py), and every picture from its `picture` hook (rules/picture.py).
+
+A system on a printed board (`GameSystem.table == "board"`) gets the set-up's board (a rules.board.Board): either the
+board is the table (its anchors register the camera), or it lies on a table registered by the layout and is found
+from its own anchors every frame (calibration/board.py); `to_table`, `to_board` and `locate` (area and position of a
+table point) serve the system's hooks.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
 from common.errors import InputError
 from common.events import Signals
+from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange
 from rules.picture import Scene, ScenePiece
 from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
@@ -38,7 +44,9 @@ class Setup:
     """Everything a session needs besides frames: the files, or the synthetic table's own camera and demo files.
 
     `camera` is None when the source brings its own (the synthetic table); `ground` is the rules system's terrain
-    (fields, edges), `terrain` the synthetic table's templates (for drawing)."""
+    (fields, edges), `terrain` the synthetic table's templates (for drawing). A system on a printed board has its
+    `board` (rules.board.Board): `board_on_table` when the board itself is the table (its anchors register the
+    camera), else the board lies on a table registered by `layout` and is found from its own anchors every frame."""
 
     source: str
     camera: CameraIntrinsics | None
@@ -50,6 +58,8 @@ class Setup:
     terrain: tuple = ()
     names: Mapping[str, str] = field(default_factory=dict)  # what each file was, for the title and messages
     join_by_cards: bool = False  # start with no unit in the game; each joins when its QR card is shown
+    board: Any = None  # rules.board.Board, for a system on a printed board
+    board_on_table: bool = True
 
     def make_session(self) -> Session:
         """The live model for this set-up (a system's own Setup makes its own Session subclass): the dashboard
@@ -136,14 +146,20 @@ class Session:
     Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar)."""
 
-    to_table = None
-    """Board mm -> table mm for a system on a board lying on the table (None: the board is the table)."""
-
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
         game = game_system(setup.system)
         self.system = system or table_system(setup.system, getattr(setup, "options", None))
         self.live: LiveRules = (game.live or LiveRules)(self.system, setup)
+        # a system on a printed board: the set-up's board, registered from its own anchors when it lies on a table
+        # registered apart (else the board is the table and table mm are board mm)
+        self.board = getattr(setup, "board", None) if game.table == "board" else None
+        self.board_registration = None
+        if self.board is not None and not getattr(setup, "board_on_table", True) and setup.camera is not None:
+            from calibration.board import BoardRegistration
+            from fieldglass.boards import board_layout
+
+            self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
         self.layout = setup.layout
         self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
@@ -174,6 +190,10 @@ class Session:
 
     def update_reading(self, reading: TableReading, t: float | None = None) -> None:
         """A new reading at time `t` (seconds; default: now)."""
+        if self.board_registration is not None and reading.pose is not None:
+            anchors = {a.id for a in self.board.anchors}
+            self.board_registration.update({m.id: m.corners for m in reading.markers if m.id in anchors},
+                                           reading.pose)
         reading = self.live.read(self, reading)
         self.reading = reading
         for p in reading.pieces:
@@ -232,6 +252,41 @@ class Session:
             text += f" (not in the roster: {', '.join(unknown)})"
         self.events.message.emit(text)
         return text
+
+    # ---- a printed board
+
+    @property
+    def board_pose(self):
+        """The board's pose on the table (calibration/board.py BoardPose), None while it is not registered or when
+        the board is the table."""
+        return self.board_registration.pose if self.board_registration is not None else None
+
+    @property
+    def to_table(self):
+        """Board mm -> table mm through the board's registered pose; None where the board is the table (or there
+        is no board)."""
+        pose = self.board_pose
+        return pose.board_to_table if pose is not None else None
+
+    def to_board(self, x_mm: float, y_mm: float) -> tuple[float, float] | None:
+        """Table mm (the marker point at its height, as the pipeline measured it) -> board mm; None while a board
+        lying on the table is not registered."""
+        if self.board_registration is None:
+            return x_mm, y_mm
+        if self.board_pose is None:
+            return None
+        p = self.board_pose.table_to_board([(x_mm, y_mm)])[0]
+        return float(p[0]), float(p[1])
+
+    def locate(self, x_mm: float, y_mm: float) -> Placement:
+        """Where a table point lies on the board: area and position (rules.board.Board.locate; on a border:
+        flagged, not guessed)."""
+        if self.board is None:
+            return Placement(None, None, False, "this system has no printed board")
+        xy = self.to_board(x_mm, y_mm)
+        if xy is None:
+            return Placement(None, None, False, "the board is not registered (fewer than 2 board anchors)")
+        return self.board.locate(*xy)
 
     def plays(self, pid: str) -> bool:
         return self.in_game is None or pid in self.in_game
@@ -330,12 +385,19 @@ class Session:
             return name
         return self.live.resolve_id(self, name) or name
 
+    def hidden(self, pid: str | None) -> bool:
+        """Whether the current viewer may not know this piece (it knows it only by another name, an anonymous
+        label): its rules answers would tell its identity."""
+        return bool(pid) and self.visible_id(pid) != pid
+
     # ---- selection
 
     def select(self, pid: str | None, second: bool = False) -> None:
         if pid is not None and self.roster.piece(pid) is None:
-            pid = self.live.resolve_id(self, pid)
+            name, pid = pid, self.live.resolve_id(self, pid)
             if pid is None:
+                if self.board is not None and name in self.board.areas:  # a click or name of an area: say which
+                    self.events.message.emit(f"area {name}: {self.board.areas[name].name}")
                 return
             if self.roster.piece(pid) is None:
                 raise InputError(f"no {self.live.noun} {pid!r} in the roster")
@@ -362,23 +424,36 @@ class Session:
 
     def selection_overlay(self) -> SelectionOverlay | None:
         pid = self.selected
-        if not self.in_position(pid):
+        if not self.in_position(pid) or self.hidden(pid):  # a hidden piece's reach would tell what it is
             return None
         return self._cached(f"sel:{pid}", lambda: self.system.selection(self.position, pid))
 
     def targets(self) -> list[TargetRow]:
+        """The selected piece's targets, each named as the viewer may name it (none for a hidden piece)."""
         pid = self.selected
-        if not self.in_position(pid):
+        if not self.in_position(pid) or self.hidden(pid):
             return []
-        return self._cached(f"tgt:{pid}", lambda: self.system.targets(self.position, pid)) or []
+        rows = self._cached(f"tgt:{pid}", lambda: self.system.targets(self.position, pid)) or []
+        return [replace(r, target=self.visible_id(r.target)) if self.hidden(r.target) else r for r in rows]
 
     def pair(self) -> tuple[dict, list[str]] | None:
+        """The pair's analysis and text; a hidden piece's lines and data withheld, its id replaced by its label."""
         a, b = self.selected, self.second
         if not (self.in_position(a) and self.in_position(b)):
             return None
         if self.position.piece(a).side == self.position.piece(b).side:
-            return {}, [f"{a} and {b} are on the same side: no combat between them"]
-        return self._cached(f"pair:{a}:{b}", lambda: self.system.pair(self.position, a, b))
+            out = {}, [f"{a} and {b} are on the same side: no combat between them"]
+        else:
+            out = self._cached(f"pair:{a}:{b}", lambda: self.system.pair(self.position, a, b))
+        if out is None:
+            return None
+        data, lines = out
+        for pid in (a, b):
+            if self.hidden(pid):  # what the rules say of the pair stays; the hidden piece's identity goes
+                label = self.visible_id(pid)
+                lines = [ln.replace(pid, label) for ln in lines if not ln.startswith(f"{pid}:")]
+                data = {}
+        return data, lines
 
     # ---- game state
 
@@ -420,14 +495,20 @@ class Session:
         return self.system.combat_modifiers(self.position, attacker, target, action, supporters, **self._choice_kw())
 
     def resolve(self, action: str, attacker: str, target: str, **kw) -> CombatOutcome:
-        """Resolve an action on the current position with the engine; InputError when the rules forbid it."""
+        """Resolve an action on the current position with the engine; InputError when the rules forbid it. On a
+        printed board an action's target is an area (a block names its own, or none is needed): the engine judges
+        it, the session needs only the attacker."""
         attacker, target = self.piece_id(attacker), self.piece_id(target)
-        self._need(attacker, *(() if self._single(action) else (target,)))
+        self._need(attacker, *(() if self._single(action) or self.board is not None else (target,)))
         return self.system.resolve(self.position, action, attacker, target, **{**self._choice_kw(), **kw})
 
     def _need(self, *pids: str) -> None:
         for pid in pids:
+            if self.board is not None and pid in self.board.areas:
+                continue  # an area of the board, named as an action's target
             if not self.in_position(pid):
+                if self.board is not None:
+                    raise InputError(f"{pid!r} is not on the board (not seen, on a border, or removed)")
                 raise InputError(f"{pid!r} is not on the table (not seen by the camera, or removed)")
 
     def apply(self, outcome: CombatOutcome) -> list[PendingChange]:
@@ -435,7 +516,7 @@ class Session:
         and removals become pending changes shown on the table until the physical pieces match."""
         pending = self.live.apply(self, outcome)
         for ch in pending:
-            self._log(f"waiting for the table: {ch.describe()}")
+            self._log(f"waiting for the {'board' if self.board is not None else 'table'}: {ch.describe()}")
         self.events.state.emit()
         self._rebuild()
         return pending

@@ -598,14 +598,14 @@ class ReplayWindow(QMainWindow):
         for w in (self.undone_box, self.lines_box):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             bar.addWidget(w)
-        self.viewer_box = QComboBox()  # Marengo: who watches (hidden blocks, fieldglass/replay_hidden.py)
+        self.viewer_box = QComboBox()  # who watches a system with hidden blocks (fieldglass/replay_hidden.py)
         self.viewer_box.setObjectName("viewer")
-        self.viewer_box.addItems(["public", "AU", "FR", "umpire"])
+        self.viewer_box.addItems(list(s.viewers))
         self.viewer_box.setToolTip("who watches: the opponent's blocks stay hidden until the rules reveal them or "
                                    "the game ends (umpire: everything)")
         self.viewer_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.viewer_box.currentTextChanged.connect(self.set_viewer)
-        if record.meta.get("system") == "marengo":
+        if s.live.viewers:  # a system with player views (hidden information)
             bar.addSpacing(12)
             bar.addWidget(QLabel("view"))
             bar.addWidget(self.viewer_box)

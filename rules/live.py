@@ -5,8 +5,11 @@ and overrides a few hooks; no caller branches on the system).
 The session (fieldglass/session.py) owns the camera's readings, the tracker, the selection and the signals; it
 calls these hooks with itself as `s`, of which a hook may use: `s.system` (the TableSystem adapter), `s.roster`,
 `s.layout`, `s.state` (GameState), `s.position`, `s.notes`, `s.selected`, `s.second`, `s.viewer`, `s.ground`,
-`s.committed_places()`, `s.locate(x_mm, y_mm)` (a point of the table on the system's board: area and position),
-`s.to_table` (board mm -> table mm, None where the board is the table), `s.log(text)` and `s.events`.
+`s.frames` (readings so far), `s.committed_places()`, `s.true_views()`, `s.piece_views()`, `s.in_position(pid)`,
+`s.piece_id(name)`, `s.selection_overlay()`, `s.targets()`, `s.log(text)` and `s.events`; and for a system on a
+printed board (`GameSystem.table == "board"`): `s.board` (rules.board.Board), `s.locate(x_mm, y_mm)` (a point of the
+table on the board: area and position), `s.to_board` (table mm -> board mm) and `s.to_table` (board mm -> table mm,
+None where the board is the table).
 """
 
 from __future__ import annotations

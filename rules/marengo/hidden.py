@@ -12,8 +12,9 @@ The `BlockRoster` maps each unit to its markers per strength, so `track_losses` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from common.errors import InputError
 from rules.marengo.adapter import parse_roster_type
@@ -240,14 +241,25 @@ class BlockView:
     hidden: bool
 
 
-def player_view(units: Iterable[UnitState], viewer: str, revealed: Iterable[str] = (), game_over: bool = False
-                ) -> list[BlockView]:
-    """`viewer` a side (AU, FR): own blocks and revealed ones in full, the opponent's as colour only; "umpire": all."""
-    if viewer not in (*SIDES, UMPIRE):
-        raise InputError(f"view: viewer must be {', '.join((*SIDES, UMPIRE))}, not {viewer!r}")
+PUBLIC = "public"
+"""A spectator's view (a replay shown to anyone): every block hidden unless the rules revealed it."""
+
+
+def place_order(u: UnitState) -> tuple:
+    """The order hidden blocks are numbered in: by side, then where they stand (area, position), never by type or
+    strength."""
+    return (u.side, u.area or "", u.position or "", u.unit)
+
+
+def player_view(units: Iterable[UnitState], viewer: str, revealed: Iterable[str] = (), game_over: bool = False,
+                order: Callable[[UnitState], Any] = place_order) -> list[BlockView]:
+    """`viewer` a side (AU, FR): own blocks and revealed ones in full, the opponent's as colour only; "umpire": all;
+    "public": only the revealed ones. In `order` (the anonymous labels are numbered in it)."""
+    if viewer not in (*SIDES, UMPIRE, PUBLIC):
+        raise InputError(f"view: viewer must be {', '.join((*SIDES, UMPIRE, PUBLIC))}, not {viewer!r}")
     shown = set(revealed)
     out, n = [], {}
-    for u in sorted(units, key=lambda u: (u.side, u.area or "", u.position or "", u.unit)):
+    for u in sorted(units, key=order):
         visible = viewer == UMPIRE or u.side == viewer or u.unit in shown or game_over
         if visible:
             out.append(BlockView(u.unit, u.side, u.area, u.position, u.type, u.strength, False))
@@ -255,6 +267,13 @@ def player_view(units: Iterable[UnitState], viewer: str, revealed: Iterable[str]
             n[u.side] = n.get(u.side, 0) + 1
             out.append(BlockView(f"{u.side} block {n[u.side]}", u.side, u.area, u.position, None, None, True))
     return out
+
+
+def views_by_unit(units: Iterable[UnitState], viewer: str, revealed: Iterable[str] = (), game_over: bool = False,
+                  order: Callable[[UnitState], Any] = place_order) -> dict[str, BlockView]:
+    """`player_view` keyed by unit."""
+    ordered = sorted(units, key=order)
+    return dict(zip((u.unit for u in ordered), player_view(ordered, viewer, revealed, game_over, order), strict=True))
 
 
 @dataclass(frozen=True)
@@ -277,16 +296,26 @@ def units_from_position(pos) -> tuple[list[UnitState], set[str]]:
     return units, {b.unit or b.id for b in pos.blocks if b.revealed}
 
 
+def position_views(pos, viewer: str, others: Iterable[UnitState] = (), revealed: Iterable[str] = (),
+                   game_over: bool | None = None, order: Callable[[UnitState], Any] = place_order
+                   ) -> dict[str, BlockView]:
+    """Unit -> how `viewer` sees it at one moment: every block of the position `pos` (None: none) and `others`, the
+    blocks seen but left out of it (on a border); revealed where the position or `revealed` says so; everything once
+    the game is over (`game_over`, by default: the position has a winner). One function for the dashboard's player
+    views (rules/marengo/live.py), the replay (fieldglass/replay_hidden.py) and `fieldglass view` (`position_view`),
+    so a hidden block has the same anonymous label in each."""
+    units, shown = units_from_position(pos) if pos is not None else ([], set())
+    over = (pos is not None and pos.winner is not None) if game_over is None else game_over
+    return views_by_unit([*units, *others], viewer, shown | set(revealed), over, order)
+
+
 def position_view(pos, viewer: str) -> dict:
     """The position file of `pos` as `viewer` ("AU", "FR" or "umpire") may see it: every block the viewer may not
     identify (the opponent's, unless the rules revealed it or the game is over, §13) keeps only its side and where
     it stands, under the anonymous label the dashboard and the replay use ("FR block 2"), with `"hidden": true`.
-    One function for `fieldglass view`, the dashboard's player views and the replay."""
+    One function for `fieldglass view`, the dashboard's player views and the replay (`position_views`)."""
     out = position_to_dict(pos)
-    units, revealed = units_from_position(pos)
-    order = sorted(units, key=lambda u: (u.side, u.area or "", u.position or "", u.unit))
-    views = dict(zip((u.unit for u in order), player_view(units, viewer, revealed, pos.winner is not None),
-                     strict=True))
+    views = position_views(pos, viewer)
     blocks = []
     for b in out["blocks"]:
         v = views[b.get("unit") or b["id"]]

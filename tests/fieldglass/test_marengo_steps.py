@@ -9,7 +9,8 @@ import pytest
 
 from common.errors import InputError
 from fieldglass.boards import block_point, board_layout, demo_block_roster
-from fieldglass.session_marengo import MarengoSession, MarengoSetup, load_marengo_setup
+from fieldglass.session import Session
+from fieldglass.session_marengo import MarengoSetup, load_marengo_setup
 from rules.board import load_demo_board
 from rules.marengo.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from vision.pieces import PiecePose, TableReading
@@ -32,7 +33,7 @@ def session():
     board, ros = roster()
     setup = MarengoSetup("x", None, board_layout(board), ros, "marengo", board=board,
                          blocks=roster_blocks(ros.pieces, EXTRA))
-    return board, MarengoSession(setup, settle_s=0.0)
+    return board, Session(setup, settle_s=0.0)
 
 
 def reading(board, *blocks):
@@ -89,17 +90,17 @@ def test_a_marker_swap_in_the_same_area_is_a_step_loss_of_the_same_unit():
     b = s.position.block("au-inf-1")
     assert b.strength == 2 and b.area == "3" and b.position == "reserve"
     assert [p.id for p in s.roster.pieces].count("au-inf-1") == 1 and s.roster.piece("au-inf-1.2") is None
-    assert [(x.unit, x.old_marker, x.new_marker, x.steps) for x in s.step_losses] == [("au-inf-1", 10, 30, 1)]
+    assert [(x.unit, x.old_marker, x.new_marker, x.steps) for x in s.live.step_losses] == [("au-inf-1", 10, 30, 1)]
     assert "au-inf-1" in s.position.blocks_by_id and "au-inf-1.2" not in s.position.blocks_by_id
     # then its last block, in an approach of the same area
     for t in (6.0, 7.0, 8.0):
         s.update_reading(reading(board, ("au-inf-1.1", 31, "3", "4"), *others), t)
     b = s.position.block("au-inf-1")
     assert b.strength == 1 and b.position == "3>4"
-    assert s.step_losses[-1].same_area and s.step_losses[-1].steps == 1
+    assert s.live.step_losses[-1].same_area and s.live.step_losses[-1].steps == 1
     # the umpire sees the unit, the French player an anonymous Austrian block of unknown strength
     s.set_viewer("FR")
-    v = s.block_views()["au-inf-1"]
+    v = s.live.block_views(s)["au-inf-1"]
     assert v.hidden and v.strength is None
 
 
@@ -107,7 +108,7 @@ def test_first_seen_at_a_lower_strength_and_the_engine_agreeing():
     board, s = session()
     s.update_reading(reading(board, ("au-inf-1.2", 30, "3", "reserve")), 0.0)
     s.update_reading(reading(board, ("au-inf-1.2", 30, "3", "reserve")), 1.0)
-    assert s.position.block("au-inf-1").strength == 2 and s.step_losses == []
+    assert s.position.block("au-inf-1").strength == 2 and s.live.step_losses == []
 
 
 def test_a_roster_file_with_units_and_strengths(tmp_path):
@@ -119,8 +120,8 @@ def test_a_roster_file_with_units_and_strengths(tmp_path):
     path.write_text(text, encoding="utf-8")
     setup = load_marengo_setup("synthetic", roster=str(path))
     assert dict(setup.blocks.units["au-inf-1"].markers) == {3: 10, 2: 30}
-    s = MarengoSession(setup, settle_s=0.0)
-    assert s.roster.piece("au-inf-1.2") is None and s.marker_roster.piece("au-inf-1.2") is not None
+    s = Session(setup, settle_s=0.0)
+    assert s.roster.piece("au-inf-1.2") is None and s.setup.roster.piece("au-inf-1.2") is not None
     for t, pid, m in ((0.0, "au-inf-1", 10), (1.0, "au-inf-1", 10), (2.0, "au-inf-1.2", 30), (3.0, "au-inf-1.2", 30)):
         s.update_reading(reading(board, (pid, m, "3", "reserve")), t)
     assert s.position.block("au-inf-1").strength == 2

@@ -1,6 +1,6 @@
 """The same places on the table give the same rules position live (the dashboard's session), in the recorder and
 in the replay, for every system: each places pieces with the system's one function (rules/wiener/live.py
-`grid_position`, fieldglass/session_marengo.py `marengo_position`, rules/dbx/live.py `dbx_position`).
+`grid_position`, rules/marengo/live.py `marengo_position`, rules/dbx/live.py `dbx_position`).
 
 The camera is replaced by readings of the true places, given again and again until every piece has settled."""
 
@@ -77,7 +77,7 @@ def test_wiener_session_recorder_and_replay_agree(tmp_path):
 def test_marengo_session_recorder_and_replay_agree(tmp_path):
     from fieldglass.boards import block_point
     from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
-    from fieldglass.session_marengo import MarengoSession, load_marengo_setup
+    from fieldglass.session_marengo import load_marengo_setup
     from vision.synthetic_board import DEMO_BLOCKS
 
     setup = load_marengo_setup("synthetic")
@@ -86,7 +86,7 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
     poses = [PiecePose(bid, markers[bid], *block_point(board, area, pos), 0.0)
              for bid, _, _, _, _, area, pos in DEMO_BLOCKS]
 
-    session = MarengoSession(setup, settle_s=1.0)
+    session = Session(setup, settle_s=1.0)
     path = tmp_path / "marengo.fgr"
     rec = Record.create(path, marengo_meta(board, None, setup.roster, setup.blocks))
     recorder = MarengoRecorder.start_marengo(rec, board, TrackerConfig(settle_s=1.0))

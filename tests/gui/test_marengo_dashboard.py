@@ -111,7 +111,7 @@ def test_player_views_hide_opponent_identities(qapp, window):
     s.select("FR block 1", second=True)
     assert "fr-" not in "\n".join(s.pair()[1])
     s.select("FR block 1")
-    assert s.selected.startswith("fr-") and s.selection_overlay() is None and "hidden" in s.selection_title()
+    assert s.selected.startswith("fr-") and s.selection_overlay() is None and "hidden" in s.title()
     window.save_screenshot(SHOTS / "marengo-player-AU.png")
     window.viewer_actions["umpire"].setChecked(True)
     _refresh(qapp, window)
@@ -206,7 +206,8 @@ def test_board_lying_on_a_registered_table_maps_blocks_through_its_pose():
     from calibration.camera import CameraPose
     from calibration.layout import TableLayout
     from fieldglass.boards import block_point, demo_block_roster
-    from fieldglass.session_marengo import MarengoSession, MarengoSetup
+    from fieldglass.session import Session
+    from fieldglass.session_marengo import MarengoSetup
     from rules.board import load_demo_board
     from vision.pieces import PiecePose, TableReading
     from vision.synthetic import VirtualCamera
@@ -215,7 +216,7 @@ def test_board_lying_on_a_registered_table_maps_blocks_through_its_pose():
     cam = VirtualCamera.looking_at_table(1800, 1200, (1280, 720)).intrinsics
     setup = MarengoSetup("x", cam, TableLayout(1800, 1200, board.dictionary, ()), demo_block_roster(board),
                          "marengo", board=board, board_on_table=False)
-    s = MarengoSession(setup, settle_s=0.0)
+    s = Session(setup, settle_s=0.0)
     s.board_registration.pose = BoardPose(90.0, 900.0, 100.0)  # turned a quarter, 0.9 m along the table
     cpose = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1500.0]))  # the table is registered (no board anchor seen)
 
