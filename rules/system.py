@@ -126,6 +126,16 @@ class CombatOutcome:
         return self.resolution.after
 
 
+@dataclass(frozen=True)
+class CliOption:
+    """One command-line option a system's `analyze` or `resolve` reads: its flags, its help and argparse's keyword
+    arguments (type, choices, metavar, dest, action, default) as plain data, so the engine never imports argparse."""
+
+    flags: tuple[str, ...]
+    help: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
 # ---------------------------------------------------------------------------------------------- the contract
 
 
@@ -205,6 +215,10 @@ class GameSystem:
     view: Callable[[Any, str], dict] | None = None
     live: type | None = None
     """The system's `rules.live.LiveRules` subclass: its part of the one live session."""
+    cli: Mapping[str, tuple[CliOption, ...]] = field(default_factory=dict)
+    """Its own options of `fieldglass analyze` and `resolve` ({"analyze": (...), "resolve": (...)})."""
+    examples: Mapping[str, str] = field(default_factory=dict)
+    """Example lines of those commands for --help."""
     digest: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -23,6 +23,28 @@ def position_system(path: str) -> str:
     return data["system"]
 
 
+def add_system_options(parser, command: str) -> None:
+    """Every registered system's own options of `command` ("analyze" or "resolve"), each system's under its title;
+    an option two systems share is added once, with the first one's help."""
+    for game in game_systems().values():
+        options = game.cli.get(command, ())
+        if not options:
+            continue
+        group = parser.add_argument_group(f"{game.title} ({game.name})")
+        for o in options:
+            try:
+                group.add_argument(*o.flags, help=o.help, **dict(o.kwargs))
+            except argparse.ArgumentError:  # another system's option of the same name: it serves both
+                continue
+
+
+def system_examples(command: str) -> str:
+    """The examples every registered system gives for `command`, for --help."""
+    parts = [f"{game.examples[command]}\n  ^ {game.title}" for game in game_systems().values()
+             if game.examples.get(command)]
+    return "examples:\n" + "\n\n".join(parts) + "\n"
+
+
 def delegate(system: str, command: str, args) -> int:
     """Run `command` ("analyze" or "resolve") with the commands module of `system`."""
     module = importlib.import_module(game_system(system, args.position).commands)

@@ -15,7 +15,7 @@ from rules.dbx.adapter import DbxSystem
 from rules.dbx.live import DbxLive
 from rules.dbx.model import SYSTEM, DbxPiece, DbxPosition, Scale, Terrain, dumps, position_from_dict, position_to_dict
 from rules.dbx.options import DEFAULT, Options, load_options
-from rules.system import GameSystem
+from rules.system import CliOption, GameSystem
 
 
 def adapter(options: str | Path | Mapping | None = None) -> DbxSystem:
@@ -38,6 +38,19 @@ GAME = GameSystem(
     adapter=adapter,
     commands="rules.dbx.commands",
     live=DbxLive,
+    cli={"analyze": (
+        CliOption(("--all",), "every ordered pair of enemies", {"action": "store_true"}),
+        CliOption(("--path",), "analyze: a move to x,y mm (several points: a path; with --choice group=...: a group "
+                  "move, §5.2)", {"metavar": "X,Y,.."}),
+        CliOption(("--facing",), "analyze --path: the heading(s) in degrees after the move"))},
+    examples={
+        "analyze": """\
+  fieldglass analyze dbx.json --from p1 --to p2 --json     distance in mm, paces and BB, contact, zone of control
+  fieldglass analyze dbx.json --from p1 --path 300,200 --facing 90   a move: corner distances, cost, problems""",
+        "resolve": """\
+  fieldglass resolve dbx.json --action fire --attacker p1 --target p2 --dice 5,3 [--supporters a,b]
+  fieldglass resolve dbx.json --action melee --attacker p1 --target p2 --dice 5,3""",
+    },
     digest="shared/rules/dbx-18th-century.md",
 )
 

@@ -40,6 +40,14 @@ GAME = GameSystem(
     adapter=adapter,
     commands="rules.marengo.commands",
     live=MarengoLive,
+    examples={
+        "analyze": """\
+  fieldglass analyze marengo.json --from 3 --to 5 --json          two areas: adjacency, approaches, legal actions
+  fieldglass analyze marengo.json --from au-cav-1 --to fr-inf-1   two blocks""",
+        "resolve": """\
+  fieldglass resolve marengo.json --action thrust --attacker a,b --target 5 --choice push=f1
+  fieldglass resolve marengo.json --action road --attacker a --choice path=1,2,3""",
+    },
     view=position_view,
     digest="shared/rules/triomphe-a-marengo.md",
 )

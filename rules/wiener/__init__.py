@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rules.system import GameSystem
+from rules.wiener import cli
 from rules.wiener.adapter import WienerSystem
 from rules.wiener.live import WienerLive
 from rules.wiener.model import (
@@ -47,6 +48,8 @@ GAME = GameSystem(
     adapter=adapter,
     commands="rules.wiener.commands",
     live=WienerLive,
+    cli={"analyze": cli.ANALYZE, "resolve": cli.RESOLVE},
+    examples=cli.EXAMPLES,
     digest="shared/rules/wiener-napoleon-2022.md",
 )
 
