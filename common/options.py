@@ -7,6 +7,7 @@ non-boolean ones; this module checks a user's values against them and reads the 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -66,3 +67,13 @@ def load_layered(defaults: Any, defaults_file: Path, path: str | Path | None = N
     if path is not None:
         opts = opts.with_values(read_options_file(path), str(path))
     return opts
+
+
+def options_from(options: Any, defaults_cls: type, load: Any) -> Any:
+    """A system's options from what a caller has: a TOML file's path (read by `load`), a record's stored values
+    (a mapping, checked against `defaults_cls`), an options object, or None (the digest's defaults, `load()`)."""
+    if isinstance(options, Mapping):
+        return defaults_cls().with_values(dict(options), "the record's rules options")
+    if options is None or isinstance(options, str | Path):
+        return load(options)
+    return options

@@ -67,6 +67,23 @@ class ActionInput:
 DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
 
 
+def in_play(pieces, state: GameState, system, kind: str) -> tuple[list[tuple[Any, dict, str, Any]], list[str]]:
+    """The roster's pieces the rules may place: (piece, its game state, its engine type, its pending change or None)
+    for each one the rules did not remove, and a note for each whose type the system does not know (`kind` says
+    what a type is in this system, e.g. "a DBX element code (Li, Jä, ...) or a known word")."""
+    out, notes = [], []
+    for rp in pieces:
+        if rp.id in state.removed:
+            continue
+        st = state.states.get(rp.id, {})
+        ptype = st.get("type") or system.piece_type(rp.type)
+        if ptype is None:
+            notes.append(f"{rp.id}: roster type {rp.type!r} is not {kind}; set its type in the game state")
+            continue
+        out.append((rp, st, ptype, state.pending.get(rp.id)))
+    return out, notes
+
+
 class LiveRules:
     """The defaults of every hook; a system overrides what its game needs.
 

@@ -131,14 +131,13 @@ class Area:
 
 @dataclass(frozen=True)
 class Line:
-    """A polyline (or several), optionally with an arrow head at its last point (`arrow`: head length in mm)."""
+    """A polyline (or several): a line of sight, a path, a facing arrow (see `arrow`), a cross."""
 
     kind: str
     paths: tuple[tuple[Point, ...], ...]
     tone: str
     pen: str = "solid"
     width: float = 2.0
-    arrow_mm: float = 0.0
     tip: str = ""
     layer: float = 5.0
     piece: str | None = None

@@ -8,9 +8,7 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
-from collections.abc import Mapping
-from pathlib import Path
-
+from common.options import options_from
 from rules.dbx.adapter import DbxSystem
 from rules.dbx.live import DbxLive
 from rules.dbx.model import SYSTEM, DbxPiece, DbxPosition, Scale, Terrain, dumps, position_from_dict, position_to_dict
@@ -18,12 +16,10 @@ from rules.dbx.options import DEFAULT, Options, load_options
 from rules.system import CliOption, GameSystem
 
 
-def adapter(options: str | Path | Mapping | None = None) -> DbxSystem:
+def adapter(options=None) -> DbxSystem:
     """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
-    digest's defaults."""
-    if isinstance(options, Mapping):
-        options = Options().with_values(dict(options), "the record's rules options")
-    return DbxSystem(str(options) if isinstance(options, Path) else options)
+    digest's defaults (common/options.py `options_from`)."""
+    return DbxSystem(options_from(options, Options, load_options))
 
 
 GAME = GameSystem(

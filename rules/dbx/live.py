@@ -30,8 +30,10 @@ from typing import Any
 
 from common.errors import InputError
 from rules.dbx.adapter import STATE_KEYS
+from rules.dbx.contact import contact
+from rules.dbx.model import position_from_dict
 from rules.dbx.picture import picture
-from rules.live import ActionInput, LiveRules, PendingChange
+from rules.live import ActionInput, LiveRules, PendingChange, in_play
 from rules.picture import Item, Scene
 
 DBX_DICE = ActionInput("dice", "dice", "dice", "two D6, the acting element first: 5,3 (empty: the app rolls)")
@@ -64,8 +66,6 @@ class PoseChange(PendingChange):
 def empty_template(width_mm: float, depth_mm: float, terrain=()):
     """A template position with no elements: a table of this size, the default scale and game, `terrain` (dicts as
     a position file writes them)."""
-    from rules.dbx.model import position_from_dict
-
     return position_from_dict({"system": "dbx", "table": {"width_mm": width_mm, "depth_mm": depth_mm},
                                "terrain": list(terrain), "pieces": []}, "dashboard")
 
@@ -80,19 +80,10 @@ def dbx_position(places, roster, system, state, template):
     maps piece id -> an object with x_mm, y_mm, heading_deg (a PiecePose or tracking Place); `system` the
     DbxSystem, `state` the GameState, `template` the position without elements (terrain, scale, table, game).
     Returns (position, notes): notes name every element left out and why."""
-    from rules.dbx.model import position_from_dict
-
-    specs, notes = [], []
-    for rp in roster.pieces:
-        if rp.id in state.removed:
-            continue
-        st = state.states.get(rp.id, {})
-        code = st.get("type") or system.piece_type(rp.type)
-        if code is None:
-            notes.append(f"{rp.id}: roster type {rp.type!r} is not a DBX element code (Li, Jä, Kü, Art, Gen, ...) "
-                         "or a known word; set its type in the game state")
-            continue
-        pend = state.pending.get(rp.id)
+    specs = []
+    playing, notes = in_play(roster.pieces, state, system,
+                             "a DBX element code (Li, Jä, Kü, Art, Gen, ...) or a known word")
+    for rp, st, code, pend in playing:
         if pend is not None and not pend.removed:
             x, y, h = pend.x_mm, pend.y_mm, pend.heading_deg
         elif rp.id in places:
@@ -150,8 +141,6 @@ def placed_within(pose, change) -> bool:
 
 def contacts_of(pos, pid: str, opts) -> list[str]:
     """Every enemy contact of an element as "other kind" (the type as the element sees the edge it touches)."""
-    from rules.dbx.contact import contact
-
     p = pos.piece(pid)
     out = []
     for q in pos.pieces:

@@ -9,9 +9,7 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
-from collections.abc import Mapping
-from pathlib import Path
-
+from common.options import options_from
 from rules.marengo.adapter import MarengoSystem
 from rules.marengo.hidden import position_view
 from rules.marengo.live import MarengoLive
@@ -20,12 +18,10 @@ from rules.marengo.options import DEFAULT, Options, load_options
 from rules.system import GameSystem
 
 
-def adapter(options: str | Path | Mapping | None = None) -> MarengoSystem:
+def adapter(options=None) -> MarengoSystem:
     """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
-    digest's defaults."""
-    if isinstance(options, Mapping):
-        options = Options().with_values(dict(options), "the record's rules options")
-    return MarengoSystem(str(options) if isinstance(options, Path) else options)
+    digest's defaults (common/options.py `options_from`)."""
+    return MarengoSystem(options_from(options, Options, load_options))
 
 
 GAME = GameSystem(

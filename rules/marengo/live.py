@@ -19,10 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from rules.live import ActionInput, LiveRules, PendingChange
+from rules.live import ActionInput, LiveRules, PendingChange, in_play
+from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
 from rules.marengo.hidden import BlockView, BlockWatch, Sighting, UnitState, position_views, roster_blocks, unit_roster
-from rules.marengo.model import ROUNDS, SIDES, SYSTEM
+from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
 
@@ -50,8 +51,6 @@ class BlockMove(PendingChange):
 def empty_game(board, source: str = "dashboard"):
     """The game a session or a record starts from without a position file: round 2, the first side to move, no
     blocks (they come from the camera)."""
-    from rules.marengo.model import position_from_dict
-
     return position_from_dict({"system": SYSTEM, "round": 2, "side": SIDES[0], "blocks": []}, source, board=board)
 
 
@@ -65,20 +64,10 @@ def marengo_position(places, roster, system, state, game, locate, initial=None):
     board matches), the round (`turn`) and the side to move (`active`); `game` the position's round, commands and
     morale without blocks; `initial` the starting blocks (reinforcements wait in their boxes until placed).
     A block on a border or outside every area is left out, not guessed. Returns (position, notes, placements)."""
-    from rules.marengo.model import Block
-
     initial = initial or {}
-    blocks, notes, placements = [], [], {}
-    for rp in roster.pieces:
-        if rp.id in state.removed:
-            continue
-        st = state.states.get(rp.id, {})
-        typ = st.get("type") or system.piece_type(rp.type)
-        if typ is None:
-            notes.append(f"{rp.id}: roster type {rp.type!r} is not a Marengo block type (infantry, cavalry, "
-                         "artillery)")
-            continue
-        pend = state.pending.get(rp.id)
+    blocks, placements = [], {}
+    playing, notes = in_play(roster.pieces, state, system, "a Marengo block type (infantry, cavalry, artillery)")
+    for rp, st, typ, pend in playing:
         init = initial.get(rp.id)
         if pend is not None and not pend.removed:
             area, approach = pend.area, pend.approach
@@ -222,8 +211,6 @@ class MarengoLive(LiveRules):
 
     def next_phase(self, s) -> None:
         """End the side's turn and start the other's (engine: §4 phase 4, morale checks, then phases 1-2)."""
-        from rules.marengo import engine
-
         out = engine.end_turn(s.position, s.system.opts)
         q = out.position
         events = list(out.events)

@@ -8,9 +8,7 @@
 The digest's best reading of each §11 ambiguity is the default; `load_options(path)` reads alternatives.
 """
 
-from collections.abc import Mapping
-from pathlib import Path
-
+from common.options import options_from
 from rules.system import GameSystem
 from rules.wiener import cli
 from rules.wiener.adapter import WienerSystem
@@ -28,12 +26,10 @@ from rules.wiener.model import (
 from rules.wiener.options import DEFAULT, Options, load_options
 
 
-def adapter(options: str | Path | Mapping | None = None) -> WienerSystem:
+def adapter(options=None) -> WienerSystem:
     """The dashboard adapter with the rules options: a TOML file's path, a record's stored values, or None for the
-    digest's defaults."""
-    if isinstance(options, Mapping):
-        options = Options().with_values(dict(options), "the record's rules options")
-    return WienerSystem(load_options(options) if isinstance(options, str | Path) else options)
+    digest's defaults (common/options.py `options_from`)."""
+    return WienerSystem(options_from(options, Options, load_options))
 
 
 GAME = GameSystem(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.fields import field_name, parse_field
-from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange
+from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange, in_play
 from rules.picture import Item, Scene
 from rules.system import PieceSpec
 from rules.wiener import picture as wiener_picture
@@ -42,17 +42,9 @@ def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, syste
     it there; pieces the rules removed are left out. Returns (position, notes), notes naming every piece left out
     and why."""
     state = state or GameState()
-    specs, notes = [], []
-    for rp in pieces:
-        if rp.id in state.removed:
-            continue
-        st = state.states.get(rp.id, {})
-        ptype = st.get("type") or system.piece_type(rp.type)
-        if ptype is None:
-            notes.append(f"{rp.id}: roster type {rp.type!r} is not a {system.name} type "
-                         f"({' '.join(system.types)}); set its type in the game state")
-            continue
-        pend = state.pending.get(rp.id)
+    specs = []
+    playing, notes = in_play(pieces, state, system, f"a {system.name} type ({' '.join(system.types)})")
+    for rp, _, ptype, pend in playing:
         pose = places.get(rp.id)
         if pend is not None and getattr(pend, "field", None) is not None:
             specs.append(PieceSpec(rp.id, rp.side, ptype, pend.field, pend.facing))
