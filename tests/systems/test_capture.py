@@ -93,7 +93,7 @@ def _two_stones(setup):
 
 
 def test_the_one_session_plays_it():
-    setup = load_setup("synthetic", system="capture")
+    setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     s = Session(setup, settle_s=0.5)
     s.update_reading(_reading(setup, places), t=0.0)
@@ -113,7 +113,7 @@ def test_the_one_session_plays_it():
 def test_the_dashboard_draws_it_and_resolves_from_its_panel(qapp, tmp_path):
     from tests.gui.helpers import SHOTS, open_window, refresh
 
-    setup = load_setup("synthetic", system="capture")
+    setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     win = open_window(qapp, setup, tmp_path)
     try:
