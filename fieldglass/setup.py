@@ -127,11 +127,10 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     ros = load_roster(roster) if roster else scene.roster
     if gs.table == "grid" and lay.grid is None:
         raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
-    demo_names = demo.names if demo is not None else {}
+    brought = demo.names if demo is not None else {}  # what the demo calls the files it brings
     names.update(camera=str(camera or "synthetic camera"),
-                 layout=str(layout) if layout else demo_names.get("layout") or (
-                     layout_path if layout_path else "the board's anchors"),
-                 roster=str(roster) if roster else demo_names.get("roster") or str(demo_roster))
+                 layout=str(layout or brought.get("layout") or layout_path or "the board's anchors"),
+                 roster=str(roster or brought.get("roster") or demo_roster))
 
     adapter = gs.adapter(options)
     position = None
