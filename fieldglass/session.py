@@ -9,25 +9,27 @@ A system on a printed board (`GameSystem.table == "board"`) gets the set-up's bo
 board is the table (its anchors register the camera), or it lies on a table registered by the layout and is found
 from its own anchors every frame (calibration/board.py); `to_table`, `to_board` and `locate` (area and position of a
 table point) serve the system's hooks.
+
+The set-up a session is made from (`Setup`, `load_setup`: the files, or the synthetic table and the system's demo)
+is fieldglass/setup.py's.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from calibration.camera import CameraIntrinsics
-from calibration.layout import TableLayout
 from common.errors import InputError
 from common.events import Signals
+from fieldglass.setup import Setup, load_setup
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange
 from rules.picture import Scene, ScenePiece
 from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
 from vision.pieces import PiecePose, TableReading
-from vision.roster import Piece, Roster
+from vision.roster import Piece
 from vision.tracking import Place, Tracker, TrackerConfig
 
 AMBIGUOUS_EDGE_MM = 5.0
@@ -35,86 +37,7 @@ AMBIGUOUS_EDGE_MM = 5.0
 
 Field = tuple[int, int]
 
-
-# ---------------------------------------------------------------------------------------------- set-up
-
-
-@dataclass(frozen=True)
-class Setup:
-    """Everything a session needs besides frames: the files, or the synthetic table's own camera and demo files.
-
-    `camera` is None when the source brings its own (the synthetic table); `ground` is the rules system's terrain
-    (fields, edges), `terrain` the synthetic table's templates (for drawing). A system on a printed board has its
-    `board` (rules.board.Board): `board_on_table` when the board itself is the table (its anchors register the
-    camera), else the board lies on a table registered by `layout` and is found from its own anchors every frame."""
-
-    source: str
-    camera: CameraIntrinsics | None
-    layout: TableLayout
-    roster: Roster
-    system: str = "wiener"
-    ground: Mapping | None = None
-    initial_states: Mapping[str, dict] = field(default_factory=dict)
-    terrain: tuple = ()
-    names: Mapping[str, str] = field(default_factory=dict)  # what each file was, for the title and messages
-    join_by_cards: bool = False  # start with no unit in the game; each joins when its QR card is shown
-    board: Any = None  # rules.board.Board, for a system on a printed board
-    board_on_table: bool = True
-
-    def make_session(self) -> Session:
-        """The live model for this set-up (a system's own Setup makes its own Session subclass): the dashboard
-        (gui/app.py) is handed the set-up and calls this, so it never imports the model."""
-        return Session(self)
-
-
-def load_setup(source: str, camera: str | None = None, layout: str | None = None, roster: str | None = None,
-               system: str = "wiener", game: str | None = None) -> Setup:
-    """Read the files a session needs; InputError (one line, naming the file) on any problem.
-
-    With `source == "synthetic"` missing files default to the synthetic table's own camera and the demo files."""
-    from calibration.camera import load_camera
-    from calibration.layout import load_layout
-    from vision.roster import load_roster
-
-    sys_ = table_system(system)
-    terrain: tuple = ()
-    names = {"source": source}
-    if source == "synthetic":
-        from vision.synthetic import demo_files, demo_scene
-
-        scene = demo_scene()
-        lay_path, ros_path = demo_files()
-        layout = layout or str(lay_path)
-        roster = roster or str(ros_path)
-        terrain = tuple(scene.terrain)
-    missing = [n for n, v in (("--layout", layout), ("--roster", roster)) if not v]
-    if camera is None and source != "synthetic":
-        missing.insert(0, "--camera")
-    if missing:
-        raise InputError(f"source {source!r} needs {' and '.join(missing)} (only --source synthetic brings its own)")
-    cam = load_camera(camera) if camera else None
-    lay = load_layout(layout)
-    ros = load_roster(roster)
-    if lay.grid is None:
-        raise InputError(f"{layout}: the layout has no [grid]; the {system} rules need a square grid")
-    names.update(camera=str(camera or "synthetic camera"), layout=str(layout), roster=str(roster))
-    ground = None
-    states: dict[str, dict] = {}
-    if game:
-        from rules import position as positions
-
-        pos = positions.load(game)
-        if pos.system != system:
-            raise InputError(f"{game}: a {pos.system!r} position, but --system is {system!r}")
-        if (pos.cols, pos.rows) != (lay.grid.cols, lay.grid.rows):
-            raise InputError(f"{game}: grid {pos.cols}x{pos.rows} differs from the layout's "
-                             f"{lay.grid.cols}x{lay.grid.rows}")
-        ground = sys_.ground_from_position(pos)
-        states = {p.id: sys_.piece_state(p) for p in pos.pieces}
-        names["game"] = str(game)
-    elif terrain:
-        ground = sys_.ground_from_terrain(terrain, lay.grid)
-    return Setup(source, cam, lay, ros, system, ground, states, terrain, names)
+__all__ = ["AMBIGUOUS_EDGE_MM", "PieceView", "Session", "Setup", "build_scene", "load_setup"]
 
 
 # ---------------------------------------------------------------------------------------------- game state

@@ -347,6 +347,18 @@ class Board:
         pt = mid + v / n * min(self.approach_depth_mm / 2.0, n / 2.0)
         return float(pt[0]), float(pt[1])
 
+    def standing_point(self, area: str, position: str) -> tuple[float, float]:
+        """Where a piece stands, board mm, to be located in `area` at `position`: the area's centre (its reserve)
+        or, for an approach (`position` names the neighbour area), a point inside the area just behind the middle
+        of that approach's border."""
+        if position == "reserve":
+            return self.areas[area].centre
+        seg = self.approach_segment(self.approach(area, position))
+        mid, c = seg.mean(0), np.asarray(self.areas[area].centre, float)
+        v = c - mid
+        pt = mid + v / (np.linalg.norm(v) or 1.0) * min(self.approach_depth_mm * 0.6, np.linalg.norm(v) / 2)
+        return float(pt[0]), float(pt[1])
+
 
 def approach_id(area: str, to: str) -> str:
     """`"3>5"`: area 3's approach facing area 5."""

@@ -10,11 +10,19 @@ calls these hooks with itself as `s`, of which a hook may use: `s.system` (the T
 printed board (`GameSystem.table == "board"`): `s.board` (rules.board.Board), `s.locate(x_mm, y_mm)` (a point of the
 table on the board: area and position), `s.to_board` (table mm -> board mm) and `s.to_table` (board mm -> table mm,
 None where the board is the table).
+
+Before there is a session, the wiring's one set-up loader (fieldglass/setup.py `load_setup`) asks the system's
+`LiveRules` class what differs in its set-up: `demo(board)` the table it shows with `--source synthetic` (plain data,
+`DemoTable`), `start_from(...)` what a position file (`--game`, or the demo's) gives a new session (`Start`), and
+`setup_roster(...)` its check of the roster and what it keeps of it. What is about the kind of table comes from
+`GameSystem.table`: a board system reads `--board`, a grid system needs the layout's grid.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
@@ -64,6 +72,59 @@ class ActionInput:
     values: tuple[Any, ...] = ()
 
 
+@dataclass(frozen=True)
+class DemoPiece:
+    """One roster piece standing on a demo table: its id, its base centre in table mm and the compass heading of its
+    front (0 = +y)."""
+
+    id: str
+    x_mm: float
+    y_mm: float
+    heading_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class DemoTerrain:
+    """A flat terrain template drawn on the demo table's cloth: `kind` its look for the synthetic renderer ("wood",
+    "hill", "town", "river", "field"; anything else plain ground), `polygon_mm` its outline in table mm."""
+
+    kind: str
+    polygon_mm: tuple[tuple[float, float], ...]
+    height_mm: float = 0.0
+
+
+@dataclass(frozen=True)
+class DemoTable:
+    """The table a system shows with `--source synthetic`, as plain data: the wiring renders it with vision's
+    synthetic table (fieldglass/setup.py) and a session reads it like any other table.
+
+    `layout` and `roster` are the files it uses (a layout TOML; None on a printed board, whose own anchors register
+    the camera), `pieces` where the roster's pieces stand, `terrain` the templates on the cloth (a grid system's
+    ground is read from them, `LiveRules.start_from`), `board` the printed board that is the table (a system on a
+    printed board: a rules.board.Board, its areas drawn as terrain), `game` a position in the form of the system's
+    position file (a dict) the session starts from as it would from `--game` (None: none), and `names` what the
+    window title and messages call the layout, roster and board it brings (default: their files)."""
+
+    roster: Path
+    layout: Path | None = None
+    pieces: tuple[DemoPiece, ...] = ()
+    terrain: tuple[DemoTerrain, ...] = ()
+    board: Any = None
+    game: Mapping[str, Any] | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a new session starts from besides the camera (`LiveRules.start_from`): `ground` the rules' terrain (None:
+    the adapter's empty ground), `states` each piece's state the camera cannot see, by id, and `game` what else the
+    system keeps of the position for its live rules (`Setup.game`: a template without pieces, a starting position)."""
+
+    ground: Any = None
+    states: Mapping[str, dict] = field(default_factory=dict)
+    game: Any = None
+
+
 DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
 
 
@@ -105,6 +166,42 @@ class LiveRules:
     @property
     def uses_dice(self) -> bool:
         return any(i.kind == "dice" for i in self.inputs)
+
+    # ---- the set-up (classmethods: the wiring's load_setup asks them before there is a session)
+
+    @classmethod
+    def demo(cls, board=None) -> DemoTable | None:
+        """The table this system shows with `--source synthetic`, as plain data; `board` the printed board given with
+        `--board` (a system on a printed board: the demo's pieces on it), else None. None: the synthetic table's own
+        demo (a 2400 x 1200 mm table with a 60 mm grid, two armies of infantry, cavalry and guns, a wood, a hill and a
+        town)."""
+        return None
+
+    @classmethod
+    def start_from(cls, system, position, terrain=(), table=None) -> Start:
+        """What a new session starts from: `system` the adapter (with the set-up's rules options), `position` the
+        one read from `--game` or the demo's `game` (None: neither), `terrain` the synthetic table's templates (each
+        with `kind` and `polygon_mm`; () on a real table), `table` the layout (`width_mm`, `depth_mm`, `grid`).
+
+        The default suits a grid system: the position's ground and each of its pieces' state (the adapter's
+        `ground_from_position` and `piece_state`), else the ground the templates lie on (`ground_from_terrain`)."""
+        if position is not None:
+            ground = getattr(system, "ground_from_position", None)
+            return Start(ground(position) if ground else None,
+                         {p.id: system.piece_state(p) for p in position.pieces})
+        from_terrain = getattr(system, "ground_from_terrain", None)
+        grid = getattr(table, "grid", None)
+        if terrain and from_terrain is not None and grid is not None:
+            return Start(from_terrain(terrain, grid))
+        return Start()
+
+    @classmethod
+    def setup_roster(cls, system, roster, tables: Mapping[str, Mapping], start: Start, source: str) -> dict[str, Any]:
+        """The roster checked for this system once read (InputError naming `source`, the roster file, when the system
+        cannot play it) and what the system keeps of it besides, by name (`Setup.extra`, read back as
+        `setup.NAME`): `tables` holds each roster piece's own [[piece]] table by id, with any keys the system
+        defines; `start` what the position gave. Default: nothing to check or keep."""
+        return {}
 
     def __init__(self, system, setup) -> None:
         self.system = system

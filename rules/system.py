@@ -302,3 +302,11 @@ def table_system(name: str, options=None) -> TableSystem:
 def system_names() -> tuple[str, ...]:
     return tuple(game_systems())
 
+
+def registered_names() -> tuple[str, ...]:
+    """Every registered system's name, sorted, without loading any (for help texts: a command's parser stays quick
+    and a plugin that fails to load is reported when it is used, not when any command starts)."""
+    if _loaded is not None:
+        return tuple(sorted({*_loaded, *_registered}))
+    return tuple(sorted({*(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)), *_registered}))
+

@@ -1,7 +1,7 @@
 """A printed board lying flat as the whole synthetic table: its areas drawn as terrain templates, blocks standing
 on it. Plain data in (the board's own layout, area polygons, block placements in board mm); the wiring
-(fieldglass/boards.py) reads them off a `rules.board.Board`, e.g. for `fieldglass gui --system marengo --source
-synthetic` with the invented demo board (rules/marengo/data/demo_board.toml)."""
+(fieldglass/boards.py) reads them off a `rules.board.Board`, e.g. for the demo table of a system on a printed board
+(`fieldglass gui --source synthetic`)."""
 
 from __future__ import annotations
 
@@ -10,33 +10,16 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from calibration.layout import TableLayout
-from vision.roster import Piece, Roster
+from vision.roster import Roster
 from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece
 
 BLOCK_MM = (28.0, 20.0)
-"""A block lying flat on the board: 28 x 20 mm, its marker on the top face."""
+"""A block lying flat on the board: 28 x 20 mm, its BLOCK_MARKER_MM marker on the top face, BLOCK_HEIGHT_MM above
+the board."""
 BLOCK_HEIGHT_MM = 12.0
 BLOCK_MARKER_MM = 16.0
 
-DEMO_BLOCKS = (
-    # id, marker, side, type, strength, area, position ("reserve" or the neighbour area of the approach)
-    ("au-inf-1", 10, "AU", "infantry", 3, "3", "reserve"),
-    ("au-cav-1", 11, "AU", "cavalry", 2, "3", "reserve"),
-    ("au-art-1", 12, "AU", "artillery", 2, "4", "5"),
-    ("fr-inf-1", 20, "FR", "infantry", 2, "5", "reserve"),
-    ("fr-inf-2", 21, "FR", "infantry", 3, "9", "reserve"),
-    ("fr-cav-1", 22, "FR", "cavalry", 2, "7", "reserve"),
-)
-"""The demo board's blocks (labels only: where an area's reserve or approach lies is the board's business)."""
 _KINDS = ("field", "plain", "field", "plain")
-
-
-def block_roster(dictionary: str, blocks: Iterable[tuple] = DEMO_BLOCKS) -> Roster:
-    """A roster of blocks (rows as in DEMO_BLOCKS: id, marker, side, type, strength, ...): each a BLOCK_MM base with
-    a BLOCK_MARKER_MM marker on its top face, BLOCK_HEIGHT_MM above the board; its type is "TYPE STRENGTH"."""
-    pieces = tuple(Piece(b[0], b[1], b[2], f"{b[3]} {b[4]}", BLOCK_MM, BLOCK_MARKER_MM, BLOCK_HEIGHT_MM)
-                   for b in blocks)
-    return Roster(dictionary, pieces)
 
 
 def board_table_scene(layout: TableLayout, roster: Roster, areas: Sequence[np.ndarray],
@@ -62,4 +45,4 @@ def _inset(poly) -> np.ndarray:
     return d / np.maximum(n, 1e-9) * 2.0
 
 
-__all__ = ["BLOCK_HEIGHT_MM", "BLOCK_MARKER_MM", "BLOCK_MM", "DEMO_BLOCKS", "block_roster", "board_table_scene"]
+__all__ = ["BLOCK_HEIGHT_MM", "BLOCK_MARKER_MM", "BLOCK_MM", "board_table_scene"]

@@ -1,6 +1,6 @@
 """`fieldglass bench dbx`: the engine work of one element selection on the DBX dashboard.
 
-The scene is the synthetic DBX demo (fieldglass/session_dbx.py: DEMO_GAME on a 600 x 600 mm table with a wood and a
+The scene is the synthetic DBX demo (rules/dbx/demo.py: DEMO_GAME on a 600 x 600 mm table with a wood and a
 gentle hill). For every element the dashboard's selection is asked of a fresh adapter (`DbxSystem.selection` then
 `DbxSystem.targets`: rules.dbx.analysis.analyze_from, zone of control, fire zone, reachable area, contacts), on a new
 position object each time, so nothing is remembered from an earlier selection. Printed: the time per selection
@@ -25,15 +25,9 @@ examples:
 
 def demo_position():
     """The synthetic DBX demo's true position (the table the dashboard shows with --source synthetic)."""
-    from fieldglass.session_dbx import DEMO_GAME, DEMO_TABLE_MM, DEMO_TERRAIN
-    from rules.dbx import geom
-    from rules.dbx.model import position_from_dict
+    from rules.dbx.demo import demo_position
 
-    terrain = [{"id": i, "type": k, "polygon": geom.oval(*ov).round(2).tolist()} for i, k, ov in DEMO_TERRAIN]
-    return position_from_dict({"system": "dbx", "table": {"width_mm": DEMO_TABLE_MM, "depth_mm": DEMO_TABLE_MM},
-                               "terrain": terrain,
-                               "pieces": [{"id": i, "side": s, "type": t, "x_mm": x, "y_mm": y, "heading_deg": h}
-                                          for i, s, t, x, y, h in DEMO_GAME]}, "demo")
+    return demo_position()
 
 
 def select_once(pos, pid: str, options=None):

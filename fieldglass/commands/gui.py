@@ -16,11 +16,14 @@ examples:
   fieldglass gui                                           the synthetic demo table, its own camera and files
   fieldglass gui --source 0 --camera cam.json --layout table.toml --roster roster.toml
   fieldglass gui --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --game start.json
+  fieldglass gui --system NAME                             that system's demo table (fieldglass systems lists them)
   fieldglass gui --headless --frames 5 --screenshot out/gui.png --select fr-a-1
 
 --source is a camera index (0), a video or image file (or a glob), a stream URL, or 'synthetic' (the built-in
-table, which needs no --camera, --layout or --roster). --game reads a position file for the terrain and the pieces'
-markers, formations and bases the camera cannot see.
+table with the system's demo, which needs no --camera, --layout, --roster or --board). --game reads a position file
+of the system for the terrain and the pieces' state the camera cannot see (markers, formations, bases...). A system
+on a printed board reads --board (its anchors register the camera; --layout only when it lies on a table with
+anchors of its own).
 
 Without a display (no DISPLAY or WAYLAND_DISPLAY, QT_QPA_PLATFORM unset), or with --headless, the dashboard runs
 offscreen: it processes --frames frames, prints the pieces it sees with their fields and the targets of one piece,
@@ -29,6 +32,8 @@ saves a screenshot of the window to --screenshot and exits.
 
 
 def add_parser(sub) -> None:
+    from rules.system import registered_names
+
     p = sub.add_parser(
         "gui",
         help="the dashboard: live table, fire lines, ranges, combat and game state",
@@ -41,10 +46,12 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (synthetic: the demo layout)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (synthetic: the demo roster)")
-    p.add_argument("--system", default="wiener", help="rules system: wiener (default), marengo, dbx")
+    p.add_argument("--system", default="wiener", metavar="NAME",
+                   help=f"rules system: {', '.join(registered_names())} (default: %(default)s)")
     p.add_argument("--game", metavar="POSITION.json", help="position file: terrain and the pieces' game state")
     p.add_argument("--board", metavar="BOARD.toml",
-                   help="printed board (--system marengo; synthetic: the demo board rules/marengo/data)")
+                   help="printed board (a system on a printed board; synthetic: its demo board)")
+    p.add_argument("--options", metavar="RULES.toml", help="rules options (default: the digest's readings)")
     p.add_argument("--headless", action="store_true", help="run offscreen even with a display")
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="stop after N frames (headless default 3)")
@@ -63,19 +70,10 @@ def add_parser(sub) -> None:
 def load_gui_setup(args):
     """The set-up for --system (its files read; InputError, one line, on any problem): the dashboard is handed it
     and makes its live session from it (`setup.make_session()`)."""
-    if args.system == "marengo":
-        from fieldglass.session_marengo import load_marengo_setup
+    from fieldglass.setup import load_setup
 
-        setup = load_marengo_setup(args.source, args.camera, args.layout, args.roster, getattr(args, "board", None),
-                                   args.game)
-    elif args.system == "dbx":
-        from fieldglass.session_dbx import load_dbx_setup
-
-        setup = load_dbx_setup(args.source, args.camera, args.layout, args.roster, args.game)
-    else:
-        from fieldglass.session import load_setup
-
-        setup = load_setup(args.source, args.camera, args.layout, args.roster, args.system, args.game)
+    setup = load_setup(args.system, args.source, args.camera, args.layout, args.roster, args.game,
+                       getattr(args, "board", None), getattr(args, "options", None))
     if getattr(args, "join_by_cards", False):
         setup = dataclasses.replace(setup, join_by_cards=True)
     return setup

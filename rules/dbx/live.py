@@ -33,7 +33,7 @@ from rules.dbx.adapter import STATE_KEYS
 from rules.dbx.contact import contact
 from rules.dbx.model import position_from_dict
 from rules.dbx.picture import picture
-from rules.live import ActionInput, LiveRules, PendingChange, in_play
+from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
 from rules.picture import Item, Scene
 
 DBX_DICE = ActionInput("dice", "dice", "dice", "two D6, the acting element first: 5,3 (empty: the app rolls)")
@@ -172,11 +172,47 @@ class DbxLive(LiveRules):
         super().__init__(system, setup)
         self.template = getattr(setup, "game", None)
 
+    # ---- the set-up
+
+    @classmethod
+    def demo(cls, board=None) -> DemoTable:
+        """The DBX demo table (rules/dbx/demo.py)."""
+        from rules.dbx.demo import demo
+
+        return demo(board)
+
+    @classmethod
+    def start_from(cls, system, position, terrain=(), table=None) -> Start:
+        """The template position (`Setup.game`: terrain, scale, table and game state; the camera places the
+        elements): the position file's (or the demo's) without its elements, else an empty table of the layout's
+        size; each element's state the camera cannot see from the file (its STATE_KEYS and its type)."""
+        if position is None:
+            return Start(game=empty_template(table.width_mm, table.depth_mm))
+        from rules.dbx.model import piece_to_dict
+
+        states = {}
+        for p in position.pieces:
+            d = piece_to_dict(p)
+            st = {k: d[k] for k in STATE_KEYS if k in d}
+            st["type"] = d["type"]
+            states[p.id] = st
+        return Start(states=states, game=position.with_pieces(()))
+
+    @classmethod
+    def setup_roster(cls, system, roster, tables, start, source) -> dict:
+        """A roster none of whose types is an element code or a known word (and no position file naming them) is
+        not a DBX roster."""
+        bad = [rp.id for rp in roster.pieces if rp.id not in start.states and system.piece_type(rp.type) is None]
+        if bad and len(bad) == len(roster.pieces):
+            raise InputError(f"{source}: no roster type is a DBX element code or a known word "
+                             f"(e.g. {roster.pieces[0].type!r}); use §2.1 codes such as Li, Kü, Art, Gen")
+        return {}
+
     # ---- start and readings
 
     def start(self, s) -> None:
         if self.template is None:
-            raise InputError("a DBX session needs a DBX set-up with its template position (load_dbx_setup)")
+            raise InputError("a DBX session needs a set-up with its template position (fieldglass load_setup)")
         s.state.turn, s.state.active = dbx_turn(self.template, s.sides)
 
     def position(self, s) -> tuple[Any, list[str]]:

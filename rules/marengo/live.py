@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from rules.live import ActionInput, LiveRules, PendingChange, in_play
+from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
 from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
 from rules.marengo.hidden import BlockView, BlockWatch, Sighting, UnitState, position_views, roster_blocks, unit_roster
@@ -126,6 +126,29 @@ class MarengoLive(LiveRules):
         self._seen_units: set[str] = set()
         self._views_of: tuple = (None, None, None)
         self._views: dict[str, BlockView] = {}
+
+    # ---- the set-up
+
+    @classmethod
+    def demo(cls, board=None) -> DemoTable:
+        """The demo blocks on the demo board, or on the board given (rules/marengo/demo.py)."""
+        from rules.marengo.demo import demo
+
+        return demo(board)
+
+    @classmethod
+    def start_from(cls, system, position, terrain=(), table=None) -> Start:
+        """The position file's game on the set-up's board (`Setup.game`): round, side, commands, morale and its
+        blocks' state (see `start`)."""
+        return Start(game=position)
+
+    @classmethod
+    def setup_roster(cls, system, roster, tables, start, source) -> dict:
+        """`blocks`: each unit's blocks per strength, from the [[piece]] tables that name their `unit` (and
+        `strength`; rules/marengo/README.md, "Block rosters"); any other piece is a unit of its own."""
+        units = {pid: {"unit": t["unit"], "strength": t.get("strength")} for pid, t in tables.items()
+                 if t.get("unit")}
+        return {"blocks": roster_blocks(roster.pieces, units, source)}
 
     # ---- start and readings
 

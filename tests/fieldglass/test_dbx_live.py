@@ -10,7 +10,8 @@ import pytest
 from calibration.camera import CameraPose
 from common.errors import InputError
 from fieldglass.session import Session
-from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
+from fieldglass.setup import load_setup
+from rules.dbx.demo import DEMO_GAME
 from rules.dbx.live import SETTLE_DEG, SETTLE_MM, DbxLive, PoseChange, contacts_of, dbx_position
 from vision.pieces import PiecePose, TableReading
 
@@ -22,7 +23,7 @@ class Table:
     """A session and the places of its elements as a camera would report them, fed a frame at a time."""
 
     def __init__(self):
-        self.setup = load_dbx_setup("synthetic")
+        self.setup = load_setup("dbx", "synthetic")
         self.session = self.setup.make_session()
         self.markers = {p.id: p.marker for p in self.setup.roster.pieces}
         # a little off the demo's round numbers, as a camera measures
@@ -45,7 +46,7 @@ def table():
 
 
 def test_a_dbx_setup_makes_the_generic_session_with_dbx_live():
-    setup = load_dbx_setup("synthetic")
+    setup = load_setup("dbx", "synthetic")
     s = setup.make_session()
     assert type(s) is Session and isinstance(s.live, DbxLive)
     assert s.live.template is setup.game and [t.id for t in setup.game.terrain] == ["w1", "h1"]

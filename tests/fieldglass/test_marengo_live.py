@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
-from fieldglass.boards import block_point, board_layout, demo_block_roster
+from fieldglass.boards import block_point, board_layout
 from fieldglass.session import Session
-from fieldglass.session_marengo import MarengoSetup
+from fieldglass.setup import Setup, demo_roster
 from rules.board import load_demo_board
 from rules.marengo import GAME
+from rules.marengo.demo import DEMO_BLOCKS
 from rules.marengo.live import BlockMove, MarengoLive
 from vision.pieces import PiecePose, TableReading
-from vision.synthetic_board import DEMO_BLOCKS
 
 DEMO = {bid: (area, position) for bid, _, _, _, _, area, position in DEMO_BLOCKS}
 """au-inf-1 and au-cav-1 in the reserve of 3, au-art-1 in the approach 4>5, fr-inf-1 in 5, fr-inf-2 in 9, fr-cav-1
@@ -24,7 +24,7 @@ in 7."""
 @pytest.fixture()
 def session():
     board = load_demo_board()
-    setup = MarengoSetup("by hand", None, board_layout(board), demo_block_roster(board), "marengo", board=board)
+    setup = Setup("by hand", None, board_layout(board), demo_roster("marengo", board), "marengo", board=board)
     return Session(setup, settle_s=0.0)
 
 

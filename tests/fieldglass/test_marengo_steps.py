@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from common.errors import InputError
-from fieldglass.boards import block_point, board_layout, demo_block_roster
+from fieldglass.boards import block_point, board_layout
 from fieldglass.session import Session
-from fieldglass.session_marengo import MarengoSetup, load_marengo_setup
+from fieldglass.setup import Setup, demo_roster, load_setup
 from rules.board import load_demo_board
 from rules.marengo.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
 from vision.pieces import PiecePose, TableReading
@@ -23,7 +23,7 @@ EXTRA = {"au-inf-1.2": {"unit": "au-inf-1", "strength": 2}, "au-inf-1.1": {"unit
 
 def roster():
     board = load_demo_board()
-    base = demo_block_roster(board)
+    base = demo_roster("marengo", board)
     extra = (Piece("au-inf-1.2", 30, "AU", "infantry 2", BLOCK_MM, 16.0, 12.0),
              Piece("au-inf-1.1", 31, "AU", "infantry 1", BLOCK_MM, 16.0, 12.0))
     return board, replace(base, pieces=base.pieces + extra)
@@ -31,8 +31,8 @@ def roster():
 
 def session():
     board, ros = roster()
-    setup = MarengoSetup("x", None, board_layout(board), ros, "marengo", board=board,
-                         blocks=roster_blocks(ros.pieces, EXTRA))
+    setup = Setup("x", None, board_layout(board), ros, "marengo", board=board,
+                  extra={"blocks": roster_blocks(ros.pieces, EXTRA)})
     return board, Session(setup, settle_s=0.0)
 
 
@@ -53,7 +53,7 @@ def test_a_roster_of_units_with_blocks_per_strength():
     units = unit_roster(ros, blocks)
     assert [p.id for p in units.pieces] == ["au-inf-1", "au-cav-1", "au-art-1", "fr-inf-1", "fr-inf-2", "fr-cav-1"]
     assert units.piece("au-inf-1").marker == 10 and units.piece("au-inf-1").type == "infantry 3"
-    old = demo_block_roster(board)
+    old = demo_roster("marengo", board)
     assert unit_roster(old, roster_blocks(old.pieces)) is old  # old rosters unchanged
     with pytest.raises(InputError, match="two blocks of strength 2"):
         roster_blocks(ros.pieces, {**EXTRA, "au-inf-1.1": {"unit": "au-inf-1", "strength": 2}})
@@ -113,12 +113,12 @@ def test_first_seen_at_a_lower_strength_and_the_engine_agreeing():
 
 def test_a_roster_file_with_units_and_strengths(tmp_path):
     board, ros = roster()
-    text = roster_to_toml(demo_block_roster(board))
+    text = roster_to_toml(demo_roster("marengo", board))
     text += ("\n[[piece]]\nid = \"au-inf-1.2\"\nmarker = 30\nside = \"AU\"\ntype = \"infantry\"\nunit = \"au-inf-1\"\n"
              "strength = 2\nbase_mm = [28.0, 20.0]\nmarker_mm = 16.0\nmarker_height_mm = 12.0\n")
     path = tmp_path / "blocks.toml"
     path.write_text(text, encoding="utf-8")
-    setup = load_marengo_setup("synthetic", roster=str(path))
+    setup = load_setup("marengo", "synthetic", roster=str(path))
     assert dict(setup.blocks.units["au-inf-1"].markers) == {3: 10, 2: 30}
     s = Session(setup, settle_s=0.0)
     assert s.roster.piece("au-inf-1.2") is None and s.setup.roster.piece("au-inf-1.2") is not None

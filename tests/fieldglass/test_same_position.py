@@ -40,7 +40,7 @@ def replayed(path):
 
 
 def test_wiener_session_recorder_and_replay_agree(tmp_path):
-    base = load_setup("synthetic")
+    base = load_setup("wiener", "synthetic")
     grid = base.layout.grid
     pieces = tuple(Piece(f"p{k}", 100 + k, "FR" if k % 2 else "AU", word, (40.0, 30.0), 20.0, 10.0)
                    for k, word in enumerate(WIENER_WORDS))
@@ -78,7 +78,7 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
     from fieldglass.boards import block_point
     from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
     from fieldglass.session_marengo import load_marengo_setup
-    from vision.synthetic_board import DEMO_BLOCKS
+    from rules.marengo.demo import DEMO_BLOCKS
 
     setup = load_marengo_setup("synthetic")
     board = setup.board

@@ -32,7 +32,7 @@ def _field(session, pid):
 
 
 def test_rules_follow_committed_places_not_a_piece_in_transit():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup, settle_s=1.0)
     first = setup.roster.pieces[0].id
     session.update_reading(_reading(setup), t=0.0)
@@ -83,7 +83,7 @@ def _names(got) -> list[str]:
 
 
 def test_a_reading_becomes_the_rules_position_with_its_signals():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup, settle_s=1.0)
     got = _listen(session)
     reading = _reading(setup)
@@ -115,7 +115,7 @@ def test_a_reading_becomes_the_rules_position_with_its_signals():
 
 
 def test_a_piece_never_seen_is_not_in_the_position():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup)
     session.update_reading(_battle(setup), t=0.0)
     assert {p.id for p in session.position.pieces} == set(BATTLE)
@@ -124,7 +124,7 @@ def test_a_piece_never_seen_is_not_in_the_position():
 
 
 def test_selection_and_second_selection():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup)
     session.update_reading(_battle(setup), t=0.0)
     got = _listen(session)
@@ -164,7 +164,7 @@ def test_selection_and_second_selection():
 
 
 def test_set_piece_state_checks_the_value_and_updates_the_position():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup)
     session.update_reading(_battle(setup), t=0.0)
     got = _listen(session)
@@ -193,7 +193,7 @@ def test_set_piece_state_checks_the_value_and_updates_the_position():
 
 
 def test_next_phase_clears_the_per_turn_flags_of_the_side_that_becomes_active():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup)
     session.update_reading(_battle(setup), t=0.0)
     assert (session.state.turn, session.state.active) == (1, "FR")  # the roster's first side begins
@@ -222,7 +222,7 @@ def test_resolve_and_apply_make_pending_changes_that_clear_when_the_table_matche
     from rules.live import PendingChange
     from rules.wiener.resolve import resolve_melee
 
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup, settle_s=1.0)
     session.update_reading(_battle(setup), t=0.0)
     got = _listen(session)
@@ -276,7 +276,7 @@ def test_resolve_and_apply_make_pending_changes_that_clear_when_the_table_matche
 
 
 def test_resolve_refuses_a_piece_that_is_not_on_the_table():
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     session = Session(setup)
     session.update_reading(_battle(setup), t=0.0)
     with pytest.raises(InputError, match="'fr-c-1' is not on the table"):

@@ -20,10 +20,10 @@ from tests.gui.helpers import SHOTS  # noqa: E402
 
 @pytest.fixture(scope="module")
 def board_frame():
-    from fieldglass.boards import board_scene
+    from fieldglass.setup import synthetic_scene
     from vision.synthetic import SyntheticSource
 
-    src = SyntheticSource(board_scene(), resolution=(1280, 720), frames=1)
+    src = SyntheticSource(synthetic_scene("marengo"), resolution=(1280, 720), frames=1)
     return next(iter(src))[1]
 
 

@@ -34,7 +34,7 @@ from tests.gui.helpers import refresh as _refresh
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory):
     settings = QSettings(str(tmp_path_factory.mktemp("settings") / "gui.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(load_setup("synthetic"), settings=settings, source_options={"resolution": (1280, 720)})
+    win = MainWindow(load_setup("wiener", "synthetic"), settings=settings, source_options={"resolution": (1280, 720)})
     win.resize(1366, 768)
     win.show()
     win.start(frames=2)
@@ -310,7 +310,7 @@ def test_worker_hands_over_only_the_newest_frame(qapp):
     from gui.worker import CaptureWorker
     from vision.synthetic import SyntheticSource, demo_scene
 
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     source = SyntheticSource(demo_scene(), resolution=(640, 360), frames=3)
     worker = CaptureWorker(setup, source, max_frames=3)
     signals = []
@@ -324,7 +324,7 @@ def test_worker_hands_over_only_the_newest_frame(qapp):
 
 
 def test_missing_source_is_a_message(qapp, tmp_path):
-    setup = load_setup("synthetic")
+    setup = load_setup("wiener", "synthetic")
     from dataclasses import replace
 
     bad: Setup = replace(setup, source=str(tmp_path / "missing.mp4"))
@@ -334,16 +334,16 @@ def test_missing_source_is_a_message(qapp, tmp_path):
     assert "file not found" in win.camera_label.text()
     win.close()
     with pytest.raises(InputError, match="needs --camera"):
-        load_setup("0")
+        load_setup("wiener", "0")
 
 
 def test_window_state_is_saved(qapp, tmp_path):
     path = str(tmp_path / "state.ini")
-    win = MainWindow(load_setup("synthetic"), settings=QSettings(path, QSettings.Format.IniFormat))
+    win = MainWindow(load_setup("wiener", "synthetic"), settings=QSettings(path, QSettings.Format.IniFormat))
     win.set_view_mode("board")
     win.set_board_scale(3.0)
     win.close()
-    again = MainWindow(load_setup("synthetic"), settings=QSettings(path, QSettings.Format.IniFormat))
+    again = MainWindow(load_setup("wiener", "synthetic"), settings=QSettings(path, QSettings.Format.IniFormat))
     assert again.view_mode == "board" and again.board_mm_per_px == 3.0
     again.close()
 

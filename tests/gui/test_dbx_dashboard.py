@@ -16,11 +16,12 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QRectF, Qt  # noqa: E402
 
 import gui  # noqa: E402,F401
-from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup  # noqa: E402
+from fieldglass.setup import load_setup  # noqa: E402
 from gui.app import describe  # noqa: E402
 from rules.dbx.adapter import roster_code  # noqa: E402
 from rules.dbx.analysis import analyze_from  # noqa: E402
 from rules.dbx.contact import contact, zoc_rect  # noqa: E402
+from rules.dbx.demo import DEMO_GAME  # noqa: E402
 from rules.dbx.sight import fire_range, fire_zone  # noqa: E402
 from tests.gui.helpers import (
     SHOTS,  # noqa: E402
@@ -31,7 +32,7 @@ from tests.gui.helpers import refresh as _refresh
 
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory):
-    win = open_window(qapp, load_dbx_setup("synthetic"), tmp_path_factory.mktemp("dbx"), (1920, 1080), (1600, 1000))
+    win = open_window(qapp, load_setup("dbx", "synthetic"), tmp_path_factory.mktemp("dbx"), (1920, 1080), (1600, 1000))
     yield win
     win.stop()
     win.close()

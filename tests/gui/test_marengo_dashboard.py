@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 
 
 import gui  # noqa: E402,F401
-from fieldglass.session_marengo import load_marengo_setup  # noqa: E402
+from fieldglass.setup import load_setup  # noqa: E402
 from gui.app import describe  # noqa: E402
 from rules.marengo import analysis  # noqa: E402
 from tests.gui.helpers import (
@@ -26,7 +26,7 @@ from tests.gui.helpers import refresh as _refresh
 
 @pytest.fixture()
 def window(qapp, tmp_path):
-    win = open_window(qapp, load_marengo_setup("synthetic"), tmp_path)
+    win = open_window(qapp, load_setup("marengo", "synthetic"), tmp_path)
     yield win
     win.stop()
     win.close()
@@ -151,13 +151,13 @@ def test_revealed_block_shown_in_the_opponent_view(qapp, window):
 def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
     """A recorded Marengo game: the replay hides unrevealed blocks, shows one the rules revealed from that moment
     on, and everything once the game has ended."""
-    from fieldglass.boards import board_scene
     from fieldglass.record import Record
     from fieldglass.recording import record_meta
     from fieldglass.replay_session import ReplaySession
+    from fieldglass.setup import synthetic_scene
     from gui.replay import ReplayWindow
 
-    scene = board_scene()
+    scene = synthetic_scene("marengo")
     meta = record_meta("marengo", scene.layout, scene.roster, None, {}, ["AU", "FR"], "scripted")
     path = tmp_path / "m.fgr"
     rec = Record.create(path, meta, overwrite=True)
@@ -205,17 +205,17 @@ def test_board_lying_on_a_registered_table_maps_blocks_through_its_pose():
     from calibration.board import BoardPose
     from calibration.camera import CameraPose
     from calibration.layout import TableLayout
-    from fieldglass.boards import block_point, demo_block_roster
+    from fieldglass.boards import block_point
     from fieldglass.session import Session
-    from fieldglass.session_marengo import MarengoSetup
+    from fieldglass.setup import Setup, demo_roster
     from rules.board import load_demo_board
     from vision.pieces import PiecePose, TableReading
     from vision.synthetic import VirtualCamera
 
     board = load_demo_board()
     cam = VirtualCamera.looking_at_table(1800, 1200, (1280, 720)).intrinsics
-    setup = MarengoSetup("x", cam, TableLayout(1800, 1200, board.dictionary, ()), demo_block_roster(board),
-                         "marengo", board=board, board_on_table=False)
+    setup = Setup("x", cam, TableLayout(1800, 1200, board.dictionary, ()), demo_roster("marengo", board),
+                  "marengo", board=board, board_on_table=False)
     s = Session(setup, settle_s=0.0)
     s.board_registration.pose = BoardPose(90.0, 900.0, 100.0)  # turned a quarter, 0.9 m along the table
     cpose = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1500.0]))  # the table is registered (no board anchor seen)

@@ -18,18 +18,20 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
-from fieldglass.boards import block_point, demo_block_roster  # noqa: E402
+from fieldglass.boards import block_point  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
 from fieldglass.recording import record_stream  # noqa: E402
 from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
+from fieldglass.setup import demo_roster  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
+from rules.marengo.demo import DEMO_BLOCKS  # noqa: E402
 from rules.marengo.hidden import roster_blocks  # noqa: E402
 from rules.marengo.model import position_from_dict  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.roster import Piece  # noqa: E402
-from vision.synthetic_board import BLOCK_MM, DEMO_BLOCKS  # noqa: E402
+from vision.synthetic_board import BLOCK_MM  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402
 
 FPS = 5.0
@@ -66,7 +68,7 @@ def script(board):
 
 def make_record(path: Path) -> Path:
     board = load_demo_board()
-    base = demo_block_roster(board)
+    base = demo_roster("marengo", board)
     roster = replace(base, pieces=base.pieces + (Piece("au-inf-1.2", 30, "AU", "infantry 2", BLOCK_MM, 16.0, 12.0),))
     blocks = roster_blocks(roster.pieces, {"au-inf-1.2": {"unit": "au-inf-1", "strength": 2}})
     game = position_from_dict(

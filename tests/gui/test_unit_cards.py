@@ -26,7 +26,7 @@ def _card_for(roster, unit_prefix):
 
 
 def test_session_plays_only_units_whose_card_was_shown():
-    setup = replace(load_setup("synthetic"), join_by_cards=True)
+    setup = replace(load_setup("wiener", "synthetic"), join_by_cards=True)
     session = Session(setup)
     assert session.piece_views() == []
     assert session.join_card("just some text") is None
@@ -49,7 +49,7 @@ def test_a_card_in_the_camera_view_adds_its_unit(qapp, tmp_path):
     cv2.imwrite(str(tmp_path / "table.png"), frame)
     save_camera(camera.intrinsics, tmp_path / "cam.json")
     layout, roster = demo_files()
-    setup = load_setup(str(tmp_path / "table.png"), str(tmp_path / "cam.json"), str(layout), str(roster))
+    setup = load_setup("wiener", str(tmp_path / "table.png"), str(tmp_path / "cam.json"), str(layout), str(roster))
     settings = QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat)
     win = MainWindow(replace(setup, join_by_cards=True), settings=settings)
     win.show()

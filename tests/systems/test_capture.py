@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraPose
+from common.errors import InputError
 from fieldglass.cli import main as run_cli
 from fieldglass.session import Session, load_setup
 from rules.system import register, unregister
 from tests.systems.capture import GAME
+from tests.systems.capture.live import CaptureLive
 from vision.pieces import PiecePose, TableReading
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +74,36 @@ def test_analyze_resolve_and_view(game, tmp_path, capsys):
     assert len(json.loads(capsys.readouterr().out)["pieces"]) == 3  # nothing hidden in this game
 
 
+def test_the_one_set_up_loader_brings_its_synthetic_table():
+    """`load_setup` asked for Capture with nothing but the synthetic source: Capture declares no demo, so the
+    synthetic table's own (its grid, camera, roster and terrain); the ground is what its adapter reads from the
+    terrain templates; the session it makes plays Capture."""
+    setup = load_setup("capture", "synthetic")
+    assert setup.system == "capture" and setup.source == "synthetic" and setup.camera is None
+    assert setup.layout.grid is not None and setup.board is None and setup.game is None
+    assert setup.scene is not None and setup.scene.layout == setup.layout and setup.scene.roster == setup.roster
+    assert setup.terrain and setup.ground == {} and setup.initial_states == {}
+    assert {"source", "camera", "layout", "roster"} <= set(setup.names)
+    assert isinstance(setup.make_session().live, CaptureLive)
+
+
+def test_the_one_set_up_loader_reads_its_position_file(game, tmp_path):
+    """A position of the table's grid size starts the pieces' states; another size is a one-line error."""
+    with pytest.raises(InputError, match=r"capture.json: grid 8x8 differs from the layout's 40x20"):
+        load_setup("capture", "synthetic", game=game)
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({**POSITION, "grid": {"cols": 40, "rows": 20}}))
+    setup = load_setup("capture", "synthetic", game=str(path))
+    assert setup.names["game"] == str(path) and set(setup.initial_states) == {"w1", "b1", "b2"}
+
+
+def test_the_gui_command_lists_it(capsys):
+    with pytest.raises(SystemExit):
+        run_cli(["gui", "--help"])
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "--system NAME" in ln and "rules system" in ln)
+    assert "capture" in line
+
+
 POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))
 
 
@@ -93,7 +125,7 @@ def _two_stones(setup):
 
 
 def test_the_one_session_plays_it():
-    setup = load_setup("synthetic", system="capture")
+    setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     s = Session(setup, settle_s=0.5)
     s.update_reading(_reading(setup, places), t=0.0)
@@ -113,7 +145,7 @@ def test_the_one_session_plays_it():
 def test_the_dashboard_draws_it_and_resolves_from_its_panel(qapp, tmp_path):
     from tests.gui.helpers import SHOTS, open_window, refresh
 
-    setup = load_setup("synthetic", system="capture")
+    setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     win = open_window(qapp, setup, tmp_path)
     try:

@@ -1,0 +1,245 @@
+"""The set-up of a live session, for every game system: what a session needs besides frames, read from the files or
+brought by the synthetic table.
+
+`load_setup(system, source, ...)` names no system. What differs comes from the system (rules/system.py,
+rules/live.py): its `LiveRules` says what table it shows with `--source synthetic` (`demo`, plain data this module
+renders with vision's synthetic table), what a position file gives a new session (`start_from`) and what it checks
+and keeps of the roster (`setup_roster`); its `GameSystem.table` says what the kind of table needs: a system on a
+printed board (`"board"`) reads `--board` and needs no layout (the board's anchors register the camera), a grid
+system (`"grid"`) needs the layout's grid and a position of its size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from calibration.camera import CameraIntrinsics
+from calibration.layout import TableLayout
+from common.errors import InputError
+from rules.live import DemoTable, LiveRules, Start
+from rules.system import GameSystem, game_system
+from vision.roster import Roster
+
+if TYPE_CHECKING:
+    from fieldglass.session import Session
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a session needs besides frames: the files, or the synthetic table's own camera and demo files.
+
+    `camera` is None when the source brings its own (the synthetic table); `ground` is the rules system's terrain
+    (fields, edges; None: its empty ground), `terrain` the synthetic table's templates (for drawing), `scene` the
+    synthetic table itself (vision.synthetic.SyntheticScene, for --source synthetic), `initial_states` each piece's
+    state the camera cannot see, `game` what the system keeps of the position it starts from (its `LiveRules`
+    reads it: a template without pieces, a starting position), `options` the rules options file. A system on a
+    printed board has its `board` (rules.board.Board): `board_on_table` when the board itself is the table (its
+    anchors register the camera), else the board lies on a table registered by `layout` and is found from its own
+    anchors every frame. `extra` is what the system's `setup_roster` hook keeps, each also read as an attribute
+    (`setup.blocks`)."""
+
+    source: str
+    camera: CameraIntrinsics | None
+    layout: TableLayout
+    roster: Roster
+    system: str
+    ground: Mapping | None = None
+    initial_states: Mapping[str, dict] = field(default_factory=dict)
+    terrain: tuple = ()
+    names: Mapping[str, str] = field(default_factory=dict)  # what each file was, for the title and messages
+    join_by_cards: bool = False  # start with no unit in the game; each joins when its QR card is shown
+    board: Any = None  # rules.board.Board, for a system on a printed board
+    board_on_table: bool = True
+    scene: Any = None
+    game: Any = None
+    options: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        extra = self.__dict__.get("extra") or {}
+        if name.startswith("__") or name not in extra:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return extra[name]
+
+    def make_session(self) -> Session:
+        """The live model for this set-up: the dashboard (gui/app.py) is handed the set-up and calls this, so it
+        never imports the model."""
+        from fieldglass.session import Session
+
+        return Session(self)
+
+
+def load_setup(system: str, source: str, camera: str | None = None, layout: str | None = None,
+               roster: str | None = None, game: str | None = None, board: str | None = None,
+               options: str | None = None) -> Setup:
+    """Read the files a session of `system` needs; InputError (one line, naming the file) on any problem.
+
+    With `source == "synthetic"` the synthetic table brings its camera, and the system's demo table (`demo`) the
+    layout, roster and board left out: the scene rendered is the demo's. `game` is a position file of the system
+    (terrain, the pieces' state the camera cannot see, the game state), `board` a printed board's file (a system on
+    a printed board; synthetic: the demo's board), `options` the rules options file."""
+    from calibration.camera import load_camera
+    from calibration.layout import load_layout
+    from vision.roster import load_roster
+
+    gs = game_system(system)
+    live = gs.live or LiveRules
+    synthetic = source == "synthetic"
+    names = {"source": source}
+
+    brd = None
+    if gs.table == "board":
+        from rules.board import load_board
+
+        brd = load_board(board) if board else None
+    demo = live.demo(brd) if synthetic else None
+    if gs.table == "board":
+        brd = brd or (demo.board if demo is not None else None)
+        if brd is None:
+            raise InputError(f"source {source!r}: --system {system} needs --board BOARD.toml (only --source "
+                             "synthetic brings the demo board)")
+        names["board"] = str(board) if board else (demo.names.get("board") or "demo board")
+    scene, terrain, demo_layout, demo_roster = None, (), None, None
+    if synthetic:
+        scene, demo_layout, demo_roster, terrain = _synthetic(demo, brd)
+
+    layout_path = layout or (str(demo_layout) if demo_layout is not None else None)
+    missing = [n for n, v in (("--layout", layout_path or gs.table == "board"), ("--roster", roster or demo_roster))
+               if not v]
+    if camera is None and not synthetic:
+        missing.insert(0, "--camera")
+    if missing:
+        raise InputError(f"source {source!r} needs {' and '.join(missing)} (only --source synthetic brings its own)")
+    cam = load_camera(camera) if camera else None
+    if layout:
+        lay = load_layout(layout)
+    elif scene is not None:
+        lay = scene.layout
+    else:  # a printed board and no layout: the board is the table, its anchors register the camera
+        from fieldglass.boards import board_layout
+
+        lay = board_layout(brd)
+    ros = load_roster(roster) if roster else scene.roster
+    if gs.table == "grid" and lay.grid is None:
+        raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
+    brought = demo.names if demo is not None else {}  # what the demo calls the files it brings
+    names.update(camera=str(camera or "synthetic camera"),
+                 layout=str(layout or brought.get("layout") or layout_path or "the board's anchors"),
+                 roster=str(roster or brought.get("roster") or demo_roster))
+
+    adapter = gs.adapter(options)
+    position = None
+    if game:
+        position = read_position(game, gs, brd)
+        names["game"] = str(game)
+    elif demo is not None and demo.game is not None:
+        position = _position(demo.game, "the demo's position", gs, brd)
+    if position is not None and gs.table == "grid" and (position.cols, position.rows) != (lay.grid.cols,
+                                                                                         lay.grid.rows):
+        raise InputError(f"{game or 'the demo'}: grid {position.cols}x{position.rows} differs from the layout's "
+                         f"{lay.grid.cols}x{lay.grid.rows}")
+    start: Start = live.start_from(adapter, position, terrain, lay)
+    extra = live.setup_roster(adapter, ros, _piece_tables(roster or demo_roster), start, names["roster"])
+    return Setup(source, cam, lay, ros, system, start.ground, dict(start.states), terrain, names, board=brd,
+                 board_on_table=brd is None or not layout, scene=scene, game=start.game, options=options,
+                 extra=dict(extra))
+
+
+def read_position(path: str, gs: GameSystem, board=None):
+    """A position file of system `gs` (a system on a printed board reads it on `board`); InputError naming the file
+    when it cannot be read or is another system's."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the position file ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a position file must hold a JSON object")
+    if data.get("system") != gs.name:
+        raise InputError(f"{path}: a {data.get('system')!r} position, but --system is {gs.name!r}")
+    return _position(data, str(path), gs, board)
+
+
+def _position(data: Mapping, source: str, gs: GameSystem, board):
+    return gs.from_dict(data, source, **({"board": board} if gs.table == "board" else {}))
+
+
+def synthetic_scene(system: str, board=None):
+    """The table `system` shows with --source synthetic, rendered as vision's synthetic scene (its layout, roster,
+    pieces and terrain); `board` a printed board to show it on (a system on a printed board; default its demo's)."""
+    gs = game_system(system)
+    live = gs.live or LiveRules
+    demo = live.demo(board)
+    return _synthetic(demo, board if board is not None else getattr(demo, "board", None))[0]
+
+
+def demo_roster(system: str, board=None) -> Roster:
+    """The roster of `system`'s demo table (in the markers of the table it stands on)."""
+    return synthetic_scene(system, board).roster
+
+
+def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | None, tuple]:
+    """A demo table rendered: (the synthetic scene, its layout file, its roster file, the terrain templates on its
+    cloth). `demo` None: the synthetic table's own demo, or on a printed board the board alone."""
+    from calibration.layout import load_layout
+    from vision.roster import load_roster
+    from vision.synthetic import PlacedPiece, SyntheticScene, demo_files, demo_scene
+
+    if demo is None and board is not None:
+        from fieldglass.boards import board_scene
+
+        return board_scene(board, Roster(board.dictionary, ()), ()), None, None, ()
+    if demo is None:
+        lay_path, ros_path = demo_files()
+        scene = demo_scene()
+        return scene, lay_path, ros_path, tuple(scene.terrain)
+    ros = load_roster(demo.roster)
+    if board is not None:
+        from fieldglass.boards import board_layout
+
+        lay = board_layout(board)
+    else:
+        lay = load_layout(demo.layout)
+    if ros.dictionary != lay.dictionary:  # the demo's pieces wear the markers of the table they stand on
+        ros = dataclasses.replace(ros, dictionary=lay.dictionary)
+    missing = [p.id for p in demo.pieces if ros.piece(p.id) is None]
+    if missing:
+        raise InputError(f"{demo.roster}: the demo places {', '.join(missing)}, not in this roster")
+    terrain = _terrain(demo)
+    if board is not None:
+        from fieldglass.boards import board_scene
+
+        scene = board_scene(board, ros, [(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in demo.pieces])
+        return dataclasses.replace(scene, terrain=scene.terrain + terrain), None, demo.roster, terrain
+    placed = tuple(PlacedPiece(ros.piece(p.id), float(p.x_mm), float(p.y_mm), float(p.heading_deg))
+                   for p in demo.pieces)
+    return SyntheticScene(lay, ros, placed, terrain), demo.layout, demo.roster, terrain
+
+
+def _terrain(demo: DemoTable) -> tuple:
+    import numpy as np
+
+    from vision.synthetic import TerrainPiece
+
+    return tuple(TerrainPiece(t.kind, np.asarray(t.polygon_mm, float), float(t.height_mm)) for t in demo.terrain)
+
+
+def _piece_tables(path: str | None) -> dict[str, dict]:
+    """Each [[piece]] table of a roster file by id, with every key (those a system defines too)."""
+    if not path:
+        return {}
+    from calibration.files import read_toml
+
+    data = read_toml(path, "roster file")
+    return {p["id"]: p for p in data.get("piece", []) if isinstance(p, dict) and isinstance(p.get("id"), str)}
+
+
+__all__ = ["Setup", "demo_roster", "load_setup", "read_position", "synthetic_scene"]
