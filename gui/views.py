@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from calibration.projection import pixels_to_table, table_to_pixels
 from common.errors import InputError
-from common.fields import field_name
+from common.fields import facing_bearing, field_name
 from gui import picture
 from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon, _qp
 
@@ -443,6 +443,7 @@ class TableView(QGraphicsView):
                 self._add(mark, 5.6, "blocker-cross")
 
     def _draw_pieces(self) -> None:
+        """Each piece seen (or to be taken off): its base, facing arrow, label and any change waiting for it."""
         s = self.session
         sides = {side: i for i, side in enumerate(s.sides)}
         live = isinstance(self.mapper, LiveMapper)
@@ -453,70 +454,83 @@ class TableView(QGraphicsView):
             rp, pose = v.piece, v.pose
             z = rp.marker_height_mm if live else 0.0
             colour = QColor(SIDE_COLOURS[sides.get(rp.side, 0) % len(SIDE_COLOURS)])
-            width, style = 2.0, Qt.PenStyle.SolidLine
+            style = Qt.PenStyle.SolidLine
             if v.status == "occluded":
                 colour, style = QColor(170, 170, 170), Qt.PenStyle.DashLine
             elif v.status == "ambiguous":
                 style = Qt.PenStyle.DashDotLine
             selected = rp.id == s.selected
             second = rp.id == s.second
-            if selected or second:
-                width = 4.0
-            corners = base_corners(pose.x_mm, pose.y_mm, pose.heading_deg, rp.base_mm)
-            poly = QGraphicsPolygonItem(_polygon(self.mapper, corners, z))
-            poly.setPen(_pen(QColor(255, 255, 255) if selected else QColor(255, 0, 255) if second else colour,
-                             width, style))
-            fill = QColor(colour)
-            fill.setAlpha(70 if v.status != "occluded" else 30)
-            poly.setBrush(fill)
-            poly.setData(PIECE_KEY, rp.id)
-            state = v.state
-            marks = "+".join(state.get("markers", ()) or ()) or "no markers"
-            poly.setToolTip(f"{rp.id} ({rp.side} {v.type or rp.type}): {v.status}, field {pose.cell or 'off'} "
-                            f"facing {pose.facing}, {state.get('formation') or ''} {state.get('bases', 1)} base(s), "
-                            f"{marks}; {pose.x_mm:.0f}, {pose.y_mm:.0f} mm, heading {pose.heading_deg:.0f}°, "
-                            f"{pose.edge_mm or 0:.1f} mm from a field edge")
-            self._add(poly, 6, f"piece:{v.status}")
-            # facing arrow
-            h = math.radians(pose.heading_deg)
-            fwd = np.array([math.sin(h), math.cos(h)])
             c = np.array([pose.x_mm, pose.y_mm])
-            tip = c + fwd * (rp.base_mm[1] / 2 + 14)
-            left = tip - fwd * 9 + np.array([-fwd[1], fwd[0]]) * 6
-            right = tip - fwd * 9 - np.array([-fwd[1], fwd[0]]) * 6
-            pts = self.mapper.points(np.array([c, tip, left, right]), z)
-            arrow = QPainterPath()
-            arrow.moveTo(_qp(pts[0]))
-            arrow.lineTo(_qp(pts[1]))
-            arrow.moveTo(_qp(pts[2]))
-            arrow.lineTo(_qp(pts[1]))
-            arrow.lineTo(_qp(pts[3]))
-            ai = QGraphicsPathItem(arrow)
-            ai.setPen(_pen(colour if not selected else QColor(255, 255, 255), 2.0))
-            ai.setData(PIECE_KEY, rp.id)
-            self._add(ai, 6.5, "facing")
+            self._draw_base(v, z, colour, style, selected, second)
+            self._draw_facing(v, z, c, colour if not selected else QColor(255, 255, 255))
             if self.show_labels or selected or second:
-                label = rp.id
-                if selected or second or v.pending is not None:
-                    label += f" {pose.cell or 'off'}"
-                if v.status == "ambiguous":  # on a field edge: the field is uncertain
-                    label += f" ?edge {pose.edge_mm:.0f}mm" if selected or second else "?"
-                elif v.status == "occluded":
-                    label += " (hidden)"
-                markers = state.get("markers") or ()
-                if markers:
-                    label += " [" + "+".join(markers) + "]"
-                if state.get("bases", 1) and state.get("bases", 1) > 1:
-                    label += f" x{state['bases']}"
-                at = self.mapper.points(np.array([c + np.array([-rp.base_mm[0] / 2, -rp.base_mm[1] / 2 - 4])]), z)[0]
-                tc = QColor(255, 255, 255) if v.status != "occluded" else QColor(190, 190, 190)
-                if v.status == "ambiguous":
-                    tc = QColor(255, 190, 90)
-                t = self._text(label, at, tc, 7 + (selected or second), "label", bold=selected or second,
-                               size=8.5 if selected or second else 7.0)
-                t.setData(PIECE_KEY, rp.id)
+                self._draw_label(v, z, c, selected or second)
             if v.pending is not None and grid is not None:
                 self._draw_pending(v, grid, z, c)
+
+    def _draw_base(self, v, z: float, colour: QColor, style, selected: bool, second: bool) -> None:
+        """The base's outline (white when selected, magenta for the pair's second, thick for both), filled faintly in
+        the side's colour; its tooltip says all the dashboard knows of the piece."""
+        rp, pose = v.piece, v.pose
+        width = 4.0 if selected or second else 2.0
+        corners = base_corners(pose.x_mm, pose.y_mm, pose.heading_deg, rp.base_mm)
+        poly = QGraphicsPolygonItem(_polygon(self.mapper, corners, z))
+        poly.setPen(_pen(QColor(255, 255, 255) if selected else QColor(255, 0, 255) if second else colour,
+                         width, style))
+        fill = QColor(colour)
+        fill.setAlpha(70 if v.status != "occluded" else 30)
+        poly.setBrush(fill)
+        poly.setData(PIECE_KEY, rp.id)
+        state = v.state
+        marks = "+".join(state.get("markers", ()) or ()) or "no markers"
+        poly.setToolTip(f"{rp.id} ({rp.side} {v.type or rp.type}): {v.status}, field {pose.cell or 'off'} "
+                        f"facing {pose.facing}, {state.get('formation') or ''} {state.get('bases', 1)} base(s), "
+                        f"{marks}; {pose.x_mm:.0f}, {pose.y_mm:.0f} mm, heading {pose.heading_deg:.0f}°, "
+                        f"{pose.edge_mm or 0:.1f} mm from a field edge")
+        self._add(poly, 6, f"piece:{v.status}")
+
+    def _draw_facing(self, v, z: float, c: np.ndarray, colour: QColor) -> None:
+        """An arrow from the base's centre to beyond its front edge."""
+        h = math.radians(v.pose.heading_deg)
+        fwd = np.array([math.sin(h), math.cos(h)])
+        tip = c + fwd * (v.piece.base_mm[1] / 2 + 14)
+        left = tip - fwd * 9 + np.array([-fwd[1], fwd[0]]) * 6
+        right = tip - fwd * 9 - np.array([-fwd[1], fwd[0]]) * 6
+        pts = self.mapper.points(np.array([c, tip, left, right]), z)
+        arrow = QPainterPath()
+        arrow.moveTo(_qp(pts[0]))
+        arrow.lineTo(_qp(pts[1]))
+        arrow.moveTo(_qp(pts[2]))
+        arrow.lineTo(_qp(pts[1]))
+        arrow.lineTo(_qp(pts[3]))
+        ai = QGraphicsPathItem(arrow)
+        ai.setPen(_pen(colour, 2.0))
+        ai.setData(PIECE_KEY, v.piece.id)
+        self._add(ai, 6.5, "facing")
+
+    def _draw_label(self, v, z: float, c: np.ndarray, emphasised: bool) -> None:
+        """The piece's id above its base, with its field when selected or pending, an uncertain field, hidden,
+        markers and bases; larger and bold for the selected pair."""
+        rp, pose, state = v.piece, v.pose, v.state
+        label = rp.id
+        if emphasised or v.pending is not None:
+            label += f" {pose.cell or 'off'}"
+        if v.status == "ambiguous":  # on a field edge: the field is uncertain
+            label += f" ?edge {pose.edge_mm:.0f}mm" if emphasised else "?"
+        elif v.status == "occluded":
+            label += " (hidden)"
+        markers = state.get("markers") or ()
+        if markers:
+            label += " [" + "+".join(markers) + "]"
+        if state.get("bases", 1) and state.get("bases", 1) > 1:
+            label += f" x{state['bases']}"
+        at = self.mapper.points(np.array([c + np.array([-rp.base_mm[0] / 2, -rp.base_mm[1] / 2 - 4])]), z)[0]
+        tc = QColor(255, 255, 255) if v.status != "occluded" else QColor(190, 190, 190)
+        if v.status == "ambiguous":
+            tc = QColor(255, 190, 90)
+        t = self._text(label, at, tc, 7 + emphasised, "label", bold=emphasised, size=8.5 if emphasised else 7.0)
+        t.setData(PIECE_KEY, rp.id)
 
     def _draw_pending(self, v, grid, z, c) -> None:
         ch = v.pending
@@ -534,8 +548,6 @@ class TableView(QGraphicsView):
             self._add(item, 8, "pending-remove")
             self._text("take off", self.mapper.points(np.array([c]), z)[0], BLOCKED, 8, "pending-label", bold=True)
             return
-        from common.fields import facing_bearing
-
         gx, gy = grid.field_centre(*ch.field)
         ghost = base_corners(gx, gy, facing_bearing(ch.facing), v.piece.base_mm)
         item = QGraphicsPolygonItem(_polygon(self.mapper, ghost, z))
