@@ -61,22 +61,7 @@ def _dump(out) -> str:
 def analyze(args) -> int:
     pos, opts, ch = _load(args)
     if getattr(args, "all", False):
-        rows = []
-        for a in pos.pieces:
-            for b in pos.pieces:
-                if a.side != b.side:
-                    r = analyze_pair(pos, a.id, b.id, opts)
-                    rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
-                                                   "contact", "in_zone_of_control", "line_of_sight")}
-                                | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
-        if args.json:
-            print(_dump({"pairs": rows}))
-        else:
-            print(f"{len(rows)} ordered enemy pairs")
-            for r in rows:
-                print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
-                      f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
-        return 0
+        return _all(pos, opts, args.json)
     if not args.from_id:
         raise InputError("analyze needs --from ID (or --all for every pair)")
     for pid in (args.from_id, args.to_id):
@@ -91,6 +76,26 @@ def analyze(args) -> int:
         return 0
     out = analyze_from(pos, args.from_id, opts)
     print(_dump(out) if args.json else _from_text(pos, out))
+    return 0
+
+
+def _all(pos: DbxPosition, opts, as_json: bool) -> int:
+    """Every ordered enemy pair: distance, contact, zone of control, sight, whether it may fire or attack."""
+    rows = []
+    for a in pos.pieces:
+        for b in pos.pieces:
+            if a.side != b.side:
+                r = analyze_pair(pos, a.id, b.id, opts)
+                rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
+                                               "contact", "in_zone_of_control", "line_of_sight")}
+                            | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
+    if as_json:
+        print(_dump({"pairs": rows}))
+        return 0
+    print(f"{len(rows)} ordered enemy pairs")
+    for r in rows:
+        print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
+              f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
     return 0
 
 
