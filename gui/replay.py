@@ -43,19 +43,8 @@ from common.errors import InputError
 from common.fields import field_name
 from gui.app import application
 from gui.models import ListTableModel
-from gui.views import (
-    BLOCKED,
-    SIDE_COLOURS,
-    BoardMapper,
-    TableView,
-    _path_lines,
-    _pen,
-    _polygon,
-    _qp,
-    base_corners,
-    numpy_to_qimage,
-    save_widget_png,
-)
+from gui.picture import _path_lines, _pen, _polygon, _qp
+from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, base_corners, numpy_to_qimage, save_widget_png
 
 MARGIN_MM = 40.0  # room above the table for the caption, below it for the notes on the whole table
 TICK_MS = 40
