@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import time
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, qInstallMessageHandler
@@ -19,6 +22,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -26,10 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from common.errors import InputError
+from gui.board_editor import BoardEditor
+from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
 from gui.worker import CaptureWorker
+from rules import position as positions
 from vision.rectify import BoardRectifier
+from vision.sources import open_source
+from vision.synthetic import SyntheticSource, demo_scene
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 SHORTCUTS = """\
@@ -55,12 +64,8 @@ def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 108
     """The source named by `setup.source` and whether it is live (a camera or stream: frames may be dropped)."""
     spec = setup.source
     if spec == "synthetic":
-        from vision.synthetic import SyntheticSource, demo_scene
-
         return SyntheticSource(getattr(setup, "scene", None) or demo_scene(), resolution=resolution, frames=frames,
                                hand_period=24 if hand else None), False
-    from vision.sources import open_source
-
     live = spec.isdigit() or "://" in spec
     return open_source(spec, frames), live
 
@@ -82,6 +87,23 @@ class MainWindow(QMainWindow):
         self.connection = ("connecting", f"{setup.source}: opening")
         self.setWindowTitle(f"Fieldglass — {setup.source} — {setup.system}")
 
+        self._build_views()
+        self._build_docks()
+        self._build_status_bar()
+        self._build_actions()
+        self._connect_session()
+        self._refresh_pending = False
+        self.resize(1366, 740)
+        self._viewer_menu()
+        if self.setup.layout.grid is None:
+            self.grid_action.setChecked(False)
+        self._restore_settings()
+        self._refresh_all()
+
+    # ---- building the window
+
+    def _build_views(self) -> None:
+        """The live and board views, one above the other in a splitter: the central widget."""
         self.live_view = TableView("live")
         self.board_view = TableView("board")
         for v in (self.live_view, self.board_view):
@@ -96,6 +118,8 @@ class MainWindow(QMainWindow):
         self.split.addWidget(self.board_view)
         self.setCentralWidget(self.split)
 
+    def _build_docks(self) -> None:
+        """The targets, combat and game state panels, tabbed in the right dock area (targets in front)."""
         self.selection_panel = SelectionPanel(self.session)
         self.combat_panel = CombatPanel(self.session)
         self.game_panel = GameStatePanel(self.session)
@@ -114,6 +138,8 @@ class MainWindow(QMainWindow):
         self.docks["targets"].raise_()
         self.combat_panel.applied.connect(self._schedule)
 
+    def _build_status_bar(self) -> None:
+        """Frame rate, pieces seen, calibration health and the camera's state, permanently in the status bar."""
         self.fps_label = QLabel("– fps")
         self.pieces_label = QLabel("pieces –")
         self.calib_label = QLabel("calibration –")
@@ -122,19 +148,13 @@ class MainWindow(QMainWindow):
             w.setContentsMargins(6, 0, 6, 0)
             self.statusBar().addPermanentWidget(w)
 
-        self._build_actions()
+    def _connect_session(self) -> None:
+        """Refresh on the session's position, state and selection; show its messages."""
         ev = self.session.events
         ev.position.connect(lambda pos: self._schedule())
         ev.state.connect(self._schedule)
         ev.selection.connect(self._selection_changed)
         ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self._refresh_pending = False
-        self.resize(1366, 740)
-        self._viewer_menu()
-        if self.setup.layout.grid is None:
-            self.grid_action.setChecked(False)
-        self._restore_settings()
-        self._refresh_all()
 
     # ---- actions and shortcuts
 
@@ -393,13 +413,9 @@ class MainWindow(QMainWindow):
     # ---- files
 
     def ask_source(self) -> None:
-        from PySide6.QtWidgets import QInputDialog
-
         text, ok = QInputDialog.getText(self, "Open source", "camera index, video or image file, URL, or synthetic:",
                                         text=self.setup.source)
         if ok and text.strip():
-            from dataclasses import replace
-
             self.setup = replace(self.setup, source=text.strip())
             self.start()
 
@@ -414,8 +430,6 @@ class MainWindow(QMainWindow):
     def ask_save_position(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save position", "position.json", "JSON (*.json)")
         if path:
-            from rules import position as positions
-
             try:
                 positions.save(self.session.position, path)
                 self.statusBar().showMessage(f"position written to {path}", 6000)
@@ -423,16 +437,12 @@ class MainWindow(QMainWindow):
                 QMessageBox.warning(self, "Fieldglass", f"{path}: cannot write ({exc.strerror or exc})")
 
     def open_board_editor(self):
-        from gui.board_editor import BoardEditor
-
         self.board_editor = BoardEditor(board=getattr(self.session, "board", None), frame=self.current_frame(),
                                         parent=self)
         self.board_editor.show()
         return self.board_editor
 
     def open_calibration(self):
-        from gui.calibration import CalibrationWizard
-
         wiz = CalibrationWizard(self.setup, frame_provider=self.current_frame, parent=self)
         wiz.show()
         return wiz
@@ -506,8 +516,6 @@ def application() -> QApplication:
 
 def wait_for(window: MainWindow, frames: int, timeout_s: float = 120.0) -> None:
     """Run the event loop until the worker has processed `frames` frames (or ended) and the last one is shown."""
-    import time
-
     app = application()
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout_s:
@@ -563,8 +571,6 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
     app = application()
     settings = None
     if headless:
-        import tempfile
-
         # a fresh window: neither read nor overwrite the user's saved window state
         settings = QSettings(str(Path(tempfile.mkdtemp(prefix="fieldglass-")) / "gui.ini"), QSettings.Format.IniFormat)
     window = MainWindow(setup, settings=settings, source_options=source_options)

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 from calibration.board import TurnedAnchor, rectify_board_image
 from calibration.layout import TableLayout
 from common.errors import InputError
+from gui.models import RecordsModel
 from rules.board import (
     APPROACH_COUNTS,
     APPROACH_FLAGS,
@@ -341,108 +342,16 @@ class BoardEditor(QMainWindow):
         self.mode = "area"
         self.problems: list[str] = []
 
-        self.canvas = _Canvas()
-        self.canvas.to_mm = self._to_mm
-        self.canvas.clicked.connect(self.click)
-        self.canvas.finished.connect(self.finish)
-        self.pixmap = self.canvas.scene().addPixmap(QPixmap())
-        self.pixmap.setZValue(0)
-        self.items = []
-
+        self._build_canvas()
         side = QWidget()
         lay = QVBoxLayout(side)
-        files = QHBoxLayout()
-        for text, slot in (("Open board...", self.ask_open), ("Save board...", self.ask_save),
-                           ("Open photo...", self.ask_photo), ("Use current frame", self.use_frame)):
-            b = QPushButton(text)
-            b.clicked.connect(slot)
-            files.addWidget(b)
-        lay.addLayout(files)
-        head = QFormLayout()
-        self.name = QLineEdit(self.draft.header["name"])
-        self.name.textChanged.connect(lambda t: self.draft.header.__setitem__("name", t))
-        self.width_mm = QDoubleSpinBox()
-        self.depth_mm = QDoubleSpinBox()
-        for w, key in ((self.width_mm, "width_mm"), (self.depth_mm, "depth_mm")):
-            w.setRange(50, 3000)
-            w.setValue(self.draft.header[key])
-            w.setSuffix(" mm")
-            w.valueChanged.connect(lambda v, k=key: self._size(k, v))
-        head.addRow("name", self.name)
-        size = QHBoxLayout()
-        size.addWidget(self.width_mm)
-        size.addWidget(QLabel("x"))
-        size.addWidget(self.depth_mm)
-        head.addRow("size", size)
-        lay.addLayout(head)
-        modes = QHBoxLayout()
-        self.mode_buttons = QButtonGroup(self)
-        for m in self.MODES:
-            b = QPushButton(m.capitalize())
-            b.setCheckable(True)
-            b.setChecked(m == self.mode)
-            b.clicked.connect(lambda _=False, mm=m: self.set_mode(mm))
-            self.mode_buttons.addButton(b)
-            modes.addWidget(b)
-        lay.addLayout(modes)
-        row = QHBoxLayout()
-        self.area_id = QLineEdit()
-        self.area_id.setPlaceholderText("new area id (empty: next number)")
-        self.area_name = QLineEdit()
-        self.area_name.setPlaceholderText("name")
-        close = QPushButton("Close area")
-        close.clicked.connect(self.finish)
-        row.addWidget(self.area_id)
-        row.addWidget(self.area_name)
-        row.addWidget(close)
-        lay.addLayout(row)
-        row = QHBoxLayout()
-        self.width_choice = QComboBox()
-        self.width_choice.addItems(["narrow", "wide", "remove"])
-        self.road_class = QComboBox()
-        self.road_class.addItems(["main", "secondary"])
-        pair = QPushButton("Pair borders")
-        pair.setToolTip("add the missing approach on every shared border (width copied from the other side)")
-        pair.clicked.connect(self.pair_borders)
-        finish_road = QPushButton("Finish road")
-        finish_road.clicked.connect(self.finish_road)
-        row.addWidget(QLabel("approach"))
-        row.addWidget(self.width_choice)
-        row.addWidget(pair)
-        row.addWidget(QLabel("road"))
-        row.addWidget(self.road_class)
-        row.addWidget(finish_road)
-        lay.addLayout(row)
-        from gui.models import RecordsModel
-
-        self.areas_model = RecordsModel([("id", str), ("name", str), ("capacity", int), ("start_positions", int),
-                                         ("beyond_objective", _flag)])
-        self.approaches_model = RecordsModel([("area", str), ("to", str), ("width", str),
-                                              *[(k, int) for k in APPROACH_COUNTS], *[(k, _flag) for k in
-                                                                                      APPROACH_FLAGS]])
-        self.areas_table = QTableView()
-        self.areas_table.setModel(self.areas_model)
-        self.approaches_table = QTableView()
-        self.approaches_table.setModel(self.approaches_model)
-        for t in (self.areas_table, self.approaches_table):
-            t.verticalHeader().setVisible(False)
-            t.horizontalHeader().setStretchLastSection(True)
-        self.areas_model.dataChanged.connect(self._areas_edited)
-        self.approaches_model.dataChanged.connect(self._approaches_edited)
-        lay.addWidget(QLabel("areas (double-click a cell to edit)"))
-        lay.addWidget(self.areas_table, 2)
-        lay.addWidget(QLabel("approaches (one per side of a border)"))
-        lay.addWidget(self.approaches_table, 2)
-        buttons = QHBoxLayout()
-        val = QPushButton("Validate")
-        val.clicked.connect(self.validate)
-        undo = QPushButton("Undo corner")
-        undo.clicked.connect(self.undo_point)
-        delete = QPushButton("Delete selected area")
-        delete.clicked.connect(self.delete_selected_area)
-        for b in (val, undo, delete):
-            buttons.addWidget(b)
-        lay.addLayout(buttons)
+        lay.addLayout(self._build_file_buttons())
+        lay.addLayout(self._build_header_form())
+        lay.addLayout(self._build_mode_buttons())
+        lay.addLayout(self._build_area_row())
+        lay.addLayout(self._build_approach_road_row())
+        self._build_tables(lay)
+        lay.addLayout(self._build_edit_buttons())
         self.report = QPlainTextEdit()
         self.report.setReadOnly(True)
         self.report.setObjectName("board-editor-report")
@@ -462,6 +371,127 @@ class BoardEditor(QMainWindow):
         if frame is not None:
             self.use_frame()
         self.refresh()
+
+    # ---- building the window
+
+    def _build_canvas(self) -> None:
+        """The drawing canvas: clicks add corners (in board mm), a right or double click finishes; the image under."""
+        self.canvas = _Canvas()
+        self.canvas.to_mm = self._to_mm
+        self.canvas.clicked.connect(self.click)
+        self.canvas.finished.connect(self.finish)
+        self.pixmap = self.canvas.scene().addPixmap(QPixmap())
+        self.pixmap.setZValue(0)
+        self.items = []
+
+    def _build_file_buttons(self) -> QHBoxLayout:
+        files = QHBoxLayout()
+        for text, slot in (("Open board...", self.ask_open), ("Save board...", self.ask_save),
+                           ("Open photo...", self.ask_photo), ("Use current frame", self.use_frame)):
+            b = QPushButton(text)
+            b.clicked.connect(slot)
+            files.addWidget(b)
+        return files
+
+    def _build_header_form(self) -> QFormLayout:
+        """The board's name and size, written through to the draft's header."""
+        head = QFormLayout()
+        self.name = QLineEdit(self.draft.header["name"])
+        self.name.textChanged.connect(lambda t: self.draft.header.__setitem__("name", t))
+        self.width_mm = QDoubleSpinBox()
+        self.depth_mm = QDoubleSpinBox()
+        for w, key in ((self.width_mm, "width_mm"), (self.depth_mm, "depth_mm")):
+            w.setRange(50, 3000)
+            w.setValue(self.draft.header[key])
+            w.setSuffix(" mm")
+            w.valueChanged.connect(lambda v, k=key: self._size(k, v))
+        head.addRow("name", self.name)
+        size = QHBoxLayout()
+        size.addWidget(self.width_mm)
+        size.addWidget(QLabel("x"))
+        size.addWidget(self.depth_mm)
+        head.addRow("size", size)
+        return head
+
+    def _build_mode_buttons(self) -> QHBoxLayout:
+        """One checkable button per drawing mode."""
+        modes = QHBoxLayout()
+        self.mode_buttons = QButtonGroup(self)
+        for m in self.MODES:
+            b = QPushButton(m.capitalize())
+            b.setCheckable(True)
+            b.setChecked(m == self.mode)
+            b.clicked.connect(lambda _=False, mm=m: self.set_mode(mm))
+            self.mode_buttons.addButton(b)
+            modes.addWidget(b)
+        return modes
+
+    def _build_area_row(self) -> QHBoxLayout:
+        """The next area's id and name, and the button that closes its outline."""
+        row = QHBoxLayout()
+        self.area_id = QLineEdit()
+        self.area_id.setPlaceholderText("new area id (empty: next number)")
+        self.area_name = QLineEdit()
+        self.area_name.setPlaceholderText("name")
+        close = QPushButton("Close area")
+        close.clicked.connect(self.finish)
+        row.addWidget(self.area_id)
+        row.addWidget(self.area_name)
+        row.addWidget(close)
+        return row
+
+    def _build_approach_road_row(self) -> QHBoxLayout:
+        """An approach's width (or remove), pairing the borders, a road's class and finishing it."""
+        row = QHBoxLayout()
+        self.width_choice = QComboBox()
+        self.width_choice.addItems(["narrow", "wide", "remove"])
+        self.road_class = QComboBox()
+        self.road_class.addItems(["main", "secondary"])
+        pair = QPushButton("Pair borders")
+        pair.setToolTip("add the missing approach on every shared border (width copied from the other side)")
+        pair.clicked.connect(self.pair_borders)
+        finish_road = QPushButton("Finish road")
+        finish_road.clicked.connect(self.finish_road)
+        row.addWidget(QLabel("approach"))
+        row.addWidget(self.width_choice)
+        row.addWidget(pair)
+        row.addWidget(QLabel("road"))
+        row.addWidget(self.road_class)
+        row.addWidget(finish_road)
+        return row
+
+    def _build_tables(self, lay: QVBoxLayout) -> None:
+        """The editable tables of areas and approaches, each edit written back to the draft."""
+        self.areas_model = RecordsModel([("id", str), ("name", str), ("capacity", int), ("start_positions", int),
+                                         ("beyond_objective", _flag)])
+        self.approaches_model = RecordsModel([("area", str), ("to", str), ("width", str),
+                                              *[(k, int) for k in APPROACH_COUNTS], *[(k, _flag) for k in
+                                                                                      APPROACH_FLAGS]])
+        self.areas_table = QTableView()
+        self.areas_table.setModel(self.areas_model)
+        self.approaches_table = QTableView()
+        self.approaches_table.setModel(self.approaches_model)
+        for t in (self.areas_table, self.approaches_table):
+            t.verticalHeader().setVisible(False)
+            t.horizontalHeader().setStretchLastSection(True)
+        self.areas_model.dataChanged.connect(self._areas_edited)
+        self.approaches_model.dataChanged.connect(self._approaches_edited)
+        lay.addWidget(QLabel("areas (double-click a cell to edit)"))
+        lay.addWidget(self.areas_table, 2)
+        lay.addWidget(QLabel("approaches (one per side of a border)"))
+        lay.addWidget(self.approaches_table, 2)
+
+    def _build_edit_buttons(self) -> QHBoxLayout:
+        buttons = QHBoxLayout()
+        val = QPushButton("Validate")
+        val.clicked.connect(self.validate)
+        undo = QPushButton("Undo corner")
+        undo.clicked.connect(self.undo_point)
+        delete = QPushButton("Delete selected area")
+        delete.clicked.connect(self.delete_selected_area)
+        for b in (val, undo, delete):
+            buttons.addWidget(b)
+        return buttons
 
     # ---- coordinates
 
@@ -688,12 +718,37 @@ class BoardEditor(QMainWindow):
         w, h = self.draft.header["width_mm"], self.draft.header["depth_mm"]
         frame = sc.addRect(QRectF(0, 0, w * self.px_per_mm, h * self.px_per_mm), _pen(QColor(200, 200, 200), 1))
         self.items.append(frame)
+        self._draw_anchors(sc)
+        self._draw_areas(sc)
+        try:
+            board = self.draft.board()
+        except InputError:
+            board = None
+        if board is not None:
+            self._draw_approaches(sc, board)
+            self._draw_roads(sc, board)
+        self._draw_unfinished(sc, board)
+        sc.setSceneRect(QRectF(-20, -20, w * self.px_per_mm + 40, h * self.px_per_mm + 40))
+        self.canvas.fitInView(sc.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def _line(self, sc, p, q, pen: QPen, z: float):
+        """A line from board point `p` to `q` (mm), added to the scene and to the drawn items."""
+        a, b = self._to_scene(*p), self._to_scene(*q)
+        line = sc.addLine(a.x(), a.y(), b.x(), b.y(), pen)
+        line.setZValue(z)
+        self.items.append(line)
+        return line
+
+    def _draw_anchors(self, sc) -> None:
         for a in self.draft.anchors:
             s = float(a["size_mm"]) / 2
             r = sc.addRect(QRectF(self._to_scene(a["x_mm"] - s, a["y_mm"] + s),
                                   self._to_scene(a["x_mm"] + s, a["y_mm"] - s)), _pen(QColor(0, 220, 120), 2))
             r.setToolTip(f"anchor {a['id']}")
             self.items.append(r)
+
+    def _draw_areas(self, sc) -> None:
+        """Each area filled in its own hue and labelled; outlined in red when the last validation names it."""
         bad = " ".join(self.problems)
         for i, a in enumerate(self.draft.areas):
             poly = QPolygonF([self._to_scene(x, y) for x, y in a["polygon"]])
@@ -710,36 +765,35 @@ class BoardEditor(QMainWindow):
             self.items.append(item)
             c = np.asarray(a["polygon"], float).mean(0)
             self.items.append(self._label(f"{a['id']} {a.get('name', '')}", self._to_scene(*c), QColor(255, 255, 255)))
-        try:
-            board = self.draft.board()
-        except InputError:
-            board = None
-        if board is not None:
-            for ap in board.approaches.values():
-                seg = board.approach_segment(ap, 2.0)
-                if len(seg) < 2:
-                    continue
-                inward = np.asarray(board.areas[ap.area].centre) - seg.mean(0)
-                inward = inward / (np.linalg.norm(inward) or 1.0) * 6.0
-                a0, a1 = seg[0] + inward, seg[-1] + inward
-                paired = ap.opposite in board.approaches
-                colour = (QColor(60, 200, 255) if ap.width == "wide" else QColor(255, 200, 60)) if paired else \
-                    QColor(255, 40, 40)
-                line = sc.addLine(self._to_scene(*a0).x(), self._to_scene(*a0).y(), self._to_scene(*a1).x(),
-                                  self._to_scene(*a1).y(), _pen(colour, 4 if ap.width == "wide" else 2.5))
-                line.setZValue(3)
-                line.setToolTip(f"approach {ap.id}: {ap.width}" + ("" if paired else ", NOT PAIRED"))
-                line.setData(0, f"approach:{ap.id}")
-                self.items.append(line)
-            for r in board.roads:
-                pts = [board.areas[x].centre for x in r.areas if x in board.areas]
-                for p, q in zip(pts[:-1], pts[1:], strict=True):
-                    line = sc.addLine(self._to_scene(*p).x(), self._to_scene(*p).y(), self._to_scene(*q).x(),
-                                      self._to_scene(*q).y(), _pen(QColor(230, 200, 150), 3 if r.road_class == "main"
-                                                                   else 1.5, Qt.PenStyle.SolidLine
-                                                                   if r.road_class == "main" else Qt.PenStyle.DashLine))
-                    line.setZValue(3.5)
-                    self.items.append(line)
+
+    def _draw_approaches(self, sc, board: Board) -> None:
+        """Each approach along its border, a little inside its area: wide blue, narrow amber, red when unpaired."""
+        for ap in board.approaches.values():
+            seg = board.approach_segment(ap, 2.0)
+            if len(seg) < 2:
+                continue
+            inward = np.asarray(board.areas[ap.area].centre) - seg.mean(0)
+            inward = inward / (np.linalg.norm(inward) or 1.0) * 6.0
+            a0, a1 = seg[0] + inward, seg[-1] + inward
+            paired = ap.opposite in board.approaches
+            colour = (QColor(60, 200, 255) if ap.width == "wide" else QColor(255, 200, 60)) if paired else \
+                QColor(255, 40, 40)
+            line = self._line(sc, a0, a1, _pen(colour, 4 if ap.width == "wide" else 2.5), 3)
+            line.setToolTip(f"approach {ap.id}: {ap.width}" + ("" if paired else ", NOT PAIRED"))
+            line.setData(0, f"approach:{ap.id}")
+
+    def _draw_roads(self, sc, board: Board) -> None:
+        """Roads from area centre to area centre: main roads solid and thick, secondary ones dashed."""
+        for r in board.roads:
+            main = r.road_class == "main"
+            style = Qt.PenStyle.SolidLine if main else Qt.PenStyle.DashLine
+            pen = _pen(QColor(230, 200, 150), 3 if main else 1.5, style)
+            pts = [board.areas[x].centre for x in r.areas if x in board.areas]
+            for p, q in zip(pts[:-1], pts[1:], strict=True):
+                self._line(sc, p, q, pen, 3.5)
+
+    def _draw_unfinished(self, sc, board: Board | None) -> None:
+        """The area outline and the road being drawn, in cyan on top."""
         if self.points:
             poly = QPolygonF([self._to_scene(x, y) for x, y in self.points])
             item = QGraphicsPolygonItem(poly)
@@ -755,12 +809,7 @@ class BoardEditor(QMainWindow):
         if self.road and board is not None:
             pts = [board.areas[x].centre for x in self.road if x in board.areas]
             for p, q in zip(pts[:-1], pts[1:], strict=True):
-                line = sc.addLine(self._to_scene(*p).x(), self._to_scene(*p).y(), self._to_scene(*q).x(),
-                                  self._to_scene(*q).y(), _pen(QColor(0, 230, 255), 3, Qt.PenStyle.DotLine))
-                line.setZValue(5)
-                self.items.append(line)
-        sc.setSceneRect(QRectF(-20, -20, w * self.px_per_mm + 40, h * self.px_per_mm + 40))
-        self.canvas.fitInView(sc.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+                self._line(sc, p, q, _pen(QColor(0, 230, 255), 3, Qt.PenStyle.DotLine), 5)
 
     def _label(self, text: str, at: QPointF, colour: QColor):
         t = QGraphicsSimpleTextItem(text)

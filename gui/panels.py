@@ -136,37 +136,41 @@ class CombatPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.outcome = None
+        self._build_widgets()
+        self._build_inputs()
+        self._build_buttons()
+        self._build_layout()
+        self._syncing = False
+        self._connect()
+
+    # ---- building the panel
+
+    def _build_widgets(self) -> None:
+        """The combatants, the action, the supporters, both sides' modifiers, the dice and the seed."""
+        live = self.session.live
         self.attacker = QComboBox()
         self.target = QComboBox()
         self.action = QComboBox()
-        self.action.addItems(list(session.system.actions))
+        self.action.addItems(list(self.session.system.actions))
         self.supporters = QListWidget()
         self.supporters.setMaximumHeight(70)
         self.att_mods = _text_box(3)
         self.def_mods = _text_box(3)
-        live = session.live
         self.inputs = {i.key: i for i in live.inputs}
         self.dice = QLineEdit()
         dice_input = next((i for i in live.inputs if i.kind == "dice"), None)
         self.dice.setPlaceholderText(dice_input.hint if dice_input else "")
         self.seed = QLineEdit()
         self.seed.setPlaceholderText("seed (empty: a new one)")
-        self.extra: dict[str, QWidget] = {}  # the system's other inputs, by key
-        for inp in live.inputs:
-            if inp.kind == "die":
-                w = QSpinBox()
-                w.setRange(0, 6)
-                w.setSpecialValueText("roll")
-            elif inp.kind == "choice":
-                w = QComboBox()
-                w.addItems(list(inp.options))
-            elif inp.kind == "flag":
-                w = QCheckBox(inp.label)
-            elif inp.kind == "choices":
-                w = QLineEdit()
-                w.setPlaceholderText(f"{inp.label}: {inp.hint}")
-                w.textChanged.connect(self._choices_changed)
-            else:
+        if live.target_hint:
+            self.target.setToolTip(live.target_hint)
+
+    def _build_inputs(self) -> None:
+        """One widget per other input the system declares (a die, a choice, a flag, free choices), by key."""
+        self.extra: dict[str, QWidget] = {}
+        for inp in self.session.live.inputs:
+            w = self._input_widget(inp)
+            if w is None:
                 continue
             w.setObjectName(f"input-{inp.key}")
             w.setToolTip(inp.hint)
@@ -176,8 +180,27 @@ class CombatPanel(QWidget):
         self.flight = self.extra.get("flight")
         self.follow = self.extra.get("follow_up")
         self.choices = next((w for k, w in self.extra.items() if self.inputs[k].kind == "choices"), None)
-        if live.target_hint:
-            self.target.setToolTip(live.target_hint)
+
+    def _input_widget(self, inp) -> QWidget | None:
+        """The widget for one declared input; None for the dice (typed in the dice line) and unknown kinds."""
+        if inp.kind == "die":
+            w = QSpinBox()
+            w.setRange(0, 6)
+            w.setSpecialValueText("roll")
+        elif inp.kind == "choice":
+            w = QComboBox()
+            w.addItems(list(inp.options))
+        elif inp.kind == "flag":
+            w = QCheckBox(inp.label)
+        elif inp.kind == "choices":
+            w = QLineEdit()
+            w.setPlaceholderText(f"{inp.label}: {inp.hint}")
+            w.textChanged.connect(self._choices_changed)
+        else:
+            return None
+        return w
+
+    def _build_buttons(self) -> None:
         self.resolve_button = QPushButton("Resolve with these dice")
         self.resolve_button.setToolTip("Ctrl+Return")
         self.roll_button = QPushButton("Roll dice && resolve")
@@ -188,6 +211,10 @@ class CombatPanel(QWidget):
         self.apply_button.setEnabled(False)
         self.result = _text_box(8)
 
+    def _build_layout(self) -> None:
+        """Combatants, modifiers side by side, dice and inputs, buttons, the result below (no dice line, seed or
+        roll button for a system without dice)."""
+        live = self.session.live
         form = QFormLayout()
         form.addRow("attacker", self.attacker)
         form.addRow("target", self.target)
@@ -199,8 +226,26 @@ class CombatPanel(QWidget):
         QVBoxLayout(gd).addWidget(self.def_mods)
         mods.addWidget(ga)
         mods.addWidget(gd)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.resolve_button)
+        buttons.addWidget(self.roll_button)
+        buttons.addWidget(self.apply_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(form)
+        lay.addLayout(mods)
+        lay.addLayout(self._dice_form())
+        if not live.uses_dice:
+            self.roll_button.setVisible(False)
+            self.resolve_button.setText("Resolve")
+        lay.addLayout(buttons)
+        lay.addWidget(self.result, 1)
+
+    def _dice_form(self) -> QFormLayout:
+        """The dice, free choices on rows of their own, the other inputs in one row, the seed."""
+        uses_dice = self.session.live.uses_dice
         dice = QFormLayout()
-        if live.uses_dice:
+        if uses_dice:
             dice.addRow("dice", self.dice)
         row = QHBoxLayout()
         for key, w in self.extra.items():
@@ -213,24 +258,11 @@ class CombatPanel(QWidget):
             row.addWidget(w)
         if row.count():
             dice.addRow(row)
-        if live.uses_dice:
+        if uses_dice:
             dice.addRow("seed", self.seed)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.resolve_button)
-        buttons.addWidget(self.roll_button)
-        buttons.addWidget(self.apply_button)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addLayout(form)
-        lay.addLayout(mods)
-        lay.addLayout(dice)
-        if not live.uses_dice:
-            self.roll_button.setVisible(False)
-            self.resolve_button.setText("Resolve")
-        lay.addLayout(buttons)
-        lay.addWidget(self.result, 1)
+        return dice
 
-        self._syncing = False
+    def _connect(self) -> None:
         for w in (self.attacker, self.target, self.action):
             w.currentIndexChanged.connect(self._changed)
         self.supporters.itemChanged.connect(lambda _: self._update_modifiers())
@@ -371,6 +403,16 @@ class GameStatePanel(QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
+        self._build_widgets()
+        self._build_layout()
+        self._connect()
+        self._syncing = False
+
+    # ---- building the panel
+
+    def _build_widgets(self) -> None:
+        """Turn and active side, the filters, the editable pieces table, the marker buttons and the log."""
+        session = self.session
         self.turn = QSpinBox()
         self.turn.setRange(1, 999)
         self.active = QComboBox()
@@ -398,6 +440,7 @@ class GameStatePanel(QWidget):
         self.clear_markers = QPushButton("Clear markers")
         self.log = _text_box(4)
 
+    def _build_layout(self) -> None:
         top = QHBoxLayout()
         top.addWidget(QLabel("turn"))
         top.addWidget(self.turn)
@@ -411,7 +454,7 @@ class GameStatePanel(QWidget):
         marks = QHBoxLayout()
         for b in (self.red, self.grey, self.black, self.clear_markers):
             marks.addWidget(b)
-            b.setVisible(bool(getattr(session.system, "markers", ())))  # only a system with markers
+            b.setVisible(bool(getattr(self.session.system, "markers", ())))  # only a system with markers
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.log)
@@ -423,6 +466,8 @@ class GameStatePanel(QWidget):
         lay.addWidget(split, 1)
         lay.addLayout(marks)
 
+    def _connect(self) -> None:
+        session = self.session
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.side_filter.currentIndexChanged.connect(
             lambda i: self.proxy.set_side("" if i == 0 else self.side_filter.currentText()))
@@ -434,7 +479,6 @@ class GameStatePanel(QWidget):
         self.black.clicked.connect(lambda: self.add_marker("black"))
         self.clear_markers.clicked.connect(lambda: self._set_markers(()))
         self.model.error.connect(session.events.message.emit)
-        self._syncing = False
 
     def _pick(self, index) -> None:
         pid = index.data(ID_ROLE)

@@ -70,13 +70,8 @@ def render_pdf(pages: Sequence, paper: str, path: str | Path, title: str = "Fiel
     writer.setCreator("Fieldglass")
     writer.setTitle(title)
     size = QPageSize(PAGE_SIZES[paper])
-
-    def layout_for(page) -> QPageLayout:
-        orient = QPageLayout.Orientation.Landscape if page.landscape else QPageLayout.Orientation.Portrait
-        return QPageLayout(size, orient, QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter)
-
     if pages:
-        writer.setPageLayout(layout_for(pages[0]))
+        writer.setPageLayout(_page_layout(size, pages[0]))
     painter = QPainter()
     if not painter.begin(writer):
         raise InputError(f"{path}: cannot write the PDF")
@@ -85,55 +80,78 @@ def render_pdf(pages: Sequence, paper: str, path: str | Path, title: str = "Fiel
     try:
         for index, page in enumerate(pages):
             if index:
-                writer.setPageLayout(layout_for(page))
+                writer.setPageLayout(_page_layout(size, page))
                 writer.newPage()
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             for item in page.items:
-                kind = item.kind
-                if kind == "image":
-                    key = id(item.image)
-                    if key not in images:
-                        images[key] = (item.image, _qimage(item.image))
-                    rect = QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k)
-                    painter.drawImage(rect, images[key][1])
-                elif kind == "rect":
-                    if item.line_mm > 0:
-                        pen = QPen(QColor(0, 0, 0), item.line_mm * k)
-                        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-                        if item.dashed:
-                            pen.setDashPattern([8.0, 5.0])
-                        painter.setPen(pen)
-                    else:
-                        painter.setPen(Qt.PenStyle.NoPen)
-                    if item.fill is None:
-                        painter.setBrush(Qt.BrushStyle.NoBrush)
-                    else:
-                        painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
-                    painter.drawRect(QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k))
-                elif kind == "polygon":
-                    painter.setPen(Qt.PenStyle.NoPen)
-                    painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
-                    painter.drawPolygon(QPolygonF([QPointF(x * k, y * k) for x, y in item.points]))
-                elif kind == "line":
-                    painter.setPen(QPen(QColor(0, 0, 0), item.line_mm * k))
-                    painter.drawLine(QPointF(item.x0 * k, item.y0 * k), QPointF(item.x1 * k, item.y1 * k))
-                elif kind == "text":
-                    font = QFont("DejaVu Sans")
-                    font.setStyleHint(QFont.StyleHint.SansSerif)
-                    font.setPointSizeF(item.pt)
-                    font.setBold(item.bold)
-                    painter.setFont(font)
-                    painter.setPen(QColor(0, 0, 0))
-                    x, y = item.x_mm * k, item.y_mm * k
-                    if item.align != "left":
-                        width = painter.fontMetrics().horizontalAdvance(item.text)
-                        x -= width / 2 if item.align == "centre" else width
-                    painter.drawText(QPointF(x, y), item.text)
-                else:
-                    raise ValueError(f"page item of unknown kind {kind!r}")
+                draw = _DRAW.get(item.kind)
+                if draw is None:
+                    raise ValueError(f"page item of unknown kind {item.kind!r}")
+                draw(painter, item, k, images)
     finally:
         painter.end()
+
+
+def _page_layout(size: QPageSize, page) -> QPageLayout:
+    """The paper, portrait or landscape as `page` says, without margins."""
+    orient = QPageLayout.Orientation.Landscape if page.landscape else QPageLayout.Orientation.Portrait
+    return QPageLayout(size, orient, QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter)
+
+
+# One function per page item kind: (painter, item, device units per mm, the images already converted by id)
+
+
+def _draw_image(painter: QPainter, item, k: float, images: dict) -> None:
+    key = id(item.image)
+    if key not in images:
+        images[key] = (item.image, _qimage(item.image))
+    rect = QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k)
+    painter.drawImage(rect, images[key][1])
+
+
+def _draw_rect(painter: QPainter, item, k: float, images: dict) -> None:
+    if item.line_mm > 0:
+        pen = QPen(QColor(0, 0, 0), item.line_mm * k)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+        if item.dashed:
+            pen.setDashPattern([8.0, 5.0])
+        painter.setPen(pen)
+    else:
+        painter.setPen(Qt.PenStyle.NoPen)
+    if item.fill is None:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+    else:
+        painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
+    painter.drawRect(QRectF(item.x_mm * k, item.y_mm * k, item.w_mm * k, item.h_mm * k))
+
+
+def _draw_polygon(painter: QPainter, item, k: float, images: dict) -> None:
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QBrush(QColor(item.fill, item.fill, item.fill)))
+    painter.drawPolygon(QPolygonF([QPointF(x * k, y * k) for x, y in item.points]))
+
+
+def _draw_line(painter: QPainter, item, k: float, images: dict) -> None:
+    painter.setPen(QPen(QColor(0, 0, 0), item.line_mm * k))
+    painter.drawLine(QPointF(item.x0 * k, item.y0 * k), QPointF(item.x1 * k, item.y1 * k))
+
+
+def _draw_text(painter: QPainter, item, k: float, images: dict) -> None:
+    font = QFont("DejaVu Sans")
+    font.setStyleHint(QFont.StyleHint.SansSerif)
+    font.setPointSizeF(item.pt)
+    font.setBold(item.bold)
+    painter.setFont(font)
+    painter.setPen(QColor(0, 0, 0))
+    x, y = item.x_mm * k, item.y_mm * k
+    if item.align != "left":
+        width = painter.fontMetrics().horizontalAdvance(item.text)
+        x -= width / 2 if item.align == "centre" else width
+    painter.drawText(QPointF(x, y), item.text)
+
+
+_DRAW = {"image": _draw_image, "rect": _draw_rect, "polygon": _draw_polygon, "line": _draw_line, "text": _draw_text}
 
 
 __all__ = ["PDF_DPI", "render_pdf"]

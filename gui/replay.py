@@ -11,6 +11,7 @@ timeline with turns, phases, combats, bookmarks and notes marked on it and a dra
 
 from __future__ import annotations
 
+import html
 import math
 import os
 from pathlib import Path
@@ -22,6 +23,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFileDialog,
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -39,19 +43,8 @@ from common.errors import InputError
 from common.fields import field_name
 from gui.app import application
 from gui.models import ListTableModel
-from gui.views import (
-    BLOCKED,
-    SIDE_COLOURS,
-    BoardMapper,
-    TableView,
-    _path_lines,
-    _pen,
-    _polygon,
-    _qp,
-    base_corners,
-    numpy_to_qimage,
-    save_widget_png,
-)
+from gui.picture import _path_lines, _pen, _polygon, _qp
+from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, base_corners, numpy_to_qimage, save_widget_png
 
 MARGIN_MM = 40.0  # room above the table for the caption, below it for the notes on the whole table
 TICK_MS = 40
@@ -143,13 +136,9 @@ class ReplayBoardView(TableView):
             self._add(item, 4.8, "pair-line")
 
     def _line_item(self, seg: np.ndarray):
-        from PySide6.QtWidgets import QGraphicsPathItem
-
         return QGraphicsPathItem(_path_lines(self.mapper, [seg]))
 
     def _ghost(self, pid: str, x: float, y: float, heading: float, colour: QColor, kind: str, tip: str) -> None:
-        from PySide6.QtWidgets import QGraphicsPolygonItem
-
         rp = self.session.roster.piece(pid)
         base = rp.base_mm if rp is not None else (40.0, 30.0)
         item = QGraphicsPolygonItem(_polygon(self.mapper, base_corners(x, y, heading, base)))
@@ -176,8 +165,6 @@ class ReplayBoardView(TableView):
             ang = k * math.pi / 4
             burst.moveTo(_qp(pb))
             burst.lineTo(QPointF(float(pb[0] + r * math.cos(ang)), float(pb[1] + r * math.sin(ang))))
-        from PySide6.QtWidgets import QGraphicsPathItem
-
         star = QGraphicsPathItem(burst)
         star.setPen(_pen(COMBAT, 2.5))
         self._add(star, 7.6, "combat-line")
@@ -207,8 +194,6 @@ class ReplayBoardView(TableView):
         pts = self.mapper.points(np.array([a, b]))
         d = pts[1] - pts[0]
         n = float(np.hypot(*d))
-        from PySide6.QtWidgets import QGraphicsPathItem
-
         path = QPainterPath()
         path.moveTo(_qp(pts[0]))
         path.lineTo(_qp(pts[1]))
@@ -326,62 +311,57 @@ class TimelineWidget(QWidget):
         font = QFont()
         font.setPointSizeF(7.5)
         p.setFont(font)
-        for i, (n, t0, t1) in enumerate(self.turns):
-            band = QRectF(self.x_for(t0), top, max(1.0, self.x_for(t1) - self.x_for(t0)), h)
-            p.fillRect(band, QColor(78, 92, 110) if i % 2 == 0 else QColor(68, 80, 96))
-            p.setPen(QColor(230, 230, 230))
-            p.drawText(QPointF(band.left() + 4, top - 12), f"turn {n}")
+        self._paint_turns(p, top, h)
         # every event a small tick
         for t, undone in self.ticks:
             x = self.x_for(t)
             p.setPen(QPen(QColor(150, 150, 150, 70) if undone else QColor(205, 205, 205, 170), 1))
             p.drawLine(QPointF(x, top + h - 7), QPointF(x, top + h))
         for m in self.markers:
-            x = self.x_for(m.t)
-            c = MARK_COLOURS.get(m.kind, QColor(200, 200, 200))
-            p.setPen(QPen(c, 2 if m.kind == "turn" else 1.5))
-            p.setBrush(c)
-            if m.kind == "turn":
-                p.drawLine(QPointF(x, top - 4), QPointF(x, top + h + 4))
-            elif m.kind == "phase":
-                p.drawLine(QPointF(x, top), QPointF(x, top + h))
-                p.drawText(QPointF(x + 3, top + h + 13), m.label)
-            elif m.kind == "combat":
-                d = 6.0
-                y = top + h / 2
-                path = QPainterPath()
-                path.moveTo(x, y - d)
-                path.lineTo(x + d, y)
-                path.lineTo(x, y + d)
-                path.lineTo(x - d, y)
-                path.closeSubpath()
-                p.drawPath(path)
-            elif m.kind == "bookmark":
-                path = QPainterPath()
-                path.moveTo(x, top - 10)
-                path.lineTo(x + 9, top - 6)
-                path.lineTo(x, top - 2)
-                path.closeSubpath()
-                p.drawPath(path)
-                p.drawLine(QPointF(x, top - 10), QPointF(x, top + h))
-            elif m.kind == "note":
-                p.drawEllipse(QPointF(x, top + h + 6), 3.5, 3.5)
-        # the playhead
+            self._paint_marker(p, m, top, h)
+        self._paint_playhead(p, top, h)
+        p.setPen(QColor(235, 235, 235))
+        p.drawText(QPointF(self.width() - self.RIGHT - 110, self.height() - 4),
+                   f"{clock(self.t)} / {clock(self.duration)}")
+        p.end()
+
+    def _paint_turns(self, p: QPainter, top: float, h: float) -> None:
+        """Each turn a band in alternating shades, labelled above the bar."""
+        for i, (n, t0, t1) in enumerate(self.turns):
+            band = QRectF(self.x_for(t0), top, max(1.0, self.x_for(t1) - self.x_for(t0)), h)
+            p.fillRect(band, QColor(78, 92, 110) if i % 2 == 0 else QColor(68, 80, 96))
+            p.setPen(QColor(230, 230, 230))
+            p.drawText(QPointF(band.left() + 4, top - 12), f"turn {n}")
+
+    def _paint_marker(self, p: QPainter, m, top: float, h: float) -> None:
+        """A turn across the bar, a phase inside it and labelled below, a combat a diamond, a bookmark a flag,
+        a note a dot below the bar."""
+        x = self.x_for(m.t)
+        c = MARK_COLOURS.get(m.kind, QColor(200, 200, 200))
+        p.setPen(QPen(c, 2 if m.kind == "turn" else 1.5))
+        p.setBrush(c)
+        if m.kind == "turn":
+            p.drawLine(QPointF(x, top - 4), QPointF(x, top + h + 4))
+        elif m.kind == "phase":
+            p.drawLine(QPointF(x, top), QPointF(x, top + h))
+            p.drawText(QPointF(x + 3, top + h + 13), m.label)
+        elif m.kind == "combat":
+            d = 6.0
+            y = top + h / 2
+            p.drawPath(_closed_path((x, y - d), (x + d, y), (x, y + d), (x - d, y)))
+        elif m.kind == "bookmark":
+            p.drawPath(_closed_path((x, top - 10), (x + 9, top - 6), (x, top - 2)))
+            p.drawLine(QPointF(x, top - 10), QPointF(x, top + h))
+        elif m.kind == "note":
+            p.drawEllipse(QPointF(x, top + h + 6), 3.5, 3.5)
+
+    def _paint_playhead(self, p: QPainter, top: float, h: float) -> None:
         x = self.x_for(self.t)
         head = QColor(255, 150, 40)
         p.setPen(QPen(head, 2))
         p.drawLine(QPointF(x, top - 6), QPointF(x, top + h + 10))
         p.setBrush(head)
-        path = QPainterPath()
-        path.moveTo(x - 6, top - 10)
-        path.lineTo(x + 6, top - 10)
-        path.lineTo(x, top - 2)
-        path.closeSubpath()
-        p.drawPath(path)
-        p.setPen(QColor(235, 235, 235))
-        p.drawText(QPointF(self.width() - self.RIGHT - 110, self.height() - 4),
-                   f"{clock(self.t)} / {clock(self.duration)}")
-        p.end()
+        p.drawPath(_closed_path((x - 6, top - 10), (x + 6, top - 10), (x, top - 2)))
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -404,6 +384,16 @@ class TimelineWidget(QWidget):
             self.dragging = False
             self.scrubbed.emit(self.t_for(event.position().x()))
         super().mouseReleaseEvent(event)
+
+
+def _closed_path(*points: tuple[float, float]) -> QPainterPath:
+    """A closed polygon through `points` (widget pixels)."""
+    path = QPainterPath()
+    path.moveTo(*points[0])
+    for pt in points[1:]:
+        path.lineTo(*pt)
+    path.closeSubpath()
+    return path
 
 
 # ---------------------------------------------------------------------------------------------- the event list
@@ -490,13 +480,41 @@ class ReplayWindow(QMainWindow):
         self.timer.timeout.connect(self.tick)
         self.clock = QElapsedTimer()
 
+        self._build_board()
+        self._build_events_table()
+        self._build_details()
+        self._build_split()
+        self.timeline = TimelineWidget()
+        self.timeline.set_session(s)
+        self.timeline.scrubbed.connect(self.scrub)
+        bar = self._build_controls()
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(4, 4, 4, 4)
+        cl.addWidget(self.split, 1)
+        cl.addWidget(self.timeline, 0)
+        cl.addLayout(bar)
+        self.setCentralWidget(central)
+        self._build_actions()
+        self._fill_boxes()
+        self.resize(1500, 900)
+        self.board.setFocus()
+        self._refresh()
+
+    # ---- building the window
+
+    def _build_board(self) -> None:
+        """The board view: a click selects a piece through the session, whose selection redraws it."""
+        s = self.session
         self.board = ReplayBoardView(s)
         self.board.pieceClicked.connect(lambda pid, add: s.select(pid, add))
         self.board.backgroundClicked.connect(s.clear_selection)
         self.board.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         s.events.selection.connect(lambda *_: self._refresh_board())
 
-        self.model = EventsModel(s)
+    def _build_events_table(self) -> None:
+        """The event list: one row per event, choosing a row moves the cursor there."""
+        self.model = EventsModel(self.session)
         self.table = QTableView()
         self.table.setObjectName("events")
         self.table.setModel(self.model)
@@ -514,6 +532,8 @@ class ReplayWindow(QMainWindow):
         self.table.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
 
+    def _build_details(self) -> None:
+        """The current event's details and the table photo nearest before it."""
         self.details = QLabel()
         self.details.setObjectName("details")
         self.details.setWordWrap(True)
@@ -525,6 +545,8 @@ class ReplayWindow(QMainWindow):
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.thumb.setMinimumHeight(100)
 
+    def _build_split(self) -> None:
+        """The board on the left; the event list, details and photo on the right."""
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -538,12 +560,25 @@ class ReplayWindow(QMainWindow):
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([900, 600])
 
-        self.timeline = TimelineWidget()
-        self.timeline.set_session(s)
-        self.timeline.scrubbed.connect(self.scrub)
-
-        self.buttons = {}
+    def _build_controls(self) -> QHBoxLayout:
+        """The bar under the timeline: transport buttons, speed, jump to turn and phase, the toggles, the viewer
+        (Marengo) and the cursor's position. None of them takes the keyboard focus from the board."""
         bar = QHBoxLayout()
+        self._build_transport(bar)
+        self._build_speed_box(bar)
+        bar.addSpacing(12)
+        self._build_jump_boxes(bar)
+        bar.addSpacing(12)
+        self._build_toggles(bar)
+        self._build_viewer_box(bar)
+        bar.addStretch(1)
+        self.position_label = QLabel()
+        self.position_label.setObjectName("position-label")
+        bar.addWidget(self.position_label)
+        return bar
+
+    def _build_transport(self, bar: QHBoxLayout) -> None:
+        self.buttons = {}
         style = self.style()
         for key, icon, tip, slot in (
                 ("start", QStyle.StandardPixmap.SP_MediaSkipBackward, "to the start (Home)", self.to_start),
@@ -561,6 +596,8 @@ class ReplayWindow(QMainWindow):
             b.clicked.connect(slot)
             bar.addWidget(b)
             self.buttons[key] = b
+
+    def _build_speed_box(self, bar: QHBoxLayout) -> None:
         self.speed_box = QComboBox()
         self.speed_box.setObjectName("speed")
         for v in SPEEDS:
@@ -570,7 +607,9 @@ class ReplayWindow(QMainWindow):
         self.speed_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         bar.addWidget(QLabel("speed"))
         bar.addWidget(self.speed_box)
-        bar.addSpacing(12)
+
+    def _build_jump_boxes(self, bar: QHBoxLayout) -> None:
+        """Jump to a turn or a phase (filled by _fill_boxes)."""
         self.turn_box = QComboBox()
         self.turn_box.setObjectName("turn")
         self.turn_box.activated.connect(lambda i: self.jump_turn(self.turn_box.itemData(i)))
@@ -584,11 +623,13 @@ class ReplayWindow(QMainWindow):
         bar.addWidget(self.turn_box)
         bar.addWidget(QLabel("phase"))
         bar.addWidget(self.phase_box)
-        bar.addSpacing(12)
+
+    def _build_toggles(self, bar: QHBoxLayout) -> None:
+        """Show the undone events; show every fire line."""
         self.undone_box = QCheckBox("undone events")
         self.undone_box.setObjectName("show-undone")
         self.undone_box.setToolTip("show the events a player took back, greyed (U)")
-        self.undone_box.setChecked(bool(s.include_undone))
+        self.undone_box.setChecked(bool(self.session.include_undone))
         self.undone_box.toggled.connect(self.set_show_undone)
         self.lines_box = QCheckBox("all fire lines")
         self.lines_box.setObjectName("all-lines")
@@ -598,34 +639,21 @@ class ReplayWindow(QMainWindow):
         for w in (self.undone_box, self.lines_box):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             bar.addWidget(w)
-        self.viewer_box = QComboBox()  # who watches a system with hidden blocks (fieldglass/replay_hidden.py)
+
+    def _build_viewer_box(self, bar: QHBoxLayout) -> None:
+        """Who watches a record of a system with hidden information (its player views, fieldglass/replay_hidden.py);
+        in the bar only for such a system."""
+        self.viewer_box = QComboBox()
         self.viewer_box.setObjectName("viewer")
-        self.viewer_box.addItems(list(s.viewers))
+        self.viewer_box.addItems(list(self.session.viewers))
         self.viewer_box.setToolTip("who watches: the opponent's blocks stay hidden until the rules reveal them or "
                                    "the game ends (umpire: everything)")
         self.viewer_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.viewer_box.currentTextChanged.connect(self.set_viewer)
-        if s.live.viewers:  # a system with player views (hidden information)
+        if self.session.live.viewers:  # a system with player views (hidden information)
             bar.addSpacing(12)
             bar.addWidget(QLabel("view"))
             bar.addWidget(self.viewer_box)
-        bar.addStretch(1)
-        self.position_label = QLabel()
-        self.position_label.setObjectName("position-label")
-        bar.addWidget(self.position_label)
-
-        central = QWidget()
-        cl = QVBoxLayout(central)
-        cl.setContentsMargins(4, 4, 4, 4)
-        cl.addWidget(self.split, 1)
-        cl.addWidget(self.timeline, 0)
-        cl.addLayout(bar)
-        self.setCentralWidget(central)
-        self._build_actions()
-        self._fill_boxes()
-        self.resize(1500, 900)
-        self.board.setFocus()
-        self._refresh()
 
     # ---- actions and shortcuts
 
@@ -871,8 +899,6 @@ class ReplayWindow(QMainWindow):
         self.position_label.setToolTip(f"turn {st.turn}{' ' + st.phase if st.phase else ''}")
 
     def _update_details(self) -> None:
-        import html
-
         s = self.session
         e = s.current_event()
         if e is None:
@@ -916,8 +942,6 @@ class ReplayWindow(QMainWindow):
     # ---- screenshots
 
     def ask_screenshot(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
         path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "replay.png", "PNG (*.png)")
         if path:
             self.save_screenshot(path)

@@ -19,7 +19,6 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPixmap,
-    QPolygonF,
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -36,22 +35,13 @@ from calibration.projection import pixels_to_table, table_to_pixels
 from common.errors import InputError
 from common.fields import field_name
 from gui import picture
-from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon, _qp
+from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon
 
 SIDE_COLOURS = [QColor(80, 160, 255), QColor(255, 235, 120), QColor(255, 120, 200), QColor(140, 255, 160)]
-SHADE_COLOURS = {
-    "artillery": QColor(255, 170, 40, 60),
-    "small_arms": QColor(80, 200, 255, 70),
-    "melee": QColor(255, 80, 80, 80),
-    "neighbour": QColor(255, 255, 255, 0),
-    "side": QColor(200, 120, 255, 90),
-}
 TERRAIN_COLOURS = {"wood": QColor(30, 120, 40, 70), "town": QColor(170, 90, 40, 80), "water": QColor(40, 90, 220, 80),
                    "church": QColor(170, 90, 40, 80), "swamp": QColor(80, 110, 60, 80),
                    "mountain": QColor(120, 120, 120, 90), "road": QColor(200, 180, 120, 60)}
-CLEAR = QColor(40, 230, 90)
 BLOCKED = QColor(255, 50, 50)
-PENDING = QColor(0, 230, 255)
 
 
 def save_widget_png(widget, path) -> Path:
@@ -386,171 +376,6 @@ class TableView(QGraphicsView):
             rect = self.sceneRect()
             self._text(text, np.array([rect.left() + 6, rect.top() + 4]), QColor(255, 255, 255), 8, "pose-quality",
                        size=9.0)
-
-    def _draw_selection(self, overlay, grid) -> None:
-        for shade in overlay.shades:
-            path = QPainterPath()
-            for f in shade.fields:
-                path.addPolygon(_polygon(self.mapper, _field_square(grid, f, 1.5)))
-            item = QGraphicsPathItem(path)
-            colour = SHADE_COLOURS.get(shade.kind, QColor(255, 255, 255, 50))
-            item.setBrush(colour)
-            if shade.kind in ("neighbour", "side"):
-                edge = QColor(255, 255, 255, 160) if shade.kind == "neighbour" else QColor(200, 120, 255, 230)
-                dotted = Qt.PenStyle.DotLine if shade.kind == "neighbour" else Qt.PenStyle.SolidLine
-                item.setPen(_pen(edge, 1.5, dotted))
-            else:
-                item.setPen(Qt.PenStyle.NoPen)
-            item.setToolTip(f"{shade.label}: {len(shade.fields)} fields")
-            self._add(item, 1.5 if shade.kind not in ("neighbour", "side") else 4.5, f"shade:{shade.kind}")
-        arc = overlay.arc
-        if arc is not None and not arc.all_round:
-            cx, cy = grid.field_centre(*arc.field)
-            r = (arc.reach + 0.5) * grid.field_mm
-            pts = [(cx, cy)]
-            for b in np.linspace(arc.bearing_deg - arc.half_deg, arc.bearing_deg + arc.half_deg, 24):
-                pts.append((cx + r * math.sin(math.radians(b)), cy + r * math.cos(math.radians(b))))
-            item = QGraphicsPolygonItem(_polygon(self.mapper, np.array(pts)))
-            item.setPen(_pen(QColor(255, 255, 255, 200), 1.5, Qt.PenStyle.DashLine))
-            item.setBrush(Qt.BrushStyle.NoBrush)
-            item.setToolTip("front arc: facing ±45° (§3.6)")
-            self._add(item, 4, "arc")
-        for line in overlay.lines:
-            a = np.array([grid.field_centre(*line.start)])
-            b = np.array([grid.field_centre(*line.end)])
-            path = _path_lines(self.mapper, [np.vstack([a, b])])
-            item = QGraphicsPathItem(path)
-            colour = CLEAR if line.clear else BLOCKED
-            style = Qt.PenStyle.DashLine if line.kind == "melee" else Qt.PenStyle.SolidLine
-            item.setPen(_pen(colour, 2.5 if line.clear else 2.0, style))
-            item.setToolTip(f"{line.kind} line to {line.target}" + (f": {line.reason}" if line.reason else ""))
-            item.setData(PIECE_KEY, None)
-            self._add(item, 5, "fire-line" if line.clear else "blocked-line")
-            item.setData(2, line.target)
-            for f in line.blockers:
-                sq = _field_square(grid, f, 6.0)
-                cross = QPainterPath()
-                p = self.mapper.points(sq)
-                cross.addPolygon(QPolygonF([_qp(p[0]), _qp(p[2])]))
-                cross.addPolygon(QPolygonF([_qp(p[1]), _qp(p[3])]))
-                mark = QGraphicsPathItem(cross)
-                mark.setPen(_pen(BLOCKED, 2.5))
-                box = QGraphicsPolygonItem(_polygon(self.mapper, _field_square(grid, f, 2.0)))
-                box.setPen(_pen(BLOCKED, 2.0))
-                box.setBrush(QColor(255, 40, 40, 60))
-                box.setToolTip(f"blocks the line to {line.target}: {line.reason}")
-                self._add(box, 5.5, "blocker")
-                self._add(mark, 5.6, "blocker-cross")
-
-    def _draw_pieces(self) -> None:
-        s = self.session
-        sides = {side: i for i, side in enumerate(s.sides)}
-        live = isinstance(self.mapper, LiveMapper)
-        grid = s.layout.grid
-        for v in s.piece_views():
-            if v.pose is None or v.status == "removed" and v.pending is None:
-                continue
-            rp, pose = v.piece, v.pose
-            z = rp.marker_height_mm if live else 0.0
-            colour = QColor(SIDE_COLOURS[sides.get(rp.side, 0) % len(SIDE_COLOURS)])
-            width, style = 2.0, Qt.PenStyle.SolidLine
-            if v.status == "occluded":
-                colour, style = QColor(170, 170, 170), Qt.PenStyle.DashLine
-            elif v.status == "ambiguous":
-                style = Qt.PenStyle.DashDotLine
-            selected = rp.id == s.selected
-            second = rp.id == s.second
-            if selected or second:
-                width = 4.0
-            corners = base_corners(pose.x_mm, pose.y_mm, pose.heading_deg, rp.base_mm)
-            poly = QGraphicsPolygonItem(_polygon(self.mapper, corners, z))
-            poly.setPen(_pen(QColor(255, 255, 255) if selected else QColor(255, 0, 255) if second else colour,
-                             width, style))
-            fill = QColor(colour)
-            fill.setAlpha(70 if v.status != "occluded" else 30)
-            poly.setBrush(fill)
-            poly.setData(PIECE_KEY, rp.id)
-            state = v.state
-            marks = "+".join(state.get("markers", ()) or ()) or "no markers"
-            poly.setToolTip(f"{rp.id} ({rp.side} {v.type or rp.type}): {v.status}, field {pose.cell or 'off'} "
-                            f"facing {pose.facing}, {state.get('formation') or ''} {state.get('bases', 1)} base(s), "
-                            f"{marks}; {pose.x_mm:.0f}, {pose.y_mm:.0f} mm, heading {pose.heading_deg:.0f}°, "
-                            f"{pose.edge_mm or 0:.1f} mm from a field edge")
-            self._add(poly, 6, f"piece:{v.status}")
-            # facing arrow
-            h = math.radians(pose.heading_deg)
-            fwd = np.array([math.sin(h), math.cos(h)])
-            c = np.array([pose.x_mm, pose.y_mm])
-            tip = c + fwd * (rp.base_mm[1] / 2 + 14)
-            left = tip - fwd * 9 + np.array([-fwd[1], fwd[0]]) * 6
-            right = tip - fwd * 9 - np.array([-fwd[1], fwd[0]]) * 6
-            pts = self.mapper.points(np.array([c, tip, left, right]), z)
-            arrow = QPainterPath()
-            arrow.moveTo(_qp(pts[0]))
-            arrow.lineTo(_qp(pts[1]))
-            arrow.moveTo(_qp(pts[2]))
-            arrow.lineTo(_qp(pts[1]))
-            arrow.lineTo(_qp(pts[3]))
-            ai = QGraphicsPathItem(arrow)
-            ai.setPen(_pen(colour if not selected else QColor(255, 255, 255), 2.0))
-            ai.setData(PIECE_KEY, rp.id)
-            self._add(ai, 6.5, "facing")
-            if self.show_labels or selected or second:
-                label = rp.id
-                if selected or second or v.pending is not None:
-                    label += f" {pose.cell or 'off'}"
-                if v.status == "ambiguous":  # on a field edge: the field is uncertain
-                    label += f" ?edge {pose.edge_mm:.0f}mm" if selected or second else "?"
-                elif v.status == "occluded":
-                    label += " (hidden)"
-                markers = state.get("markers") or ()
-                if markers:
-                    label += " [" + "+".join(markers) + "]"
-                if state.get("bases", 1) and state.get("bases", 1) > 1:
-                    label += f" x{state['bases']}"
-                at = self.mapper.points(np.array([c + np.array([-rp.base_mm[0] / 2, -rp.base_mm[1] / 2 - 4])]), z)[0]
-                tc = QColor(255, 255, 255) if v.status != "occluded" else QColor(190, 190, 190)
-                if v.status == "ambiguous":
-                    tc = QColor(255, 190, 90)
-                t = self._text(label, at, tc, 7 + (selected or second), "label", bold=selected or second,
-                               size=8.5 if selected or second else 7.0)
-                t.setData(PIECE_KEY, rp.id)
-            if v.pending is not None and grid is not None:
-                self._draw_pending(v, grid, z, c)
-
-    def _draw_pending(self, v, grid, z, c) -> None:
-        ch = v.pending
-        if ch.removed:
-            sq = base_corners(c[0], c[1], v.pose.heading_deg, (v.piece.base_mm[0] + 16, v.piece.base_mm[1] + 16))
-            p = self.mapper.points(sq, z)
-            path = QPainterPath()
-            path.moveTo(_qp(p[0]))
-            path.lineTo(_qp(p[2]))
-            path.moveTo(_qp(p[1]))
-            path.lineTo(_qp(p[3]))
-            item = QGraphicsPathItem(path)
-            item.setPen(_pen(BLOCKED, 4.0))
-            item.setToolTip(ch.describe() + ("\n" + "\n".join(ch.why) if ch.why else ""))
-            self._add(item, 8, "pending-remove")
-            self._text("take off", self.mapper.points(np.array([c]), z)[0], BLOCKED, 8, "pending-label", bold=True)
-            return
-        from common.fields import facing_bearing
-
-        gx, gy = grid.field_centre(*ch.field)
-        ghost = base_corners(gx, gy, facing_bearing(ch.facing), v.piece.base_mm)
-        item = QGraphicsPolygonItem(_polygon(self.mapper, ghost, z))
-        item.setPen(_pen(PENDING, 2.5, Qt.PenStyle.DashLine))
-        item.setBrush(QColor(0, 230, 255, 50))
-        item.setToolTip(ch.describe() + ("\n" + "\n".join(ch.why) if ch.why else ""))
-        self._add(item, 8, "pending-move")
-        pts = self.mapper.points(np.array([c, (gx, gy)]), z)
-        path = QPainterPath()
-        path.moveTo(_qp(pts[0]))
-        path.lineTo(_qp(pts[1]))
-        line = QGraphicsPathItem(path)
-        line.setPen(_pen(PENDING, 2.0, Qt.PenStyle.DotLine))
-        self._add(line, 8, "pending-path")
-        self._text(f"→ {field_name(*ch.field)} {ch.facing}", pts[1], PENDING, 8, "pending-label", bold=True)
 
 
 class RectItem(QGraphicsRectItem):

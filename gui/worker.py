@@ -174,33 +174,14 @@ class CaptureWorker(QThread):
         self.status.emit("connected", f"{name}: connected")
         ema = None
         t_last = None
-        # A camera or video: follow last frame's markers, full scan every 10th frame. Unrelated photos: full scans.
-        stream = None
-        if self.setup.roster.dictionary == self.setup.layout.dictionary:
-            full_every = 1 if isinstance(self.source, ImageSource) else 10
-            stream = StreamDetector(self.setup.layout.dictionary, full_every)
+        stream = self._stream_detector()
         try:
             for number, frame in self._frames():
                 if self.isInterruptionRequested():
                     return
                 t0 = time.perf_counter()
-                camera = self._camera(frame)
-                if self.registration is None or self.registration.camera is not camera:
-                    pose = self.registration.pose if self.registration else None
-                    self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
-                    if stream is not None:
-                        stream.reset()
-                markers = stream.detect(frame) if stream is not None else None
-                reading = read_table(frame, self.registration, self.setup.roster, markers)
-                # QR unit cards: read now and then, not every frame (a 4K frame costs about 0.3 s).
-                cards = ()
-                if self.processed % CARD_EVERY == 0:
-                    cards = tuple(q.payload for q in detect_qr(frame))
-                mmpp = self.board_mm_per_px
-                board = None
-                lens = self.registration.lens  # the camera the pose was fitted with (k1 refined from anchors)
-                if reading.pose is not None:
-                    board = self.rectifier.rectify(frame, lens, reading.pose, mmpp)
+                mmpp = self.board_mm_per_px  # read once: the GUI may change it meanwhile
+                reading, lens, board, cards = self._read_frame(frame, stream, mmpp)
                 t1 = time.perf_counter()
                 if t_last is not None:
                     inst = 1.0 / max(t1 - t_last, 1e-6)
@@ -208,12 +189,7 @@ class CaptureWorker(QThread):
                 t_last = t1
                 result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
                                      cards)
-                self.results.put(result)
-                self.last_result = result
-                self.processed += 1
-                if not self._signalled.is_set():
-                    self._signalled.set()
-                    self.ready.emit()
+                self._publish(result)
                 if self.max_frames is not None and self.processed >= self.max_frames:
                     break
         except InputError as exc:
@@ -226,3 +202,41 @@ class CaptureWorker(QThread):
             self.status.emit("lost", f"{name}: camera connection lost")
         elif not self.isInterruptionRequested():
             self.status.emit("ended", f"{name}: no more frames (showing the last one)")
+
+    def _stream_detector(self) -> StreamDetector | None:
+        """A camera or video: follow last frame's markers, full scan every 10th frame. Unrelated photos: full scans.
+        None (a full scan of every frame) when the pieces' and the anchors' marker dictionaries differ."""
+        if self.setup.roster.dictionary != self.setup.layout.dictionary:
+            return None
+        full_every = 1 if isinstance(self.source, ImageSource) else 10
+        return StreamDetector(self.setup.layout.dictionary, full_every)
+
+    def _read_frame(self, frame: np.ndarray, stream: StreamDetector | None, mmpp: float):
+        """The table in one frame: (its reading, the lens the pose was fitted with, the board rectified at `mmpp`
+        mm per pixel or None, the QR cards' payloads)."""
+        camera = self._camera(frame)
+        if self.registration is None or self.registration.camera is not camera:
+            pose = self.registration.pose if self.registration else None
+            self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
+            if stream is not None:
+                stream.reset()
+        markers = stream.detect(frame) if stream is not None else None
+        reading = read_table(frame, self.registration, self.setup.roster, markers)
+        # QR unit cards: read now and then, not every frame (a 4K frame costs about 0.3 s).
+        cards = ()
+        if self.processed % CARD_EVERY == 0:
+            cards = tuple(q.payload for q in detect_qr(frame))
+        board = None
+        lens = self.registration.lens  # the camera the pose was fitted with (k1 refined from anchors)
+        if reading.pose is not None:
+            board = self.rectifier.rectify(frame, lens, reading.pose, mmpp)
+        return reading, lens, board, cards
+
+    def _publish(self, result: FrameResult) -> None:
+        """Keep `result` as the newest; signal the GUI unless it has not taken the last signalled one yet."""
+        self.results.put(result)
+        self.last_result = result
+        self.processed += 1
+        if not self._signalled.is_set():
+            self._signalled.set()
+            self.ready.emit()

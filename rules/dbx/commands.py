@@ -15,14 +15,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from common.choices import choices
 from common.dice import Dice, parse_d6
 from common.errors import InputError
 from rules import position as positions
+from rules.dbx import movement
 from rules.dbx.analysis import analyze_from, analyze_pair, piece_summary
+from rules.dbx.group_move import apply_group_move, check_column_change, check_group_move, group_members
 from rules.dbx.model import DbxPosition
 from rules.dbx.options import load_options
+from rules.dbx.resolve import demoralised_flight, resolve_fire, resolve_melee, resolve_river, resolve_simple
 
 ACTIONS = ("fire", "melee", "river", "square", "swap", "turn", "move", "column", "rout")
 
@@ -57,22 +61,7 @@ def _dump(out) -> str:
 def analyze(args) -> int:
     pos, opts, ch = _load(args)
     if getattr(args, "all", False):
-        rows = []
-        for a in pos.pieces:
-            for b in pos.pieces:
-                if a.side != b.side:
-                    r = analyze_pair(pos, a.id, b.id, opts)
-                    rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
-                                                   "contact", "in_zone_of_control", "line_of_sight")}
-                                | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
-        if args.json:
-            print(_dump({"pairs": rows}))
-        else:
-            print(f"{len(rows)} ordered enemy pairs")
-            for r in rows:
-                print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
-                      f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
-        return 0
+        return _all(pos, opts, args.json)
     if not args.from_id:
         raise InputError("analyze needs --from ID (or --all for every pair)")
     for pid in (args.from_id, args.to_id):
@@ -90,11 +79,28 @@ def analyze(args) -> int:
     return 0
 
 
+def _all(pos: DbxPosition, opts, as_json: bool) -> int:
+    """Every ordered enemy pair: distance, contact, zone of control, sight, whether it may fire or attack."""
+    rows = []
+    for a in pos.pieces:
+        for b in pos.pieces:
+            if a.side != b.side:
+                r = analyze_pair(pos, a.id, b.id, opts)
+                rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
+                                               "contact", "in_zone_of_control", "line_of_sight")}
+                            | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
+    if as_json:
+        print(_dump({"pairs": rows}))
+        return 0
+    print(f"{len(rows)} ordered enemy pairs")
+    for r in rows:
+        print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
+              f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
+    return 0
+
+
 def _move(pos: DbxPosition, pid: str, path_text: str, facing: str | None, group: str | None, opts) -> dict:
     """§5 one element's move, or with `group` (`all` = its whole §3.3 group, or ids) the group's move (§5.2)."""
-    from rules.dbx.group_move import check_group_move, group_members
-    from rules.dbx.movement import check_move
-
     nums = [s.strip() for s in path_text.split(",") if s.strip()]
     try:
         vals = [float(s) for s in nums]
@@ -120,7 +126,7 @@ def _move(pos: DbxPosition, pid: str, path_text: str, facing: str | None, group:
             return check_group_move(pos, ids, pid, path, headings, opts)
     if any(h is not None for h in headings[:-1]):
         raise InputError(f"--facing {facing!r}: a single element's move gives only the facing at its end")
-    return check_move(pos, pid, path, headings[-1] if headings else None, opts)
+    return movement.check_move(pos, pid, path, headings[-1] if headings else None, opts)
 
 
 def _move_text(out: dict) -> str:
@@ -187,9 +193,6 @@ def _ids(text: str | None) -> list[str]:
 
 
 def resolve(args) -> int:
-    from rules.dbx import movement
-    from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_river, resolve_simple
-
     pos, opts, ch = _load(args)
     action = args.action
     if action not in ACTIONS:
@@ -200,40 +203,7 @@ def resolve(args) -> int:
     dice = Dice(given, getattr(args, "seed", None))
     if action in ("fire", "melee", "turn") and not args.target:
         raise InputError(f"--action {action} needs --target ID")
-    if action == "fire":
-        res = resolve_fire(pos, args.attacker, args.target, dice, _ids(getattr(args, "supporters", None)), opts)
-    elif action == "melee":
-        res = resolve_melee(pos, args.attacker, args.target, dice, opts)
-    elif action == "river":
-        res = resolve_river(pos, args.attacker, dice, opts)
-    elif action == "square":
-        partner = ch.get("partner") or args.target
-        markers = ch.get("markers")
-        try:
-            m = int(markers) if markers else None
-        except ValueError:
-            raise InputError("--choice markers: a whole number 1..5") from None
-        after = movement.form_square(pos, args.attacker, partner, m, opts)
-        res = resolve_simple(pos, "square", after, args.attacker, partner, "forms a square for 1 PIP (§5.11)", opts)
-    elif action == "swap":
-        after = movement.swap_line_jaeger(pos, args.attacker, ch.get("new_id") or args.target, opts)
-        res = resolve_simple(pos, "swap", after, args.attacker, None,
-                             "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)", opts)
-    elif action == "move":
-        res = _resolve_move(pos, args, ch, opts)
-    elif action == "column":
-        res = _resolve_column(pos, args, ch, opts)
-    elif action == "rout":
-        from rules.dbx.resolve import demoralised_flight
-
-        held = [x for x in (ch.get("held") or "").split(",") if x.strip()]
-        for h in held:
-            _need(pos, "--choice held", h.strip())
-        res = demoralised_flight(pos, args.attacker, [h.strip() for h in held], ch.get("edge"), opts)
-    else:  # turn
-        after = movement.turn_to_face(pos, args.target, args.attacker, opts)
-        res = resolve_simple(pos, "turn", after, args.attacker, args.target,
-                             "turns to face its flank or rear attacker at the end of the movement phase (§3.5)", opts)
+    res = _ACTION_HANDLERS[action](pos, args, ch, dice, opts)
     out = res.as_dict()
     out["dice"] = {"rolled": list(dice.rolled)}
     if dice.generated:
@@ -250,11 +220,52 @@ def resolve(args) -> int:
     return 0
 
 
-def _resolve_move(pos: DbxPosition, args, ch: dict, opts):
-    """`--action move`: a legal tactical move (one element, or a group with --choice group=...) applied (§5)."""
-    from rules.dbx.group_move import apply_group_move
-    from rules.dbx.resolve import resolve_simple
+def _resolve_fire(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    return resolve_fire(pos, args.attacker, args.target, dice, _ids(getattr(args, "supporters", None)), opts)
 
+
+def _resolve_melee(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    return resolve_melee(pos, args.attacker, args.target, dice, opts)
+
+
+def _resolve_river(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    return resolve_river(pos, args.attacker, dice, opts)
+
+
+def _resolve_square(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    """`--action square`: two elements form a square (§5.11), the partner from --choice partner=ID or --target."""
+    partner = ch.get("partner") or args.target
+    markers = ch.get("markers")
+    try:
+        m = int(markers) if markers else None
+    except ValueError:
+        raise InputError("--choice markers: a whole number 1..5") from None
+    after = movement.form_square(pos, args.attacker, partner, m, opts)
+    return resolve_simple(pos, "square", after, args.attacker, partner, "forms a square for 1 PIP (§5.11)", opts)
+
+
+def _resolve_swap(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    after = movement.swap_line_jaeger(pos, args.attacker, ch.get("new_id") or args.target, opts)
+    return resolve_simple(pos, "swap", after, args.attacker, None,
+                          "exchanges line infantry and 2 Jäger for 1 PIP (§5.10)", opts)
+
+
+def _resolve_rout(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    """`--action rout`: a demoralised element's flight (§9.6), past the --choice held=ID,.. elements."""
+    held = [x for x in (ch.get("held") or "").split(",") if x.strip()]
+    for h in held:
+        _need(pos, "--choice held", h.strip())
+    return demoralised_flight(pos, args.attacker, [h.strip() for h in held], ch.get("edge"), opts)
+
+
+def _resolve_turn(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    after = movement.turn_to_face(pos, args.target, args.attacker, opts)
+    return resolve_simple(pos, "turn", after, args.attacker, args.target,
+                          "turns to face its flank or rear attacker at the end of the movement phase (§3.5)", opts)
+
+
+def _resolve_move(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
+    """`--action move`: a legal tactical move (one element, or a group with --choice group=...) applied (§5)."""
     if not getattr(args, "path", None):
         raise InputError("--action move needs --path x,y[,x,y...] (the mover's centre in table mm)")
     out = _move(pos, args.attacker, args.path, ch.get("facing"), ch.get("group"), opts)
@@ -271,12 +282,9 @@ def _resolve_move(pos: DbxPosition, args, ch: dict, opts):
     return res
 
 
-def _resolve_column(pos: DbxPosition, args, ch: dict, opts):
+def _resolve_column(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
     """`--action column`: a group forms a 1-element-wide column in one group move (§5.2, §5.4), from
     `--choice group=a,b,c` and each moving member's end pose as `--choice end.ID=x,y,heading` (table mm, degrees)."""
-    from rules.dbx.group_move import apply_group_move, check_column_change
-    from rules.dbx.resolve import resolve_simple
-
     ids = [i.strip() for i in (ch.get("group") or "").split(",") if i.strip()]
     if args.attacker not in ids:
         ids = [args.attacker, *ids]
@@ -303,6 +311,19 @@ def _resolve_column(pos: DbxPosition, args, ch: dict, opts):
                          "(§5.2, §5.4)", opts)
     res.notes = list(out["pip_reasons"])
     return res
+
+
+_ACTION_HANDLERS: dict[str, Callable] = {
+    "fire": _resolve_fire,
+    "melee": _resolve_melee,
+    "river": _resolve_river,
+    "square": _resolve_square,
+    "swap": _resolve_swap,
+    "turn": _resolve_turn,
+    "move": _resolve_move,
+    "column": _resolve_column,
+    "rout": _resolve_rout,
+}
 
 
 def resolution_lines(out: dict) -> list[str]:

@@ -13,6 +13,7 @@ their command cost. resolve --action thrust|bombard|assault|move|road|rally|pont
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from common.choices import choices as parse_choices
 from common.errors import InputError
@@ -94,40 +95,10 @@ def resolve(args) -> int:
     target = getattr(args, "target", None)
     if target and target in pos.blocks_by_id:
         target = pos.block(target).area
-    if action == "thrust":
-        out = engine.thrust(pos, ids, _need(target, "thrust"), opts, push=_ids(ch.get("push")),
-                            into_approach=bool(_yes(ch.get("into_approach"))), choices=ch)
-    elif action == "bombard":
-        if ch.get("phase", "announce") == "announce":
-            out = engine.announce_bombardment(pos, ids[0], opts)
-        else:
-            out = engine.execute_bombardment(pos, ids[0], ch.get("hit"), opts)
-    elif action == "assault":
-        b0 = pos.block(ids[0])
-        if b0.approach is None:
-            raise InputError(f"{ids[0]}: an assault starts from an approach (§8.3)")
-        out = engine.assault(pos, b0.area, b0.approach, ids, _ids(ch.get("lead")) or ids[:1],
-                             _ids(ch.get("def_lead")), _yes(ch.get("fire")), ch.get("fire_target"),
-                             _ids(ch.get("counter")), opts, ch)
-    elif action == "move":
-        out = engine.standard_move(pos, ids, _need(target, "move"), ch.get("approach"), opts)
-    elif action == "road":
-        out = engine.road_move(pos, ids[0], _ids(ch.get("path")) or [_need(target, "road")], opts,
-                               push=_ids(ch.get("push")), choices=ch)
-    elif action == "rally":
-        out = engine.rally(pos, ids, opts)
-    elif action == "pontoon":
-        out = engine.pontoon(pos, ids[0], opts)
-    elif action == "advance":
-        moves = dict(item.split(":", 1) for item in _ids(ch.get("advance")))
-        out = engine.cavalry_advance(pos, ids, moves)
-    elif action == "start_turn":
-        out = engine.start_turn(pos, opts)
-    elif action == "end_turn":
-        out = engine.end_turn(pos, opts, ch.get("return_disc"))
-    else:
-        raise InputError(f"--action {action!r}: Marengo knows thrust bombard assault move road rally pontoon advance "
-                         "start_turn end_turn")
+    handler = _ACTION_HANDLERS.get(action)
+    if handler is None:
+        raise InputError(f"--action {action!r}: Marengo knows {' '.join(_ACTION_HANDLERS)}")
+    out = handler(pos, ids, target, ch, opts)
     if out.legal and getattr(args, "out", None):
         positions.save(out.position, args.out)
     if getattr(args, "json", False):
@@ -137,6 +108,73 @@ def resolve(args) -> int:
         for line in out.events + out.reasons:
             print("  " + line)
     return 0 if out.legal else 1
+
+
+# Each action's handler takes (position, acting block ids, target area or None, choices, options).
+
+
+def _thrust(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.thrust(pos, ids, _need(target, "thrust"), opts, push=_ids(ch.get("push")),
+                         into_approach=bool(_yes(ch.get("into_approach"))), choices=ch)
+
+
+def _bombard(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    """Announced first (--choice phase=announce, the default), executed on a later call (phase=execute)."""
+    if ch.get("phase", "announce") == "announce":
+        return engine.announce_bombardment(pos, ids[0], opts)
+    return engine.execute_bombardment(pos, ids[0], ch.get("hit"), opts)
+
+
+def _assault(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    b0 = pos.block(ids[0])
+    if b0.approach is None:
+        raise InputError(f"{ids[0]}: an assault starts from an approach (§8.3)")
+    return engine.assault(pos, b0.area, b0.approach, ids, _ids(ch.get("lead")) or ids[:1], _ids(ch.get("def_lead")),
+                          _yes(ch.get("fire")), ch.get("fire_target"), _ids(ch.get("counter")), opts, ch)
+
+
+def _move(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.standard_move(pos, ids, _need(target, "move"), ch.get("approach"), opts)
+
+
+def _road(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.road_move(pos, ids[0], _ids(ch.get("path")) or [_need(target, "road")], opts,
+                            push=_ids(ch.get("push")), choices=ch)
+
+
+def _rally(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.rally(pos, ids, opts)
+
+
+def _pontoon(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.pontoon(pos, ids[0], opts)
+
+
+def _advance(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    moves = dict(item.split(":", 1) for item in _ids(ch.get("advance")))
+    return engine.cavalry_advance(pos, ids, moves)
+
+
+def _start_turn(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.start_turn(pos, opts)
+
+
+def _end_turn(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
+    return engine.end_turn(pos, opts, ch.get("return_disc"))
+
+
+_ACTION_HANDLERS: dict[str, Callable] = {
+    "thrust": _thrust,
+    "bombard": _bombard,
+    "assault": _assault,
+    "move": _move,
+    "road": _road,
+    "rally": _rally,
+    "pontoon": _pontoon,
+    "advance": _advance,
+    "start_turn": _start_turn,
+    "end_turn": _end_turn,
+}
 
 
 def _need(target: str | None, what: str) -> str:

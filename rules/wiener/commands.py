@@ -6,19 +6,29 @@ and resolve.py for the flags) and prints the engine's answer as text or JSON.
 
 from __future__ import annotations
 
+from argparse import Namespace
+from dataclasses import dataclass
+
 from common import jsonout
+from common.dice import Dice, parse_d6
+from common.errors import InputError
+from common.fields import field_name
+from rules import position as positions
+from rules.geometry import Field
+from rules.position import parse_facing, parse_grid_field
+from rules.wiener import resolve as R
+from rules.wiener.adapter import outcome_lines
+from rules.wiener.analysis import analyze_from, analyze_pair
+from rules.wiener.model import WienerPosition
+from rules.wiener.movement import check_move, movement_allowance
+from rules.wiener.options import Options, load_options
+from rules.wiener.pairs import analyze_all
 
 ACTIONS = ("fire", "melee", "gegenzug", "rally", "bombard", "work", "counterattack", "flight", "mount", "dismount",
            "replace_general")
 
 
-
 def analyze(args) -> int:
-    from common.errors import InputError
-    from rules import position as positions
-    from rules.wiener.analysis import analyze_from, analyze_pair
-    from rules.wiener.options import load_options
-
     pos = positions.load(args.position)
     opts = load_options(args.options)
     if args.all:
@@ -47,8 +57,6 @@ def analyze(args) -> int:
 
 def _all(pos, opts, as_json: bool) -> int:
     """Every ordered enemy pair from the fast whole-position analysis (rules/wiener/pairs.py)."""
-    from rules.wiener.pairs import analyze_all
-
     table = analyze_all(pos, opts)
     rows = [table.row(k) for k in range(len(table))]
     if as_json:
@@ -66,8 +74,6 @@ def _all(pos, opts, as_json: bool) -> int:
 
 def need_piece(pos, source: str, pid: str | None) -> None:
     """InputError naming the file when a piece id is unknown."""
-    from common.errors import InputError
-
     if pid is not None and pid not in pos.by_id:
         known = ", ".join(p.id for p in pos.pieces[:8]) + (", ..." if len(pos.pieces) > 8 else "")
         raise InputError(f"{source}: no piece {pid!r} (pieces: {known or 'none'})")
@@ -126,10 +132,6 @@ def _pair_text(pos, r: dict) -> str:
 
 
 def _move(pos, args, opts) -> dict:
-    from common.fields import field_name
-    from rules.position import parse_facing, parse_grid_field
-    from rules.wiener.movement import check_move, movement_allowance
-
     p = pos.piece(args.from_id)
     names = [n.strip() for n in args.path.split(",") if n.strip()]
     path = [parse_grid_field(n, pos.cols, pos.rows, f"--path {n}") for n in names]
@@ -167,112 +169,178 @@ def _ids(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+_NEEDS_TARGET = ("fire", "melee", "gegenzug", "counterattack")
+_TURNS = {"left": -1, "right": 1, None: 0}
+
+
 def resolve_args(args):
     """Run the action named by the parsed arguments; returns (Resolution, Dice)."""
-    from common.dice import Dice, parse_d6
-    from common.errors import InputError
-    from rules import position as positions
-    from rules.position import parse_grid_field
-    from rules.wiener import resolve as R
-    from rules.wiener.options import load_options
-
     if args.action not in ACTIONS:
         raise InputError(f"--action {args.action!r}: a Wiener position takes one of {', '.join(ACTIONS)}")
     pos = positions.load(args.position)
     opts = load_options(args.options)
-    src = args.position
+    _need_pieces(pos, args)
+    dice = _dice(args)
+    choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, _reroll(args), args.evade)
+    if args.action in _NEEDS_TARGET and not args.target:
+        raise InputError(f"--action {args.action} needs --target ID")
+    req = _Request(pos, args, opts, dice, choices)
+    if args.simultaneous:
+        return _simultaneous(req), dice
+    return _ACTION_HANDLERS[args.action](req), dice
+
+
+def _need_pieces(pos, args) -> None:
+    """Every piece id the arguments name exists (the attacker's too, except for a general's replacement)."""
     ids = [args.target, args.objector, args.against] + _ids(args.supporters) + _ids(args.defender_supporters)
     ids += _ids(args.simultaneous)
     if args.action != "replace_general":
         ids.append(args.attacker)
     for pid in ids:
-        need_piece(pos, src, pid)
+        need_piece(pos, args.position, pid)
+
+
+def _dice(args) -> Dice:
+    """The given rolls (at most four per duel) and the seed; --loss-die is checked to be a die's face."""
     given = parse_d6(args.dice, "--dice") if args.dice else []
     most = 4 * (1 + len(_ids(args.simultaneous)))
     if len(given) > most:
         raise InputError(f"--dice: at most {most} rolls (attacker, re-roll, defender, re-roll per duel)")
     if args.loss_die is not None:
         parse_d6(str(args.loss_die), "--loss-die", 1)
-    dice = Dice(given, args.seed)
+    return Dice(given, args.seed)
+
+
+def _reroll(args) -> tuple[str, ...]:
     reroll = tuple(_ids(args.reroll))
     for side in reroll:
         if side not in ("attacker", "defender"):
             raise InputError(f"--reroll: {side!r} is not attacker or defender")
-    choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, reroll, args.evade)
+    return reroll
 
-    def field_arg(text, what):
-        return parse_grid_field(text.strip(), pos.cols, pos.rows, what) if text else None
 
-    def edge_arg():
-        if not args.edge:
+@dataclass
+class _Request:
+    """One `resolve` call's checked inputs, and the field arguments parsed against its position's grid."""
+
+    pos: WienerPosition
+    args: Namespace
+    opts: Options
+    dice: Dice
+    choices: R.Choices
+
+    @property
+    def common(self) -> dict:
+        """The keyword arguments every dice-rolling resolver takes."""
+        return dict(dice=self.dice, opts=self.opts)
+
+    def field(self, text: str | None, what: str) -> Field | None:
+        return parse_grid_field(text.strip(), self.pos.cols, self.pos.rows, what) if text else None
+
+    def path(self, text: str | None, what: str) -> list[Field] | None:
+        return [self.field(x, what) for x in text.split(",") if x.strip()] if text else None
+
+    def edge(self) -> tuple[Field, Field] | None:
+        if not self.args.edge:
             return None
-        parts = [x for x in args.edge.split(",") if x.strip()]
+        parts = [x for x in self.args.edge.split(",") if x.strip()]
         if len(parts) != 2:
             raise InputError("--edge: two field names separated by a comma, like C5,C6")
-        return field_arg(parts[0], "--edge"), field_arg(parts[1], "--edge")
+        return self.field(parts[0], "--edge"), self.field(parts[1], "--edge")
 
-    def path_arg(text, what):
-        return [field_arg(x, what) for x in text.split(",") if x.strip()] if text else None
 
-    needs_target = args.action in ("fire", "melee", "gegenzug", "counterattack")
-    if needs_target and not args.target:
-        raise InputError(f"--action {args.action} needs --target ID")
-    common = dict(dice=dice, opts=opts)
-    if args.simultaneous:
-        if args.action not in ("fire", "melee") or args.supporters or args.retreat:
-            raise InputError("--simultaneous goes with --action fire or melee, without --supporters or --retreat")
-        res = R.resolve_simultaneous(pos, args.action, [args.attacker] + _ids(args.simultaneous), args.target,
-                                     choices=choices, loss_die=args.loss_die, **common)
-    elif args.action == "fire":
-        res = R.resolve_fire(pos, args.attacker, args.target, supporters=_ids(args.supporters),
-                             defender_supporters=_ids(args.defender_supporters), choices=choices,
-                             loss_die=args.loss_die, retreat=path_arg(args.retreat, "--retreat"), **common)
-    elif args.action == "melee":
-        res = R.resolve_melee(pos, args.attacker, args.target, supporters=_ids(args.supporters),
-                              defender_supporters=_ids(args.defender_supporters), choices=choices,
-                              loss_die=args.loss_die, **common)
-    elif args.action == "gegenzug":
-        if not args.path:
-            raise InputError("--action gegenzug needs --path F,F,.. (the fields the mover enters)")
-        path = [field_arg(x, "--path") for x in args.path.split(",") if x.strip()]
-        res = R.resolve_gegenzug(pos, args.attacker, args.target, path, field_arg(args.at, "--at"),
-                                 supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die, **common)
-    elif args.action == "rally":
-        res = R.resolve_rally(pos, args.attacker, **common)
-    elif args.action == "counterattack":
-        if not args.at:
-            raise InputError("--action counterattack needs --at FIELD (where the mover stands in the control zone)")
-        res = R.resolve_counterattack(pos, args.attacker, args.target, field_arg(args.at, "--at"),
-                                      against=args.against, path=path_arg(args.path, "--path"),
-                                      supporters=_ids(args.supporters), choices=choices, loss_die=args.loss_die,
-                                      **common)
-    elif args.action == "flight":
-        res = R.resolve_continued_flight(pos, args.attacker, {"left": -1, "right": 1, None: 0}[args.turn], choices,
-                                         opts)
-    elif args.action in ("mount", "dismount"):
-        res = R.resolve_mount(pos, args.attacker, args.action == "mount", opts)
-    elif args.action == "replace_general":
-        if not args.side or not args.field:
-            raise InputError("--action replace_general needs --side SIDE and --field FIELD (on a table edge)")
-        res = R.resolve_general_replacement(pos, args.attacker, args.side, field_arg(args.field, "--field"),
-                                            **common)
-    elif args.action == "bombard":
-        f, e = field_arg(args.field, "--field"), edge_arg()
-        if (f is None) == (e is None):
-            raise InputError("--action bombard needs --field FIELD or --edge F,F")
-        res = R.resolve_bombard(pos, args.attacker, f, e, supporters=_ids(args.supporters),
-                                incendiary=args.incendiary, **common)
-    else:
-        if not args.work_type:
-            raise InputError("--action work needs --work KIND")
-        res = R.resolve_work(pos, args.attacker, args.work_type, field_arg(args.field, "--field"), edge_arg(),
-                             objector_id=args.objector, obstacle=args.obstacle, **common)
-    return res, dice
+def _simultaneous(q: _Request):
+    a = q.args
+    if a.action not in ("fire", "melee") or a.supporters or a.retreat:
+        raise InputError("--simultaneous goes with --action fire or melee, without --supporters or --retreat")
+    return R.resolve_simultaneous(q.pos, a.action, [a.attacker] + _ids(a.simultaneous), a.target,
+                                  choices=q.choices, loss_die=a.loss_die, **q.common)
+
+
+def _fire(q: _Request):
+    a = q.args
+    return R.resolve_fire(q.pos, a.attacker, a.target, supporters=_ids(a.supporters),
+                          defender_supporters=_ids(a.defender_supporters), choices=q.choices,
+                          loss_die=a.loss_die, retreat=q.path(a.retreat, "--retreat"), **q.common)
+
+
+def _melee(q: _Request):
+    a = q.args
+    return R.resolve_melee(q.pos, a.attacker, a.target, supporters=_ids(a.supporters),
+                           defender_supporters=_ids(a.defender_supporters), choices=q.choices,
+                           loss_die=a.loss_die, **q.common)
+
+
+def _gegenzug(q: _Request):
+    a = q.args
+    if not a.path:
+        raise InputError("--action gegenzug needs --path F,F,.. (the fields the mover enters)")
+    return R.resolve_gegenzug(q.pos, a.attacker, a.target, q.path(a.path, "--path"), q.field(a.at, "--at"),
+                              supporters=_ids(a.supporters), choices=q.choices, loss_die=a.loss_die, **q.common)
+
+
+def _rally(q: _Request):
+    return R.resolve_rally(q.pos, q.args.attacker, **q.common)
+
+
+def _counterattack(q: _Request):
+    a = q.args
+    if not a.at:
+        raise InputError("--action counterattack needs --at FIELD (where the mover stands in the control zone)")
+    return R.resolve_counterattack(q.pos, a.attacker, a.target, q.field(a.at, "--at"), against=a.against,
+                                   path=q.path(a.path, "--path"), supporters=_ids(a.supporters),
+                                   choices=q.choices, loss_die=a.loss_die, **q.common)
+
+
+def _flight(q: _Request):
+    return R.resolve_continued_flight(q.pos, q.args.attacker, _TURNS[q.args.turn], q.choices, q.opts)
+
+
+def _mount(q: _Request):
+    """mount and dismount."""
+    return R.resolve_mount(q.pos, q.args.attacker, q.args.action == "mount", q.opts)
+
+
+def _replace_general(q: _Request):
+    a = q.args
+    if not a.side or not a.field:
+        raise InputError("--action replace_general needs --side SIDE and --field FIELD (on a table edge)")
+    return R.resolve_general_replacement(q.pos, a.attacker, a.side, q.field(a.field, "--field"), **q.common)
+
+
+def _bombard(q: _Request):
+    a = q.args
+    f, e = q.field(a.field, "--field"), q.edge()
+    if (f is None) == (e is None):
+        raise InputError("--action bombard needs --field FIELD or --edge F,F")
+    return R.resolve_bombard(q.pos, a.attacker, f, e, supporters=_ids(a.supporters), incendiary=a.incendiary,
+                             **q.common)
+
+
+def _work(q: _Request):
+    a = q.args
+    if not a.work_type:
+        raise InputError("--action work needs --work KIND")
+    return R.resolve_work(q.pos, a.attacker, a.work_type, q.field(a.field, "--field"), q.edge(),
+                          objector_id=a.objector, obstacle=a.obstacle, **q.common)
+
+
+_ACTION_HANDLERS = {
+    "fire": _fire,
+    "melee": _melee,
+    "gegenzug": _gegenzug,
+    "rally": _rally,
+    "bombard": _bombard,
+    "work": _work,
+    "counterattack": _counterattack,
+    "flight": _flight,
+    "mount": _mount,
+    "dismount": _mount,
+    "replace_general": _replace_general,
+}
 
 
 def resolve(args) -> int:
-    from rules import position as positions
-
     res, dice = resolve_args(args)
     out = res.as_dict()
     out["dice"] = {"rolled": dice.rolled}
@@ -307,8 +375,6 @@ def _text(out: dict) -> str:
         line = _side(label, out.get(label))
         if line:
             lines.append(line)
-    from rules.wiener.adapter import outcome_lines
-
     lines += ["  " + line for line in outcome_lines(out)]
     d = out["dice"]
     lines.append(f"  dice: {', '.join(map(str, d['rolled']))}" + (f"  (seed {d['seed']})" if "seed" in d else ""))
