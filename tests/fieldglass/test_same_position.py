@@ -76,7 +76,7 @@ def test_wiener_session_recorder_and_replay_agree(tmp_path):
 
 def test_marengo_session_recorder_and_replay_agree(tmp_path):
     from fieldglass.boards import block_point
-    from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
+    from fieldglass.recording import system_meta
     from fieldglass.session_marengo import load_marengo_setup
     from vision.synthetic_board import DEMO_BLOCKS
 
@@ -88,8 +88,8 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
     session = Session(setup, settle_s=1.0)
     path = tmp_path / "marengo.fgr"
-    rec = Record.create(path, marengo_meta(board, None, setup.roster, setup.blocks))
-    recorder = MarengoRecorder.start_marengo(rec, board, TrackerConfig(settle_s=1.0))
+    rec = Record.create(path, system_meta("marengo", None, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=1.0))
     for i, t in enumerate(TIMES):
         session.update_reading(reading(poses), t=t)
         recorder.feed(reading(poses), t, i)
@@ -101,7 +101,7 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_dbx_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.recording_dbx import DbxRecorder, dbx_meta
+    from fieldglass.recording import system_meta
     from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
 
     setup = load_dbx_setup("synthetic")
@@ -112,8 +112,8 @@ def test_dbx_session_recorder_and_replay_agree(tmp_path):
 
     session = Session(setup, settle_s=1.0)
     path = tmp_path / "dbx.fgr"
-    rec = Record.create(path, dbx_meta(setup.layout, setup.roster, setup.game, setup.initial_states))
-    recorder = DbxRecorder.start_dbx(rec, setup.roster, TrackerConfig(settle_s=1.0))
+    rec = Record.create(path, system_meta("dbx", setup.layout, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, setup.roster, TrackerConfig(settle_s=1.0))
     for i, t in enumerate(TIMES):
         session.update_reading(reading(poses), t=t)
         recorder.feed(reading(poses), t, i)
