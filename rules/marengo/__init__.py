@@ -17,6 +17,7 @@ from rules.marengo.hidden import position_view
 from rules.marengo.live import MarengoLive
 from rules.marengo.model import SIDES, SYSTEM, Block, MarengoPosition, dumps, position_from_dict, position_to_dict
 from rules.marengo.options import DEFAULT, Options, load_options
+from rules.marengo.picture import SIDE_TONES
 from rules.system import GameSystem
 
 
@@ -41,6 +42,7 @@ GAME = GameSystem(
     commands="rules.marengo.commands",
     live=MarengoLive,
     view=position_view,
+    side_tones=SIDE_TONES,
     digest="shared/rules/triomphe-a-marengo.md",
 )
 
