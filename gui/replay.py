@@ -433,7 +433,7 @@ class EventsModel(ListTableModel):
         self.endResetModel()
 
     def retext(self) -> None:
-        """The events' texts again, rows kept (a Marengo replay crossing the end of the game names every block)."""
+        """The events' texts again, rows kept (a replay crossing the end of the game names every hidden piece)."""
         self.texts = [self.session.describe_event(e) for e in self.rows]
         if self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.HEADERS) - 1))
@@ -598,7 +598,7 @@ class ReplayWindow(QMainWindow):
         for w in (self.undone_box, self.lines_box):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             bar.addWidget(w)
-        self.viewer_box = QComboBox()  # who watches a system with hidden blocks (fieldglass/replay_hidden.py)
+        self.viewer_box = QComboBox()  # who watches a system with hidden information (LiveRules.replay_views)
         self.viewer_box.setObjectName("viewer")
         self.viewer_box.addItems(list(s.viewers))
         self.viewer_box.setToolTip("who watches: the opponent's blocks stay hidden until the rules reveal them or "
@@ -800,7 +800,7 @@ class ReplayWindow(QMainWindow):
         self.go(s.index)
 
     def set_viewer(self, viewer: str) -> None:
-        """Marengo: replay as the public, a side or the umpire sees it."""
+        """Replay as the public, a side (a system with hidden information) or the umpire sees it."""
         if self.viewer_box.currentText() != viewer:
             self.viewer_box.setCurrentText(viewer)  # comes back here through the signal
             return

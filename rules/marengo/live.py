@@ -5,7 +5,7 @@ The session (fieldglass/session.py) registers the board and locates a table poin
 position, reserve or approach). The camera reads every block's marker; `read` turns them into units (a unit's blocks
 per strength: a weaker block put down after a loss is the same unit losing a step, hidden.BlockWatch) and `position`
 places each unit in the area and position its marker point lies in: `marengo_position` is the one placement of
-Marengo, used live, by the recorder (fieldglass/recording_marengo.py) and by the replay. A block on a border is
+Marengo, used live, by the recorder (fieldglass/recording.py) and by the replay. A block on a border is
 flagged and left out, not guessed. What the camera cannot see (round, side to move, commands, morale, each block's
 strength, readiness and revealed flag) is the game state, updated by the engine's resolutions and turn ends; the
 moves the rules ordered wait as `BlockMove`s until the board matches. A player view shows the opponent's blocks only
@@ -85,7 +85,7 @@ def empty_game(board, source: str = "dashboard"):
 
 def marengo_position(places, roster, system, state, game, locate, initial=None):
     """The Marengo engine's position from where each unit's block stands: the one placement of Marengo, used live
-    (`MarengoLive.position`), by the recorder (fieldglass/recording_marengo.py) and by the replay.
+    (`MarengoLive.position`), by the recorder (fieldglass/recording.py) and by the replay (the record hooks below).
 
     `places`: unit id -> anything with x_mm, y_mm (a tracking Place, a record's PieceState); `locate(x, y)` names
     the area and position (reserve or approach) there; `state` (rules.live.GameState) holds each unit's type,
