@@ -495,7 +495,14 @@ def resume_mismatch(kept: dict, given: dict) -> str | None:
         return "the record was made with another starting position (--game)"
     if given.get("rules_options") and kept.get("rules_options") != given.get("rules_options"):
         return "the record was made with other rules options (--options)"
+    for key in sorted(set(given) - _CHECKED - _MAY_CHANGE):  # anything else a system's `record_meta` keeps
+        if kept.get(key) != given[key]:
+            return f"the record was made with another {key.replace('_', ' ')}"
     return None
+
+
+_CHECKED = {"system", "roster", "layout", "board", "blocks", "game", "piece_states", "rules_options"}
+_MAY_CHANGE = {"players", "source", "calibration", "roster_toml"}
 
 
 def open_record(out: str | Path, meta: dict, resume: bool = False, overwrite: bool = False) -> tuple[Record, int]:
