@@ -407,7 +407,7 @@ class ReplaySession:
     def hidden_at(self, e: Event | None = None) -> list[str]:
         """The pieces whose identity the rules had not revealed to the viewer up to event `e` (None: the moment
         shown), longest id first (the system's `hidden_ids`); none once the game has ended or for the umpire."""
-        if self.viewer == UMPIRE:
+        if self.viewer == UMPIRE or not self.live.viewers:  # a system without player views hides nothing
             return []
         upto = self.timeline[: self.index] if e is None else [x for x in self.timeline if x.seq <= e.seq]
         if game_over(self.meta, upto) or self.game_over_now():
