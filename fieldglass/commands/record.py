@@ -148,8 +148,8 @@ def _table_setup(args, game):
 
     source = args.source
     if source == "scripted":
-        raise InputError(f"--source scripted is the scripted game on a grid: for {game.title} (a {game.table} "
-                         "table) use 'synthetic' or a camera")
+        raise InputError(f"--source scripted is the scripted game on a grid: {game.name} is played on a "
+                         f"{game.table} table, use 'synthetic' or a camera")
     if game.table == "board":
         from fieldglass.session_marengo import load_marengo_setup
 
