@@ -30,7 +30,8 @@ import numpy as np
 
 from calibration.layout import TableLayout, layout_to_toml
 from common.errors import InputError
-from fieldglass.record import BoardState, Event, Record
+from fieldglass.record import Event, Record
+from fieldglass.recorded import RecordedGame, system_of
 from vision.roster import Roster, roster_to_toml
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
 
@@ -61,29 +62,27 @@ def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, r
     }
 
 
-def wiener_position(state: BoardState, grid: dict | None, system=None):
-    """The committed state as a Wiener Napoleon position, placed as the live session places it: each piece on the
-    table in the field and facing of its committed place, with the bases, markers and formation the record holds
-    (`rules.wiener.live.grid_position`, the one placement of the grid systems). InputError when a piece on the
-    table has a roster type that names no Wiener troop type (rules/wiener/roster.py): the recorder cannot ask."""
-    from rules.live import GameState
-    from rules.system import table_system
-    from rules.wiener.live import grid_position
+def system_meta(system: str, layout: TableLayout | None, roster: Roster, camera=None,
+                rules_options: dict | None = None, players: list[str] | None = None, source: str | None = None,
+                setup=None, board_path: str | None = None) -> dict:
+    """The metadata a new record of any system starts with: `record_meta` over the roster as the system's live
+    session tracks it, what the system keeps to rebuild its game (its live rules' `record_meta`, from `setup`: a
+    set-up of today's loaders, None where the system needs none) and, for a system on a printed board (by its kind
+    of table), the board (`board_path`: its file, None for the demo board), which is then the record's table."""
+    from fieldglass.boards import board_layout
+    from fieldglass.recorded import board_meta
+    from rules.live import LiveRules
+    from rules.system import game_system, table_system
 
-    if grid is None:
-        raise InputError("the layout has no [grid]: the rules engine needs fields")
-    system = system or table_system("wiener")
-    places, states = {}, {}
-    for p in state.pieces.values():
-        if p.status not in ("on", "missing") or not p.cell or not p.facing:
-            continue
-        if system.piece_type(p.type) is None:
-            raise InputError(f"piece {p.id!r}: type {p.type!r} is not a Wiener Napoleon troop type")
-        places[p.id] = p
-        states[p.id] = {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation}
-    pos, _ = grid_position(places, state.pieces.values(), int(grid["cols"]), int(grid["rows"]), system,
-                           GameState(states=states))
-    return pos
+    game = game_system(system)
+    live = (game.live or LiveRules)(table_system(system), setup)
+    board = getattr(setup, "board", None) if game.table == "board" else None
+    if board is not None:
+        layout = board_layout(board)  # a record keeps a printed board's places in board mm: the board is the table
+    meta = record_meta(system, layout, live.tracked_roster(roster), camera, rules_options, players, source)
+    if board is not None:
+        meta["board"] = board_meta(board_path)
+    return live.record_meta(meta)
 
 
 def thumbnail(image: np.ndarray | None, width: int = THUMB_WIDTH) -> bytes | None:
@@ -97,22 +96,30 @@ def thumbnail(image: np.ndarray | None, width: int = THUMB_WIDTH) -> bytes | Non
 
 @dataclass
 class GameRecorder:
-    """The tracker's events and the players' inputs, written to the record as they happen."""
+    """The tracker's events and the players' inputs, written to the record as they happen, for every system: the
+    record's game (fieldglass/recorded.py `RecordedGame`) asks the system's live rules (rules/live.py) how the camera's
+    readings are tracked (`record_read`), which inputs it takes (`check_input`), what a turn and a combat resolved by
+    its engine write (`record_turn`, `record_combat`) on the position placed as the live dashboard places it."""
 
     record: Record
     roster: Roster
     tracker: Tracker
     on_event: Callable[[Event], None] | None = None
     written: list[Event] = field(default_factory=list)
+    game: RecordedGame | None = None
     _input_id: str | None = None
     _applied: set[str] | None = None
 
     @classmethod
-    def start(cls, record: Record, roster: Roster, config: TrackerConfig | None = None, camera=None,
+    def start(cls, record: Record, roster: Roster | None = None, config: TrackerConfig | None = None, camera=None,
               on_event=None) -> GameRecorder:
-        """A recorder over a new or resumed record: the tracker starts from the record's committed places."""
-        tracker = Tracker(roster, config, camera)
-        rec = cls(record, roster, tracker, on_event)
+        """A recorder over a new or resumed record: the tracker starts from the record's committed places.
+        `roster` is the tracked roster (default: the record's own), `camera` the intrinsics the tracker tells a
+        lifted marker with."""
+        config = config or TrackerConfig()
+        game = RecordedGame(record.meta, roster=roster, settle_s=config.settle_s)
+        tracker = Tracker(game.roster, config, camera)
+        rec = cls(record, game.roster, tracker, on_event, game=game)
         rec.sync_tracker()
         return rec
 
@@ -136,11 +143,34 @@ class GameRecorder:
         return ev
 
     def write_track_event(self, e: TrackEvent) -> Event:
-        return self._write(e.type, e.t, e.frame, e.piece, e.data())
+        """A tracker's event; on a printed board a move or an appearance keeps the area and position it ends in."""
+        data = e.data()
+        place = data.get("to") or data.get("at")
+        if self.game.board is not None and place and e.type in ("move", "appeared"):
+            pl = self.game.locate(float(place["x_mm"]), float(place["y_mm"]))
+            data["area"], data["position"] = pl.area, pl.position
+            if pl.on_border:
+                data["on_border"] = True
+        return self._write(e.type, e.t, e.frame, e.piece, data)
+
+    def now(self) -> RecordedGame:
+        """The record's game after its last event."""
+        return self.game.at(self.record.state(), self.record.events())
 
     def feed(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
         """One frame's reading: the events it commits, already written."""
-        return [self.write_track_event(e) for e in self.tracker.update(reading, t, frame)]
+        if reading is None or reading.pose is None:
+            return []
+        self.game.record_state = self.record.state()
+        reading, more = self.game.live.record_read(self.game, reading, t)
+        out = [self.write_track_event(e) for e in self.tracker.update(reading, t, frame)]
+        for ev in more:
+            out.append(self._write(ev["type"], t, frame, ev.get("piece"), ev.get("data"), image))
+        return out
+
+    def position(self):
+        """The engine's position from the record's committed state, placed as the live session places it."""
+        return self.now().position
 
     # ------------------------------------------------------------------ players' inputs
 
@@ -165,11 +195,10 @@ class GameRecorder:
 
     def _apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
         kind = inp.get("type")
+        self.game.live.check_input(self.game, inp)
         if kind == "turn":
-            data = {"turn": int(inp.get("turn", self.record.state().turn + 1))}
-            if inp.get("phase"):
-                data["phase"] = str(inp["phase"])
-            return [self._write("turn", t, frame, None, data, image)]
+            data = self.game.live.record_turn(self.now(), inp)
+            return [self._ruled(self._write("turn", t, frame, None, data, image))]
         if kind == "phase":
             return [self._write("phase", t, frame, None, {"phase": str(inp["phase"])})]
         if kind == "note":
@@ -201,64 +230,29 @@ class GameRecorder:
 
     def rules_system(self):
         """The rules adapter of the record's system with the record's rules options (as the replay makes it)."""
-        if getattr(self, "_rules", None) is None:
-            from fieldglass.replay_session import record_system
-
-            self._rules = record_system(self.record.meta)
-        return self._rules
-
-    def position(self):
-        """The engine's position from the record's committed state, placed as the live session places it."""
-        return wiener_position(self.record.state(), self.record.meta.get("layout", {}).get("grid"),
-                               self.rules_system())
+        return self.game.system
 
     def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> Event:
-        """Resolve a combat with the rules engine on the committed position and write it with its changes."""
-        system = self.record.meta.get("system", "wiener")
-        if system != "wiener":
-            raise InputError(f"combat: the {system!r} rules have no engine here")
-        rules = self.rules_system()
-        pos = self.position()
-        action = inp.get("action", "fire")
-        attacker, target = inp.get("attacker"), inp.get("target")
-        if action not in ("fire", "melee", "rally"):
-            raise InputError(f"combat: action {action!r} is not recorded (fire, melee, rally)")
-        outcome = rules.resolve(pos, action, attacker, target, dice=input_dice(inp),
-                                seed=inp.get("seed"), supporters=inp.get("supporters", []),
-                                loss_die=inp.get("loss_die"), flight=inp.get("flight"),
-                                follow_up=inp.get("follow_up"))
-        res = outcome.resolution
-        out = res.as_dict()
-        out.pop("position", None)
-        by_id = pos.by_id
-        sides = {pid: by_id[pid].side for pid in (attacker, target) if pid in by_id}
-        where = {pid: _field_name(by_id[pid].field) for pid in (attacker, target) if pid in by_id}
-        data = {"action": res.action, "pieces": [p for p in (attacker, target) if p], "sides": sides,
-                "fields": where, "dice": list(outcome.rolled), **{k: v for k, v in out.items() if k != "action"}}
-        if outcome.seed is not None:
-            data["seed"] = outcome.seed
-        ev = self._write("combat", t, frame, attacker, data, image)
+        """Resolve a combat with the system's engine on the committed position and write it with its changes: the
+        pieces the rules removed leave the tracker (expected off the table)."""
+        data = self.game.live.record_combat(self.now(), inp)
+        pieces = data.get("pieces") or []
+        ev = self._write("combat", t, frame, pieces[0] if pieces else inp.get("attacker"), data, image)
         for ch in data.get("changes", []):
             if ch.get("removed"):
-                self.tracker.expect_removal(ch["piece"], "rules", t, frame)
+                gone = self.tracker.expect_removal(ch["piece"], "rules", t, frame)
+                if self.game.live.removal_events:
+                    self.write_track_event(gone)
+        return self._ruled(ev)
+
+    def _ruled(self, ev: Event) -> Event:
+        """An event the rules made: when it ended the game (`game_winner`), the metadata says so from it on."""
+        if ev.data.get("game_winner") and not self.record.meta.get("game_over"):
+            self.record.set_meta("game_over", True)
+            self.record.set_meta("winner", ev.data["game_winner"])
+            self.record.set_meta("victory", ev.data.get("victory"))
+            self.record.set_meta("game_over_seq", ev.seq)
         return ev
-
-
-def input_dice(inp: dict) -> list[int]:
-    """The dice a combat input gives (none: the recorder rolls, from its seed); InputError unless D6 rolls."""
-    from common.dice import parse_d6
-
-    raw = inp.get("dice", [])
-    what = f"combat at frame {inp.get('frame')}: dice"
-    if not isinstance(raw, list | tuple):
-        raise InputError(f"{what} {raw!r}: a list of die rolls, e.g. [6, 2]")
-    return parse_d6(",".join(str(v) for v in raw), what)
-
-
-def _field_name(f) -> str:
-    from common.fields import field_name
-
-    return field_name(*f)
 
 
 # ---------------------------------------------------------------------------------------------------- inputs
@@ -483,7 +477,7 @@ def resume_mismatch(kept: dict, given: dict) -> str | None:
     board, units' blocks, starting position or rules options than the record was made with. `given` is the
     metadata a new record would start with; the players, the source and the camera may change."""
     kept, given = _plain(kept), _plain(given)
-    old_sys, new_sys = kept.get("system") or "wiener", given.get("system") or "wiener"
+    old_sys, new_sys = system_of(kept), system_of(given)
     if old_sys != new_sys:
         return f"a {old_sys} record, but --system is {new_sys}"
     why = _roster_differs(kept.get("roster") or [], given.get("roster") or [])
@@ -501,7 +495,14 @@ def resume_mismatch(kept: dict, given: dict) -> str | None:
         return "the record was made with another starting position (--game)"
     if given.get("rules_options") and kept.get("rules_options") != given.get("rules_options"):
         return "the record was made with other rules options (--options)"
+    for key in sorted(set(given) - _CHECKED - _MAY_CHANGE):  # anything else a system's `record_meta` keeps
+        if kept.get(key) != given[key]:
+            return f"the record was made with another {key.replace('_', ' ')}"
     return None
+
+
+_CHECKED = {"system", "roster", "layout", "board", "blocks", "game", "piece_states", "rules_options"}
+_MAY_CHANGE = {"players", "source", "calibration", "roster_toml"}
 
 
 def open_record(out: str | Path, meta: dict, resume: bool = False, overwrite: bool = False) -> tuple[Record, int]:

@@ -2,65 +2,35 @@
 
 `ReplaySession` holds the moment shown (`index`: the position after the first `index` events of the timeline) and
 answers what the viewer draws there, in the same shapes as the live `fieldglass.session.Session` so the dashboard's
-board view can draw it: `layout`, `roster`, `sides`, `ground`, `position` (the rules engine's position, built from
-the record's committed state by the live session's placement of the record's system), `piece_views()`,
-`selection_overlay()`.
-Every rules answer (a piece's fire lines, every pair's fire lines) comes from the rules engine through
-`rules.system` and each system's adapter; the viewer only draws them.
+board view can draw it: `layout`, `roster`, `sides`, `ground`, `board` (a printed board), `position` (the rules
+engine's position, built from the record's committed state by the live session's placement of the record's system:
+fieldglass/recorded.py), `piece_views()`, `selection_overlay()`, `picture()`.
+One replay for every system: every rules answer (a piece's fire lines, every pair's lines: `LiveRules.pair_lines`)
+comes from the rules engine through `rules.system` and the system's adapter and live rules, and so does what a
+viewer may not see (`LiveRules.hidden_ids`, `replay_views`); the viewer only draws them.
 """
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from calibration.grid import Grid
-from calibration.layout import TableLayout, parse_layout
 from common.clock import clock
 from common.errors import InputError
 from common.events import Signal
 from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker, combat_label
 from fieldglass.record.board import CLOTH
-from fieldglass.replay_hidden import PUBLIC
+from fieldglass.recorded import (  # noqa: F401 - the record's layout, roster and rules, read here before
+    RecordedGame,
+    game_over,
+    layout_from_meta,
+    record_system,
+    roster_from_meta,
+)
 from fieldglass.session import PieceView, build_scene
-from rules.live import LiveRules
-from rules.system import UMPIRE, SelectionOverlay, game_system
+from rules.system import PUBLIC, UMPIRE, SelectionOverlay
 from vision.pieces import PiecePose
-from vision.roster import Piece, Roster
-
-
-def layout_from_meta(meta: dict) -> TableLayout:
-    """The table layout a record keeps (its TOML, or for older records the size and grid alone)."""
-    lay = meta.get("layout") or {}
-    text = lay.get("toml")
-    if text:
-        try:
-            return parse_layout(tomllib.loads(text), "the record's layout")
-        except (tomllib.TOMLDecodeError, InputError):
-            pass
-    g = lay.get("grid")
-    grid = None if not g else Grid(float(g["origin_x_mm"]), float(g["origin_y_mm"]), float(g["field_mm"]),
-                                   int(g["cols"]), int(g["rows"]))
-    return TableLayout(float(lay.get("width_mm") or 1200.0), float(lay.get("depth_mm") or 600.0), "DICT_4X4_250",
-                       (), grid)
-
-
-def roster_from_meta(meta: dict) -> Roster:
-    pieces = []
-    for p in meta.get("roster") or []:
-        pieces.append(Piece(str(p["id"]), int(p.get("marker", -1)), str(p.get("side", "")), str(p.get("type", "")),
-                            tuple(p.get("base_mm", (40.0, 30.0))), float(p.get("marker_mm", 20.0)),
-                            float(p.get("marker_height_mm", 0.0)), tuple(p.get("marker_offset_mm", (0.0, 0.0)))))
-    return Roster("DICT_4X4_250", tuple(pieces))
-
-
-def record_system(meta: dict):
-    """The rules adapter of the record's system with the record's rules options (the recorder's and the replay's)."""
-    from rules.system import table_system
-
-    return table_system(meta.get("system") or "wiener", meta.get("rules_options") or None)
 
 
 @dataclass(frozen=True)
@@ -98,12 +68,12 @@ class ReplaySession:
     def __init__(self, record: Record, include_undone: bool = False):
         self.record = record
         self.meta = record.meta
-        self.layout = layout_from_meta(self.meta)
-        self.roster = roster_from_meta(self.meta)
-        self.system = record_system(self.meta)
+        self.game = RecordedGame(self.meta)  # the record's game at a moment, as its system's live rules place it
+        self.layout = self.game.layout
+        self.roster = self.game.roster
+        self.system = self.game.system
         self.ground = self.system.empty_ground()
-        game = game_system(self.meta.get("system") or "wiener")
-        self.sides = list(game.sides) or list(dict.fromkeys(p.side for p in self.roster.pieces))
+        self.sides = self.game.sides
         self.reading = None  # a replay has no camera reading: the board view draws no anchors
         self.include_undone = include_undone
         self.replay = Replay(record, include_undone=include_undone)
@@ -112,15 +82,11 @@ class ReplaySession:
         self.second: str | None = None
         self.problems: list[str] = []
         self.to_table = None  # a record keeps board positions in table mm
-        self.live = (game.live or LiveRules)(self.system, None)
-        self.viewer = PUBLIC  # hidden blocks (Marengo): fieldglass/replay_hidden.py
+        self.live = self.game.live
+        self.board = self.game.board  # a printed board the record keeps (its areas are drawn)
+        self.viewer = PUBLIC
         self.viewers = (PUBLIC, *self.live.viewers, UMPIRE)
         """Who may watch: anyone, each side of a system with hidden information, the umpire (everything)."""
-        self.marengo_board = None  # a Marengo record's printed board (its areas are drawn): recording_marengo.py
-        if self.meta.get("system") == "marengo":
-            from fieldglass.recording_marengo import board_from_meta
-
-            self.marengo_board = board_from_meta(self.meta)
         self.aliases: dict[str, str] = {}
         self._position_cache: dict[int, Any] = {}
         self._lines_cache: dict[int, list[PairLine]] = {}
@@ -254,20 +220,8 @@ class ReplaySession:
         cannot make one: the reason is in `problems`), placed by the live session's function of the record's
         system, as the recorder places it."""
         if index not in self._position_cache:
-            from fieldglass.recording import wiener_position
-
-            grid = (self.meta.get("layout") or {}).get("grid")
-            name = getattr(self.system, "name", "")
             try:
-                if name == "marengo":
-                    pos = self._marengo_position(index)
-                elif name == "dbx":
-                    from fieldglass.recording_dbx import dbx_record_position
-
-                    pos = dbx_record_position(self.meta, self.replay.position_at(index), self.timeline[:index],
-                                              self.system, self.roster)
-                else:
-                    pos = wiener_position(self.replay.position_at(index), grid, self.system)
+                pos = self.game.at(self.replay.position_at(index), self.timeline[:index]).position
             except InputError as exc:
                 if str(exc) not in self.problems:
                     self.problems.append(str(exc))
@@ -281,54 +235,9 @@ class ReplaySession:
     def position(self):
         return self.position_at(self.index)
 
-    def _marengo_position(self, index: int):
-        """A Marengo record's blocks at `index` as the engine's position (rules/marengo/live.py `marengo_position`):
-        each unit in the area (and reserve or approach) its committed place lies in, at its recorded strength,
-        revealed where the rules revealed it; reinforcements in their boxes until placed."""
-        from fieldglass.replay_hidden import revealed_at
-        from rules.live import GameState
-        from rules.marengo.live import BLOCK_KEYS, empty_game, marengo_position
-        from rules.marengo.model import position_from_dict
-
-        board = self.marengo_board
-        if board is None:
-            raise InputError("this Marengo record keeps no board: the blocks' areas are unknown")
-        st = self.replay.position_at(index)
-        done = self.timeline[:index]
-        types = {u: d.get("type", "") for u, d in (self.meta.get("blocks") or {}).items()}
-        shown = revealed_at(done)
-        start = (position_from_dict(self.meta["game"], "the record", board=board) if self.meta.get("game")
-                 else empty_game(board, "the record"))
-        initial = {b.id: b for b in start.blocks}
-        # the engine's state after its last resolution or turn end (the recorder keeps it with the event), else the
-        # start; older records kept none: their round and side come from the turn events
-        kept = next((e.data["engine"] for e in reversed(done) if not e.undone
-                     and isinstance(e.data.get("engine"), dict)), None)
-        engine = position_from_dict(kept, "the record's engine state", board=board) if kept else None
-        flags_of = {b.id: b for b in (engine.blocks if engine is not None else start.blocks)}
-        side = (st.phase or "").split(" ", 1)[0]
-        if engine is not None:
-            base, turn, active = engine, engine.round, engine.side
-        else:
-            base = start
-            turn = max(1, st.turn) if st.turn else start.round
-            active = side if side in self.sides else start.side
-        game = GameState(turn=turn, active=active,
-                         removed={pid for pid, p in st.pieces.items() if p.status == "removed"})
-        for pid, p in st.pieces.items():
-            b = flags_of.get(pid)
-            flags = {k: getattr(b, k) for k in BLOCK_KEYS} if b is not None else {}
-            game.states[pid] = {**flags, **({"type": types[pid]} if types.get(pid) else {}),
-                                "strength": max(1, int(p.bases)),
-                                "revealed": pid in shown or bool(flags.get("revealed"))}
-        places = {p.id: p for p in st.pieces.values() if p.on_table}
-        pos, _, _ = marengo_position(places, self.roster, self.system, game, replace(base, blocks=(), pieces=()),
-                                     board.locate, initial)
-        return pos
-
     def set_viewer(self, viewer: str) -> None:
-        """Who watches the replay: "public", a side of a system with hidden information, or "umpire"
-        (fieldglass/replay_hidden.py)."""
+        """Who watches the replay: "public", a side of a system with hidden information, or "umpire" (the system's
+        `LiveRules.replay_views`)."""
         if viewer not in self.viewers:
             raise InputError(f"view: {', '.join(self.viewers[:-1])} or {self.viewers[-1]}, not {viewer!r}")
         self.viewer = viewer
@@ -351,12 +260,8 @@ class ReplaySession:
                      {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation})
             ptype = engine.type if engine is not None else self.system.piece_type(rp.type)
             out.append(PieceView(rp, pose, "occluded" if p.status == "missing" else "seen", ptype, state))
-        if getattr(self.system, "name", "") == "marengo":  # identities only where the rules revealed them
-            from fieldglass.replay_hidden import game_over, hide, revealed_at
-
-            done = self.timeline[: self.index]
-            out, self.aliases = hide(out, self.viewer, revealed_at(done), game_over(self.meta, done), pos,
-                                     self.marengo_board)
+        done = self.timeline[: self.index]  # what the viewer may see of them there: the system says
+        out, self.aliases = self.live.replay_views(self, out, done, game_over(self.meta, done))
         return out
 
     def picture(self, live: bool = False, labels: bool = True) -> tuple:
@@ -398,22 +303,13 @@ class ReplaySession:
         return self.system.targets(self.position, self.selected) if self.in_position(self.selected) else []
 
     def fire_lines(self, index: int | None = None) -> list[PairLine]:
-        """Every line along which a piece may fire at (or attack) an enemy at the moment shown: the engine's
-        `analyze_all` over the position, one line per allowed ordered pair (kind fire or melee)."""
+        """Every line along which a piece may fire at (or attack) an enemy at the moment shown: the system's
+        `pair_lines` over the position (the engine's pair analysis), one line per allowed ordered pair (kind fire or
+        melee)."""
         index = self.index if index is None else index
         if index not in self._lines_cache:
-            from rules.wiener.pairs import analyze_all
-
             pos = self.position_at(index)
-            lines: list[PairLine] = []
-            if pos is not None and self.system.name == "wiener" and len(pos.pieces) > 1:
-                table = analyze_all(pos, self.system.opts)
-                for k in range(len(table.src)):
-                    a, b = pos.pieces[int(table.src[k])], pos.pieces[int(table.dst[k])]
-                    if bool(table.fire_allowed[k]):
-                        lines.append(PairLine(a.id, b.id, a.field, b.field, "fire"))
-                    elif bool(table.melee_allowed[k]):
-                        lines.append(PairLine(a.id, b.id, a.field, b.field, "melee"))
+            lines = [PairLine(*ln) for ln in self.live.pair_lines(self, pos)] if pos is not None else []
             if len(self._lines_cache) > 256:
                 self._lines_cache.clear()
             self._lines_cache[index] = lines
@@ -500,34 +396,31 @@ class ReplaySession:
         from fieldglass.record.export import summary
 
         text = summary(e, self.layout.grid is not None)
-        if getattr(self.system, "name", "") == "marengo":
-            for pid in self.hidden_at(e):
-                text = text.replace(pid, f"{self.roster.piece(pid).side} block")
+        for pid in self.hidden_at(e):
+            text = text.replace(pid, self._anonymous(pid))
         return text
 
-    def hidden_at(self, e: Event | None = None) -> list[str]:
-        """Marengo: the blocks whose identity was not revealed by the rules up to event `e` (None: the moment
-        shown), longest id first; none once the game has ended or for the umpire (fieldglass/replay_hidden.py)."""
-        if getattr(self.system, "name", "") != "marengo" or self.viewer == UMPIRE:
-            return []
-        from fieldglass.replay_hidden import game_over, revealed_at
+    def _anonymous(self, pid: str) -> str:
+        """A hidden piece as the replay names it: its side's colour only ("FR block")."""
+        return f"{self.roster.piece(pid).side} {self.live.noun}"
 
+    def hidden_at(self, e: Event | None = None) -> list[str]:
+        """The pieces whose identity the rules had not revealed to the viewer up to event `e` (None: the moment
+        shown), longest id first (the system's `hidden_ids`); none once the game has ended or for the umpire."""
+        if self.viewer == UMPIRE or not self.live.viewers:  # a system without player views hides nothing
+            return []
         upto = self.timeline[: self.index] if e is None else [x for x in self.timeline if x.seq <= e.seq]
         if game_over(self.meta, upto) or self.game_over_now():
             return []
-        shown = revealed_at(upto)
-        return sorted((p.id for p in self.roster.pieces if p.side != self.viewer and p.id not in shown),
-                      key=len, reverse=True)
+        return self.live.hidden_ids(self, upto)
 
     def game_over_now(self) -> bool:
-        """Marengo: whether the game had ended by the moment shown (then every event names its blocks)."""
-        from fieldglass.replay_hidden import game_over
-
-        return getattr(self.system, "name", "") == "marengo" and game_over(self.meta, self.timeline[: self.index])
+        """Whether the game had ended by the moment shown (then every event names its pieces)."""
+        return game_over(self.meta, self.timeline[: self.index])
 
     def public_name(self, pid: str, e: Event | None = None) -> str:
-        """A piece id as the replay may show it at event `e` (a hidden block: its side's colour only)."""
-        return f"{self.roster.piece(pid).side} block" if pid in self.hidden_at(e) else pid
+        """A piece id as the replay may show it at event `e` (a hidden piece: its side's colour only)."""
+        return self._anonymous(pid) if pid in self.hidden_at(e) else pid
 
     def timeline_summary(self) -> list[str]:
         evs = self.record.events()
@@ -560,12 +453,12 @@ class ReplaySession:
                     + (" [undone]" if e.undone else ""))
         lines = [head, f"  {'piece':<10}{'side':<6}{'type':<15}{'field':<6}{'facing':<7}{'status':<9}"
                        f"{'bases':<6}markers"]
-        hidden = set(self.hidden_at())  # Marengo: the blocks this viewer may not name yet
+        hidden = set(self.hidden_at())  # the pieces this viewer may not name yet
         for p in st.pieces.values():
             if p.status == "unplaced":
                 continue
             if p.id in hidden:
-                lines.append(f"  {p.side + ' block':<10}{p.side:<6}{'?':<15}{'-':<6}{'-':<7}{p.status:<9}{'?':<6}-")
+                lines.append(f"  {self._anonymous(p.id):<10}{p.side:<6}{'?':<15}{'-':<6}{'-':<7}{p.status:<9}{'?':<6}-")
                 continue
             lines.append(f"  {p.id:<10}{p.side:<6}{p.type:<15}{(p.cell or '-'):<6}{(p.facing or '-'):<7}"
                          f"{p.status:<9}{p.bases:<6}{'+'.join(p.markers) or '-'}")

@@ -19,11 +19,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common.errors import InputError
 from common.events import Signals
-from fieldglass.setup import Setup, load_setup
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange
 from rules.picture import Scene, ScenePiece
@@ -32,12 +31,15 @@ from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece
 from vision.tracking import Place, Tracker, TrackerConfig
 
+if TYPE_CHECKING:  # the set-up module makes sessions: a type only, no import at run time
+    from fieldglass.setup import Setup
+
 AMBIGUOUS_EDGE_MM = 5.0
 """A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""
 
 Field = tuple[int, int]
 
-__all__ = ["AMBIGUOUS_EDGE_MM", "PieceView", "Session", "Setup", "build_scene", "load_setup"]
+__all__ = ["AMBIGUOUS_EDGE_MM", "PieceView", "Session", "build_scene"]
 
 
 # ---------------------------------------------------------------------------------------------- game state

@@ -16,17 +16,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
 from common.errors import InputError
+from fieldglass.session import Session
 from rules.live import DemoTable, LiveRules, Start
 from rules.system import GameSystem, game_system
 from vision.roster import Roster
-
-if TYPE_CHECKING:
-    from fieldglass.session import Session
 
 
 @dataclass(frozen=True)
@@ -69,8 +67,6 @@ class Setup:
     def make_session(self) -> Session:
         """The live model for this set-up: the dashboard (gui/app.py) is handed the set-up and calls this, so it
         never imports the model."""
-        from fieldglass.session import Session
-
         return Session(self)
 
 

@@ -423,7 +423,7 @@ class EventsModel(ListTableModel):
         self.endResetModel()
 
     def retext(self) -> None:
-        """The events' texts again, rows kept (a Marengo replay crossing the end of the game names every block)."""
+        """The events' texts again, rows kept (a replay crossing the end of the game names every hidden piece)."""
         self.texts = [self.session.describe_event(e) for e in self.rows]
         if self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.HEADERS) - 1))
@@ -641,7 +641,7 @@ class ReplayWindow(QMainWindow):
             bar.addWidget(w)
 
     def _build_viewer_box(self, bar: QHBoxLayout) -> None:
-        """Who watches a record of a system with hidden information (its player views, fieldglass/replay_hidden.py);
+        """Who watches a record of a system with hidden information (its player views, LiveRules.replay_views);
         in the bar only for such a system."""
         self.viewer_box = QComboBox()
         self.viewer_box.setObjectName("viewer")
@@ -828,7 +828,7 @@ class ReplayWindow(QMainWindow):
         self.go(s.index)
 
     def set_viewer(self, viewer: str) -> None:
-        """Marengo: replay as the public, a side or the umpire sees it."""
+        """Replay as the public, a side (a system with hidden information) or the umpire sees it."""
         if self.viewer_box.currentText() != viewer:
             self.viewer_box.setCurrentText(viewer)  # comes back here through the signal
             return

@@ -16,6 +16,16 @@ Before there is a session, the wiring's one set-up loader (fieldglass/setup.py `
 `DemoTable`), `start_from(...)` what a position file (`--game`, or the demo's) gives a new session (`Start`), and
 `setup_roster(...)` its check of the roster and what it keeps of it. What is about the kind of table comes from
 `GameSystem.table`: a board system reads `--board`, a grid system needs the layout's grid.
+
+The same live rules serve the one recorder and the one replay of every system (fieldglass/recording.py,
+fieldglass/replay_session.py): there `s` is a game record's game at one moment (fieldglass/recorded.py
+`RecordedGame`), with `s.system`, `s.roster` (as the record tracks it), `s.layout`, `s.sides`, `s.ground`,
+`s.board` and `s.locate`, `s.state`, `s.committed_places()` and `s.position` as above, and besides: `s.meta` (the
+record's metadata), `s.recorded` (its events up to the moment, undone ones marked `undone`), `s.record_state` (the
+state they built: a fieldglass.record.BoardState, each piece's place, status, bases, markers, formation; turn and
+phase) and `s.settle_s` (the recording's settle time). The record hooks (`record_meta`, `restore`, `record_read`,
+`check_input`, `record_turn`, `record_combat`) say what a record keeps for the system and how its recorded moments
+are placed; the replay hooks (`pair_lines`, `replay_views`, `hidden_ids`) what a replay draws and hides.
 """
 
 from __future__ import annotations
@@ -25,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common.dice import parse_d6
 from common.errors import InputError
 from rules.picture import Item, Scene
-from rules.system import UMPIRE
+from rules.system import UMPIRE, CombatOutcome
 
 
 @dataclass
@@ -145,6 +156,25 @@ def in_play(pieces, state: GameState, system, kind: str) -> tuple[list[tuple[Any
     return out, notes
 
 
+def input_dice(inp: dict, key: str = "dice") -> list[int]:
+    """The dice a recorded combat input gives (none: the recorder rolls, from its seed); InputError unless D6 rolls."""
+
+    raw = inp.get(key, [])
+    what = f"combat at frame {inp.get('frame')}: {key}"
+    if not isinstance(raw, list | tuple):
+        raise InputError(f"{what} {raw!r}: a list of die rolls, e.g. [6, 2]")
+    return parse_d6(",".join(str(v) for v in raw), what)
+
+
+def plain(value: Any) -> Any:
+    """A value as a game record keeps it (JSON: tuples become lists, keys strings)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain(v) for v in value]
+    return value
+
+
 class LiveRules:
     """The defaults of every hook; a system overrides what its game needs.
 
@@ -162,6 +192,9 @@ class LiveRules:
                                       "seen", "waiting for")
     target_hint: str = ""
     noun: str = "piece"
+    removal_events: bool = False
+    """Whether a piece a recorded resolution removes also gets its own `removed` event after the resolution (the
+    record's state takes it off either way, from the resolution's changes)."""
 
     @property
     def uses_dice(self) -> bool:
@@ -297,3 +330,93 @@ class LiveRules:
         if viewer != UMPIRE and viewer not in self.viewers:
             raise InputError(f"view: one of {', '.join((UMPIRE, *self.viewers))}, not {viewer!r}")
         return viewer
+
+    # ---- the game record: what it keeps, how a recorded moment is placed (fieldglass/recording.py, recorded.py)
+
+    def record_meta(self, meta: dict) -> dict:
+        """A new record's metadata: `meta` is the generic part (system, the roster as the session tracks it, layout,
+        rules options, players, source, a printed board's `board`); add what this system needs to rebuild its game
+        from the record (a starting position, identities...), from this rules' set-up (`self.setup`)."""
+        return meta
+
+    def restore(self, s) -> None:
+        """The game state at a recorded moment, before `position(s)` places it as the live session did: `s.state`
+        comes with the record's turn (at least 1), the active side its last turn event named (else the first side)
+        and the pieces the rules removed; set each piece's state and this system's own (its starting position, the
+        engine's state) from `s.meta`, `s.recorded` and `s.record_state`. The default keeps what it is given."""
+
+    def record_read(self, s, reading, t: float) -> tuple[Any, list[dict]]:
+        """A camera reading as the recorder tracks it at time `t` (seconds), and the events it makes besides moves
+        (each {"type", "piece", "data"}, written after the reading's moves): the default keeps the reading and makes
+        none. `s.record_state` is the record's state before the reading."""
+        return reading, []
+
+    def check_input(self, s, inp: dict) -> None:
+        """A player's input to a recording, before anything is written: InputError when this game has no use
+        for it."""
+
+    def record_turn(self, s, inp: dict) -> dict:
+        """The data of the `turn` event a player's turn input makes: the turn it names (else the next), the side it
+        makes active and the phase it names. An event that ends the game carries `game_winner` (and `victory`)."""
+        data: dict[str, Any] = {"turn": int(inp.get("turn", s.record_state.turn + 1))}
+        if inp.get("active"):
+            data["active"] = str(inp["active"])
+        if inp.get("phase"):
+            data["phase"] = str(inp["phase"])
+        return data
+
+    def record_combat(self, s, inp: dict) -> dict:
+        """Resolve a player's combat input ({"action", "attacker", "target", "supporters", "seed", and this
+        system's `inputs` by key}) with the engine on the recorded position `s.position`, and return what the
+        `combat` event keeps: action, pieces (acting first), their sides (and grid fields), the dice, winner and
+        effect, the engine's `changes` (a removed piece: `"removed": true`; "field", "facing", "bases", "marker",
+        "formation" as the record's state reads them), its text (`lines`, `summary`) and the seed the recorder
+        rolled with. An event that ends the game carries `game_winner` (and `victory`)."""
+        pos = s.position
+        frame = inp.get("frame")
+        action = inp.get("action") or (s.system.actions[0] if s.system.actions else "")
+        attacker, target = inp.get("attacker"), inp.get("target")
+        for pid in (attacker, *(() if target is None else (target,))):
+            if not isinstance(pid, str) or pid not in pos.by_id:
+                raise InputError(f"combat at frame {frame}: {pid!r} is not a {self.noun} on the table")
+        kw: dict[str, Any] = {}
+        for i in self.inputs:
+            if i.kind == "dice":
+                kw[i.key] = input_dice(inp, i.key)
+                kw["seed"] = inp.get("seed")
+            elif i.key in inp:
+                kw[i.key] = inp[i.key]
+        supporters = [str(p) for p in inp.get("supporters", [])]
+        outcome: CombatOutcome = s.system.resolve(pos, action, attacker, target, supporters=supporters, **kw)
+        res = outcome.resolution
+        pieces = [attacker, *(() if target is None else (target,))]
+        data: dict[str, Any] = {"action": action, "pieces": pieces,
+                                "sides": {pid: pos.by_id[pid].side for pid in pieces}}
+        fields = {pid: pos.by_id[pid].field_name for pid in pieces if hasattr(pos.by_id[pid], "field_name")}
+        if fields:
+            data["fields"] = fields
+        data.update(dice=list(outcome.rolled), winner=getattr(res, "winner", None),
+                    effect=getattr(res, "effect", None), changes=plain(outcome.changes), lines=list(outcome.lines),
+                    summary=outcome.lines[0] if outcome.lines else f"{action} {' -> '.join(pieces)}")
+        if supporters:
+            data["supporters"] = supporters
+        if outcome.seed is not None:
+            data["seed"] = outcome.seed
+        return data
+
+    # ---- the replay: what it draws and what it hides (fieldglass/replay_session.py)
+
+    def pair_lines(self, s, pos) -> list[tuple[str, str, Any, Any, str]]:
+        """Every line along which a piece may act on an enemy in `pos`, for the replay's "every fire line":
+        (piece, target, its grid field, the target's, kind "fire" or "melee"). None by default."""
+        return []
+
+    def hidden_ids(self, s, events) -> list[str]:
+        """The pieces whose identity the replay's viewer (`s.viewer`, neither the umpire nor after the game ended)
+        may not know after `events`, longest id first. None by default: nothing is hidden."""
+        return []
+
+    def replay_views(self, s, views: list, events, over: bool) -> tuple[list, dict[str, str]]:
+        """The replay's pieces (PieceViews) as its viewer `s.viewer` may see them after `events` (`over`: the game
+        had ended), and each anonymous label -> the piece it stands for. The default shows them as they are."""
+        return views, {}

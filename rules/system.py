@@ -32,6 +32,8 @@ Field = tuple[int, int]
 ENTRY_POINT_GROUP = "fieldglass.systems"
 UMPIRE = "umpire"
 """The viewer who sees everything (`fieldglass view --as umpire`)."""
+PUBLIC = "public"
+"""The viewer of a replay shown to anyone: every side's hidden information withheld."""
 
 TABLE_KINDS = ("grid", "free", "board")
 """Three kinds of table, none the base of another: a square grid of fields, a free-measured table in mm, a printed
@@ -219,6 +221,8 @@ class GameSystem:
     """Its own options of `fieldglass analyze` and `resolve` ({"analyze": (...), "resolve": (...)})."""
     examples: Mapping[str, str] = field(default_factory=dict)
     """Example lines of those commands for --help."""
+    side_tones: Mapping[str, str] = field(default_factory=dict)
+    """A side's own colour (a tone of rules/picture.py, e.g. a power's "#4682ff"); any other side is `side:N`."""
     digest: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -231,6 +235,10 @@ class GameSystem:
         if self.sides:
             return self.sides
         return tuple(dict.fromkeys(p.side for p in getattr(position, "pieces", ())))
+
+    def side_tone(self, side: str, index: int) -> str:
+        """The tone (rules/picture.py) a side is drawn in: its own, else `side:N` by its index among the sides."""
+        return self.side_tones.get(side) or f"side:{index}"
 
     def view_of(self, position, viewer: str) -> dict:
         """The position as `viewer` (a side or "umpire") may see it; InputError for a viewer not in the game."""

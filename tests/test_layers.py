@@ -28,6 +28,7 @@ CLEAN = {
     "calibration/layout.py": "import cv2\n\nfrom common import errors\n",
     "vision/markers.py": "import cv2\n\nfrom calibration import layout\n",
     "rules/board.py": "from common import errors\n",
+    "rules/position.py": "from rules import board\n",
     "gui/views.py": "from PySide6 import QtCore\n\nfrom rules import board\nfrom vision import markers\n",
     "fieldglass/cli.py": "import cv2\n\nfrom gui import views\nfrom rules import board\n",
 }
@@ -40,6 +41,8 @@ BROKEN = [
     ("Only gui imports Qt", "fieldglass/bad.py", "from PySide6 import QtGui\n", "fieldglass.bad -> PySide6"),
     ("The bottom layer and the rules engines never import OpenCV", "rules/bad.py", "import cv2\n", "rules.bad -> cv2"),
     ("gui leaves OpenCV to calibration and vision", "gui/bad.py", "import cv2\n", "gui.bad -> cv2"),
+    ("No import cycles between the modules of a package", "rules/board.py",
+     "from common import errors\n\n\ndef later():\n    from rules import position\n", "No cycles are allowed in rules"),
 ]
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import copy
+import dataclasses
 
 from common.errors import InputError
+from fieldglass.setup import load_setup
 
 EPILOG = """\
 examples:
@@ -19,6 +22,11 @@ examples:
   fieldglass record --system dbx --source synthetic --frames 40 --inputs inputs.jsonl --out d.fgr
                                            the DBX demo table; combats resolved by the DBX engine
 
+Every registered game system records the same way (`fieldglass systems` lists them): the camera's committed places
+become the system's position as the live dashboard places them, and the players' combats are resolved by its
+engine. --source synthetic films the demo table of the system's kind of table (a grid, a free table, a printed
+board); --source scripted is the scripted game on the grid.
+
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
 Every event is written at once in its own transaction: a crash loses at most the event being written, and
@@ -29,6 +37,16 @@ per line with the frame it follows.
 """
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Names the registered systems only when the help is shown (finding them loads every system)."""
+
+    def _expand_help(self, action):
+        if "%(systems)s" in (action.help or ""):
+            action = copy.copy(action)
+            action.help = action.help.replace("%(systems)s", _systems_help().replace("%", "%%"))
+        return super()._expand_help(action)
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "record",
@@ -36,19 +54,19 @@ def add_parser(sub) -> None:
         description="Run the live pipeline without a window and record the game: every committed move, "
         "appearance, missing piece, combat, turn and note, in a crash-safe SQLite file.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     p.add_argument("--source", required=True, help="camera index, video file, folder or glob of frames, "
                    "'synthetic' or 'scripted'")
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
-    p.add_argument("--system", default="wiener", help="rule system: wiener (default), marengo (blocks on a "
-                   "printed board: fieldglass/recording_marengo.py) or dbx (free-measured: "
-                   "fieldglass/recording_dbx.py)")
-    p.add_argument("--board", metavar="BOARD.toml", help="marengo: the board file (synthetic: the demo board)")
-    p.add_argument("--game", metavar="GAME.json", help="marengo, dbx: the position at the start (the state the "
-                   "camera cannot see: round, morale, blocks' flags; DBX terrain, scale, elements' quality...)")
+    p.add_argument("--system", default=_default_system(), help="game system, one of the registered: %(systems)s")
+    p.add_argument("--board", metavar="BOARD.toml", help="a system on a printed board: the board file (synthetic: the "
+                   "demo board)")
+    p.add_argument("--game", metavar="GAME.json", help="the position at the start (the state the camera cannot "
+                   "see: a round, morale, blocks' flags; terrain, scale, elements' quality...), for a free table or "
+                   "a printed board")
     p.add_argument("--options", metavar="FILE", help="rules options (TOML) stored with the record")
     p.add_argument("--players", metavar="NAME,NAME", help="the players' names")
     p.add_argument("--out", required=True, metavar="GAME.fgr", help="the record to write")
@@ -106,28 +124,97 @@ def _setup(args):
     return layout, roster, intr, frames, None, args.source
 
 
-def wiener_plan(args):
-    """The Wiener Napoleon recording (and the scripted game): pieces on the square grid, combats by rules/wiener."""
+def _default_system() -> str:
+    from fieldglass.recorded import LEGACY_SYSTEM
+
+    return LEGACY_SYSTEM
+
+
+def _systems_help() -> str:
+    """The registered systems with their kind of table, the default first."""
+    from rules.system import game_systems
+
+    try:
+        systems = game_systems()
+    except InputError as exc:  # a broken plugin: say so in the help rather than fail to build it
+        return str(exc)
+    default = _default_system()
+    names = sorted(systems, key=lambda n: (n != default, n))
+    return ", ".join(f"{n} ({systems[n].table}{', the default' if n == default else ''})" for n in names)
+
+
+def _table_setup(args, game):
+    """The set-up of a system on a free table or a printed board, by its kind of table (today's loaders), and its
+    synthetic frames: (set-up, intrinsics, frames(start), the board's path or None)."""
+    from fieldglass.recording import open_frames
+
+    source = args.source
+    if source == "scripted":
+        raise InputError(f"--source scripted is the scripted game on a grid: {game.name} is played on a "
+                         f"{game.table} table, use 'synthetic' or a camera")
+    board = getattr(args, "board", None) if game.table == "board" else None
+    layout = None if game.table == "board" else args.layout  # a board's own anchors register the camera
+    setup = load_setup(game.name, source, args.camera, layout, args.roster, getattr(args, "game", None), board,
+                       getattr(args, "options", None))
+    if source == "synthetic" and (layout or args.roster):
+        setup = dataclasses.replace(setup, scene=None)  # the demo table is filmed only with the demo's own files
+    resolution = {"resolution": (1280, 720)} if game.table == "board" else {}
+    if source == "synthetic":
+        if getattr(setup, "scene", None) is None:
+            raise InputError(f"--source synthetic films the demo table of {game.title}: leave out --layout and "
+                             "--roster")
+        from vision.synthetic import SyntheticSource
+
+        n = args.frames if args.frames is not None else 100
+        rate = args.fps or 10.0
+        src = SyntheticSource(setup.scene, frames=n, **resolution)
+        intr = src.camera.intrinsics
+
+        def frames(start):
+            return ((i, i / rate, img) for i, img in src if i >= start), n
+    else:
+        intr = setup.camera
+
+        def frames(start):
+            stream = open_frames(source, args.fps, start, args.frames)
+            return stream.frames, stream.total
+    return setup, intr, frames, getattr(args, "board", None) if game.table == "board" else None
+
+
+def plan(args):
+    """What `fieldglass record --system NAME` records, for every registered system: the set-up (by the system's
+    kind of table), the metadata the system keeps (`system_meta`), the frames, the reader, the players' inputs and
+    the one recorder."""
     from fieldglass.recording import (
         GameRecorder,
         RecordingPlan,
         load_inputs,
         options_and_players,
-        record_meta,
+        system_meta,
         table_reader,
     )
+    from rules.system import game_system
 
-    layout, roster, intr, frames, script_inputs, source = _setup(args)
-    inputs = script_inputs if script_inputs is not None else load_inputs(args.inputs)
-    if args.inputs and script_inputs is not None:
-        inputs = load_inputs(args.inputs)
+    game = game_system(args.system)
     opts, players = options_and_players(args)
-    meta = record_meta(args.system, layout, roster, intr, opts, players, source)
+    if game.table == "grid":
+        layout, roster, intr, frames, script_inputs, source = _setup(args)
+        inputs = script_inputs if script_inputs is not None else load_inputs(args.inputs)
+        if args.inputs and script_inputs is not None:
+            inputs = load_inputs(args.inputs)
+        setup, board_path = None, None
+    else:
+        setup, intr, frames, board_path = _table_setup(args, game)
+        layout, roster, source, inputs = setup.layout, setup.roster, args.source, load_inputs(args.inputs)
+    meta = system_meta(args.system, layout, roster, intr, opts, players, source, setup, board_path)
 
     def start(record, config, on_event):
-        return GameRecorder.start(record, roster, config, intr, on_event=on_event)
+        return GameRecorder.start(record, None, config, intr, on_event=on_event)
 
-    return RecordingPlan(meta, frames, table_reader(layout, roster, intr, source), inputs, start)
+    def summary(record):
+        return f"; game over: {record.meta.get('winner')} wins" if record.meta.get("game_over") else ""
+
+    return RecordingPlan(meta, frames, table_reader(layout, roster, intr, source), inputs, start, summary)
 
 
 def run(args) -> int:
@@ -137,14 +224,4 @@ def run(args) -> int:
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
-    if args.system == "marengo":
-        from fieldglass.recording_marengo import marengo_plan
-
-        plan = marengo_plan(args)
-    elif args.system == "dbx":
-        from fieldglass.recording_dbx import dbx_plan
-
-        plan = dbx_plan(args)
-    else:
-        plan = wiener_plan(args)
-    return record_game(args, plan)
+    return record_game(args, plan(args))

@@ -1,5 +1,8 @@
 """Top-down board diagrams of a record's states, drawn with OpenCV (no Qt): the table, its grid, the pieces as
-their bases in side colours with a mark on the front edge, moves as arrows, combats as red lines."""
+their bases in side colours with a mark on the front edge, moves as arrows, combats as red lines.
+
+A side's colour is the one the live views draw it in (rules/picture.py's tones: the system's own colour of the
+side, else `side:N` by its index among the record's sides), so a diagram and the dashboard agree."""
 
 from __future__ import annotations
 
@@ -10,20 +13,42 @@ import numpy as np
 
 from fieldglass.record.state import BoardState
 
-SIDE_COLOURS = {"FR": (170, 90, 40), "AU": (225, 225, 225), "GB": (40, 40, 190), "RU": (50, 110, 40),
-                "PR": (70, 50, 40)}
 CLOTH = (88, 128, 104)
 GRID = (110, 150, 126)
 ARROW = (0, 215, 255)
 FIRE = (40, 40, 230)
 
 
-def side_colour(side: str) -> tuple[int, int, int]:
-    c = SIDE_COLOURS.get(side.upper())
-    if c:
-        return c
-    v = [70 + (b * 37) % 150 for b in side.encode().ljust(3, b"x")[:3]]
-    return (v[0], v[1], v[2])
+def side_colours(meta: dict) -> dict[str, tuple[int, int, int]]:
+    """Side -> BGR for a record's sides: the tone its system draws the side in (GameSystem.side_tone), `side:N` by
+    the order of the record's roster for a system that is not installed."""
+    from common.errors import InputError
+    from fieldglass.recorded import system_of
+    from rules.picture import rgb
+    from rules.system import game_system
+
+    roster_sides = list(dict.fromkeys(str(p.get("side", "")) for p in meta.get("roster") or []))
+    try:
+        game = game_system(system_of(meta))
+    except InputError:
+        game = None
+    sides = list(game.sides) if game is not None and game.sides else roster_sides
+    out = {}
+    for side in [*sides, *(s for s in roster_sides if s not in sides)]:
+        tone = game.side_tone(side, len(out)) if game is not None else f"side:{len(out)}"
+        r, g, b = rgb(tone)
+        out[side] = (b, g, r)
+    return out
+
+
+def side_colour(side: str, colours: dict[str, tuple[int, int, int]] | None = None) -> tuple[int, int, int]:
+    """A side's BGR: from `colours` (side_colours), else the side tone of its name's first letters."""
+    if colours and side in colours:
+        return colours[side]
+    from rules.picture import rgb
+
+    r, g, b = rgb(f"side:{sum(side.encode())}")
+    return (b, g, r)
 
 
 class Board:
@@ -39,7 +64,12 @@ class Board:
         self.size = (int(round(self.width_mm * self.scale)) + 2 * margin_px,
                      int(round(self.depth_mm * self.scale)) + 2 * margin_px + 28)
         self.bases = {p["id"]: tuple(p.get("base_mm", (40, 30))) for p in meta.get("roster", [])}
+        self.colours = side_colours(meta)
         self._background = self._draw_background()
+
+    def colour(self, side: str) -> tuple[int, int, int]:
+        """A side's BGR in this record's diagrams."""
+        return side_colour(side, self.colours)
 
     def px(self, x_mm: float, y_mm: float) -> tuple[float, float]:
         """Table mm -> picture px (north up)."""
@@ -100,7 +130,7 @@ class Board:
         corners = [c - right * bw / 2 + fwd * bd / 2, c + right * bw / 2 + fwd * bd / 2,
                    c + right * bw / 2 - fwd * bd / 2, c - right * bw / 2 - fwd * bd / 2]
         pts = np.array([self.px(*q) for q in corners], np.float32)
-        colour = side_colour(p.side)
+        colour = side_colour(p.side, self.colours)
         if p.status == "missing":
             cv2.polylines(img, [np.round(pts).astype(np.int32)], True, colour, 1, cv2.LINE_AA)
         else:

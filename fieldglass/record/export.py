@@ -138,7 +138,7 @@ def _roller(label: str, s: dict | None) -> str | None:
 
 
 def _area_text(d: dict) -> str:
-    """A Marengo block's area and position (fieldglass/recording_marengo.py writes them with its moves)."""
+    """The area and position a move ends in on a printed board (the recorder writes them with its moves)."""
     if not d.get("area"):
         return ""
     pos = d.get("position")
@@ -146,7 +146,7 @@ def _area_text(d: dict) -> str:
 
 
 def combat_text(d: dict) -> str:
-    if d.get("summary"):  # the recorder's own line (a Marengo resolution or step loss: fieldglass/recording_marengo.py)
+    if d.get("summary"):  # the system's own line (its live rules' `record_combat`, a step loss the camera saw...)
         return str(d["summary"])
     where = d.get("fields") or {}
     pieces = d.get("pieces") or []
@@ -291,19 +291,17 @@ def stats_png(record: Record, stats: Stats) -> np.ndarray:
     peak = max([v for t in turns for v in stats.lost.get(t, {}).values()] + [1])
     slot = (w - 60) / max(len(turns), 1)
     bar = max(4.0, slot / (len(stats.sides) + 1))
-    from fieldglass.record.board import side_colour
-
     for i, t in enumerate(turns):
         x0 = 40 + i * slot
         for j, s in enumerate(stats.sides):
             v = stats.lost.get(t, {}).get(s, 0)
             bh = int((h - 70) * v / peak)
             x = int(x0 + j * bar)
-            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), side_colour(s), -1)
+            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), board.colour(s), -1)
             cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), (60, 60, 60), 1)
         cv2.putText(chart, f"T{t}", (int(x0), h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
     for j, s in enumerate(stats.sides):
-        cv2.rectangle(chart, (w - 120, 30 + 18 * j), (w - 108, 42 + 18 * j), side_colour(s), -1)
+        cv2.rectangle(chart, (w - 120, 30 + 18 * j), (w - 108, 42 + 18 * j), board.colour(s), -1)
         cv2.putText(chart, s, (w - 100, 41 + 18 * j), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
     return np.vstack([top, chart])
 

@@ -65,8 +65,8 @@ class BoardState:
 
     @classmethod
     def initial(cls, roster: list[dict]) -> BoardState:
-        """Every roster piece unplaced; `roster` as stored in a record's metadata (`bases`: a Marengo block's
-        strength at the start)."""
+        """Every roster piece unplaced; `roster` as stored in a record's metadata (`bases`: a piece's bases or a
+        unit's strength at the start, where its system's `record_meta` keeps them)."""
         return cls({p["id"]: PieceState(p["id"], p.get("side", ""), p.get("type", ""), bases=int(p.get("bases", 1)))
                     for p in roster})
 

@@ -20,10 +20,23 @@ pending changes until the camera sees the table match (SETTLE_MM, SETTLE_DEG).
 `dbx_position` is the one placement of the system: the dashboard, the recorder and the replay call it, so live,
 recorded and replayed positions agree; `adopt_element_state` is the one way the live session and the recorder take
 a resolution's element states.
+
+A game record (fieldglass/recording.py, through `DbxLive`'s record hooks) keeps what the camera cannot see:
+
+* the metadata `game` is the starting DBX position without its elements (terrain, scale, table, the game state:
+  bound, weather, river, losses) and `piece_states` each element's state from `--game` (quality, square markers,
+  command...; its `type` when the position file names one);
+* a `combat` event carries the engine's resolution (`attacker_side`, `target_side`, `outcome`, `notes`, `changes`,
+  `victory`), `winner` ("attacker", "defender" or "draw") and `effect` (the result), the dice (`dice`, and `seed`
+  when the recorder rolled them), `summary` and `lines` (its text), `states` (the new state of each element whose
+  state changed) and `game` (the game state after). A destroyed element's change says `removed`. Recoils and
+  flights wait for the camera, as in the live dashboard: the element's committed place changes when it is moved;
+* a `turn` event names the side it makes `active` (the players' input {"type": "turn", "turn": 2, "active": "red"}).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,7 +46,7 @@ from rules.dbx.adapter import STATE_KEYS
 from rules.dbx.contact import contact
 from rules.dbx.model import position_from_dict
 from rules.dbx.picture import picture
-from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
+from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play, input_dice
 from rules.picture import Item, Scene
 
 DBX_DICE = ActionInput("dice", "dice", "dice", "two D6, the acting element first: 5,3 (empty: the app rolls)")
@@ -131,6 +144,47 @@ def dbx_turn(template, sides) -> tuple[int, str]:
     """The bound and the active side a DBX game starts with: the position file's, else the roster's first side."""
     g = template.game
     return max(1, g.bound), g.active if g.active in sides else (sides[0] if sides else "")
+
+
+def dbx_game_at(meta, events) -> tuple[Any, dict[str, dict], str | None]:
+    """The DBX game after `events` (a record's, in order; undone ones are skipped): (the template position without
+    elements, each element's state the camera cannot see, the active side a turn event named or None)."""
+    from rules.dbx.model import position_from_dict, position_to_dict
+
+    start = meta.get("game")
+    game_dict = None
+    states = copy.deepcopy(meta.get("piece_states") or {})
+    active = None
+    for e in events:
+        if e.undone:
+            continue
+        if e.type == "combat":
+            for pid, st in (e.data.get("states") or {}).items():
+                states[pid] = dict(st)
+            if isinstance(e.data.get("game"), dict):
+                game_dict = e.data["game"]
+        elif e.type == "turn" and e.data.get("active"):
+            active = str(e.data["active"])
+    if start:
+        data = {**start, "pieces": []}
+        if game_dict is not None:
+            data["game"] = game_dict
+        template = position_from_dict(data, "the record's DBX game")
+    else:  # a record made before DBX combats were recorded: the table's size, nothing else
+        lay = meta.get("layout") or {}
+        template = empty_template(float(lay.get("width_mm") or 600.0), float(lay.get("depth_mm") or 600.0))
+        if game_dict is not None:
+            template = position_from_dict({**position_to_dict(template), "game": game_dict}, "the record's DBX game")
+    return template, states, active
+
+
+def _winner(outcome: dict, attacker: str, target: str | None, action: str) -> str | None:
+    loser = outcome.get("loser")
+    if loser and loser == attacker:
+        return "defender"
+    if loser and loser == target:
+        return "attacker"
+    return "draw" if action in ("fire", "melee") else None
 
 
 def placed_within(pose, change) -> bool:
@@ -321,3 +375,81 @@ class DbxLive(LiveRules):
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, s.system.opts)
+
+    # ---- the game record
+
+    def record_meta(self, meta: dict) -> dict:
+        """The starting position without its elements (`game`) and each element's state from the set-up."""
+        from rules.dbx.model import position_to_dict
+
+        game = position_to_dict(self.template.with_pieces(()))
+        game.pop("pieces", None)
+        meta["game"] = game
+        meta["piece_states"] = {pid: dict(st) for pid, st in getattr(self.setup, "initial_states", {}).items()}
+        return meta
+
+    def restore(self, s) -> None:
+        """The template and each element's state after the record's resolutions; the bound the record names (else
+        the starting position's), the side its last turn event made active (else the starting position's)."""
+        template, states, active = dbx_game_at(s.meta, s.recorded)
+        turn, first = dbx_turn(template, s.sides)
+        if s.record_state.turn:
+            turn = max(1, s.record_state.turn)
+        self.template = template
+        s.state.turn, s.state.active, s.state.states = turn, active or first, states
+
+    def record_combat(self, s, inp: dict) -> dict:
+        """Resolve a DBX action with the engine (given dice, or a seed: stored) on the recorded position; the event
+        keeps the engine's resolution, the new element states and the game after."""
+        from rules.dbx.model import game_to_dict
+
+        pos = s.position
+        frame = inp.get("frame")
+        action = inp.get("action", "fire")
+        attacker, target = inp.get("attacker"), inp.get("target")
+        if not isinstance(attacker, str) or attacker not in pos.by_id:
+            raise InputError(f"combat at frame {frame}: {attacker!r} is not an element on the table")
+        if target is not None and target not in pos.by_id:
+            raise InputError(f"combat at frame {frame}: {target!r} is not an element on the table")
+        dice = input_dice(inp)
+        supporters = list(inp.get("supporters", []))
+        outcome = s.system.resolve(pos, action, attacker, target, dice=dice, seed=inp.get("seed"),
+                                   supporters=supporters)
+        res = outcome.resolution
+        out = res.result.as_dict()
+        after = outcome.after
+        changes = []
+        for c in outcome.changes:
+            c = dict(c)
+            if c["piece"] not in after.by_id and "to" not in c:
+                c["removed"] = True
+            changes.append(c)
+        states = s.state.states
+        new_states = {}
+        for p in pos.pieces:
+            q = after.by_id.get(p.id)
+            if q is None:
+                continue
+            st = adopt_element_state(dict(states.get(p.id, {})), p, q)
+            if st != states.get(p.id, {}):
+                new_states[p.id] = st
+        pieces = [attacker] + ([target] if target else [])
+        o = out["outcome"]
+        data = {"action": action, "pieces": pieces, "sides": {pid: pos.by_id[pid].side for pid in pieces},
+                "poses": {pid: {"x_mm": round(pos.by_id[pid].x_mm, 1), "y_mm": round(pos.by_id[pid].y_mm, 1),
+                                "heading_deg": round(pos.by_id[pid].heading_deg, 1)} for pid in pieces},
+                "dice": list(outcome.rolled), "winner": _winner(o, attacker, target, action),
+                "effect": o.get("result", ""), "outcome": o, "notes": list(out.get("notes", [])),
+                "changes": changes, "victory": out.get("victory") or {}, "states": new_states,
+                "game": game_to_dict(after.game), "lines": list(outcome.lines),
+                "summary": f"{action} {attacker}" + (f" -> {target}" if target else "") + ": "
+                + (f"{o['loser']} {o.get('result', '')}" if o.get("loser") else str(o.get("result", "no effect")))
+                + f" (dice {', '.join(map(str, outcome.rolled)) or 'none'})"}
+        if supporters:
+            data["supporters"] = supporters
+        for key in ("attacker_side", "target_side"):
+            if out.get(key):
+                data[key] = out[key]
+        if outcome.seed is not None:
+            data["seed"] = outcome.seed
+        return data

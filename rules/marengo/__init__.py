@@ -15,6 +15,7 @@ from rules.marengo.hidden import position_view
 from rules.marengo.live import MarengoLive
 from rules.marengo.model import SIDES, SYSTEM, Block, MarengoPosition, dumps, position_from_dict, position_to_dict
 from rules.marengo.options import DEFAULT, Options, load_options
+from rules.marengo.picture import SIDE_TONES
 from rules.system import GameSystem
 
 
@@ -45,6 +46,7 @@ GAME = GameSystem(
   fieldglass resolve marengo.json --action road --attacker a --choice path=1,2,3""",
     },
     view=position_view,
+    side_tones=SIDE_TONES,
     digest="shared/rules/triomphe-a-marengo.md",
 )
 

@@ -19,7 +19,7 @@ from typing import Any
 from common.errors import InputError
 from rules.marengo.adapter import parse_roster_type
 from rules.marengo.model import SIDES, position_to_dict
-from rules.system import UMPIRE
+from rules.system import PUBLIC, UMPIRE
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,6 @@ class BlockView:
     hidden: bool
 
 
-PUBLIC = "public"
 """A spectator's view (a replay shown to anyone): every block hidden unless the rules revealed it."""
 
 
@@ -302,7 +301,7 @@ def position_views(pos, viewer: str, others: Iterable[UnitState] = (), revealed:
     """Unit -> how `viewer` sees it at one moment: every block of the position `pos` (None: none) and `others`, the
     blocks seen but left out of it (on a border); revealed where the position or `revealed` says so; everything once
     the game is over (`game_over`, by default: the position has a winner). One function for the dashboard's player
-    views (rules/marengo/live.py), the replay (fieldglass/replay_hidden.py) and `fieldglass view` (`position_view`),
+    views (rules/marengo/live.py), the replay (`replay_hide`) and `fieldglass view` (`position_view`),
     so a hidden block has the same anonymous label in each."""
     units, shown = units_from_position(pos) if pos is not None else ([], set())
     over = (pos is not None and pos.winner is not None) if game_over is None else game_over
@@ -327,3 +326,61 @@ def position_view(pos, viewer: str) -> dict:
     out["blocks"] = blocks
     out["viewer"] = viewer
     return out
+
+
+# ---------------------------------------------------------------------------------------------- in a replay
+
+
+def revealed_at(events: Iterable) -> set[str]:
+    """The blocks a game record's events revealed (undone events do not count): a combat's change
+    `{"piece": ID, "revealed": true}` reveals it, a later `false` hides it again, as the engine reports them."""
+    out: set[str] = set()
+    for ev in events:
+        if getattr(ev, "undone", False):
+            continue
+        for ch in (ev.data or {}).get("changes", []) or []:
+            if "revealed" in ch and ch.get("piece"):
+                (out.add if ch["revealed"] else out.discard)(ch["piece"])
+        if (ev.data or {}).get("revealed") is not None and ev.piece:
+            (out.add if ev.data["revealed"] else out.discard)(ev.piece)
+    return out
+
+
+def replay_hide(views: list, viewer: str, revealed: set[str], over: bool, pos=None, board=None
+                ) -> tuple[list, dict[str, str]]:
+    """A replay's PieceViews with the hidden blocks anonymised ("FR block 2", type unknown); and label -> block id.
+
+    The record stores every identity; the replay shows them only where the rules revealed them (`revealed`), or
+    everywhere once the game has ended (`over`), under the labels of the live dashboard (`position_views`): over the
+    blocks of the replay's position `pos` and those on the table but left out of it (on a border: located on
+    `board`), numbered by side and where they stand; a record that keeps no board (`board` None) numbers them by
+    where they stand on the table (south to north, west to east), never by anything that hints at identity.
+    `viewer` is "public" (both sides hidden), a side (its own blocks in full) or "umpire" (everything)."""
+    if viewer == UMPIRE or over:
+        return views, {}
+    placed = pos.blocks_by_id if pos is not None else {}
+    others = []
+    for v in views:
+        if v.piece.id in placed:
+            continue
+        pl = board.locate(v.pose.x_mm, v.pose.y_mm) if board is not None and v.pose is not None else None
+        others.append(UnitState(v.piece.id, v.piece.side, v.type or "", 0, -1, pl.area if pl else None,
+                                pl.position if pl else None))
+    order = place_order
+    if board is None:
+        at = {v.piece.id: (round(v.pose.y_mm), round(v.pose.x_mm)) if v.pose else (0, 0) for v in views}
+
+        def order(u):
+            return (u.side, *at.get(u.unit, (0, 0)), u.unit)
+
+    blocks = position_views(pos, viewer, others, revealed, over, order)
+    out, aliases = [], {}
+    for v in views:
+        bv = blocks.get(v.piece.id)
+        if bv is None or not bv.hidden:
+            out.append(v)
+            continue
+        aliases[bv.label] = v.piece.id
+        out.append(replace(v, piece=replace(v.piece, id=bv.label, type="block"), type=None, state={}, label=bv.label,
+                           hidden=True))
+    return out, aliases

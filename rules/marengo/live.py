@@ -5,12 +5,29 @@ The session (fieldglass/session.py) registers the board and locates a table poin
 position, reserve or approach). The camera reads every block's marker; `read` turns them into units (a unit's blocks
 per strength: a weaker block put down after a loss is the same unit losing a step, hidden.BlockWatch) and `position`
 places each unit in the area and position its marker point lies in: `marengo_position` is the one placement of
-Marengo, used live, by the recorder (fieldglass/recording_marengo.py) and by the replay. A block on a border is
+Marengo, used live, by the recorder (fieldglass/recording.py) and by the replay. A block on a border is
 flagged and left out, not guessed. What the camera cannot see (round, side to move, commands, morale, each block's
 strength, readiness and revealed flag) is the game state, updated by the engine's resolutions and turn ends; the
 moves the rules ordered wait as `BlockMove`s until the board matches. A player view shows the opponent's blocks only
 as blocks of their colour unless the rules revealed them (hidden.position_views, shared with the replay and
 `fieldglass view`).
+
+A game record (the one recorder, fieldglass/recording.py, through the record hooks below) stores identities:
+
+* its roster is one piece per unit (`bases` = the unit's strength at the start), `blocks` maps each unit to its
+  markers per strength (`BlockRoster.from_dict`), `game` the starting position; `board` (any system on a printed
+  board) keeps the board so the replay draws the areas, and `move` / `appeared` events carry the unit's `area`
+  and `position` ("reserve" or "A>B") besides table mm;
+* a step loss seen by the camera is a `combat` event with action "step loss" and the change `{"piece": UNIT,
+  "bases": N, "strength": N}`; a rules resolution (a player's input) is a `combat` event with the engine's changes
+  (`revealed`, `strength`, `area`, removals), which is where the replay learns what the rules revealed
+  (hidden.revealed_at);
+* every event the engine made (a resolution, the end of a turn: the input {"type": "turn"}) keeps its position
+  after as `engine` (round, side, commands, morale, every block's flags): a resumed recording, an undo and the
+  replay go on from it;
+* when the engine's victory says the game is over, that event carries `game_winner` and `victory`, and the
+  metadata `game_over: true`, `winner`, `victory` and `game_over_seq`: the replay reveals every identity from that
+  event on.
 """
 
 from __future__ import annotations
@@ -22,7 +39,18 @@ from common.errors import InputError
 from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
 from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
-from rules.marengo.hidden import BlockView, BlockWatch, Sighting, UnitState, position_views, roster_blocks, unit_roster
+from rules.marengo.hidden import (
+    BlockRoster,
+    BlockView,
+    BlockWatch,
+    Sighting,
+    UnitState,
+    position_views,
+    replay_hide,
+    revealed_at,
+    roster_blocks,
+    unit_roster,
+)
 from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
@@ -56,7 +84,7 @@ def empty_game(board, source: str = "dashboard"):
 
 def marengo_position(places, roster, system, state, game, locate, initial=None):
     """The Marengo engine's position from where each unit's block stands: the one placement of Marengo, used live
-    (`MarengoLive.position`), by the recorder (fieldglass/recording_marengo.py) and by the replay.
+    (`MarengoLive.position`), by the recorder (fieldglass/recording.py) and by the replay (the record hooks below).
 
     `places`: unit id -> anything with x_mm, y_mm (a tracking Place, a record's PieceState); `locate(x, y)` names
     the area and position (reserve or approach) there; `state` (rules.live.GameState) holds each unit's type,
@@ -113,6 +141,7 @@ class MarengoLive(LiveRules):
     noun = "block"
     target_headers = ("target", "area", "steps", "action", "legal", "cost", "attack", "", "", "outcome")
     target_hint = "an enemy block (its area is the target) or, for a move, a block in the destination"
+    removal_events = True
 
     def __init__(self, system, setup) -> None:
         super().__init__(system, setup)
@@ -126,6 +155,8 @@ class MarengoLive(LiveRules):
         self._seen_units: set[str] = set()
         self._views_of: tuple = (None, None, None)
         self._views: dict[str, BlockView] = {}
+        self._record_watch: BlockWatch | None = None
+        self._start: tuple | None = None
 
     # ---- the set-up
 
@@ -369,6 +400,166 @@ class MarengoLive(LiveRules):
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene)
+
+    # ---- the game record
+
+    def record_meta(self, meta: dict) -> dict:
+        """Each unit's strength at the start (`bases`), its blocks per strength, and the starting position."""
+        from rules.marengo.model import position_to_dict
+
+        game = getattr(self.setup, "game", None)
+        init = {b.id: b for b in game.blocks} if game is not None else {}
+        for p in meta["roster"]:
+            u = self.blocks.units[p["id"]]
+            p["bases"] = init[p["id"]].strength if p["id"] in init else max(u.markers)
+        meta["blocks"] = {u.unit: {"side": u.side, "type": u.type,
+                                   "markers": {str(k): m for k, m in u.markers.items()}}
+                          for u in self.blocks.units.values()}
+        if game is not None:
+            meta["game"] = position_to_dict(game)
+        return meta
+
+    def _record_blocks(self, s) -> BlockRoster:
+        if self.blocks is None:  # the rules of a record, without a set-up: the blocks the record keeps
+            self.blocks = BlockRoster.from_dict(s.meta.get("blocks") or {}, "the record's blocks")
+        return self.blocks
+
+    def _record_start(self, s):
+        """The record's starting position on its board, and its blocks by id (reinforcements wait in their boxes)."""
+        from rules.marengo.model import position_from_dict
+
+        if self._start is None or self._start[0] is not s.meta:
+            start = (position_from_dict(s.meta["game"], "the record", board=s.board) if s.meta.get("game")
+                     else empty_game(s.board, "the record"))
+            self._start = (s.meta, start)
+        return self._start[1]
+
+    def restore(self, s) -> None:
+        """Each unit in the game state at its recorded strength, revealed where the rules revealed it, with the
+        engine's flags, round and side from the last event that kept the engine's state (else the start; older
+        records kept none: their round and side come from the turn events)."""
+        from rules.live import GameState
+        from rules.marengo.model import position_from_dict
+
+        st = s.record_state
+        done = s.recorded
+        types = {u: d.get("type", "") for u, d in (s.meta.get("blocks") or {}).items()}
+        shown = revealed_at(done)
+        start = self._record_start(s)
+        self.initial = {b.id: b for b in start.blocks}
+        kept = next((e.data["engine"] for e in reversed(done) if not e.undone
+                     and isinstance(e.data.get("engine"), dict)), None)
+        engine = position_from_dict(kept, "the record's engine state", board=s.board) if kept else None
+        flags_of = {b.id: b for b in (engine.blocks if engine is not None else start.blocks)}
+        side = (st.phase or "").split(" ", 1)[0]
+        if engine is not None:
+            base, turn, active = engine, engine.round, engine.side
+        else:
+            base = start
+            turn = max(1, st.turn) if st.turn else start.round
+            active = side if side in s.sides else start.side
+        game = GameState(turn=turn, active=active, removed=set(s.state.removed))
+        for pid, p in st.pieces.items():
+            b = flags_of.get(pid)
+            flags = {k: getattr(b, k) for k in BLOCK_KEYS} if b is not None else {}
+            game.states[pid] = {**flags, **({"type": types[pid]} if types.get(pid) else {}),
+                                "strength": max(1, int(p.bases)),
+                                "revealed": pid in shown or bool(flags.get("revealed"))}
+        s.state = game
+        self.game = replace(base, blocks=(), pieces=())
+
+    def record_read(self, s, reading, t: float):
+        """Block markers read as units (the block followed: BlockWatch over the recording's settle time); a marker
+        swap the rules have not already made is a step loss, a `combat` event of the camera."""
+        if reading.pose is None:
+            return reading, []
+        blocks = self._record_blocks(s)
+        if self._record_watch is None:
+            self._record_watch = BlockWatch(blocks, s.settle_s)
+        sightings, poses = [], {}
+        for p in reading.pieces:
+            if p.marker in reading.conflicts or blocks.identify(p.marker) is None:
+                continue
+            pl = s.locate(p.x_mm, p.y_mm)
+            sightings.append(Sighting(p.marker, pl.area, pl.position))
+            poses[p.marker] = p
+        now, swaps, _ = self._record_watch.update(sightings, t)
+        units = tuple(replace(poses[u.marker], piece=unit, cell=None, facing=None) for unit, u in now.items())
+        events = []
+        state = s.record_state
+        for sw in swaps:
+            if state.pieces[sw.unit].bases == sw.new_strength:
+                continue  # the rules already took the step (a resolution): the camera agrees
+            what = "loses a step" if sw.steps == 1 else f"loses {sw.steps} steps" if sw.steps > 0 else \
+                "is back at a higher strength"
+            summary = f"{sw.unit} {what}: block replaced" + ("" if sw.same_area else f" (in area {sw.area})")
+            events.append({"type": "combat", "piece": sw.unit, "data": {
+                "action": "step loss", "pieces": [sw.unit], "summary": summary, "by": "camera",
+                "markers": [sw.old_marker, sw.new_marker], "area": sw.area,
+                "changes": [{"piece": sw.unit, "bases": sw.new_strength, "strength": sw.new_strength}]}})
+        return replace(reading, pieces=units, markers=()), events
+
+    def check_input(self, s, inp: dict) -> None:
+        kind = inp.get("type")
+        if kind in ("marker", "formation"):
+            raise InputError(f"input {kind!r}: a Marengo block has no {kind}")
+
+    def record_turn(self, s, inp: dict) -> dict:
+        """The side's turn ends (engine: §4 phase 4, morale checks, victory) and the other's starts."""
+        from rules.marengo import engine
+        from rules.marengo.model import position_to_dict
+
+        out = engine.end_turn(s.position, s.system.opts)
+        q, events = out.position, list(out.events)
+        if q.winner is None:
+            st = engine.start_turn(q, s.system.opts)
+            q, events = st.position, events + st.events
+        data = {"turn": q.round, "phase": f"{q.side} to move", "events": events, "engine": position_to_dict(q)}
+        if q.winner:
+            data.update(game_winner=q.winner, victory=q.victory, phase=f"game over: {q.winner} wins")
+        return data
+
+    def record_combat(self, s, inp: dict) -> dict:
+        """An action resolved by the engine on the recorded position, with its changes and the engine after."""
+        from rules.marengo.model import position_to_dict
+
+        pos = s.position
+        frame = inp.get("frame")
+        action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")
+        if not isinstance(attacker, str) or attacker not in pos.blocks_by_id:
+            raise InputError(f"combat at frame {frame}: {attacker!r} is not a block on the board")
+        supporters = list(inp.get("supporters", []))
+        outcome = s.system.resolve(pos, action, attacker, target, supporters=supporters,
+                                   choices={str(k): str(v) for k, v in (inp.get("choices") or {}).items()})
+        res = outcome.resolution
+        after = res.after
+        changes = []
+        for ch in outcome.changes:
+            ch = dict(ch)
+            if "strength" in ch:
+                ch["bases"] = ch["strength"]
+            changes.append(ch)
+        pieces = [attacker, *supporters] + ([target] if target in pos.blocks_by_id else [])
+        data = {"action": action, "pieces": pieces, "target": target, "changes": changes,
+                "events": list(res.outcome.events), "cost": res.outcome.cost,
+                "summary": f"{action} by {attacker}" + (f" toward {target}" if target else "")
+                + (f": {res.outcome.events[-1]}" if res.outcome.events else "")}
+        data["engine"] = position_to_dict(after)
+        if after.winner:
+            data.update(game_winner=after.winner, victory=after.victory)
+        return data
+
+    # ---- the replay
+
+    def hidden_ids(self, s, events) -> list[str]:
+        """The opponent's blocks (every block for the public) the rules have not revealed."""
+        shown = revealed_at(events)
+        return sorted((p.id for p in s.roster.pieces if p.side != s.viewer and p.id not in shown), key=len,
+                      reverse=True)
+
+    def replay_views(self, s, views, events, over):
+        """Hidden blocks under the dashboard's anonymous labels (hidden.replay_hide)."""
+        return replay_hide(views, s.viewer, revealed_at(events), over, s.position, s.board)
 
 
 __all__ = ["BLOCK_KEYS", "BlockMove", "MarengoLive", "empty_game", "marengo_position"]

@@ -54,7 +54,7 @@ def block_items(p: ScenePiece, scene: Scene) -> list[Item]:
         tip, kind = f"{p.label}: {p.side} {p.type} strength {strength}, {p.status}; {where}", "marengo-block"
     shown = ScenePiece(p.id, p.label, p.side, p.side_index, p.type, p.roster_type, p.base_mm, p.marker_height_mm,
                        p.pose, p.status, p.state, p.pending, p.hidden)
-    tone = SIDE_TONES.get(p.side, f"side:{p.side_index}")
+    tone = SIDE_TONES.get(p.side, f"side:{p.side_index}")  # as GameSystem.side_tone
     out = [it for it in base_items(shown, scene, kind, tip, label, fill=0.59, pen_tone="outline")
            if it.kind != "facing"]  # a block's facing means nothing (§3): no arrow
     out = [Area(it.kind, it.polygons, tone, it.fill, it.pen, it.width, it.edge_tone, tip=it.tip, layer=7,

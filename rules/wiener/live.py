@@ -1,7 +1,8 @@
 """Wiener Napoleon's part of the live session (rules/live.py): pieces placed by field and facing on the grid.
 
 `grid_position` is the one placement of the system: the dashboard, the recorder and the replay call it, so live,
-recorded and replayed positions agree.
+recorded and replayed positions agree; `recorded_states` is what a record keeps of each piece (bases, markers,
+formation) as the game state.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from common.errors import InputError
 from common.fields import field_name, parse_field
-from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange, in_play
+from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange, in_play, input_dice
 from rules.picture import Item, Scene
 from rules.system import PieceSpec
 from rules.wiener import picture as wiener_picture
@@ -57,6 +59,35 @@ def grid_position(places: Mapping[str, Any], pieces, cols: int, rows: int, syste
         specs.append(PieceSpec(rp.id, rp.side, ptype, parse_field(pose.cell), pose.facing))
     pos = system.make_position(cols, rows, specs, state.states, ground)
     return pos, notes
+
+
+def recorded_states(pieces, system) -> dict[str, dict]:
+    """The game state a record keeps of each piece on the grid (`pieces`: a record's PieceStates, on the table in a
+    field and facing): bases, markers and formation. InputError when a piece's roster type names no troop type of
+    the system (rules/wiener/roster.py): a recorder cannot ask."""
+    states = {}
+    for p in pieces:
+        if p.status not in ("on", "missing") or not p.cell or not p.facing:
+            continue
+        if system.piece_type(p.type) is None:
+            raise InputError(f"piece {p.id!r}: type {p.type!r} is not a Wiener Napoleon troop type")
+        states[p.id] = {"bases": p.bases, "markers": tuple(p.markers), "formation": p.formation}
+    return states
+
+
+def wiener_position(state, grid: Mapping | None, system=None):
+    """A record's state (fieldglass.record.BoardState) as a Wiener Napoleon position, placed as the live session and
+    the recorder place it (`grid_position` with `recorded_states`); `grid` as a record keeps it (cols, rows)."""
+    from rules.system import table_system
+
+    if grid is None:
+        raise InputError("the layout has no [grid]: the rules engine needs fields")
+    system = system or table_system("wiener")
+    states = recorded_states(state.pieces.values(), system)
+    places = {pid: state.pieces[pid] for pid in states}
+    pos, _ = grid_position(places, state.pieces.values(), int(grid["cols"]), int(grid["rows"]), system,
+                           GameState(states=states))
+    return pos
 
 
 class WienerLive(LiveRules):
@@ -144,3 +175,50 @@ class WienerLive(LiveRules):
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return wiener_picture.picture(scene)
+
+    # ---- the game record
+
+    def restore(self, s) -> None:
+        """Each piece on the grid with the bases, markers and formation the record holds."""
+        s.state.states = recorded_states(s.record_state.pieces.values(), s.system)
+
+    def record_combat(self, s, inp: dict) -> dict:
+        """Fire, melee or rally resolved on the recorded position; the event keeps the engine's resolution (rollers
+        with their modifiers, loss test, winner, effect, changes) and each piece's field."""
+        pos = s.position
+        action = inp.get("action", "fire")
+        attacker, target = inp.get("attacker"), inp.get("target")
+        if action not in ("fire", "melee", "rally"):
+            raise InputError(f"combat: action {action!r} is not recorded (fire, melee, rally)")
+        outcome = s.system.resolve(pos, action, attacker, target, dice=input_dice(inp), seed=inp.get("seed"),
+                                   supporters=inp.get("supporters", []), loss_die=inp.get("loss_die"),
+                                   flight=inp.get("flight"), follow_up=inp.get("follow_up"))
+        res = outcome.resolution
+        out = res.as_dict()
+        out.pop("position", None)
+        by_id = pos.by_id
+        sides = {pid: by_id[pid].side for pid in (attacker, target) if pid in by_id}
+        where = {pid: field_name(*by_id[pid].field) for pid in (attacker, target) if pid in by_id}
+        data = {"action": res.action, "pieces": [p for p in (attacker, target) if p], "sides": sides,
+                "fields": where, "dice": list(outcome.rolled), **{k: v for k, v in out.items() if k != "action"}}
+        if outcome.seed is not None:
+            data["seed"] = outcome.seed
+        return data
+
+    # ---- the replay
+
+    def pair_lines(self, s, pos):
+        """Every ordered pair the engine's pair analysis allows to fire (else to attack in melee)."""
+        from rules.wiener.pairs import analyze_all
+
+        lines = []
+        if pos is None or len(pos.pieces) < 2:
+            return lines
+        table = analyze_all(pos, s.system.opts)
+        for k in range(len(table.src)):
+            a, b = pos.pieces[int(table.src[k])], pos.pieces[int(table.dst[k])]
+            if bool(table.fire_allowed[k]):
+                lines.append((a.id, b.id, a.field, b.field, "fire"))
+            elif bool(table.melee_allowed[k]):
+                lines.append((a.id, b.id, a.field, b.field, "melee"))
+        return lines

@@ -163,7 +163,7 @@ def test_the_replay_names_hidden_blocks_as_the_dashboard_does(session, tmp_path)
     """A record of the same readings, replayed for the same player: the same anonymous label for each block
     (rules/marengo/hidden.py position_views, shared by the dashboard, the replay and fieldglass view)."""
     from fieldglass.record import Record
-    from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
+    from fieldglass.recording import GameRecorder, system_meta
     from fieldglass.replay_session import ReplaySession
     from vision.tracking import TrackerConfig
 
@@ -171,8 +171,8 @@ def test_the_replay_names_hidden_blocks_as_the_dashboard_does(session, tmp_path)
     # two blocks of one side in one area: their numbers must not come from where each one's record starts
     where = {**DEMO, "fr-cav-1": ("5", "reserve")}
     path = tmp_path / "m.fgr"
-    rec = Record.create(path, marengo_meta(s.board, None, s.setup.roster, s.live.blocks))
-    recorder = MarengoRecorder.start_marengo(rec, s.board, TrackerConfig(settle_s=0.0))
+    rec = Record.create(path, system_meta("marengo", None, s.setup.roster, setup=s.setup))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=0.0))
     markers = {p.id: p.marker for p in s.setup.roster.pieces}
     poses = tuple(PiecePose(bid, markers[bid], *block_point(s.board, *at), 0.0) for bid, at in where.items())
     for i, t in enumerate((0.0, 0.5, 1.0)):

@@ -137,16 +137,17 @@ def test_resuming_applies_no_input_twice(recorded, tmp_path, capsys):
 def test_a_bad_combat_input_is_one_line(inp, message, tmp_path):
     """Straight to the recorder (the camera replaced by the demo's true places): bad input, one InputError."""
     from common.errors import InputError
-    from fieldglass.recording_dbx import DbxRecorder, dbx_meta
-    from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
+    from fieldglass.recording import GameRecorder, system_meta
+    from fieldglass.setup import load_setup
+    from rules.dbx.demo import DEMO_GAME
     from vision.pieces import PiecePose, TableReading
     from vision.tracking import TrackerConfig
 
-    setup = load_dbx_setup("synthetic")
+    setup = load_setup("dbx", "synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     poses = tuple(PiecePose(pid, markers[pid], x, y, h) for pid, _, _, x, y, h in DEMO_GAME)
-    rec = Record.create(tmp_path / "bad.fgr", dbx_meta(setup.layout, setup.roster, setup.game, setup.initial_states))
-    recorder = DbxRecorder.start_dbx(rec, setup.roster, TrackerConfig(settle_s=0.5))
+    rec = Record.create(tmp_path / "bad.fgr", system_meta("dbx", setup.layout, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, setup.roster, TrackerConfig(settle_s=0.5))
     for i in range(5):
         recorder.feed(TableReading(object(), poses, (), ()), i * 0.2, i)
     with pytest.raises(InputError, match=message) as exc:

@@ -14,7 +14,8 @@ from calibration.camera import CameraPose
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder, record_meta
 from fieldglass.replay_session import ReplaySession
-from fieldglass.session import Session, load_setup
+from fieldglass.session import Session
+from fieldglass.setup import load_setup
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
 from vision.tracking import TrackerConfig
@@ -76,11 +77,11 @@ def test_wiener_session_recorder_and_replay_agree(tmp_path):
 
 def test_marengo_session_recorder_and_replay_agree(tmp_path):
     from fieldglass.boards import block_point
-    from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
-    from fieldglass.session_marengo import load_marengo_setup
+    from fieldglass.recording import system_meta
+    from fieldglass.setup import load_setup
     from rules.marengo.demo import DEMO_BLOCKS
 
-    setup = load_marengo_setup("synthetic")
+    setup = load_setup("marengo", "synthetic")
     board = setup.board
     markers = {p.id: p.marker for p in setup.roster.pieces}
     poses = [PiecePose(bid, markers[bid], *block_point(board, area, pos), 0.0)
@@ -88,8 +89,8 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
     session = Session(setup, settle_s=1.0)
     path = tmp_path / "marengo.fgr"
-    rec = Record.create(path, marengo_meta(board, None, setup.roster, setup.blocks))
-    recorder = MarengoRecorder.start_marengo(rec, board, TrackerConfig(settle_s=1.0))
+    rec = Record.create(path, system_meta("marengo", None, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=1.0))
     for i, t in enumerate(TIMES):
         session.update_reading(reading(poses), t=t)
         recorder.feed(reading(poses), t, i)
@@ -101,10 +102,11 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_dbx_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.recording_dbx import DbxRecorder, dbx_meta
-    from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
+    from fieldglass.recording import system_meta
+    from fieldglass.setup import load_setup
+    from rules.dbx.demo import DEMO_GAME
 
-    setup = load_dbx_setup("synthetic")
+    setup = load_setup("dbx", "synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     # a little off the demo's round numbers, as a camera measures
     poses = [PiecePose(pid, markers[pid], x + 0.37, y - 0.21, (h + 1.3) % 360.0)
@@ -112,8 +114,8 @@ def test_dbx_session_recorder_and_replay_agree(tmp_path):
 
     session = Session(setup, settle_s=1.0)
     path = tmp_path / "dbx.fgr"
-    rec = Record.create(path, dbx_meta(setup.layout, setup.roster, setup.game, setup.initial_states))
-    recorder = DbxRecorder.start_dbx(rec, setup.roster, TrackerConfig(settle_s=1.0))
+    rec = Record.create(path, system_meta("dbx", setup.layout, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, setup.roster, TrackerConfig(settle_s=1.0))
     for i, t in enumerate(TIMES):
         session.update_reading(reading(poses), t=t)
         recorder.feed(reading(poses), t, i)

@@ -7,7 +7,8 @@ import pytest
 
 from calibration.camera import CameraPose
 from common.errors import InputError
-from fieldglass.session import Session, load_setup
+from fieldglass.session import Session
+from fieldglass.setup import load_setup
 from vision.pieces import PiecePose, TableReading
 
 POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))

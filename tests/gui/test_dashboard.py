@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
 from common.dice import Dice  # noqa: E402
 from common.errors import InputError  # noqa: E402
-from fieldglass.session import Setup, load_setup  # noqa: E402
+from fieldglass.setup import Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
 from rules.wiener.live import FieldChange  # noqa: E402

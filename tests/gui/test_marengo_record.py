@@ -2,15 +2,17 @@
 block, the end of the game by the engine's victory; the replay draws the board's areas and shows identities only
 where the rules revealed them, or from the end of the game on.
 
-The record is made by the real recorder (fieldglass/recording_marengo.py: BlockWatch, the tracker, the engine for
-the players' inputs, one transaction per event) with the camera replaced by the script's true block places, so it
-takes a fraction of a second. Screenshot for a person to look at: out/screenshots/marengo-replay-recorded.png."""
+The record is made by the real recorder (fieldglass/recording.py with rules/marengo/live.py's record hooks:
+BlockWatch, the tracker, the engine for the players' inputs, one transaction per event) with the camera replaced
+by the script's true block places, so it takes a fraction of a second. Screenshot for a person to look at:
+out/screenshots/marengo-replay-recorded.png."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,8 +22,7 @@ pytest.importorskip("PySide6")
 
 from fieldglass.boards import block_point  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
-from fieldglass.recording import record_stream  # noqa: E402
-from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: E402
+from fieldglass.recording import GameRecorder, record_stream, system_meta  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.setup import demo_roster  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
@@ -76,9 +77,10 @@ def make_record(path: Path) -> Path:
          "blocks": [{"id": bid, "side": s, "type": t, "strength": st, "area": a,
                      **({} if p == "reserve" else {"approach": p})} for bid, _, s, t, st, a, p in DEMO_BLOCKS]},
         "test", board=board)
-    meta = marengo_meta(board, None, roster, blocks, None, game, {}, ["AU", "FR"], "scripted")
+    setup = SimpleNamespace(board=board, roster=roster, blocks=blocks, game=game)
+    meta = system_meta("marengo", None, roster, None, {}, ["AU", "FR"], "scripted", setup)
     rec = Record.create(path, meta, overwrite=True)
-    recorder = MarengoRecorder.start_marengo(rec, board, TrackerConfig(settle_s=1.0, missing_after_s=30.0), game=game)
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=1.0, missing_after_s=30.0))
     frames, inputs = script(board)
     current = {}
 
@@ -138,7 +140,7 @@ def test_the_record_stores_moves_step_losses_identities_board_and_winner(record_
 
 def test_the_replay_hides_until_the_rules_reveal_or_the_game_ends(record_path):
     s = ReplaySession(Record.open(record_path))
-    assert s.marengo_board is not None and not s.problems
+    assert s.board is not None and not s.problems
     tl = s.timeline
     bomb = next(i for i, e in enumerate(tl) if e.data.get("action") == "bombard")
     step = next(i for i, e in enumerate(tl) if e.data.get("action") == "step loss")
@@ -181,7 +183,7 @@ def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_
     end = next(i for i, e in enumerate(s.timeline) if e.data.get("game_winner"))
     win.go(end)  # after the step loss and the move, before the end
     qapp.processEvents()
-    assert len(win.board.items_of("area")) >= 2 * len(s.marengo_board.areas)  # outline and label
+    assert len(win.board.items_of("area")) >= 2 * len(s.board.areas)  # outline and label
     assert win.board.items_of("approach")
     texts = [f"{win.model.data(win.model.index(r, 5))} {win.model.data(win.model.index(r, 6))}"
              for r in range(win.model.rowCount())]

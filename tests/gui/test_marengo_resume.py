@@ -6,6 +6,7 @@ The camera is the script's true block places (tests/gui/test_marengo_record.py),
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,8 +14,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from fieldglass.record import Record  # noqa: E402
-from fieldglass.recording import record_stream  # noqa: E402
-from fieldglass.recording_marengo import MarengoRecorder, marengo_meta  # noqa: E402
+from fieldglass.recording import GameRecorder, record_stream, system_meta  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.setup import demo_roster  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
@@ -39,7 +39,8 @@ def new_record(path, board):
          "blocks": [{"id": bid, "side": s, "type": t, "strength": st, "area": a,
                      **({} if p == "reserve" else {"approach": p})} for bid, _, s, t, st, a, p in DEMO_BLOCKS]},
         "test", board=board)
-    return Record.create(path, marengo_meta(board, None, roster, blocks, None, game, {}, ["AU", "FR"], "scripted"))
+    setup = SimpleNamespace(board=board, roster=roster, blocks=blocks, game=game)
+    return Record.create(path, system_meta("marengo", None, roster, None, {}, ["AU", "FR"], "scripted", setup))
 
 
 def play(recorder, frames, inputs, first: int, stop: int) -> None:
@@ -61,15 +62,15 @@ def test_a_resumed_marengo_recording_goes_on_with_the_rules_state(tmp_path):
     board = load_demo_board()
     frames, inputs = script(board)
     whole = new_record(tmp_path / "whole.fgr", board)
-    play(MarengoRecorder.start_marengo(whole, board, CONFIG), frames, inputs, 0, len(frames))
+    play(GameRecorder.start(whole, config=CONFIG), frames, inputs, 0, len(frames))
 
     split = new_record(tmp_path / "split.fgr", board)
-    recorder = MarengoRecorder.start_marengo(split, board, CONFIG)
+    recorder = GameRecorder.start(split, config=CONFIG)
     play(recorder, frames, inputs, 0, 27)  # stopped after Austria's turn of round 16 ended
     before = recorder.position()
     split.close()
     split = Record.open(tmp_path / "split.fgr", writable=True)
-    recorder = MarengoRecorder.start_marengo(split, board, CONFIG)
+    recorder = GameRecorder.start(split, config=CONFIG)
     assert recorder.position() == before
     assert (before.round, before.side) == (16, "FR")
     play(recorder, frames, inputs, 27, len(frames))

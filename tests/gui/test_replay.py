@@ -28,10 +28,11 @@ from common.fields import snap_facing  # noqa: E402
 from fieldglass.cli import main as cli_main  # noqa: E402
 from fieldglass.record import Record, Replay  # noqa: E402
 from fieldglass.record.board import Board  # noqa: E402
-from fieldglass.recording import GameRecorder, record_meta, record_stream, wiener_position  # noqa: E402
+from fieldglass.recording import GameRecorder, record_meta, record_stream  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from gui.replay import ReplayWindow  # noqa: E402
 from rules.wiener.analysis import analyze_from  # noqa: E402
+from rules.wiener.live import wiener_position  # noqa: E402
 from rules.wiener.pairs import analyze_all  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402

@@ -16,7 +16,8 @@ from PySide6.QtCore import QSettings  # noqa: E402
 
 from calibration.camera import save_camera  # noqa: E402
 from fieldglass.printing import card_payload, qr_image, unit_cards  # noqa: E402
-from fieldglass.session import Session, load_setup  # noqa: E402
+from fieldglass.session import Session  # noqa: E402
+from fieldglass.setup import load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from vision.synthetic import RenderOptions, VirtualCamera, demo_files, demo_scene, render_table  # noqa: E402
 

@@ -8,8 +8,8 @@ import pytest
 
 from common.errors import InputError
 from fieldglass.record import BoardState
-from fieldglass.recording import wiener_position
 from rules.wiener.adapter import WienerSystem
+from rules.wiener.live import wiener_position
 from rules.wiener.model import TYPES
 from rules.wiener.roster import piece_type
 

@@ -1,6 +1,7 @@
 """The proof that a game system is one folder: Capture (tests/systems/capture/), registered through the registry,
-gets `systems`, `analyze`, `resolve`, `view` and the dashboard with its pictures, panels and actions; nothing
-outside its folder names it."""
+gets `systems`, `analyze`, `resolve`, `view` and the dashboard with its pictures, panels and actions, and the one
+recorder (`fieldglass record`, its combats resolved by Capture's engine, `--resume`), the one replay (the window,
+`fieldglass replay`) and every export and the statistics; nothing outside its folder names it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from calibration.camera import CameraPose
 from common.errors import InputError
 from fieldglass.cli import main as run_cli
-from fieldglass.session import Session, load_setup
+from fieldglass.session import Session
+from fieldglass.setup import load_setup
 from rules.system import register, unregister
 from tests.systems.capture import GAME
 from tests.systems.capture.live import CaptureLive
@@ -180,3 +182,170 @@ def test_the_gui_command_runs_it_headless(tmp_path, capsys):
     finally:
         os.environ.update(env_display)
     assert shot.exists() and "running headless" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------- the game record
+
+
+def _record_capture(path):
+    """A Capture game recorded by the one recorder (fieldglass/recording.py) from readings of the true places: two
+    stones set up, a capture input resolved by Capture's engine, the capturer put into the field and the captured
+    stone taken off, then the next turn and a note. Returns (the two stones, the second side)."""
+    from fieldglass.record import Record
+    from fieldglass.recording import GameRecorder, record_stream, system_meta
+    from vision.tracking import TrackerConfig
+
+    setup = load_setup("synthetic", system="capture")
+    a, b, places = _two_stones(setup)
+    second = setup.roster.piece(b).side
+    meta = system_meta("capture", setup.layout, setup.roster, None, {}, ["white", "black"], "scripted")
+    rec = Record.create(path, meta)
+    recorder = GameRecorder.start(rec, setup.roster, TrackerConfig(settle_s=0.5, missing_after_s=30.0))
+    frames = [places] * 6 + [{a: places[b]}] * 6
+    inputs = {5: [{"frame": 5, "type": "combat", "action": "capture", "attacker": a, "target": b, "_id": "c"}],
+              11: [{"frame": 11, "type": "turn", "turn": 2, "active": second, "_id": "t"},
+                   {"frame": 11, "type": "note", "piece": a, "text": "a clean capture", "by": "white", "_id": "n"}]}
+    current = {}
+
+    def stream():
+        for i, seen in enumerate(frames):
+            current["seen"] = seen
+            yield i, i * 0.2, np.zeros((4, 4, 3), np.uint8)
+
+    record_stream(recorder, stream(), lambda _image: _reading(setup, current["seen"]), inputs)
+    rec.close()
+    return a, b, second
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    path = tmp_path / "capture.fgr"
+    return (path, *_record_capture(path))
+
+
+def test_the_one_recorder_records_it(recorded):
+    from fieldglass.record import Record
+
+    path, a, b, second = recorded
+    with Record.open(path) as rec:
+        assert rec.meta["system"] == "capture"
+        evs = rec.events()
+        (combat,) = [e for e in evs if e.type == "combat"]
+        d = combat.data
+        assert combat.piece == a and d["action"] == "capture" and d["pieces"] == [a, b]
+        assert d["winner"] == "attacker" and d["effect"] == "captured" and d["fields"] == {a: "K6", b: "L7"}
+        assert d["summary"] == f"capture: {a} takes {b} in L7" and d["changes"][0] == {
+            "piece": b, "removed": True, "why": ["captured"]}
+        moves = [e for e in evs if e.type == "move" and e.seq > combat.seq]
+        assert [(e.piece, e.data["to"]["cell"]) for e in moves] == [(a, "L7")]  # the table matches the rules
+        turn = next(e for e in evs if e.type == "turn")
+        assert turn.data == {"turn": 2, "active": second, "input": "t"}
+        st = rec.state()
+        assert st.pieces[b].status == "removed" and (st.pieces[a].status, st.pieces[a].cell) == ("on", "L7")
+
+
+def test_the_one_replay_replays_it(recorded):
+    from fieldglass.record import Record
+    from fieldglass.replay_session import ReplaySession
+
+    path, a, b, second = recorded
+    s = ReplaySession(Record.open(path))
+    try:
+        at = next(i for i, e in enumerate(s.timeline) if e.type == "combat")
+        s.seek(at)  # just before the capture: both stones, the capture the rules allow
+        assert {p.id for p in s.position.pieces} == {a, b} and not s.problems
+        assert [(ln.piece, ln.target, ln.kind) for ln in s.fire_lines()] == [(a, b, "melee"), (b, a, "melee")]
+        s.select(a)
+        kinds = {it.kind for it in s.picture()}
+        assert {"capture-reach", "capture-line", "stone:seen"} <= kinds
+        s.seek(at + 1)  # the rules' word at once: the capturer in the field, the captured off
+        assert [(p.id, p.field_name, p.facing) for p in s.position.pieces] == [(a, "L7", "NE")]
+        assert s.combat_shown()[:2] == (a, b) and s.fire_lines() == []
+        assert s.describe_event(s.current_event()) == f"capture: {a} takes {b} in L7"
+        s.to_end()
+        assert s.position.piece(a).field_name == "L7" and s.state().turn == 2
+        assert s.viewers == ("public", "umpire") and s.hidden_at() == []  # nothing hidden in this game
+        lines = "\n".join(s.position_lines())
+        assert f"{a}" in lines and "a clean capture" in lines
+    finally:
+        s.record.close()
+
+
+def test_the_replay_window_and_command_show_it(qapp, recorded, tmp_path, capsys):
+    from fieldglass.record import Record
+    from fieldglass.replay_session import ReplaySession
+    from gui.replay import ReplayWindow
+
+    path, a, b, second = recorded
+    win = ReplayWindow(ReplaySession(Record.open(path)))
+    try:
+        win.resize(1200, 800)
+        win.show()
+        s = win.session
+        win.go(next(i for i, e in enumerate(s.timeline) if e.type == "combat"))
+        s.select(a)
+        qapp.processEvents()
+        assert win.board.items_of("pair-line") and win.board.items_of("capture-line")
+        win.go(len(s))
+        qapp.processEvents()
+        assert win.board.items_of("stone:seen") and not win.board.items_of("capture-line")
+    finally:
+        win.close()
+        win.record.close()
+    shot = tmp_path / "replay.png"
+    assert run_cli(["replay", str(path), "--headless", "--screenshot", str(shot)]) == 0
+    out = capsys.readouterr().out
+    assert "capture game" in out and f"capture {a} vs {b}: attacker (captured)" in out and shot.exists()
+
+
+def test_every_export_and_the_stats(recorded, tmp_path, capsys):
+    path, a, b, second = recorded
+    out = tmp_path / "out"
+    for fmt, target in (("jsonl", "game.jsonl"), ("report", "game.md"), ("csv", "game.csv"), ("png", "png"),
+                        ("mp4", "game.mp4")):
+        assert run_cli(["export", str(path), "--format", fmt, "--out", str(out / target)]) == 0, fmt
+    capsys.readouterr()
+    combat = next(json.loads(x) for x in (out / "game.jsonl").read_text().splitlines()
+                  if json.loads(x)["type"] == "combat")
+    assert combat["action"] == "capture" and combat["winner"] == "attacker"
+    assert f"**capture**: {a} takes {b} in L7" in (out / "game.md").read_text()
+    assert f"capture: {a} takes {b} in L7" in (out / "game.csv").read_text()
+    assert sorted(p.name for p in (out / "png").iterdir()) == ["turn-00.png", "turn-02.png"]
+    assert (out / "game.mp4").stat().st_size > 1000
+    assert run_cli(["stats", str(path), "--json", "--png", str(out / "stats.png")]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    first = next(p.side for p in load_setup("synthetic", system="capture").roster.pieces if p.id == a)
+    assert stats["combats"] == 1 and stats["combats_won"][first] == 1 and stats["pieces_removed"]["0"] == {
+        second: [b]}
+    assert (out / "stats.png").exists()
+
+
+def test_fieldglass_record_records_it_and_resumes_it(tmp_path, capsys):
+    """The command on the synthetic grid table (detection included): no branch on the system's name."""
+    out = tmp_path / "c.fgr"
+    argv = ["record", "--system", "capture", "--source", "synthetic", "--settle", "0.1", "--out", str(out)]
+    assert run_cli([*argv, "--frames", "2"]) == 0
+    assert run_cli([*argv, "--frames", "3", "--resume"]) == 0
+    assert "resumed at frame 2" in capsys.readouterr().out
+    from fieldglass.record import Record
+
+    with Record.open(out) as rec:
+        assert rec.meta["system"] == "capture" and rec.progress["frame"] == 2
+        assert {e.type for e in rec.events()} == {"appeared"}
+    other = tmp_path / "w.fgr"
+    assert run_cli(["record", "--source", "synthetic", "--frames", "1", "--out", str(other)]) == 0
+    capsys.readouterr()
+    assert run_cli([*argv, "--frames", "2", "--resume", "--out", str(other)]) == 2
+    assert "record, but --system is capture" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"frame": 2, "type": "combat", "action": "capture", "attacker": "fr-1-1",
+                               "target": "au-1-1"}) + "\n")
+    assert run_cli([*argv, "--frames", "3", "--overwrite", "--inputs", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "fr-1-1 cannot capture au-1-1: not an adjacent enemy stone" in err and len(err.splitlines()) == 1
+
+
+def test_record_help_lists_the_registered_systems(capsys):
+    with pytest.raises(SystemExit):
+        run_cli(["record", "--help"])
+    assert "capture (grid)" in " ".join(capsys.readouterr().out.split())

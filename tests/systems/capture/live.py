@@ -1,5 +1,8 @@
 """Capture's part of the live session: stones placed by field and facing; a capture takes the enemy off and moves
-the capturer into its field (both pending until the table matches); its picture in the drawing language."""
+the capturer into its field (both pending until the table matches); its picture in the drawing language.
+
+The one recorder and the one replay need nothing more of it than the defaults of rules/live.py (a capture is
+recorded by the default `record_combat`), except `pair_lines`: every capture the replay may draw."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from common.fields import facing_bearing, field_name, parse_field
 from rules.live import LiveRules, PendingChange
 from rules.picture import Area, Item, Line, Scene, base_items, pending_items, points
 from rules.system import PieceSpec
+from tests.systems.capture.adapter import captures
 
 
 @dataclass
@@ -69,6 +73,10 @@ class CaptureLive(LiveRules):
             s.state.pending[ch.piece] = ch
         s.log(outcome.lines[0])
         return pending
+
+    def pair_lines(self, s, pos):
+        """Every capture a stone may make: the replay's lines, stone to enemy."""
+        return [(p.id, t, p.field, pos.piece(t).field, "melee") for p in pos.pieces for t in captures(pos, p.id)]
 
     def describe(self, s) -> list[str]:
         pos = s.position

@@ -1,0 +1,189 @@
+"""A game record's game at one moment, as the record's system places it: the one recorder (fieldglass/recording.py)
+and the one replay (fieldglass/replay_session.py) of every system ask its `LiveRules` (rules/live.py) through
+`RecordedGame`, the `s` of the live rules' record hooks, as the live session is the `s` of their live ones.
+
+`RecordedGame(meta).at(state, events).position` is the rules engine's position after `events` (a record's, up to
+a moment; `state` the BoardState they built): the system's `restore` sets the game state the camera cannot see
+from the record, and its one placement (`position`) places the committed places exactly as the live dashboard
+placed them. What depends on the kind of table is chosen by `GameSystem.table`, never by the system's name: a grid
+needs the layout's grid, a printed board the board the record keeps (`board_meta`, `board_from_meta`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from calibration.grid import Grid
+from calibration.layout import TableLayout, parse_layout
+from common.errors import InputError
+from rules.board import Placement
+from rules.live import GameState, LiveRules
+from rules.system import UMPIRE, game_system
+from vision.roster import Piece, Roster
+
+LEGACY_SYSTEM = "wiener"
+"""The system of a record whose metadata names none: records were of that one game before they named theirs."""
+
+
+def system_of(meta: Mapping) -> str:
+    """The name of a record's system."""
+    return meta.get("system") or LEGACY_SYSTEM
+
+
+def layout_from_meta(meta: dict) -> TableLayout:
+    """The table layout a record keeps (its TOML, or for older records the size and grid alone)."""
+    lay = meta.get("layout") or {}
+    text = lay.get("toml")
+    if text:
+        try:
+            return parse_layout(tomllib.loads(text), "the record's layout")
+        except (tomllib.TOMLDecodeError, InputError):
+            pass
+    g = lay.get("grid")
+    grid = None if not g else Grid(float(g["origin_x_mm"]), float(g["origin_y_mm"]), float(g["field_mm"]),
+                                   int(g["cols"]), int(g["rows"]))
+    return TableLayout(float(lay.get("width_mm") or 1200.0), float(lay.get("depth_mm") or 600.0), "DICT_4X4_250",
+                       (), grid)
+
+
+def roster_from_meta(meta: dict) -> Roster:
+    """The roster a record keeps: the pieces as the session tracked them (a system of several markers per unit: its
+    units)."""
+    pieces = []
+    for p in meta.get("roster") or []:
+        pieces.append(Piece(str(p["id"]), int(p.get("marker", -1)), str(p.get("side", "")), str(p.get("type", "")),
+                            tuple(p.get("base_mm", (40.0, 30.0))), float(p.get("marker_mm", 20.0)),
+                            float(p.get("marker_height_mm", 0.0)), tuple(p.get("marker_offset_mm", (0.0, 0.0)))))
+    return Roster("DICT_4X4_250", tuple(pieces))
+
+
+def record_system(meta: dict):
+    """The rules adapter of the record's system with the record's rules options (the recorder's and the replay's)."""
+    from rules.system import table_system
+
+    return table_system(system_of(meta), meta.get("rules_options") or None)
+
+
+def board_meta(board_path: str | None) -> dict:
+    """What a record of a game on a printed board keeps of the board: the demo board by name, any other as its TOML
+    text."""
+    if board_path is None or board_path == "demo":
+        return {"demo": True}
+    try:
+        return {"toml": Path(board_path).read_text(encoding="utf-8"), "name": Path(board_path).name}
+    except OSError as exc:
+        raise InputError(f"{board_path}: cannot read the board ({exc.strerror or exc})") from None
+
+
+def board_from_meta(meta: dict):
+    """The printed board a record keeps (None when it keeps none, or one that cannot be read)."""
+    from rules.board import load_demo_board, parse_board
+
+    b = meta.get("board")
+    if not b:
+        return None
+    if b == "demo" or (isinstance(b, dict) and b.get("demo")):
+        return load_demo_board()
+    try:
+        return parse_board(tomllib.loads(b["toml"]), "the record's board")
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, InputError):
+        return None
+
+
+def game_over(meta: Mapping, events: Iterable) -> bool:
+    """Whether the game had ended by the moment after `events` (the timeline up to the moment shown): one of them
+    carries `game_winner` (the recorder writes it on the event that ended the game) or the metadata says
+    `game_over`; with `game_over_seq` too, only from that event on."""
+    done = [ev for ev in events if not getattr(ev, "undone", False)]
+    if any((ev.data or {}).get("game_winner") for ev in done):
+        return True
+    if not meta.get("game_over"):
+        return False
+    at = meta.get("game_over_seq")
+    return at is None or any(ev.seq >= int(at) for ev in done)
+
+
+_UNSET = object()
+
+
+class RecordedGame:
+    """A record's game at one moment (`at`), for the live rules' hooks: the record's system, adapter, roster,
+    layout, sides and (on a printed board) board; the game state and committed places at the moment; `position`.
+
+    `system` is the rules adapter (default: the record's system with its rules options), `roster` the tracked
+    roster (default: the record's), `settle_s` the recording's settle time (a system reading its markers over time
+    uses it)."""
+
+    def __init__(self, meta: dict, system=None, roster: Roster | None = None, settle_s: float = 1.0):
+        self.meta = meta
+        self.game = game_system(system_of(meta), "the record's system")
+        self.system = system or record_system(meta)
+        self.roster = roster or roster_from_meta(meta)
+        self.layout = layout_from_meta(meta)
+        self.board = board_from_meta(meta) if self.game.table == "board" else None
+        self.sides = list(self.game.sides) or list(dict.fromkeys(p.side for p in self.roster.pieces))
+        self.ground = self.system.empty_ground()
+        self.live: LiveRules = (self.game.live or LiveRules)(self.system, None)
+        self.settle_s = settle_s
+        self.viewer = UMPIRE
+        self.to_table = None  # a record keeps a board's places in table mm: the board is the table
+        self.state = GameState()
+        self.record_state = None
+        self.recorded: list = []
+        self.places: dict[str, Any] = {}
+        self.notes: list[str] = []
+        self._position: Any = _UNSET
+
+    def at(self, state, events: Iterable) -> RecordedGame:
+        """The moment after `events` (a record's, in order; undone ones are skipped), `state` the BoardState they
+        built."""
+        self.record_state = state
+        self.recorded = list(events)
+        self.places = {pid: p for pid, p in state.pieces.items() if p.on_table}
+        active = next((str(e.data["active"]) for e in reversed(self.recorded)
+                       if not e.undone and e.type == "turn" and e.data.get("active")), None)
+        self.state = GameState(turn=max(1, int(state.turn)), active=active or (self.sides[0] if self.sides else ""),
+                               removed={pid for pid, p in state.pieces.items() if p.status == "removed"})
+        self._position = _UNSET
+        return self
+
+    @property
+    def position(self):
+        """The rules engine's position at the moment, placed by the system's one placement (InputError when the
+        record cannot place it: the reason)."""
+        if self._position is _UNSET:
+            if self.game.table == "grid" and self.layout.grid is None:
+                raise InputError("the layout has no [grid]: the rules engine needs fields")
+            if self.game.table == "board" and self.board is None:
+                raise InputError(f"this record keeps no board: the {self.live.noun}s' areas are unknown")
+            self.live.restore(self)
+            self._position, self.notes = self.live.position(self)[:2]
+        return self._position
+
+    # ---- what the live rules' hooks may ask, as of the live session
+
+    def committed_places(self) -> dict[str, Any]:
+        return self.places
+
+    def locate(self, x_mm: float, y_mm: float) -> Placement:
+        """Where a table point lies on the record's board (the board is the table)."""
+        if self.board is None:
+            return Placement(None, None, False, "this system has no printed board")
+        return self.board.locate(x_mm, y_mm)
+
+    def to_board(self, x_mm: float, y_mm: float) -> tuple[float, float]:
+        return x_mm, y_mm
+
+    def in_position(self, pid: str | None) -> bool:
+        pos = self.position
+        return pid is not None and pos is not None and pid in pos.by_id
+
+    def log(self, text: str) -> None:
+        self.state.log.append(text)
+
+
+__all__ = ["LEGACY_SYSTEM", "RecordedGame", "board_from_meta", "board_meta", "game_over", "layout_from_meta",
+           "record_system", "roster_from_meta", "system_of"]
