@@ -1,0 +1,494 @@
+"""Production, purchase, diplomacy, political actions, uprisings, the C-value test, victory and the game's end
+(digest §9.1-§9.10) as pure functions of a position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from common.dice import Dice
+from common.errors import InputError
+from rules.nie.battle import Result, roll_2d6, roll_d6
+from rules.nie.model import (
+    ARTILLERY,
+    CAVALRY,
+    INFANTRY,
+    LEADER,
+    NATIONS,
+    NAVAL,
+    UNIT_TYPES,
+    NiePosition,
+    Unit,
+    with_changes,
+)
+from rules.nie.options import DEFAULT, Options
+
+GAME_LENGTHS = {"short": 12, "long": 24}
+"""§9.2: suggested rounds (medium: the option medium_game_rounds, A4)."""
+
+
+# ---------------------------------------------------------------------------------------------- game end (§9.2)
+
+
+def end_number(round_no: int, first_round: int) -> int:
+    """§9.2 sudden death: the end number is 12 at the first rolled round and falls by 1 each round."""
+    return 12 - (round_no - first_round)
+
+
+def sudden_death(dice: Dice, round_no: int, first_round: int) -> dict:
+    """Roll 2d6 at the end of the month: the game ends on >= the end number (§9.2 [R-END], E1)."""
+    if round_no < first_round:
+        raise InputError(f"sudden death: rolls start at round {first_round}, this is round {round_no}")
+    r = roll_2d6(dice, [], "sudden death")
+    need = end_number(round_no, first_round)
+    r["threshold"] = need
+    return {"roll": r, "end_number": need, "ends": r["raw"] >= need}
+
+
+def game_rounds(length: str, opts: Options = DEFAULT) -> int:
+    if length == "medium":
+        return opts.medium_game_rounds
+    if length not in GAME_LENGTHS:
+        raise InputError(f"game length {length!r}: short, medium or long")
+    return GAME_LENGTHS[length]
+
+
+# ---------------------------------------------------------------------------------------------- C value (§9.10)
+
+
+def c_value(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> int:
+    if nation in pos.c_values:
+        return pos.c_values[nation]
+    v = getattr(opts, f"c_{nation}")
+    if not v:
+        raise InputError(f"{nation}: its C value (Belastungswert) is scenario data not in the rules: give "
+                         f"\"c_values\" in the position or c_{nation} in the options")
+    return v
+
+
+def c_test(pos: NiePosition, nation: str, dice: Dice, opts: Options = DEFAULT) -> dict:
+    """§9.10 [R-CVALUE]: 2d6 greater than the C value: the nation loses the war and must sue for peace."""
+    c = c_value(pos, nation, opts)
+    r = roll_2d6(dice, [], f"{nation} C-value test")
+    r["threshold"] = c
+    return {"roll": r, "c_value": c, "sues_for_peace": r["raw"] > c}
+
+
+# ---------------------------------------------------------------------------------------------- production (§9.4)
+
+
+def occupied_by_enemy(pos: NiePosition, region: str, nation: str) -> bool:
+    return any(u.kind.army and pos.at_war(nation, u.nation) for u in pos.units_at(region))
+
+
+def region_value(pos: NiePosition, region: str, nation: str, opts: Options = DEFAULT) -> tuple[int, str | None]:
+    """PP of one owned region (§9.4): 2; North Africa 1; any Ottoman region 1 except Constantinople 2; a capital its
+    own value (A2, options; A27 the value belongs to the region)."""
+    r = pos.europe.region(region)
+    if r.capital:
+        v, note = opts.cell(f"capital_pp_{region}", f"capital {r.name}")
+        return v, note
+    if nation == "ottoman" or r.north_africa:
+        return 1, None
+    return 2, None
+
+
+def production_points(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> dict:
+    """§9.4 [R-PP]: the PP of every region the nation owns, except those occupied by enemy troops or in uprising."""
+    total, rows, notes = 0, [], []
+    for rid in pos.europe.regions:
+        if pos.owner(rid) != nation:
+            continue
+        if rid in pos.uprisings:
+            rows.append((rid, 0, "uprising (§9.9)"))
+            continue
+        if occupied_by_enemy(pos, rid, nation):
+            rows.append((rid, 0, "occupied by enemy troops (§9.3)"))
+            continue
+        v, note = region_value(pos, rid, nation, opts)
+        if note:
+            notes.append(note)
+        rows.append((rid, v, ""))
+        total += v
+    return {"nation": nation, "pp": total, "regions": rows, "notes": notes}
+
+
+def placement_regions(pos: NiePosition, nation: str) -> list[str]:
+    """§9.5: own homeland regions not owned by another nation, not occupied by foreign troops, not in uprising."""
+    out = []
+    for rid in pos.europe.homeland(nation):
+        if pos.owner(rid) != nation or rid in pos.uprisings:
+            continue
+        if any(u.nation != nation and u.kind.base != NAVAL for u in pos.units_at(rid)):
+            continue
+        out.append(rid)
+    return out
+
+
+def unit_cost(key: str, opts: Options = DEFAULT) -> int:
+    return opts.heavy_cavalry_cost if key == "hcav" else UNIT_TYPES[key].cost
+
+
+def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], opts: Options = DEFAULT) -> list[str]:
+    """Why a production round's purchase is not allowed (§9.5 [R-BUILD]): its cost, elite infantry 2:1, irregular
+    cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), Britain's 2 land units, a place to put
+    them."""
+    out = []
+    for k, n in basket.items():
+        if k not in UNIT_TYPES:
+            raise InputError(f"purchase: unknown unit type {k!r} ({' '.join(UNIT_TYPES)})")
+        if not isinstance(n, int) or n < 0:
+            raise InputError(f"purchase: {k}: {n!r} is not a count")
+    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
+    if cost > pos.pp.get(nation, 0):
+        out.append(f"costs {cost} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
+    if basket.get("elite", 0) and basket.get("inf", 0) < 2 * basket["elite"]:
+        out.append("each elite infantry needs two normal infantry built in the same production phase (§8.1)")
+    if basket.get("icav", 0) and nation not in ("russia", "ottoman"):
+        out.append("only Russia and the Ottoman Empire build irregular cavalry (§8.1)")
+    if nation == "ottoman":
+        bad = [k for k, n in basket.items() if n and k not in ("militia", "icav", "leader", "ship")]
+        if bad:
+            out.append(f"the Ottoman Empire builds only militia, irregular cavalry and leaders, not {', '.join(bad)} "
+                       "(§9.5)")
+    if basket.get("militia", 0) and opts.militia_restriction == "build" and not (
+            nation == "ottoman" or (nation == "prussia" and pos.year > 1809)):
+        out.append("militia are built only by Prussia after 1809 and the Ottoman Empire (A9 option "
+                   "militia_restriction)")
+    land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
+    if nation == "britain" and land > opts.gb_land_units_per_production:
+        out.append(f"Great Britain builds at most {opts.gb_land_units_per_production} land units per production "
+                   "round (§9.5)")
+    places = placement_regions(pos, nation)
+    if land and not places:
+        out.append(f"{nation} has no homeland region to place new units in (§9.5)")
+    if basket.get("ship", 0) and not [r for r in places if pos.europe.regions[r].port]:
+        out.append(f"{nation} has no homeland port to build squadrons in (§5.3, §9.5)")
+    return out
+
+
+def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Mapping[str, str],
+             opts: Options = DEFAULT) -> Result:
+    """Buy and place units (§9.5): `where` maps each type to a placement region (squadrons: a port region)."""
+    reasons = purchase_reasons(pos, nation, basket, opts)
+    places = placement_regions(pos, nation)
+    for k, n in basket.items():
+        if not n:
+            continue
+        at = where.get(k) or where.get("*")
+        if at not in places:
+            reasons.append(f"{k}: place in one of {', '.join(places) or 'no region'} (§9.5)")
+        elif k == "ship" and not pos.europe.regions[at].port:
+            reasons.append(f"ship: {at} is not a port (§5.3)")
+    if reasons:
+        raise InputError("purchase: " + "; ".join(reasons))
+    new = dict(pos.units)
+    changes, lines = [], []
+    for k, n in basket.items():
+        at = where.get(k) or where.get("*")
+        for _ in range(n):
+            i = 1
+            while f"{nation}-{k}-{i}" in new:
+                i += 1
+            uid = f"{nation}-{k}-{i}"
+            new[uid] = Unit(uid, nation, k, f"port:{at}" if k == "ship" else at)
+            changes.append({"unit": uid, "placed": True, "at": new[uid].at})
+        if n:
+            lines.append(f"{n} {UNIT_TYPES[k].name} at {at} ({unit_cost(k, opts)} PP each)")
+    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
+    pp = dict(pos.pp)
+    pp[nation] = pp.get(nation, 0) - cost
+    lines.append(f"{nation} pays {cost} PP, {pp[nation]} left (§9.5)")
+    return Result("purchase", with_changes(pos, units=new, pp=pp), lines, [], changes, [])
+
+
+def buy_pap(pos: NiePosition, nation: str, n: int) -> Result:
+    """§9.5/§9.7: 1 PAP for every 10 PP in the nation's own production turn."""
+    if n < 1 or pos.pp.get(nation, 0) < 10 * n:
+        raise InputError(f"buy PAP: {n} PAP cost {10 * n} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
+    pp, pap = dict(pos.pp), dict(pos.pap)
+    pp[nation] -= 10 * n
+    pap[nation] = pap.get(nation, 0) + n
+    return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), [f"{nation} buys {n} PAP for {10 * n} PP (§9.7)"])
+
+
+# ---------------------------------------------------------------------------------------------- diplomacy (§9.6-9.8)
+
+
+def _pay(pos: NiePosition, nation: str, cost: float, what: str) -> dict:
+    have = pos.pap.get(nation, 0)
+    if have < cost:
+        raise InputError(f"{what}: costs {cost:g} PAP, {nation} has {have} (§9.8)")
+    pap = dict(pos.pap)
+    pap[nation] = have - cost
+    if float(pap[nation]).is_integer():
+        pap[nation] = int(pap[nation])
+    return pap
+
+
+def _set_relation(pos: NiePosition, a: str, b: str, status: str | None) -> tuple:
+    key = frozenset((a, b))
+    rel = [(k, v) for k, v in pos.relations if k != key]
+    if status and status != "neutral":
+        rel.append((key, status))
+    return tuple(rel)
+
+
+def declare_war(pos: NiePosition, actor: str, target: str) -> Result:
+    """§9.8: 1 PAP; the order of declarations is kept (first declarer on top); a victor may not declare war on the
+    loser during the 12-round truce."""
+    if pos.at_war(actor, target):
+        raise InputError(f"{actor} is already at war with {target}")
+    for victor, loser, until in pos.truces:
+        if victor == actor and loser == target and pos.round <= until:
+            raise InputError(f"{actor} may not declare war on {target} before round {until + 1} (truce, §9.8)")
+    pap = _pay(pos, actor, 1, "declare war")
+    decl = {k: tuple(v) for k, v in pos.declarations.items()}
+    decl[target] = (*decl.get(target, ()), actor)
+    after = with_changes(pos, pap=pap, relations=_set_relation(pos, actor, target, "war"), declarations=decl)
+    lines = [f"{actor} declares war on {target} (1 PAP, §9.8); declarers on {target}: {', '.join(decl[target])}"]
+    if target not in pos.players:
+        lines.append(f"{target} is a neutral Great Nation: another player takes control of it now (§9.6)")
+    return Result("declare_war", after, lines)
+
+
+def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Result:
+    """§9.8: every war of the loser ends (neutral); the loser loses 2 PAP (A21 floor 0), the first declarer gains
+    2, the second 1; a 12-round truce for the victors; the congress follows in order of declaration."""
+    foes = [n for n in NATIONS if pos.at_war(loser, n)]
+    if not foes:
+        raise InputError(f"{loser} is at war with nobody")
+    pap = dict(pos.pap)
+    left = pap.get(loser, 0) - 2
+    pap[loser] = max(0, left) if opts.pap_floor_zero else left
+    order = [n for n in pos.declarations.get(loser, ()) if n in foes]
+    for n, gain in zip(order, (2, 1), strict=False):
+        pap[n] = pap.get(n, 0) + gain
+    gone = {frozenset((loser, f)) for f in foes}
+    rel = tuple((k, v) for k, v in pos.relations if k not in gone)
+    decl = {k: v for k, v in pos.declarations.items() if k != loser}
+    truces = (*pos.truces, *((f, loser, pos.round + 12) for f in foes))
+    after = with_changes(pos, pap=pap, relations=rel, declarations=decl, truces=truces)
+    lines = [f"{loser} sues for peace: at peace (neutral) with {', '.join(foes)} (§9.8)",
+             f"PAP: {loser} -2{' (not below 0, A21)' if left < 0 and opts.pap_floor_zero else ''}"
+             + "".join(f", {n} +{g}" for n, g in zip(order, (2, 1), strict=False)) + " (§9.7)",
+             f"truce: the victors may not declare war on {loser} until after round {pos.round + 12} (§9.8)",
+             f"congress: {', '.join(order) or ', '.join(foes)} annex one region per turn in that order (§9.8)"]
+    return Result("sue_for_peace", after, lines, data={"congress_order": order or foes})
+
+
+def minor_army(dice: Dice) -> dict:
+    """A minor nation's army (§9.8): 1d6 infantry 1-4 (5-6 re-rolled); 1d6 cavalry 1-3 -> 1, 4-6 -> 2; 1d6
+    artillery 1-3 -> 0, 4-6 -> 1."""
+    rolls = []
+    while True:
+        v = dice.d6()
+        rolls.append(v)
+        if v <= 4:
+            inf = v
+            break
+    c, a = dice.d6(), dice.d6()
+    return {"inf": inf, "cav": 1 if c <= 3 else 2, "art": 0 if a <= 3 else 1, "rolls": rolls + [c, a]}
+
+
+def annex_minor(pos: NiePosition, nation: str, region: str, dice: Dice) -> Result:
+    """Annex a neutral minor nation (§9.8): 1 PAP, at least one own military unit there, in one's own turn; 1d6 +1
+    with 4-6 units there, +2 with 7+, +1 next to an owned region, -1 if any Great Nation is at war with the annexer:
+    5+ joins peacefully, else it resists with its army (rolled: §9.8)."""
+    r = pos.europe.region(region)
+    if r.home is not None or pos.owner(region) is not None:
+        raise InputError(f"{region}: not a neutral minor nation (§9.8)")
+    mine = [u for u in pos.units_at(region) if u.nation == nation and u.kind.base != NAVAL]
+    if not mine:
+        raise InputError(f"{region}: {nation} needs at least one military unit there (§9.8)")
+    if pos.active != nation:
+        raise InputError(f"annexing a minor is done in the annexer's own turn (§4.1); active: {pos.active}")
+    pap = _pay(pos, nation, 1, "annex a minor nation")
+    mods = []
+    if 4 <= len(mine) <= 6:
+        mods.append((1, "4-6 military units there"))
+    elif len(mine) >= 7:
+        mods.append((2, "7 or more military units there"))
+    if any(pos.owner(n) == nation for n in r.neighbours):
+        mods.append((1, "next to a region the annexer owns"))
+    at_war = [n for n in NATIONS if pos.at_war(nation, n)]
+    if at_war:
+        mods.append((-1, "a Great Nation is at war with the annexer"))
+    v = roll_d6(dice, f"{nation} annexes {region}")
+    v["modifiers"] = [[m, w] for m, w in mods]
+    v["total"] = v["raw"] + sum(m for m, _ in mods)
+    v["threshold"] = 5
+    lines = [f"{nation} annexes {region} (1 PAP): 1d6 {v['raw']}" + "".join(f" {m:+d} {w}" for m, w in mods)
+             + f" = {v['total']} (5+ joins, §9.8)"]
+    if v["total"] >= 5:
+        owners = dict(pos.owners)
+        owners[region] = nation
+        lines.append(f"{region} joins {nation} peacefully: control marker placed (§9.3)")
+        return Result("annex_minor", with_changes(pos, pap=pap, owners=owners), lines, [v], [], [], {"joined": True})
+    army = minor_army(dice)
+    lines.append(f"{region} resists with {army['inf']} infantry, {army['cav']} cavalry, {army['art']} artillery "
+                 f"(rolls {army['rolls']}, §9.8)")
+    if at_war:
+        lines.append(f"it is given to a nation at war with {nation} ({', '.join(at_war)}; roll if several, §9.8)")
+    else:
+        lines.append("nobody is at war with the annexer: light-blue figures fight for it; if it loses its first "
+                     "battle the annexer owns it, if it wins they are removed and the annexation fails (A19)")
+    return Result("annex_minor", with_changes(pos, pap=pap), lines, [v], [], [], {"joined": False, "army": army})
+
+
+def diplomatic_offensive_minor(pos: NiePosition, nation: str, region: str, dice: Dice) -> Result:
+    """§9.8: 2 PAP, 2d6: 9+ (8+ with a leader stationed there) makes a neutral minor nation the player's: he owns
+    it and gets its army (rolled) in his own colour."""
+    r = pos.europe.region(region)
+    if r.home is not None or pos.owner(region) is not None:
+        raise InputError(f"{region}: not a neutral minor nation (§9.8)")
+    pap = _pay(pos, nation, 2, "diplomatic offensive")
+    leader = any(u.nation == nation and u.kind.base == LEADER for u in pos.units_at(region))
+    need = 8 if leader else 9
+    roll = roll_2d6(dice, [], f"{nation} diplomatic offensive on {region}")
+    roll["threshold"] = need
+    lines = [f"{nation} diplomatic offensive on {region} (2 PAP): needs {need}{' (leader there)' if leader else ''}; "
+             f"rolled {roll['raw']} (§9.8)"]
+    if roll["raw"] < need:
+        lines.append("no effect beyond the 2 PAP")
+        return Result("diplomacy", with_changes(pos, pap=pap), lines, [roll], [], [], {"success": False})
+    army = minor_army(dice)
+    owners = dict(pos.owners)
+    owners[region] = nation
+    new = dict(pos.units)
+    changes = []
+    for key, n in (("inf", army["inf"]), ("cav", army["cav"]), ("art", army["art"])):
+        for _ in range(n):
+            i = 1
+            while f"{nation}-{key}-{region}-{i}" in new:
+                i += 1
+            uid = f"{nation}-{key}-{region}-{i}"
+            new[uid] = Unit(uid, nation, key, region)
+            changes.append({"unit": uid, "placed": True, "at": region})
+    lines.append(f"success: {nation} owns {region} and gets {army['inf']} inf, {army['cav']} cav, {army['art']} art "
+                 f"(rolls {army['rolls']})")
+    return Result("diplomacy", with_changes(pos, pap=pap, owners=owners, units=new), lines, [roll], changes, [],
+                  {"success": True, "army": army})
+
+
+def diplomatic_offensive_neutral(pos: NiePosition, nation: str, target: str, dice: Dice) -> Result:
+    """§9.8: 2 PAP, 2d6 <= the scenario's diplomacy value (actor on the left, target on top) gives control of a
+    neutral Great Nation, marked as an alliance."""
+    if target in pos.players:
+        raise InputError(f"{target} is a player nation: an offer is made and accepted or refused (§9.8)")
+    value = pos.diplomacy_values.get(nation, {}).get(target)
+    if not value:
+        raise InputError(f"{nation} -> {target}: the diplomacy value is scenario data not in the rules: give "
+                         "\"diplomacy_values\" in the position")
+    pap = _pay(pos, nation, 2, "diplomatic offensive")
+    roll = roll_2d6(dice, [], f"{nation} diplomatic offensive on {target}")
+    roll["threshold"] = value
+    ok = roll["raw"] <= value
+    lines = [f"{nation} diplomatic offensive on neutral {target} (2 PAP): needs <= {value}; rolled {roll['raw']}: "
+             + ("success: allied, under its control (§9.6)" if ok else "fails")]
+    after = with_changes(pos, pap=pap)
+    if ok:
+        players = dict(pos.players)
+        players[target] = pos.players.get(nation, nation)
+        after = with_changes(after, relations=_set_relation(pos, nation, target, "allied"), players=players)
+    return Result("diplomacy", after, lines, [roll], [], [], {"success": ok})
+
+
+# ---------------------------------------------------------------------------------------------- uprisings (§9.9)
+
+
+def cause_uprising(pos: NiePosition, nation: str, region: str) -> Result:
+    """§9.9: 1 PAP places an uprising marker in a non-homeland region, or in Ireland, Vendée or Don Basin."""
+    r = pos.europe.region(region)
+    if r.home is not None and not r.uprising_homeland:
+        raise InputError(f"{region}: a homeland region (only Ireland, Vendée and Don Basin may rise, §9.9)")
+    if region in pos.uprisings:
+        raise InputError(f"{region}: already in uprising")
+    pap = _pay(pos, nation, 1, "cause uprising")
+    return Result("cause_uprising", with_changes(pos, pap=pap, uprisings=pos.uprisings | {region}),
+                  [f"{nation} causes an uprising in {region} (1 PAP, §9.9): no PP for its owner"])
+
+
+def suppress_uprising(pos: NiePosition, region: str, dice: Dice, lose: str | None = None) -> Result:
+    """§9.9: at the end of the owner's turn with units there, 2d6 <= its military units there removes the marker;
+    otherwise the owner loses one unit there (his choice)."""
+    if region not in pos.uprisings:
+        raise InputError(f"{region}: no uprising there")
+    owner = pos.owner(region)
+    mine = sorted(u.id for u in pos.units_at(region) if u.nation == owner and u.kind.base in
+                  (INFANTRY, CAVALRY, ARTILLERY, LEADER))
+    if not mine:
+        raise InputError(f"{region}: its owner {owner} has no units there to suppress the uprising (§9.9)")
+    r = roll_2d6(dice, [], f"suppress the uprising in {region}")
+    r["threshold"] = len(mine)
+    if r["raw"] <= len(mine):
+        return Result("suppress_uprising", with_changes(pos, uprisings=pos.uprisings - {region}),
+                      [f"{region}: rolled {r['raw']} <= {len(mine)} units: the uprising is suppressed (§9.9)"], [r])
+    victim = lose if lose in mine else mine[0]
+    new = dict(pos.units)
+    new.pop(victim)
+    return Result("suppress_uprising", with_changes(pos, units=new),
+                  [f"{region}: rolled {r['raw']} > {len(mine)} units: {owner} loses {victim} (§9.9)"], [r],
+                  [{"unit": victim, "eliminated": True, "why": "uprising"}])
+
+
+# ---------------------------------------------------------------------------------------------- victory (§9.1)
+
+LEVELS = {1: "Total Victory", 2: "Major Victory", 3: "Minor Victory", 4: "Survival", 5: "Defeat",
+          6: "Annihilation"}
+
+
+def regions_owned(pos: NiePosition) -> dict[str, int]:
+    out = {n: 0 for n in NATIONS}
+    for rid in pos.europe.regions:
+        o = pos.owner(rid)
+        if o in out:
+            out[o] += 1
+    return out
+
+
+def fleets(pos: NiePosition) -> dict[str, int]:
+    out = {n: 0 for n in NATIONS}
+    for u in pos.units.values():
+        if u.kind.base == NAVAL and u.nation in out:
+            out[u.nation] += 1
+    return out
+
+
+def victory_level(pos: NiePosition, nation: str) -> dict:
+    """§9.1 [R-VICTORY], unhistorical game: levels 1-6 tested from best to worst; regions = owned (control markers
+    plus un-annexed homeland); Great Britain's own column uses its fleet."""
+    owned = regions_owned(pos)
+    home = pos.europe.homeland(nation)
+    own_home = sum(1 for r in home if pos.owner(r) == nation)
+    all_home = own_home == len(home)
+    others = sorted((v for n, v in owned.items() if n != nation), reverse=True)
+    fl = fleets(pos)
+    ofl = sorted((v for n, v in fl.items() if n != nation), reverse=True)
+    fleet_big = fl[nation] > sum(ofl[:2])
+    mine = owned[nation]
+    rank = 1 + sum(1 for v in others if v > mine)
+    if nation == "britain":
+        non_home = {n: sum(1 for r in pos.europe.regions if pos.owner(r) == n and pos.europe.regions[r].home != n)
+                    for n in NATIONS if n != nation}
+        checks = [(1, all_home and fleet_big and mine > others[0]),
+                  (2, all_home and fleet_big and max(non_home.values()) <= 8),
+                  (3, all_home and fleet_big)]
+    else:
+        checks = [(1, all_home and mine > sum(others[:2])), (2, all_home and mine > others[0]),
+                  (3, all_home and rank in (2, 3))]
+    checks += [(4, all_home), (5, own_home > 0)]
+    level = next((lv for lv, ok in checks if ok), 6)
+    return {"nation": nation, "level": level, "name": LEVELS[level], "regions": mine, "homeland": f"{own_home}/"
+            f"{len(home)}", "fleet": fl[nation]}
+
+
+def historical_result(pos: NiePosition, sued: set[str], french_alliance: set[str]) -> str | None:
+    """§9.1 historical game: France sues for peace -> its opponents win; every nation of the anti-French alliance
+    has sued -> France wins; else None (the game goes on)."""
+    if "france" in sued:
+        return "anti-French alliance"
+    anti = {n for n in NATIONS if n not in french_alliance}
+    if anti and anti <= sued:
+        return "France"
+    return None
