@@ -54,6 +54,10 @@ class Result:
     notes: list[str] = field(default_factory=list)
     data: dict = field(default_factory=dict)
 
+    @property
+    def after(self) -> NiePosition:
+        return self.position
+
     def to_json(self) -> dict:
         return {"action": self.action, "lines": self.lines, "rolls": self.rolls, "changes": self.changes,
                 "notes": self.notes, **self.data}
@@ -525,7 +529,8 @@ def charge_modifiers(pos: NiePosition, b: Battle, uid: str, other: str, attackin
     if combined_arms(b, pos.units, zone, side):
         mods.append((1, "combined arms in the zone (§8.4)"))
     if u.kind.charge_mod and (attacking or u.kind.base != CAVALRY or opts.heavy_irregular_mod_defending):
-        mods.append((u.kind.charge_mod, f"{u.kind.name} (§8.1{'' if attacking else ', A11'})"))
+        a11 = not attacking and u.kind.base == CAVALRY
+        mods.append((u.kind.charge_mod, f"{u.kind.name} (§8.1{', A11' if a11 else ''})"))
     if attacking and u.kind.base == CAVALRY and b.units[other].square:
         mods.append((-3, "cavalry charging a square (§8.5)"))
     if b.amphibious and side == "B":
