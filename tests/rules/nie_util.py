@@ -29,3 +29,17 @@ def pos(units, relations=(("france", "britain", "war"),), **extra):
             "units": [{"id": i, "nation": n, "type": t, "at": at} for i, n, t, at in units]}
     data.update(extra)
     return position_from_dict(data)
+
+
+def battle_pos(zones: dict, major: bool = False, phase: str = "infantry", acting: str = "A", region="belgium",
+               attacker=("france",), defender=("britain",), relations=(("france", "britain", "war"),), **battle):
+    """A position with a battle in `region`: zones maps unit id -> zone; ids start with the nation's letter
+    (f/b/p/a) and the type after the dash's first letter: i inf, e elite, m militia, c cav, h hcav, r icav, a art,
+    l leader (e.g. "f-i1", "b-e2")."""
+    nations = {"f": "france", "b": "britain", "p": "prussia", "a": "austria", "r": "russia", "o": "ottoman"}
+    types = {"i": "inf", "e": "elite", "m": "militia", "c": "cav", "h": "hcav", "r": "icav", "a": "art",
+             "l": "leader"}
+    units = [(u, nations[u[0]], types[u[2]], region) for u in zones]
+    b = {"region": region, "attacker": list(attacker), "defender": list(defender), "major": major, "phase": phase,
+         "acting": acting, "units": {u: {"zone": z} for u, z in zones.items()}, **battle}
+    return pos(units, relations=relations, battle=b)
