@@ -11,6 +11,7 @@ group's own values. Registered as `nie = "rules.nie:GAME"` in the `fieldglass.sy
 """
 
 from rules.nie.adapter import ACTIONS, NieSystem
+from rules.nie.battle import position_view
 from rules.nie.model import NATIONS, SYSTEM, NiePosition, Unit, dumps, position_from_dict, position_to_dict
 from rules.nie.options import DEFAULT, Options, get_options, load_options
 from rules.system import GameSystem
@@ -44,6 +45,7 @@ GAME = GameSystem(
   fieldglass resolve nie.json --action amphibious --attacker gb-inf-1,gb-inf-2 --target illyria \\
       --choice route=bay_of_biscay,mid_atlantic,barbary_coast,tyrrhenian,ionian,adriatic --dice 2,5""",
     },
+    view=position_view,
     digest="shared/rules/napoleon-in-europe.md",
     notes=("The shipped map (rules/nie/data/europe_demo.toml) has INVENTED adjacency and geometry: the rulebook has "
            "no map.",),

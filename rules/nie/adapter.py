@@ -27,7 +27,7 @@ ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
 CHOICE_HELP = """\
   start_battle  --attacker NATION[,NATION] --target REGION  [from=REGION | from.ID=REGION] [amphibious=yes]
-  deploy        --attacker any  zone.ID=ZONE ... (every unit in the region)
+  deploy        --attacker any  zone.ID=ZONE ... [side=A|B]  (every unit of the side(s); hidden until both)
   move          --attacker UNIT --target ZONE          (battle board)
   fire          --attacker UNIT --target UNIT  [leader=ID]      dice: 2d6 then the hit's 1d6
   charge        --attacker UNIT --target UNIT  [square=yes] [abort=yes] [evade=yes]   dice: 2d6 att, 2d6 def
@@ -254,7 +254,7 @@ class NieSystem:
             came = {k: v for k, v in came.items() if v}
             return bt.start(pos, region, ids, came, _yes(ch.get("amphibious")))
         if action == "deploy":
-            return bt.deploy(pos, _prefixed(ch, "zone."))
+            return bt.deploy(pos, _prefixed(ch, "zone."), ch.get("side"))
         if action == "move":
             return bt.move(pos, ids[0], need("ZONE"), o)
         if action == "fire":

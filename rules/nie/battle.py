@@ -192,34 +192,62 @@ def start(pos: NiePosition, region: str, attackers: list[str], came_from: Mappin
     return Result("start_battle", with_changes(pos, battle=b), lines, data={"major": b.major, **size})
 
 
-def deploy(pos: NiePosition, placements: Mapping[str, str]) -> Result:
-    """The hidden set-up (§4.2 step 1): every unit of both sides in the region goes to its line zone(s) or its
-    reserve; every line zone gets at least one unit. Then the cavalry phase of round 1 begins, attacker first."""
+def deploy(pos: NiePosition, placements: Mapping[str, str], side: str | None = None) -> Result:
+    """The hidden set-up (§4.2 step 1): each side puts every one of its units in the region into its line zone(s)
+    or its reserve, at least one unit in each line zone; `side` ("A" or "B") deploys one side behind the screen
+    (`view` withholds it from the other), None both at once. When both have deployed the screen is removed and
+    the cavalry phase of round 1 begins, attacker first."""
     b = pos.battle_copy()
     if b.phase != "setup":
         raise InputError("deploy: the battle is already set up")
-    fighting = [u for u in pos.units_at(b.region) if b.side_of_nation(u.nation) and u.kind.base != "naval"]
+    sides = ("A", "B") if side is None else (side,)
+    if side is not None and side not in ("A", "B"):
+        raise InputError(f"deploy: side {side!r}: A (attacker) or B (defender)")
+    for s in sides:
+        if s in b.deployed:
+            raise InputError(f"deploy: side {s} has already deployed")
+    fighting = [u for u in pos.units_at(b.region) if b.side_of_nation(u.nation) in sides and u.kind.base != "naval"]
     missing = [u.id for u in fighting if u.id not in placements]
     if missing:
         raise InputError(f"deploy: no zone for {', '.join(missing)}")
-    b.units = {}
     for uid, zname in placements.items():
         u = pos.unit(uid)
         if u.at != b.region:
             raise InputError(f"deploy: {uid} is not in {b.region}")
-        side = side_of(b, u)
+        s = side_of(b, u)
+        if s not in sides:
+            raise InputError(f"deploy: {uid} belongs to side {s}, which deploys behind its own screen")
         z = parse_zone(zname, b.major, f"deploy {uid}")
-        if not (z.row == line_row(side) or z == own_reserve(side)):
+        if not (z.row == line_row(s) or z == own_reserve(s)):
             raise InputError(f"deploy {uid}: set up in your own line zone(s) or reserve (§4.2), not {zname}")
         b.units[uid] = BattleUnit(z)
-    for side in ("A", "B"):
+    for s in sides:
         for col in ((0, 1, 2) if b.major else (1,)):
-            z = Zone(line_row(side), col)
-            if not units_in(b, pos.units, z, side):
+            z = Zone(line_row(s), col)
+            if not units_in(b, pos.units, z, s):
                 raise InputError(f"deploy: {z.name(b.major)} needs at least one unit (§4.2)")
-    b.phase, b.acting, b.round = "cavalry", "A", 1
-    return Result("deploy", with_changes(pos, battle=b), ["set-up done, screen removed: round 1, cavalry phase, "
-                                                          "attacker first (§4.2)"])
+        b.deployed.append(s)
+    lines = [f"side {s} deployed behind the screen (§4.2)" for s in sides]
+    if set(b.deployed) == {"A", "B"}:
+        b.phase, b.acting, b.round = "cavalry", "A", 1
+        lines.append("set-up done, screen removed: round 1, cavalry phase, attacker first (§4.2)")
+    return Result("deploy", with_changes(pos, battle=b), lines)
+
+
+def position_view(pos: NiePosition, viewer: str) -> dict:
+    """The position as `viewer` (a nation or "umpire") may see it (rules/system.py `GameSystem.view`): while the
+    battle is being set up behind the screen (§4.2), each side's placements are withheld from everyone but that
+    side; nothing else in these rules is hidden (PP, PAP and the diplomacy table are open)."""
+    from rules.nie.model import position_to_dict
+
+    out = position_to_dict(pos)
+    b = pos.battle
+    if b is None or b.phase != "setup" or viewer == "umpire":
+        return out
+    mine = b.side_of_nation(viewer)
+    out["battle"]["units"] = {uid: z for uid, z in out["battle"]["units"].items()
+                              if side_of(b, pos.units[uid]) == mine}
+    return out
 
 
 def end_phase(pos: NiePosition, opts: Options = DEFAULT) -> Result:

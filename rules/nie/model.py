@@ -349,6 +349,7 @@ class Battle:
     retreated: str | None = None  # the side that retreated (voluntarily or by the stalemate rule)
     loser: str | None = None
     end_reason: str | None = None
+    deployed: list[str] = field(default_factory=list)  # sides whose hidden set-up is done (§4.2)
     log: list[dict] = field(default_factory=list)
 
     def side_of_nation(self, nation: str) -> str | None:
@@ -495,12 +496,15 @@ def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Eu
     log = b.get("log") or []
     if not isinstance(log, list):
         raise InputError(f"{what}: log must be a list")
+    dep = b.get("deployed") or []
+    if not isinstance(dep, list) or not set(dep) <= {"A", "B"}:
+        raise InputError(f"{what}: deployed must list \"A\" and/or \"B\"")
     ret, loser = b.get("retreated"), b.get("loser")
     if ret not in (None, "A", "B") or loser not in (None, "A", "B"):
         raise InputError(f"{what}: retreated and loser must be \"A\", \"B\" or absent")
     return Battle(region, att, dfn, major, bool(b.get("amphibious", False)), int(b.get("round", 1)), phase, acting,
                   int(b.get("quiet_rounds", 0)), bool(b.get("middle_activity", False)), bunits, dict(came),
-                  [dict(e) for e in elim], ret, loser, b.get("end_reason"), list(log))
+                  [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
 
 
 def position_from_dict(data: Mapping[str, Any], source: str = "position") -> NiePosition:
@@ -606,7 +610,7 @@ def battle_to_dict(b: Battle) -> dict:
             "units": {uid: {"zone": bu.zone.name(b.major), "square": bu.square, "used": bu.used}
                       for uid, bu in b.units.items()},
             "came_from": dict(b.came_from), "eliminated": list(b.eliminated), "retreated": b.retreated,
-            "loser": b.loser, "end_reason": b.end_reason, "log": list(b.log)}
+            "loser": b.loser, "end_reason": b.end_reason, "deployed": list(b.deployed), "log": list(b.log)}
 
 
 def position_to_dict(pos: NiePosition) -> dict:

@@ -125,3 +125,31 @@ def test_unused_dice_are_an_error(game, capsys):
 def test_view_shows_everything(game, capsys):
     assert run_cli(["view", game, "--as", "britain", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["units"]) == 6
+
+
+SETUP = {**BATTLE, "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": False,
+                              "phase": "setup"}}
+
+
+def test_hidden_set_up_behind_the_screen(tmp_path, capsys):  # §4.2, §13.2
+    path = tmp_path / "setup.json"
+    path.write_text(json.dumps(SETUP))
+    fr = ["--choice", "side=A", "--choice", "zone.f-i1=A-line", "--choice", "zone.f-c1=A-reserve",
+          "--choice", "zone.f-a1=A-line"]
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *fr, "--out", str(path)]) == 0
+    assert "side A deployed" in capsys.readouterr().out
+    assert run_cli(["view", str(path), "--as", "britain", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["battle"]["units"] == {}
+    assert run_cli(["view", str(path), "--as", "france", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["battle"]["units"]) == {"f-i1", "f-c1", "f-a1"}
+    gb = ["--choice", "side=B", "--choice", "zone.b-i1=B-line", "--choice", "zone.b-i2=B-reserve",
+          "--choice", "zone.b-l1=B-reserve"]
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *gb, "--out", str(path)]) == 0
+    assert "screen removed" in capsys.readouterr().out
+    assert run_cli(["view", str(path), "--as", "britain", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["battle"]["units"]) == 6
+    bad = ["--choice", "side=B", "--choice", "zone.b-i1=B-reserve", "--choice", "zone.b-i2=B-reserve",
+           "--choice", "zone.b-l1=B-reserve"]
+    path.write_text(json.dumps(SETUP))
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *bad]) == 2
+    assert "B-line needs at least one unit (§4.2)" in capsys.readouterr().err
