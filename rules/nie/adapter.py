@@ -22,7 +22,8 @@ BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_squ
                   "retreat", "pursue", "end_battle")
 MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
 POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "declare_war", "sue_for_peace", "annex", "diplomacy",
-                     "uprising", "suppress", "c_test", "sudden_death", "victory")
+                     "uprising", "suppress", "congress_annex", "liberate", "armistice", "break_alliance", "passage",
+                     "c_test", "sudden_death", "victory")
 ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
 CHOICE_HELP = """\
@@ -51,6 +52,11 @@ CHOICE_HELP = """\
   diplomacy     --attacker NATION --target REGION|NATION   dice: 2d6
   uprising      --attacker NATION --target REGION
   suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
+  congress_annex --attacker VICTOR --target REGION loser=NATION
+  liberate      --attacker VICTOR regions=R1,R2
+  armistice     --attacker NATION --target NATION
+  break_alliance --attacker NATION --target NATION
+  passage       --attacker HOST --target GUEST grant=yes|no
   c_test        --attacker NATION                     dice: 2d6
   sudden_death  --attacker any round=N first=N        dice: 2d6
   victory       --attacker NATION"""
@@ -325,6 +331,16 @@ class NieSystem:
             return politics.cause_uprising(pos, ids[0], need("REGION"))
         if action == "suppress":
             return politics.suppress_uprising(pos, need("REGION"), d, ch.get("lose"))
+        if action == "congress_annex":
+            return politics.congress_annex(pos, ids[0], ch.get("loser", ""), need("REGION"))
+        if action == "liberate":
+            return politics.liberate(pos, ids[0], _ids(ch.get("regions")))
+        if action == "armistice":
+            return politics.armistice(pos, ids[0], need("NATION"))
+        if action == "break_alliance":
+            return politics.break_alliance(pos, ids[0], need("NATION"))
+        if action == "passage":
+            return politics.passage(pos, ids[0], need("NATION"), _yes(ch.get("grant", "yes")))
         if action == "c_test":
             r = politics.c_test(pos, ids[0], d, o)
             return bt.Result("c_test", pos, [f"{ids[0]} C-value test: rolled {r['roll']['raw']} against C "

@@ -492,3 +492,102 @@ def historical_result(pos: NiePosition, sued: set[str], french_alliance: set[str
     if anti and anti <= sued:
         return "France"
     return None
+
+
+# ---------------------------------------------------------------------------------------------- more political actions
+
+
+def congress_annex(pos: NiePosition, victor: str, loser: str, region: str) -> Result:
+    """The congress after a war (§9.8): a victor annexes one region of the loser per turn: 1 PAP for a non-homeland
+    region it owns, 2 PAP for a homeland region, the capital only after all its other homeland regions."""
+    r = pos.europe.region(region)
+    if pos.owner(region) != loser:
+        raise InputError(f"{region}: not owned by {loser} (§9.8)")
+    if not any(v == victor and lo == loser and pos.round <= until for v, lo, until in pos.truces):
+        raise InputError(f"{victor} did not just defeat {loser}: annexing at the congress is for the victors (§9.8)")
+    homeland = r.home == loser
+    if homeland and r.capital:
+        rest = [x for x in pos.europe.homeland(loser) if x != region and pos.owner(x) == loser
+                and not pos.europe.regions[x].capital]
+        if rest:
+            raise InputError(f"{region}: the capital is annexed only after all other homeland regions "
+                             f"({', '.join(rest)} remain, §9.8)")
+    cost = 2 if homeland else 1
+    pap = _pay(pos, victor, cost, "annex at the congress")
+    owners = dict(pos.owners)
+    owners[region] = victor
+    return Result("congress_annex", with_changes(pos, pap=pap, owners=owners),
+                  [f"{victor} annexes {loser}'s {'homeland ' if homeland else ''}region {region} ({cost} PAP, §9.8)"])
+
+
+def liberate(pos: NiePosition, victor: str, regions: list[str]) -> Result:
+    """§9.8: ½ PAP per region (1 PAP frees 2): control markers removed; a minor is independent again, a homeland
+    region returns to its own nation."""
+    if not regions:
+        raise InputError("liberate: name the regions")
+    for rid in regions:
+        pos.europe.region(rid, "liberate")
+        if rid not in pos.owners:
+            raise InputError(f"{rid}: carries no control marker to remove (§9.8)")
+    pap = _pay(pos, victor, len(regions) / 2, "liberate")
+    owners = {k: v for k, v in pos.owners.items() if k not in regions}
+    return Result("liberate", with_changes(pos, pap=pap, owners=owners),
+                  [f"{victor} liberates {', '.join(regions)} ({len(regions) / 2:g} PAP, §9.8)"])
+
+
+def armistice(pos: NiePosition, a: str, b: str) -> Result:
+    """§9.8: both pay 1 PAP and their war ends with no winner; other wars go on."""
+    if not pos.at_war(a, b):
+        raise InputError(f"{a} and {b} are not at war")
+    pap = _pay(pos, a, 1, "armistice")
+    pap = _pay(with_changes(pos, pap=pap), b, 1, "armistice")
+    decl = {k: tuple(x for x in v if not ({k, x} == {a, b})) for k, v in pos.declarations.items()}
+    return Result("armistice", with_changes(pos, pap=pap, relations=_set_relation(pos, a, b, None),
+                                            declarations=decl),
+                  [f"armistice between {a} and {b} (1 PAP each, §9.8): neutral, no winner"])
+
+
+def break_alliance(pos: NiePosition, actor: str, partner: str) -> Result:
+    """§9.8: 1 PAP; allied -> neutral; troops sharing regions with the ex-partner must leave (listed), unless war is
+    declared at once or passage granted."""
+    if pos.relation(actor, partner) != "allied" or actor == partner:
+        raise InputError(f"{actor} and {partner} are not allied")
+    pap = _pay(pos, actor, 1, "break an alliance")
+    shared = sorted({u.at for u in pos.units.values() if u.nation == actor and u.kind.base != NAVAL
+                     and any(o.nation == partner and o.kind.base != NAVAL for o in pos.units_at(u.at))})
+    after = with_changes(pos, pap=pap, relations=_set_relation(pos, actor, partner, None))
+    lines = [f"{actor} breaks its alliance with {partner} (1 PAP, §9.8)"]
+    if shared:
+        lines.append(f"troops sharing {', '.join(shared)} must leave at once unless war is declared or passage "
+                     "granted; still together at the end of the turn, they fight (§9.8)")
+    return Result("break_alliance", after, lines, data={"must_leave": shared})
+
+
+def passage(pos: NiePosition, host: str, guest: str, grant: bool) -> Result:
+    """§9.8 right of passage (free): granted, the guest moves through the host's regions without combat; revoked,
+    the guest's units must leave at once."""
+    ps = set(pos.passage)
+    (ps.add if grant else ps.discard)((guest, host))
+    lines = [f"{host} {'grants' if grant else 'revokes'} {guest} right of passage (§9.8)"]
+    leave = []
+    if not grant:
+        leave = sorted({u.at for u in pos.units.values() if u.nation == guest and u.kind.base != NAVAL
+                        and u.at in pos.europe.regions and (pos.owner(u.at) == host
+                                                            or any(o.nation == host for o in pos.units_at(u.at)))})
+        if leave:
+            lines.append(f"{guest}'s units in {', '.join(leave)} must leave at once (§9.8)")
+    return Result("passage", with_changes(pos, passage=frozenset(ps)), lines, data={"must_leave": leave})
+
+
+def capital_tests(before: NiePosition, after: NiePosition) -> list[str]:
+    """§9.10, A25: nations whose capital enemy units occupy now but did not before must roll against their C
+    value (once, when the occupation begins)."""
+    due = []
+    for n in NATIONS:
+        for cap in after.europe.capitals(n):
+            if after.owner(cap) != n:
+                continue
+            if occupied_by_enemy(after, cap, n) and not occupied_by_enemy(before, cap, n):
+                if not any(u.nation == n and u.kind.army for u in after.units_at(cap)):
+                    due.append(n)
+    return sorted(set(due))

@@ -97,7 +97,11 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     lines.append(f"{', '.join(u.id for u in units)} move {next(iter(start))} -> {' -> '.join(path)} (§5.1)")
     after = with_changes(pos, units=new)
     fights = battles(after)
-    data = {"battles": fights}
+    from rules.nie.politics import capital_tests
+
+    data = {"battles": fights, "c_tests": capital_tests(pos, after)}
+    for n in data["c_tests"]:
+        lines.append(f"enemy troops occupy {n}'s capital: {n} rolls against its C value now (§9.10, A25)")
     if here in fights:
         lines.append(f"{here}: enemy land units: the move stops, a battle follows after all movement (§4.1, §5.1)")
     return Result("land_move", after, lines, [], [{"unit": u.id, "at": here} for u in units], [], data)

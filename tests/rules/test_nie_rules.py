@@ -535,3 +535,41 @@ def test_options_file(tmp_path):
     with pytest.raises(InputError, match="unknown option 'no_such'"):
         load_options(f)
     assert load_options() == DEFAULT  # the shipped file says what the dataclass says
+
+
+def test_congress_annexation_and_liberation():  # §9.8
+    p = pos([], relations=(), pap={"britain": 6}, owners={"belgium": "france"},
+            truces=[{"victor": "britain", "loser": "france", "until_round": 13}])
+    p = politics.congress_annex(p, "britain", "france", "belgium").position
+    assert p.owner("belgium") == "britain" and p.pap["britain"] == 5
+    with pytest.raises(InputError, match="capital is annexed only after"):
+        politics.congress_annex(p, "britain", "france", "paris")
+    p = politics.congress_annex(p, "britain", "france", "vendee").position
+    assert p.pap["britain"] == 3
+    with pytest.raises(InputError, match="did not just defeat"):
+        politics.congress_annex(replace(p, pap={"austria": 5}), "austria", "france", "picardy")
+    out = politics.liberate(p, "britain", ["belgium", "vendee"])
+    assert out.position.owner("vendee") == "france" and out.position.owner("belgium") is None
+    assert out.position.pap["britain"] == 2
+
+
+def test_armistice_break_alliance_and_passage():  # §9.8
+    p = pos([("f-i1", "france", "inf", "saxony"), ("p-i1", "prussia", "inf", "saxony")],
+            relations=(("france", "britain", "war"), ("france", "prussia", "allied")),
+            pap={"france": 2, "britain": 1})
+    q = politics.armistice(p, "france", "britain").position
+    assert q.relation("france", "britain") == "neutral" and q.pap == {"france": 1, "britain": 0}
+    out = politics.break_alliance(q, "france", "prussia")
+    assert out.position.relation("france", "prussia") == "neutral" and out.data["must_leave"] == ["saxony"]
+    g = politics.passage(out.position, "prussia", "france", True).position
+    assert ("france", "prussia") in g.passage
+    r = politics.passage(g, "prussia", "france", False)
+    assert r.position.passage == frozenset() and r.data["must_leave"] == ["saxony"]
+
+
+def test_occupying_an_empty_enemy_capital_calls_the_c_test():  # §9.10, A25
+    p = pos([("b-c1", "britain", "cav", "picardy")])
+    out = strategic.land_move(p, ["b-c1"], ["paris"])
+    assert out.data["c_tests"] == ["france"] and out.data["battles"] == []
+    again = strategic.land_move(out.position, ["b-c1"], ["burgundy"])
+    assert again.data["c_tests"] == []
