@@ -42,7 +42,8 @@ CHOICE_HELP = """\
   amphibious    --attacker ID[,ID] --target REGION route=SEA,SEA   dice: 1d6 per unit per enemy sea area
   naval_move    --attacker SQ[,SQ] path=SEA,SEA|port:REGION
   intercept     --attacker NATION [left_port=yes] [strait=yes]     dice: 1d6
-  sea_battle    --attacker NATION[,NATION] --target SEA|port:REGION defender=NATION[,NATION]  dice: 2d6, 2d6
+  sea_battle    --attacker NATION[,NATION] --target SEA|port:REGION defender=NATION[,NATION]
+                [lose.A=ID,..] [lose.B=ID,..] [attackers=ID,ID (a port attack)]   dice: 2d6, 2d6
   production    --attacker NATION
   purchase      --attacker NATION buy=inf:2,cav:1 place=REGION [place.TYPE=REGION]
   buy_pap       --attacker NATION n=1
@@ -296,7 +297,7 @@ class NieSystem:
                              [{"what": "interception", "dice": [r["roll"]], "raw": r["roll"], "modifiers": [],
                                "total": r["roll"], "threshold": r["need"]}], data={"caught": r["caught"]})
         if action == "sea_battle":
-            lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B"))}
+            lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B")), "attackers": _ids(ch.get("attackers"))}
             port = need("SEA").startswith("port:")
             return strategic.sea_battle(pos, target, ids, _ids(ch.get("defender")), d,
                                         port_defender="B" if port else None, lose=lose)

@@ -153,3 +153,37 @@ def test_hidden_set_up_behind_the_screen(tmp_path, capsys):  # §4.2, §13.2
     path.write_text(json.dumps(SETUP))
     assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *bad]) == 2
     assert "B-line needs at least one unit (§4.2)" in capsys.readouterr().err
+
+
+E2 = {"system": "nie", "board": "demo",
+      "relations": [{"nations": ["britain", "france"], "status": "war"}],
+      "units": [{"id": f"gb-inf-{i}", "nation": "britain", "type": "inf", "at": "cornwall"} for i in (1, 2, 3)]
+      + [{"id": f"gb-sq-{i}", "nation": "britain", "type": "ship", "at": "bay_of_biscay"} for i in (1, 2, 3)]
+      + [{"id": f"fr-sq-{i}", "nation": "france", "type": "ship", "at": "bay_of_biscay"} for i in (1, 2, 3)]
+      + [{"id": f"gb-sq-{i}", "nation": "britain", "type": "ship", "at": "adriatic"} for i in (4, 5, 6)]}
+
+
+def test_resolve_strategic_actions(tmp_path, capsys):
+    path = tmp_path / "e2.json"
+    path.write_text(json.dumps(E2))
+    route = "route=bay_of_biscay,mid_atlantic,barbary_coast,tyrrhenian,ionian,adriatic"
+    assert run_cli(["resolve", str(path), "--action", "amphibious", "--attacker", "gb-inf-1,gb-inf-2,gb-inf-3",
+                    "--target", "illyria", "--choice", route, "--dice", "2,5,1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["landed"] == ["gb-inf-1", "gb-inf-2"] and out["seed"] is None
+    sea = ["resolve", str(path), "--action", "sea_battle", "--attacker", "britain", "--target", "bay_of_biscay",
+           "--choice", "defender=france"]
+    assert run_cli([*sea, "--dice", "6,6,1,1"]) == 0
+    text = capsys.readouterr().out
+    assert "raw 12 +3 3 squadron(s) (§8.10) +1 British fleet (§8.10) = 16" in text
+    assert "side B loses 3 squadron(s)" in text
+    assert run_cli([*sea, "--choice", "lose.B=fr-sq-3", "--dice", "4,4,4,4", "--json"]) == 0  # 12 vs 11
+    assert json.loads(capsys.readouterr().out)["changes"] == [
+        {"unit": "fr-sq-3", "eliminated": True, "why": "sea battle"}]
+    assert run_cli([*sea, "--choice", "lose.B=fr-sq-1,fr-sq-2", "--dice", "4,4,4,4"]) == 2
+    assert "side B loses 1 of fr-sq-1, fr-sq-2, fr-sq-3" in capsys.readouterr().err
+    assert run_cli(["resolve", str(path), "--action", "production", "--attacker", "britain"]) == 0
+    assert "britain: 16 PP (§9.4)" in capsys.readouterr().out
+    assert run_cli(["resolve", str(path), "--action", "sudden_death", "--attacker", "any", "--choice", "round=12",
+                    "--choice", "first=10", "--seed", "7"]) == 0
+    assert "dice rolled by the app (seed 7)" in capsys.readouterr().out
