@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from common.dice import Dice
 from common.errors import InputError
 from rules.nie import battle as bt
-from rules.nie import politics, strategic
+from rules.nie import politics, strategic, turn
 from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, parse_zone, zones
 from rules.nie.options import DEFAULT, Options
 from rules.system import CombatOutcome, TargetRow
@@ -23,7 +23,7 @@ BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_squ
 MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
 POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "declare_war", "sue_for_peace", "annex", "diplomacy",
                      "uprising", "suppress", "congress_annex", "liberate", "armistice", "break_alliance", "passage",
-                     "c_test", "sudden_death", "victory")
+                     "c_test", "sudden_death", "victory", "end_turn")
 ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
 CHOICE_HELP = """\
@@ -60,7 +60,8 @@ CHOICE_HELP = """\
   passage       --attacker HOST --target GUEST grant=yes|no
   c_test        --attacker NATION                     dice: 2d6
   sudden_death  --attacker any round=N first=N        dice: 2d6
-  victory       --attacker NATION"""
+  victory       --attacker NATION
+  end_turn      --attacker any                       (next nation; month, production round, PAP)"""
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ class NieSystem:
     name = "nie"
     actions = ACTIONS
     single_piece_actions = frozenset({"leave_square", "end_phase", "retreat", "production", "sue_for_peace",
-                                      "c_test", "sudden_death", "victory", "naval_move", "intercept", "buy_pap"})
+                                      "c_test", "sudden_death", "victory", "naval_move", "intercept", "buy_pap",
+                                      "end_turn"})
     choice_help = CHOICE_HELP
     types = tuple(UNIT_TYPES)
     markers = ()
@@ -354,6 +356,8 @@ class NieSystem:
                                                    f"{r['end_number']}: " + ("the game ends (§9.2)" if r["ends"]
                                                                              else "the game goes on (§9.2)")],
                              [r["roll"]], data={"ends": r["ends"]})
+        if action == "end_turn":
+            return turn.end_turn(pos)
         if action == "victory":
             v = politics.victory_level(pos, ids[0])
             return bt.Result("victory", pos, [f"{ids[0]}: level {v['level']} {v['name']} ({v['regions']} regions, "

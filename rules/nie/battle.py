@@ -801,16 +801,18 @@ def retreat_options(pos: NiePosition, uid: str) -> list[str]:
     b = pos.battle
     u = pos.unit(uid)
     side = side_of(b, u)
-    enemies = b.defender if side == "A" else b.attacker
     if side == "A":
         back = b.came_from.get(uid)
-        return [back] if back else []
+        if back is None:
+            raise InputError(f"{uid}: the region it came from is not recorded (battle.came_from); §8.9 sends a "
+                             "losing attacker back there")
+        return [back]
     came = set(b.came_from.values())
     out = []
     for rid in sorted(pos.europe.region(b.region).neighbours):
         if rid in came:
             continue
-        if any(o.nation in enemies and o.kind.army for o in pos.units_at(rid)):
+        if any(o.kind.army and pos.at_war(u.nation, o.nation) for o in pos.units_at(rid)):
             continue
         out.append(rid)
     return out

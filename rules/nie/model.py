@@ -12,7 +12,7 @@ The position file::
      "truces": [{"victor": "austria", "loser": "france", "until_round": 14}],
      "pp": {"france": 20}, "pap": {"france": 2},
      "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
-     "owners": {"belgium": "france"}, "uprisings": ["ireland"],
+     "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
      "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "picardy"},
                {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
      "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,
@@ -382,6 +382,7 @@ class NiePosition(Position):
     owners: Mapping[str, str] = field(default_factory=dict)
     uprisings: frozenset[str] = frozenset()
     battle: Battle | None = None
+    moved: frozenset[str] = frozenset()  # land units that moved in this player turn (§4.1)
 
     @cached_property
     def units(self) -> dict[str, Unit]:
@@ -507,6 +508,14 @@ def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Eu
                   [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
 
 
+def _moved(value: Any, units: Mapping[str, Unit], source: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(v in units for v in value):
+        raise InputError(f"{source}: moved must list unit ids of the position")
+    return value
+
+
 def position_from_dict(data: Mapping[str, Any], source: str = "position") -> NiePosition:
     base = Path(source).parent if source not in ("position", "") else None
     board_ref = data.get("board", "demo")
@@ -597,7 +606,8 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Nie
         bool(data.get("historical", False)), dict(players), tuple(relations),
         {k: tuple(v) for k, v in declarations.items()}, frozenset(passage), tuple(truces),
         _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
-        _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr))
+        _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
+        moved=frozenset(_moved(data.get("moved"), units, source)))
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
@@ -624,7 +634,7 @@ def position_to_dict(pos: NiePosition) -> dict:
         "truces": [{"victor": v, "loser": lo, "until_round": r} for v, lo, r in pos.truces],
         "pp": dict(pos.pp), "pap": dict(pos.pap), "c_values": dict(pos.c_values),
         "diplomacy_values": {k: dict(v) for k, v in pos.diplomacy_values.items()},
-        "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings),
+        "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings), "moved": sorted(pos.moved),
         "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
     }
     if pos.battle is not None:

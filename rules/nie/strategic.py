@@ -76,6 +76,9 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
             reasons.append(f"{u.id}: a squadron moves at sea (§5.3)")
         elif len(path) > u.kind.move:
             reasons.append(f"{u.id}: a {u.kind.name} moves {u.kind.move} region(s) per turn, not {len(path)} (§5.1)")
+    for u in units:
+        if u.id in pos.moved:
+            reasons.append(f"{u.id}: already moved this turn (§4.1)")
     here = next(iter(start))
     for i, step in enumerate(path):
         pos.europe.region(step, "land move")
@@ -95,7 +98,7 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     for u in units:
         new[u.id] = Unit(u.id, u.side, u.type, here)
     lines.append(f"{', '.join(u.id for u in units)} move {next(iter(start))} -> {' -> '.join(path)} (§5.1)")
-    after = with_changes(pos, units=new)
+    after = with_changes(pos, units=new, moved=pos.moved | {u.id for u in units})
     fights = battles(after)
     from rules.nie.politics import capital_tests
 
@@ -176,6 +179,8 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
     nation = units[0].nation
     reasons = _sea_route(pos, start, route, target)
     for u in units:
+        if u.id in pos.moved:
+            reasons.append(f"{u.id}: already moved this turn (§4.1)")
         if u.kind.base == NAVAL:
             reasons.append(f"{u.id}: squadrons carry, they are not carried")
         elif u.nation != nation and not pos.allied(u.nation, nation):
@@ -230,7 +235,7 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
             new[mid] = Unit(mid, treg.home, "militia", target)
             changes.append({"unit": mid, "at": target, "placed": True, "why": "landing in an enemy homeland (§5.2)"})
         lines.append(f"landing in {treg.home}'s homeland region {target}: 3 {treg.home} militia are placed (§5.2)")
-    after = with_changes(pos, units=new)
+    after = with_changes(pos, units=new, moved=pos.moved | {u.id for u in alive})
     fight = bool(alive) and bool(hostile_land(after, nation, target))
     if fight:
         lines.append(f"{target}: enemy units: a battle follows; the defenders get +2 on every fire and charge roll "

@@ -13,6 +13,12 @@ from rules.nie.model import Zone, load_europe, parse_zone, position_from_dict
 from rules.nie.options import DEFAULT, Options, load_options
 from tests.rules.nie_util import battle_pos, dice, pos, two, used_up
 
+
+def next_turn(p):
+    """The same position in a later player turn: no unit has moved yet (§4.1)."""
+    return replace(p, moved=frozenset())
+
+
 # ---------------------------------------------------------------------------------------------- board (§3.3)
 
 
@@ -312,6 +318,7 @@ def test_land_move_rules():  # §5.1
     assert out.data["battles"] == ["belgium"]
     # Prussia is neutral to France: Saxony, occupied by Prussians, is closed without war, alliance or passage
     out = strategic.land_move(p, ["f-c1"], ["burgundy", "rhineland"])
+    out.position = next_turn(out.position)
     with pytest.raises(InputError, match="owned or occupied by prussia"):
         strategic.land_move(out.position, ["f-c1"], ["hanover", "saxony"])
     passage = replace(out.position, passage=frozenset({("france", "prussia")}))
@@ -571,5 +578,43 @@ def test_occupying_an_empty_enemy_capital_calls_the_c_test():  # §9.10, A25
     p = pos([("b-c1", "britain", "cav", "picardy")])
     out = strategic.land_move(p, ["b-c1"], ["paris"])
     assert out.data["c_tests"] == ["france"] and out.data["battles"] == []
-    again = strategic.land_move(out.position, ["b-c1"], ["burgundy"])
+    again = strategic.land_move(next_turn(out.position), ["b-c1"], ["burgundy"])
     assert again.data["c_tests"] == []
+
+
+def test_turn_sequence():  # §4.1
+    from rules.nie import turn
+
+    p = pos([("f-i1", "france", "inf", "picardy"), ("a-i1", "austria", "inf", "belgium")], relations=(),
+            players={"france": "anna", "austria": "ben", "britain": "cy"}, start_nation="austria",
+            active="austria", month=3, year=1805, round=4, pap={"france": 1}, uprisings=["belgium"],
+            owners={"belgium": "austria"})
+    assert turn.turn_order(p) == ["austria", "france", "britain"]
+    out = turn.end_turn(p)
+    assert out.data["suppress"] == ["belgium"] and out.position.active == "france" and not out.data["production"]
+    moved = strategic.land_move(out.position, ["f-i1"], ["paris"]).position
+    with pytest.raises(InputError, match="already moved this turn"):
+        strategic.land_move(moved, ["f-i1"], ["picardy"])
+    q = turn.end_turn(moved).position
+    assert q.moved == frozenset() and q.active == "britain"
+    out = turn.end_turn(q)
+    r = out.position
+    assert (r.active, r.month, r.year, r.round) == ("austria", 4, 1805, 5) and out.data["production"]
+    assert r.pap == {"france": 2, "austria": 1, "britain": 1}
+    last = turn.end_turn(replace(q, month=7, year=1815))
+    assert last.data["campaign_over"] and last.position.month == 8
+    dec = turn.end_turn(replace(q, month=12))
+    assert (dec.position.month, dec.position.year) == (1, 1806)
+
+
+def test_a_losing_attacker_of_unknown_origin_is_asked_for():  # §8.9
+    p = battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="pursuit", loser="A")
+    with pytest.raises(InputError, match="came_from"):
+        bt.end_battle(p)
+
+
+def test_a_defender_does_not_retreat_next_to_other_enemies():  # §8.9
+    p = battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="pursuit", loser="B", came_from={"f-i1": "picardy"},
+                   relations=(("france", "britain", "war"), ("prussia", "britain", "war")))
+    p = replace(p, pieces=(*p.pieces, *pos([("p-i1", "prussia", "inf", "holland")]).pieces))
+    assert bt.retreat_options(p, "b-i1") == ["rhineland"]
