@@ -36,14 +36,17 @@ GAME = GameSystem(
     commands="rules.nie.commands",
     examples={
         "analyze": """\
-  fieldglass analyze nie.json --from fr-inf-1 --to gb-inf-2       battle board: fire/charge, number, modifiers
-  fieldglass analyze nie.json --from picardy --to belgium          regions: neighbours, entry rights
-  fieldglass analyze nie.json --from france                        PP, placement regions, victory level""",
-        "resolve": """\
-  fieldglass resolve nie.json --action fire --attacker fr-art-1 --target gb-inf-2 --dice 4,5,3
-  fieldglass resolve nie.json --action charge --attacker fr-cav-1 --target gb-inf-2 --choice square=yes --dice 4,5,3,4
-  fieldglass resolve nie.json --action amphibious --attacker gb-inf-1,gb-inf-2 --target illyria \\
-      --choice route=bay_of_biscay,mid_atlantic,barbary_coast,tyrrhenian,ionian,adriatic --dice 2,5""",
+  fieldglass analyze rules/nie/data/example.json --from fr-art-1 --to gb-inf-2   fire/charge: number, modifiers
+  fieldglass analyze rules/nie/data/example.json --from picardy --to belgium     regions: neighbours, entry rights
+  fieldglass analyze rules/nie/data/example.json --from france                   PP, placement, victory level""",
+        "resolve": (
+            "  fieldglass resolve rules/nie/data/example.json --action fire --attacker fr-art-1 --target gb-inf-2"
+            " --dice 4,5,3\n"
+            "  fieldglass resolve rules/nie/data/example.json --action land_move --attacker fr-inf-2 --target"
+            " belgium\n"
+            "  fieldglass resolve rules/nie/data/example.json --action amphibious --attacker gb-inf-1,gb-inf-4"
+            " --target illyria --choice route=bay_of_biscay,mid_atlantic,barbary_coast,tyrrhenian,ionian,adriatic"
+            " --dice 2,5"),
     },
     view=position_view,
     digest="shared/rules/napoleon-in-europe.md",

@@ -187,3 +187,19 @@ def test_resolve_strategic_actions(tmp_path, capsys):
     assert run_cli(["resolve", str(path), "--action", "sudden_death", "--attacker", "any", "--choice", "round=12",
                     "--choice", "first=10", "--seed", "7"]) == 0
     assert "dice rolled by the app (seed 7)" in capsys.readouterr().out
+
+
+def test_the_help_examples_run_on_the_shipped_example(capsys):
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    lines = [line.split("   ")[0].strip() for text in GAME.examples.values() for line in text.splitlines()]
+    assert len(lines) == 6
+    for line in lines:
+        words = shlex.split(line)[1:]
+        words[1] = str(root / words[1])
+        assert run_cli(words) == 0, (line, capsys.readouterr().err)
+    out = capsys.readouterr().out
+    assert "fr-art-1 (Artillery) fires at gb-inf-2 (Infantry) 2 zone(s): needs 9" in out
+    assert "gb-inf-1: 2 > 1: safe" in out
