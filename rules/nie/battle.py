@@ -353,7 +353,7 @@ def _result(action: str, pos: NiePosition, b: Battle, units: dict[str, Unit], li
 
 def move_reasons(pos: NiePosition, uid: str, dest: Zone, opts: Options = DEFAULT) -> list[str]:
     """Why `uid` may not move into `dest` now (empty: it may), §5.5 [R-TACMOVE]."""
-    b = pos.battle
+    b = _on_board(pos, uid)
     u = pos.unit(uid)
     bu = b.units[uid]
     side = side_of(b, u)
@@ -410,10 +410,19 @@ def leave_square(pos: NiePosition, uid: str, opts: Options = DEFAULT) -> Result:
 # ---------------------------------------------------------------------------------------------- fire (§8.3)
 
 
+def _on_board(pos: NiePosition, *uids: str) -> Battle:
+    b = pos.battle
+    if b is None:
+        raise InputError("the position has no battle (\"battle\": {...})")
+    for uid in uids:
+        pos.unit(uid)
+        if uid not in b.units:
+            raise InputError(f"{uid}: not on the battle board")
+    return b
+
+
 def _target_checks(pos: NiePosition, b: Battle, uid: str, target: str, max_range: int) -> tuple[int, str]:
     u, t = pos.unit(uid), pos.unit(target)
-    if target not in b.units:
-        raise InputError(f"{target}: not on the battle board")
     side, tside = side_of(b, u), side_of(b, t)
     if side == tside:
         raise InputError(f"{target}: not an enemy of {uid}")
@@ -464,7 +473,7 @@ def fire_modifiers(pos: NiePosition, b: Battle, uid: str, target: str) -> list[t
 
 def fire_preview(pos: NiePosition, uid: str, target: str, opts: Options = DEFAULT) -> dict:
     """Whether `uid` may fire at `target` and the number it needs (no dice)."""
-    b = pos.battle
+    b = _on_board(pos, uid, target)
     u, t = pos.unit(uid), pos.unit(target)
     if u.kind.base not in (INFANTRY, ARTILLERY):
         raise InputError(f"{uid}: {u.kind.name} cannot fire (§7.1)")
@@ -567,7 +576,8 @@ def charge_modifiers(pos: NiePosition, b: Battle, uid: str, other: str, attackin
 
 
 def charge_preview(pos: NiePosition, uid: str, target: str, opts: Options = DEFAULT) -> dict:
-    b = pos.battle
+    """Whether `uid` may charge `target`, both sides' modifiers and the target's possible reactions (no dice)."""
+    b = _on_board(pos, uid, target)
     u, t = pos.unit(uid), pos.unit(target)
     if u.kind.base not in (INFANTRY, CAVALRY):
         raise InputError(f"{uid}: {u.kind.name} cannot charge (§7.1)")

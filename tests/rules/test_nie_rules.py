@@ -618,3 +618,15 @@ def test_a_defender_does_not_retreat_next_to_other_enemies():  # §8.9
                    relations=(("france", "britain", "war"), ("prussia", "britain", "war")))
     p = replace(p, pieces=(*p.pieces, *pos([("p-i1", "prussia", "inf", "holland")]).pieces))
     assert bt.retreat_options(p, "b-i1") == ["rhineland"]
+
+
+def test_units_off_the_battle_board_are_refused_in_one_line():
+    p = battle_pos({"f-i1": "A-line", "b-i1": "B-line"})
+    p = replace(p, pieces=(*p.pieces, *pos([("b-i7", "britain", "inf", "holland")]).pieces))
+    for fn in (bt.fire_preview, bt.charge_preview):
+        with pytest.raises(InputError, match="b-i7: not on the battle board"):
+            fn(p, "f-i1", "b-i7")
+        with pytest.raises(InputError, match="no unit 'zz'"):
+            fn(p, "f-i1", "zz")
+    with pytest.raises(InputError, match="no battle"):
+        bt.fire_preview(pos([("f-i1", "france", "inf", "paris")]), "f-i1", "f-i1")
