@@ -47,7 +47,7 @@ CHOICE_HELP = """\
   production    --attacker NATION
   purchase      --attacker NATION buy=inf:2,cav:1 place=REGION [place.TYPE=REGION]
   buy_pap       --attacker NATION n=1
-  declare_war   --attacker NATION --target NATION
+  declare_war   --attacker NATION --target NATION [controllers=NATION,..]  dice: 1d6 if several may take a neutral
   sue_for_peace --attacker NATION
   annex         --attacker NATION --target REGION     dice: 1d6 (+ army 1d6 x3 if it resists)
   diplomacy     --attacker NATION --target REGION|NATION   dice: 2d6
@@ -320,7 +320,7 @@ class NieSystem:
         if action == "buy_pap":
             return politics.buy_pap(pos, ids[0], _int(ch.get("n", "1"), "n"))
         if action == "declare_war":
-            return politics.declare_war(pos, ids[0], need("NATION"))
+            return politics.declare_war(pos, ids[0], need("NATION"), d, _ids(ch.get("controllers")))
         if action == "sue_for_peace":
             return politics.sue_for_peace(pos, ids[0], o)
         if action == "annex":

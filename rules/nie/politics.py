@@ -234,9 +234,13 @@ def _set_relation(pos: NiePosition, a: str, b: str, status: str | None) -> tuple
     return tuple(rel)
 
 
-def declare_war(pos: NiePosition, actor: str, target: str) -> Result:
+def declare_war(pos: NiePosition, actor: str, target: str, dice: Dice | None = None,
+                controllers: list[str] | None = None) -> Result:
     """§9.8: 1 PAP; the order of declarations is kept (first declarer on top); a victor may not declare war on the
-    loser during the 12-round truce."""
+    loser during the 12-round truce. War on a neutral Great Nation (not in `players`) hands it to a player at once
+    (§9.6): one of the player nations already at war with the aggressor (a die picks among several) joins it in
+    alliance; else one of the `controllers` who declare war on the aggressor now (each pays 1 PAP; a die picks);
+    else the player nation whose capital is closest (fewest land borders on the map file) controls it, not allied."""
     if pos.at_war(actor, target):
         raise InputError(f"{actor} is already at war with {target}")
     for victor, loser, until in pos.truces:
@@ -247,9 +251,92 @@ def declare_war(pos: NiePosition, actor: str, target: str) -> Result:
     decl[target] = (*decl.get(target, ()), actor)
     after = with_changes(pos, pap=pap, relations=_set_relation(pos, actor, target, "war"), declarations=decl)
     lines = [f"{actor} declares war on {target} (1 PAP, §9.8); declarers on {target}: {', '.join(decl[target])}"]
-    if target not in pos.players:
-        lines.append(f"{target} is a neutral Great Nation: another player takes control of it now (§9.6)")
-    return Result("declare_war", after, lines)
+    rolls: list[dict] = []
+    data: dict = {}
+    if pos.players and target not in pos.players:
+        after, more, rolls, data = _neutral_attacked(after, actor, target, dice or Dice(), controllers or [])
+        lines += more
+    return Result("declare_war", after, lines, rolls, data=data)
+
+
+def _pick(options: list[str], dice: Dice, what: str, rolls: list[dict]) -> str:
+    """One of `options` at random with 1d6 (re-rolled above a multiple of their number)."""
+    if len(options) == 1:
+        return options[0]
+    if len(options) > 6:
+        raise InputError(f"{what}: more than 6 candidates")
+    top = 6 - 6 % len(options)
+    while True:
+        r = roll_d6(dice, what)
+        rolls.append(r)
+        if r["raw"] <= top:
+            return options[(r["raw"] - 1) % len(options)]
+
+
+def land_distance(pos: NiePosition, a: str, b: str) -> int | None:
+    """Borders crossed between two regions on the map file (breadth-first), None if unconnected by land."""
+    seen, frontier, d = {a}, [a], 0
+    while frontier:
+        if b in frontier:
+            return d
+        nxt = []
+        for r in frontier:
+            for n in pos.europe.regions[r].neighbours:
+                if n not in seen:
+                    seen.add(n)
+                    nxt.append(n)
+        frontier, d = nxt, d + 1
+    return None
+
+
+def _neutral_attacked(pos: NiePosition, actor: str, target: str, dice: Dice, controllers: list[str]):
+    players = [n for n in NATIONS if n in pos.players and n not in (actor, target)]
+    at_war = [n for n in players if pos.at_war(n, actor)]
+    rolls: list[dict] = []
+    lines = [f"{target} is a neutral Great Nation: a player takes control of it now (§9.6)"]
+    ctl = dict(pos.players)
+    if at_war:
+        chosen = _pick(at_war, dice, f"who controls {target}", rolls)
+        rel = pos.relations
+        for n in at_war:
+            rel = _set_relation(with_changes(pos, relations=rel), n, target, "allied")
+        ctl[target] = pos.players[chosen]
+        lines.append(f"{target} joins the alliance against {actor} ({', '.join(at_war)}); {chosen}'s player "
+                     "controls it")
+        return with_changes(pos, relations=rel, players=ctl), lines, rolls, {"controller": chosen, "allied": True}
+    bad = [c for c in controllers if c not in players]
+    if bad:
+        raise InputError(f"declare war: {', '.join(bad)} cannot take control of {target} (player nations other "
+                         f"than {actor})")
+    if controllers:
+        after = pos
+        for c in controllers:
+            after = declare_war(after, c, actor).position
+        chosen = _pick(controllers, dice, f"who controls {target}", rolls)
+        ctl[target] = pos.players[chosen]
+        after = with_changes(after, players=ctl, relations=_set_relation(after, chosen, target, "allied"))
+        lines.append(f"{', '.join(controllers)} declare war on {actor} at once; {chosen}'s player controls {target}")
+        return after, lines, rolls, {"controller": chosen, "allied": True}
+    caps = pos.europe.capitals(target)
+    dist = {}
+    for n in players:
+        ds = [land_distance(pos, c, t) for c in pos.europe.capitals(n) for t in caps]
+        ds = [d for d in ds if d is not None]
+        if ds:
+            dist[n] = min(ds)
+    if not dist:
+        lines.append("nobody declares war and no capital is connected by land: name the controller (§9.6)")
+        return pos, lines, rolls, {"controller": None}
+    best = min(dist.values())
+    near = [n for n, d in dist.items() if d == best]
+    if len(near) > 1:
+        lines.append(f"nobody declares war; capitals equally close ({', '.join(near)}, {best} borders): the "
+                     "players decide (§9.6)")
+        return pos, lines, rolls, {"controller": None, "closest": near}
+    ctl[target] = pos.players[near[0]]
+    lines.append(f"nobody declares war: {near[0]}, whose capital is closest ({best} borders on the map file), "
+                 f"controls {target}, not allied; control ends with the war (§9.6)")
+    return with_changes(pos, players=ctl), lines, rolls, {"controller": near[0], "allied": False}
 
 
 def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Result:

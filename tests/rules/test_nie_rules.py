@@ -630,3 +630,29 @@ def test_units_off_the_battle_board_are_refused_in_one_line():
             fn(p, "f-i1", "zz")
     with pytest.raises(InputError, match="no battle"):
         bt.fire_preview(pos([("f-i1", "france", "inf", "paris")]), "f-i1", "f-i1")
+
+
+def test_war_on_a_neutral_great_nation_hands_it_to_a_player():  # §9.6
+    base = dict(pap={"france": 3, "britain": 2, "russia": 2, "austria": 1},
+                players={"france": "anna", "britain": "ben", "russia": "cy", "austria": "dee"})
+    # players at war with the aggressor: a die picks among them, the neutral joins their alliance
+    p = pos([], relations=(("france", "britain", "war"), ("france", "russia", "war")), **base)
+    d = dice(6, 1)  # two candidates: 1, 3, 5 -> britain; 2, 4, 6 -> russia (one die used)
+    out = politics.declare_war(p, "france", "prussia", d)
+    assert out.data == {"controller": "russia", "allied": True} and d.given == [1]
+    q = out.position
+    assert q.players["prussia"] == "cy" and q.allied("prussia", "britain") and q.at_war("france", "prussia")
+    # nobody at war: those who declare war on the aggressor at once, each paying 1 PAP
+    p = pos([], relations=(), **base)
+    out = politics.declare_war(p, "france", "prussia", dice(), ["austria"])
+    q = out.position
+    assert q.at_war("austria", "france") and q.pap["austria"] == 0 and q.players["prussia"] == "dee"
+    assert q.allied("austria", "prussia")
+    # nobody declares: the closest capital by land borders; Vienna and Moscow are both 3 borders from Berlin
+    out = politics.declare_war(p, "france", "prussia", dice())
+    assert out.data == {"controller": None, "closest": ["russia", "austria"]} and "prussia" not in out.position.players
+    assert politics.land_distance(p, "vienna", "berlin") == 3 and politics.land_distance(p, "london", "paris") is None
+    p = pos([], relations=(), pap={"france": 1}, players={"france": "anna", "britain": "ben", "austria": "dee"})
+    out = politics.declare_war(p, "france", "prussia", dice())
+    assert out.data == {"controller": "austria", "allied": False} and not out.position.allied("austria", "prussia")
+    assert out.position.players["prussia"] == "dee"
