@@ -49,7 +49,7 @@ CHOICE_HELP = """\
   buy_pap       --attacker NATION n=1
   declare_war   --attacker NATION --target NATION [controllers=NATION,..]  dice: 1d6 if several may take a neutral
   sue_for_peace --attacker NATION
-  annex         --attacker NATION --target REGION     dice: 1d6 (+ army 1d6 x3 if it resists)
+  annex         --attacker NATION --target REGION [give_to=NATION]   dice: 1d6 (+ army 1d6 x3 if it resists)
   diplomacy     --attacker NATION --target REGION|NATION   dice: 2d6
   uprising      --attacker NATION --target REGION
   suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
@@ -324,7 +324,7 @@ class NieSystem:
         if action == "sue_for_peace":
             return politics.sue_for_peace(pos, ids[0], o)
         if action == "annex":
-            return politics.annex_minor(pos, ids[0], need("REGION"), d)
+            return politics.annex_minor(pos, ids[0], need("REGION"), d, ch.get("give_to"))
         if action == "diplomacy":
             t = need("REGION or NATION")
             if t in NATIONS:

@@ -25,6 +25,7 @@ from rules.nie.model import (
     INFANTRY,
     LEADER,
     MIDDLE,
+    MINOR,
     PHASES,
     UNIT_TYPES,
     Battle,
@@ -798,6 +799,8 @@ def c_test_due(b: Battle, opts: Options = DEFAULT) -> list[str]:
     more units eliminated (leaders counted unless the option says not; a lost battle needed if it says so)."""
     due = []
     for nation, by in losses(b, opts).items():
+        if nation == MINOR:
+            continue
         n = sum(v for k, v in by.items() if opts.c_test_counts_leaders or k != LEADER)
         lost = (nation in b.attacker and b.loser == "A") or (nation in b.defender and b.loser == "B")
         if n >= opts.c_test_losses and (lost or not opts.c_test_requires_lost_battle):
@@ -813,6 +816,11 @@ def retreat_options(pos: NiePosition, uid: str) -> list[str]:
     side = side_of(b, u)
     if side == "A":
         back = b.came_from.get(uid)
+        if back is None and pos.resisting.get(b.region) == u.nation:
+            # the annexer's units were already there when the minor resisted; the digest does not say where they
+            # go: like a defender, to a neighbour free of enemy troops (engine reading)
+            return [rid for rid in sorted(pos.europe.region(b.region).neighbours)
+                    if not any(o.kind.army and pos.at_war(u.nation, o.nation) for o in pos.units_at(rid))]
         if back is None:
             raise InputError(f"{uid}: the region it came from is not recorded (battle.came_from); §8.9 sends a "
                              "losing attacker back there")
@@ -841,7 +849,7 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
     lines, changes = [], []
     for uid in sorted(b.units):
         u = units[uid]
-        if side_of(b, u) != loser:
+        if side_of(b, u) != loser or u.nation == MINOR:
             continue
         opts_ = retreat_options(pos, uid)
         if not opts_:
@@ -857,6 +865,20 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
         lines.append(f"{uid} retreats to {dest} (§8.9)")
     winner = "B" if loser == "A" else "A"
     lines.append(f"the {'attacker' if winner == 'A' else 'defender'}'s routed units rejoin the army (§8.8)")
+    owners, resisting = dict(pos.owners), dict(pos.resisting)
+    annexer = resisting.pop(b.region, None)
+    if annexer is not None and MINOR in (*b.attacker, *b.defender):
+        minor_lost = (MINOR in b.attacker) == (loser == "A")
+        for uid in [uid for uid, u in units.items() if u.nation == MINOR and u.at == b.region]:
+            units.pop(uid)
+            b.units.pop(uid, None)
+            changes.append({"unit": uid, "removed": True, "why": "light-blue army removed (§9.8, A19)"})
+        if minor_lost:
+            owners[b.region] = annexer
+            lines.append(f"{b.region} lost its first battle: {annexer} places its control marker (§9.8); the "
+                         "light-blue survivors are removed (engine reading)")
+        else:
+            lines.append(f"{b.region} won: its light-blue army is removed and {annexer}'s annexation fails (A19)")
     pap = dict(pos.pap)
     winners = b.attacker if winner == "A" else b.defender
     if b.major:
@@ -869,7 +891,7 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
         lines.append(f"{n} lost {opts.c_test_losses}+ units: it must roll 2d6 against its C value now (§9.10)")
     b.phase = "over"
     b.units = {}
-    after = with_changes(pos, units=units, battle=b, pap=pap)
+    after = with_changes(pos, units=units, battle=b, pap=pap, owners=owners, resisting=resisting)
     return Result("end_battle", after, lines, [], changes, [],
                   {"losses": losses(b, opts), "c_tests": due, "winner": winner})
 

@@ -13,6 +13,7 @@ The position file::
      "pp": {"france": 20}, "pap": {"france": 2},
      "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
      "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
+     "resisting": {"holland": "france"},                      # a minor resisting annexation (§9.8)
      "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "picardy"},
                {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
      "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,
@@ -383,6 +384,7 @@ class NiePosition(Position):
     uprisings: frozenset[str] = frozenset()
     battle: Battle | None = None
     moved: frozenset[str] = frozenset()  # land units that moved in this player turn (§4.1)
+    resisting: Mapping[str, str] = field(default_factory=dict)  # minor region -> annexer it resists (§9.8)
 
     @cached_property
     def units(self) -> dict[str, Unit]:
@@ -404,6 +406,10 @@ class NiePosition(Position):
         return "neutral"  # §9.6: all nations start neutral unless the scenario says otherwise
 
     def at_war(self, a: str, b: str) -> bool:
+        """At war on the diplomacy table; a resisting minor's light-blue army is at war with its annexer (§9.8)."""
+        if MINOR in (a, b):
+            other = b if a == MINOR else a
+            return other in self.resisting.values()
         return a != b and self.relation(a, b) == "war"
 
     def allied(self, a: str, b: str) -> bool:
@@ -508,6 +514,16 @@ def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Eu
                   [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
 
 
+def _resisting(data: Mapping[str, Any], europe: Europe, source: str) -> dict[str, str]:
+    value = data.get("resisting") or {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{source}: resisting must map a minor region to the nation it resists")
+    for rid, n in value.items():
+        europe.region(rid, f"{source}: resisting")
+        _nation(n, f"{source}: resisting {rid}")
+    return dict(value)
+
+
 def _moved(value: Any, units: Mapping[str, Unit], source: str) -> list[str]:
     if value is None:
         return []
@@ -607,7 +623,7 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Nie
         {k: tuple(v) for k, v in declarations.items()}, frozenset(passage), tuple(truces),
         _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
         _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
-        moved=frozenset(_moved(data.get("moved"), units, source)))
+        moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source))
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
@@ -635,6 +651,7 @@ def position_to_dict(pos: NiePosition) -> dict:
         "pp": dict(pos.pp), "pap": dict(pos.pap), "c_values": dict(pos.c_values),
         "diplomacy_values": {k: dict(v) for k, v in pos.diplomacy_values.items()},
         "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings), "moved": sorted(pos.moved),
+        "resisting": dict(pos.resisting),
         "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
     }
     if pos.battle is not None:

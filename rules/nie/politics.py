@@ -14,6 +14,7 @@ from rules.nie.model import (
     CAVALRY,
     INFANTRY,
     LEADER,
+    MINOR,
     NATIONS,
     NAVAL,
     UNIT_TYPES,
@@ -378,13 +379,15 @@ def minor_army(dice: Dice) -> dict:
     return {"inf": inf, "cav": 1 if c <= 3 else 2, "art": 0 if a <= 3 else 1, "rolls": rolls + [c, a]}
 
 
-def annex_minor(pos: NiePosition, nation: str, region: str, dice: Dice) -> Result:
+def annex_minor(pos: NiePosition, nation: str, region: str, dice: Dice, give_to: str | None = None) -> Result:
     """Annex a neutral minor nation (§9.8): 1 PAP, at least one own military unit there, in one's own turn; 1d6 +1
     with 4-6 units there, +2 with 7+, +1 next to an owned region, -1 if any Great Nation is at war with the annexer:
     5+ joins peacefully, else it resists with its army (rolled: §9.8)."""
     r = pos.europe.region(region)
     if r.home is not None or pos.owner(region) is not None:
         raise InputError(f"{region}: not a neutral minor nation (§9.8)")
+    if region in pos.resisting:
+        raise InputError(f"{region}: already resisting {pos.resisting[region]}'s annexation")
     mine = [u for u in pos.units_at(region) if u.nation == nation and u.kind.base != NAVAL]
     if not mine:
         raise InputError(f"{region}: {nation} needs at least one military unit there (§9.8)")
@@ -415,12 +418,39 @@ def annex_minor(pos: NiePosition, nation: str, region: str, dice: Dice) -> Resul
     army = minor_army(dice)
     lines.append(f"{region} resists with {army['inf']} infantry, {army['cav']} cavalry, {army['art']} artillery "
                  f"(rolls {army['rolls']}, §9.8)")
+    rolls = [v]
+    owners, resisting = dict(pos.owners), dict(pos.resisting)
     if at_war:
-        lines.append(f"it is given to a nation at war with {nation} ({', '.join(at_war)}; roll if several, §9.8)")
+        players = [n for n in at_war if not pos.players or n in pos.players] or at_war
+        chosen = give_to if give_to in players else _pick(players, dice, f"who gets {region}", rolls)
+        owners[region] = chosen
+        army_nation = chosen
+        lines.append(f"{region} is given to {chosen}, at war with {nation}, as by a free diplomatic offensive: "
+                     "it owns the region and its army; a battle follows (§9.8)")
     else:
-        lines.append("nobody is at war with the annexer: light-blue figures fight for it; if it loses its first "
-                     "battle the annexer owns it, if it wins they are removed and the annexation fails (A19)")
-    return Result("annex_minor", with_changes(pos, pap=pap), lines, [v], [], [], {"joined": False, "army": army})
+        army_nation = MINOR
+        resisting[region] = nation
+        lines.append("nobody is at war with the annexer: light-blue figures fight for the minor; if it loses its "
+                     "first battle the annexer owns it, if it wins they are removed and the annexation fails "
+                     "(§9.8, A19)")
+    new = dict(pos.units)
+    changes = _place_army(new, army_nation, region, army)
+    after = with_changes(pos, pap=pap, owners=owners, resisting=resisting, units=new)
+    return Result("annex_minor", after, lines, rolls, changes, [],
+                  {"joined": False, "army": army, "army_nation": army_nation, "battle": True})
+
+
+def _place_army(new: dict, nation: str, region: str, army: dict) -> list[dict]:
+    changes = []
+    for key, n in (("inf", army["inf"]), ("cav", army["cav"]), ("art", army["art"])):
+        for _ in range(n):
+            i = 1
+            while f"{nation}-{key}-{region}-{i}" in new:
+                i += 1
+            uid = f"{nation}-{key}-{region}-{i}"
+            new[uid] = Unit(uid, nation, key, region)
+            changes.append({"unit": uid, "placed": True, "at": region})
+    return changes
 
 
 def diplomatic_offensive_minor(pos: NiePosition, nation: str, region: str, dice: Dice) -> Result:
@@ -443,15 +473,7 @@ def diplomatic_offensive_minor(pos: NiePosition, nation: str, region: str, dice:
     owners = dict(pos.owners)
     owners[region] = nation
     new = dict(pos.units)
-    changes = []
-    for key, n in (("inf", army["inf"]), ("cav", army["cav"]), ("art", army["art"])):
-        for _ in range(n):
-            i = 1
-            while f"{nation}-{key}-{region}-{i}" in new:
-                i += 1
-            uid = f"{nation}-{key}-{region}-{i}"
-            new[uid] = Unit(uid, nation, key, region)
-            changes.append({"unit": uid, "placed": True, "at": region})
+    changes = _place_army(new, nation, region, army)
     lines.append(f"success: {nation} owns {region} and gets {army['inf']} inf, {army['cav']} cav, {army['art']} art "
                  f"(rolls {army['rolls']})")
     return Result("diplomacy", with_changes(pos, pap=pap, owners=owners, units=new), lines, [roll], changes, [],

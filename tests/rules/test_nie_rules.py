@@ -656,3 +656,39 @@ def test_war_on_a_neutral_great_nation_hands_it_to_a_player():  # §9.6
     out = politics.declare_war(p, "france", "prussia", dice())
     assert out.data == {"controller": "austria", "allied": False} and not out.position.allied("austria", "prussia")
     assert out.position.players["prussia"] == "dee"
+
+
+def _annexing(relations=()):
+    units = [(f"f{i}", "france", "inf", "belgium") for i in range(2)]
+    return pos(units, relations=relations, pap={"france": 1}, active="france")
+
+
+def test_a_resisting_minor_fights_with_light_blue_figures():  # §9.8, A19
+    d = dice(1, 3, 2, 5)  # 1 +1 (next to Picardy) = 2: resists; army 3 inf, 1 cav, 1 art
+    out = politics.annex_minor(_annexing(), "france", "belgium", d)
+    p = out.position
+    assert used_up(d) and out.data["army_nation"] == "minor" and p.resisting == {"belgium": "france"}
+    assert sorted(u.type for u in p.units.values() if u.nation == "minor") == ["art", "cav", "inf", "inf", "inf"]
+    assert strategic.battles(p) == ["belgium"]
+    started = bt.start(p, "belgium", ["france"]).position
+    assert started.battle.defender == ["minor"] and not started.battle.major
+    won = replace(started, battle=replace(started.battle, phase="pursuit", loser="B", units={}))
+    after = bt.end_battle(won).position
+    assert after.owner("belgium") == "france" and after.resisting == {}
+    assert not [u for u in after.units.values() if u.nation == "minor"]
+    lost = replace(started, battle=replace(started.battle, phase="pursuit", loser="A", units={
+        "f0": bt.BattleUnit(Zone(2, 1)), "f1": bt.BattleUnit(Zone(2, 1))}))
+    with pytest.raises(InputError, match="retreats to one of holland, picardy, rhineland"):
+        bt.end_battle(lost)
+    after = bt.end_battle(lost, {"*": "picardy"}).position
+    assert after.owner("belgium") is None and after.resisting == {} and after.units["f0"].at == "picardy"
+    assert not [u for u in after.units.values() if u.nation == "minor"]
+
+
+def test_a_resisting_minor_goes_to_the_annexer_s_enemy():  # §9.8
+    p = _annexing(relations=(("france", "britain", "war"), ("france", "austria", "war")))
+    out = politics.annex_minor(p, "france", "belgium", dice(1, 2, 1, 1), give_to="austria")
+    q = out.position
+    assert q.owner("belgium") == "austria" and out.data["army_nation"] == "austria"
+    assert sorted(u.type for u in q.units.values() if u.nation == "austria") == ["cav", "inf", "inf"]
+    assert strategic.battles(q) == ["belgium"] and q.resisting == {}
