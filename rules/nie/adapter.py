@@ -41,7 +41,7 @@ CHOICE_HELP = """\
   land_move     --attacker ID[,ID] --target REGION  [path=R1,R2]
   amphibious    --attacker ID[,ID] --target REGION route=SEA,SEA   dice: 1d6 per unit per enemy sea area
   naval_move    --attacker SQ[,SQ] path=SEA,SEA|port:REGION
-  intercept     --attacker NATION [left_port=yes] [strait=yes]     dice: 1d6
+  intercept     --attacker NATION [want.A=yes|no] [want.B=yes|no] [left_port=yes] [strait=yes]   dice: 1d6
   sea_battle    --attacker NATION[,NATION] --target SEA|port:REGION defender=NATION[,NATION]
                 [lose.A=ID,..] [lose.B=ID,..] [attackers=ID,ID (a port attack)]   dice: 2d6, 2d6
   production    --attacker NATION
@@ -292,8 +292,15 @@ class NieSystem:
         if action == "naval_move":
             return strategic.naval_move(pos, ids, _ids(ch.get("path")) or [need("SEA")])
         if action == "intercept":
-            r = strategic.interception(d.d6(), _yes(ch.get("left_port")), _yes(ch.get("strait")))
+            wants = (_yes(ch.get("want.A", "yes")), _yes(ch.get("want.B", "no")))
+            one = wants[0] != wants[1]
+            r = strategic.interception(d.d6() if one else None, _yes(ch.get("left_port")), _yes(ch.get("strait")),
+                                       wants)
             verdict = "caught, a sea battle follows" if r["caught"] else "escapes"
+            if r["roll"] is None:
+                return bt.Result("intercept", pos, [f"interception: {r['why']}: "
+                                                    + ("a sea battle follows" if r["caught"] else "no battle")],
+                                 data={"caught": r["caught"]})
             return bt.Result("intercept", pos, [f"interception: rolled {r['roll']}, needs {r['need']}+ "
                                                 f"({r['why']}): {verdict}"],
                              [{"what": "interception", "dice": [r["roll"]], "raw": r["roll"], "modifiers": [],

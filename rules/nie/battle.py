@@ -886,6 +886,11 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
             if n in pos.players or not pos.players:
                 pap[n] = pap.get(n, 0) + 1
         lines.append(f"winning a major battle: +1 PAP to {', '.join(winners)} (§9.7)")
+    from rules.nie.strategic import ports_to_leave
+
+    leave = ports_to_leave(with_changes(pos, units=units))
+    for port, ships in leave.items():
+        lines.append(f"{port} is held by enemy troops: {', '.join(ships)} must move to an adjacent sea area (§5.3)")
     due = c_test_due(b, opts)
     for n in due:
         lines.append(f"{n} lost {opts.c_test_losses}+ units: it must roll 2d6 against its C value now (§9.10)")
@@ -893,7 +898,7 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
     b.units = {}
     after = with_changes(pos, units=units, battle=b, pap=pap, owners=owners, resisting=resisting)
     return Result("end_battle", after, lines, [], changes, [],
-                  {"losses": losses(b, opts), "c_tests": due, "winner": winner})
+                  {"losses": losses(b, opts), "c_tests": due, "winner": winner, "ports_to_leave": leave})
 
 
 def zone_names(major: bool) -> list[str]:

@@ -102,7 +102,9 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     fights = battles(after)
     from rules.nie.politics import capital_tests
 
-    data = {"battles": fights, "c_tests": capital_tests(pos, after)}
+    data = {"battles": fights, "c_tests": capital_tests(pos, after), "ports_to_leave": ports_to_leave(after)}
+    for port, ships in data["ports_to_leave"].items():
+        lines.append(f"{port} is held by enemy troops: {', '.join(ships)} must move to an adjacent sea area (§5.3)")
     for n in data["c_tests"]:
         lines.append(f"enemy troops occupy {n}'s capital: {n} rolls against its C value now (§9.10, A25)")
     if here in fights:
@@ -257,6 +259,10 @@ def naval_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str]) -> Re
     nation = units[0].nation
     here = next(iter(starts))
     reasons, lines = [], []
+    fought = [u.id for u in units if u.id in pos.moved]
+    if fought and not (len(path) == 1 and path[0].startswith("port:")):
+        reasons.append(f"{', '.join(fought)}: after a sea battle squadrons move no further this round, except into "
+                       "an adjacent own port (§5.3)")
     for i, step in enumerate(path):
         ok = _sea_step(pos, here, step)
         if ok:
@@ -294,9 +300,16 @@ def _sea_step(pos: NiePosition, a: str, b: str) -> str | None:
     return None if b in sa.neighbours | sa.straits else f"{a} -> {b}: not neighbouring sea areas"
 
 
-def interception(die: int, left_port: bool = False, strait: bool = False) -> dict:
-    """§5.4a: when one side wants a sea battle and the other does not, the reluctant squadrons are caught on 5-6,
-    or 3-6 just after leaving a port (next to it) or when passing a strait (A20: the active player rolls)."""
+def interception(die: int | None, left_port: bool = False, strait: bool = False,
+                 wants: tuple[bool, bool] = (True, False)) -> dict:
+    """§5.4a: both sides want a sea battle: it is fought; neither: none; one: the reluctant squadrons are caught on
+    5-6, or 3-6 just after leaving a port (next to it) or when passing a strait (A20: the active player rolls;
+    `die` is None when no roll is needed)."""
+    if all(wants) or not any(wants):
+        return {"need": None, "roll": None, "caught": all(wants),
+                "why": "both want a battle (§5.4a)" if all(wants) else "neither wants a battle (§5.4a)"}
+    if die is None:
+        raise InputError("interception: one side wants a battle, the other does not: roll 1d6 (§5.4a)")
     need = 3 if (left_port or strait) else 5
     return {"need": need, "roll": die, "caught": die >= need,
             "why": "left a port / a strait: 3-6 (§5.4a)" if need == 3 else "5-6 (§5.4a)"}
@@ -362,5 +375,25 @@ def sea_battle(pos: NiePosition, where: str, side_a: Sequence[str], side_b: Sequ
             changes.append({"unit": s, "eliminated": True, "why": "sea battle"})
         lines.append(f"difference {abs(diff)}: side {loser} loses {n} squadron(s): {', '.join(gone) or 'none'} "
                      "(§8.10); the squadrons stop, they may still enter adjacent own ports (§5.3)")
-    return Result("sea_battle", with_changes(pos, units=new), lines, [rolls["A"], rolls["B"]], changes, [],
-                  {"loser": loser, "difference": diff})
+    fought = {s for k in ("A", "B") for s in ships[k] if s in new}
+    return Result("sea_battle", with_changes(pos, units=new, moved=pos.moved | fought), lines,
+                  [rolls["A"], rolls["B"]], changes, [], {"loser": loser, "difference": diff})
+
+
+def ports_to_leave(pos: NiePosition) -> dict[str, list[str]]:
+    """§5.3: when enemy armies hold a port region (and its owner's side has no army there), the squadrons in that
+    port must move out to an adjacent sea area: {port: squadrons}."""
+    out = {}
+    for rid, r in pos.europe.regions.items():
+        if not r.port:
+            continue
+        ships = [u for u in pos.units_at(f"port:{rid}") if u.kind.base == NAVAL]
+        if not ships:
+            continue
+        land = [u for u in pos.units_at(rid) if u.kind.army]
+        for sq in ships:
+            foes = [u for u in land if pos.at_war(sq.nation, u.nation)]
+            friends_ = [u for u in land if pos.allied(sq.nation, u.nation)]
+            if foes and not friends_:
+                out.setdefault(f"port:{rid}", []).append(sq.id)
+    return out

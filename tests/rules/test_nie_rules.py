@@ -692,3 +692,27 @@ def test_a_resisting_minor_goes_to_the_annexer_s_enemy():  # §9.8
     assert q.owner("belgium") == "austria" and out.data["army_nation"] == "austria"
     assert sorted(u.type for u in q.units.values() if u.nation == "austria") == ["cav", "inf", "inf"]
     assert strategic.battles(q) == ["belgium"] and q.resisting == {}
+
+
+def test_interception_when_both_or_neither_want_a_battle():  # §5.4a
+    assert strategic.interception(None, wants=(True, True))["caught"]
+    assert not strategic.interception(None, wants=(False, False))["caught"]
+    with pytest.raises(InputError, match="roll 1d6"):
+        strategic.interception(None, wants=(False, True))
+
+
+def test_after_a_sea_battle_only_an_own_port():  # §5.3
+    units = [("b0", "britain", "ship", "channel"), ("f0", "france", "ship", "channel")]
+    p = strategic.sea_battle(pos(units), "channel", ["britain"], ["france"], dice(2, 3, 3, 3)).position  # 7 v 7
+    with pytest.raises(InputError, match="move no further this round"):
+        strategic.naval_move(p, ["b0"], ["north_sea"])
+    assert strategic.naval_move(p, ["b0"], ["port:london"]).position.units["b0"].at == "port:london"
+    with pytest.raises(InputError, match="only own or allied ports"):
+        strategic.naval_move(p, ["f0"], ["port:cornwall"])
+
+
+def test_squadrons_leave_a_port_taken_by_the_enemy():  # §5.3
+    p = pos([("b-c1", "britain", "cav", "paris"), ("f-s1", "france", "ship", "port:picardy")])
+    out = strategic.land_move(p, ["b-c1"], ["picardy"])
+    assert out.data["ports_to_leave"] == {"port:picardy": ["f-s1"]}
+    assert strategic.naval_move(out.position, ["f-s1"], ["channel"]).position.units["f-s1"].at == "channel"
