@@ -50,7 +50,8 @@ CHOICE_HELP = """\
   declare_war   --attacker NATION --target NATION [controllers=NATION,..]  dice: 1d6 if several may take a neutral
   sue_for_peace --attacker NATION
   annex         --attacker NATION --target REGION [give_to=NATION]   dice: 1d6 (+ army 1d6 x3 if it resists)
-  diplomacy     --attacker NATION --target REGION|NATION   dice: 2d6
+  diplomacy     --attacker NATION --target REGION|NATION [accepted=yes|no third=NATION (a player nation)]
+                dice: 2d6 (a minor or a neutral Great Nation)
   uprising      --attacker NATION --target REGION
   suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
   congress_annex --attacker VICTOR --target REGION loser=NATION
@@ -334,6 +335,8 @@ class NieSystem:
             return politics.annex_minor(pos, ids[0], need("REGION"), d, ch.get("give_to"))
         if action == "diplomacy":
             t = need("REGION or NATION")
+            if t in NATIONS and t in pos.players:
+                return politics.diplomatic_offer(pos, ids[0], t, _yes(ch.get("accepted")), ch.get("third"))
             if t in NATIONS:
                 return politics.diplomatic_offensive_neutral(pos, ids[0], t, d)
             return politics.diplomatic_offensive_minor(pos, ids[0], t, d)

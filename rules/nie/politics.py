@@ -480,6 +480,26 @@ def diplomatic_offensive_minor(pos: NiePosition, nation: str, region: str, dice:
                   {"success": True, "army": army})
 
 
+def diplomatic_offer(pos: NiePosition, actor: str, target: str, accepted: bool, third: str | None = None) -> Result:
+    """§9.8 diplomatic offensive against another player nation: 2 PAP, lost either way; if the target accepts, one
+    step on the diplomacy table: neutral -> allied with the actor, or (with `third`) its alliance with a third
+    nation -> neutral."""
+    if target not in pos.players or actor == target:
+        raise InputError(f"{target}: not another player nation (a neutral Great Nation is rolled for, §9.8)")
+    if third is None and pos.relation(actor, target) != "neutral":
+        raise InputError(f"{actor} and {target} are {pos.relation(actor, target)}, not neutral (§9.8)")
+    if third is not None and pos.relation(target, third) != "allied":
+        raise InputError(f"{target} is not allied with {third} (§9.8)")
+    pap = _pay(pos, actor, 2, "diplomatic offensive")
+    after = with_changes(pos, pap=pap)
+    what = f"neutral toward {third}" if third else f"allied with {actor}"
+    lines = [f"{actor} offers {target} to become {what} (2 PAP, §9.8): " + ("accepted" if accepted else "refused")]
+    if accepted:
+        rel = _set_relation(pos, target, third, None) if third else _set_relation(pos, actor, target, "allied")
+        after = with_changes(after, relations=rel)
+    return Result("diplomacy", after, lines, data={"accepted": accepted})
+
+
 def diplomatic_offensive_neutral(pos: NiePosition, nation: str, target: str, dice: Dice) -> Result:
     """§9.8: 2 PAP, 2d6 <= the scenario's diplomacy value (actor on the left, target on top) gives control of a
     neutral Great Nation, marked as an alliance."""

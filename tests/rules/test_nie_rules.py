@@ -716,3 +716,16 @@ def test_squadrons_leave_a_port_taken_by_the_enemy():  # §5.3
     out = strategic.land_move(p, ["b-c1"], ["picardy"])
     assert out.data["ports_to_leave"] == {"port:picardy": ["f-s1"]}
     assert strategic.naval_move(out.position, ["f-s1"], ["channel"]).position.units["f-s1"].at == "channel"
+
+
+def test_diplomatic_offer_to_a_player_nation():  # §9.8
+    p = pos([], relations=(("britain", "austria", "allied"),), pap={"france": 4},
+            players={"france": "anna", "britain": "ben", "austria": "cy"})
+    out = politics.diplomatic_offer(p, "france", "britain", accepted=False)
+    assert out.position.pap["france"] == 2 and out.position.relation("france", "britain") == "neutral"
+    out = politics.diplomatic_offer(p, "france", "britain", accepted=True)
+    assert out.position.allied("france", "britain")
+    out = politics.diplomatic_offer(p, "france", "britain", accepted=True, third="austria")
+    assert out.position.relation("britain", "austria") == "neutral"
+    with pytest.raises(InputError, match="not another player nation"):
+        politics.diplomatic_offer(p, "france", "prussia", accepted=True)
