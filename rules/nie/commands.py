@@ -3,8 +3,8 @@ fieldglass.commands.systems).
 
 analyze --from X [--to Y]: X and Y are units or regions. Two units on the battle board: may X fire at or charge Y,
 with the table number and every modifier; one unit: its zone or region, where it may go and whom it may attack;
-two regions: neighbours, and whether X's owner may enter Y; one nation (--from france): its PP, placement regions
-and victory level.
+two regions: neighbours, and whether X's owner may enter Y; one region or sea area: owner, neighbours, ports,
+units or squadrons; one nation (--from france): its PP, placement regions and victory level.
 
 resolve --action ACTION --attacker ID [--target ID] [--dice N,N] [--seed S] [--choice KEY=VALUE ...] [--out FILE]:
 the actions and their choices are listed in rules/nie/README.md (and `NieSystem.choice_help`).
@@ -42,9 +42,31 @@ def analyze(args) -> int:
                "placement_regions": politics.placement_regions(pos, a), "victory": politics.victory_level(pos, a)}
         text = [f"{a}: {out['production']['pp']} PP; places new units in "
                 f"{', '.join(out['placement_regions']) or 'nowhere'}; {out['victory']['name']}"]
+    elif a in pos.europe.regions and not b:
+        r = pos.europe.regions[a]
+        out = {"region": a, "name": r.name, "owner": pos.owner(a), "home": r.home, "capital": r.capital,
+               "uprising": a in pos.uprisings, "neighbours": sorted(r.neighbours), "port": sorted(r.port),
+               "units": [u.id for u in pos.units_at(a)], "port_squadrons": [u.id for u in pos.units_at(f"port:{a}")],
+               "battle_due": a in strategic.battles(pos)}
+        text = [f"{r.name} ({a}): owner {out['owner'] or 'none (neutral minor)'}"
+                + (f", homeland of {r.home}" if r.home else "") + (", capital" if r.capital else "")
+                + (", in uprising" if out["uprising"] else ""),
+                f"  neighbours: {', '.join(out['neighbours']) or 'none'}; port on: {', '.join(out['port']) or '-'}",
+                f"  units: {', '.join(out['units']) or 'none'}" + ("; a battle is due (§4.1)" if out["battle_due"]
+                                                                    else "")]
+    elif a in pos.europe.seas:
+        sea = pos.europe.seas[a]
+        fleets: dict[str, list[str]] = {}
+        for u in pos.units_at(a):
+            fleets.setdefault(u.nation, []).append(u.id)
+        out = {"sea": a, "name": sea.name, "neighbours": sorted(sea.neighbours), "straits": sorted(sea.straits),
+               "squadrons": fleets}
+        text = [f"{sea.name} ({a}): neighbours {', '.join(out['neighbours'])}"
+                + (f"; strait to {', '.join(out['straits'])} (§5.4)" if sea.straits else ""),
+                "  squadrons: " + ("; ".join(f"{n} {len(v)}" for n, v in fleets.items()) or "none")]
     elif a in pos.europe.regions:
-        if not b or b not in pos.europe.regions:
-            raise InputError(f"{args.position}: --from REGION needs --to REGION")
+        if b not in pos.europe.regions:
+            raise InputError(f"{args.position}: --from REGION --to needs another region")
         owner = pos.owner(a)
         out = {"from": a, "to": b, "adjacent": pos.europe.adjacent(a, b), "owner_from": owner, "owner_to": pos.owner(b),
                "entry": strategic.entry_reasons(pos, owner, b) if owner else []}

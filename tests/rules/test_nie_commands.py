@@ -203,3 +203,11 @@ def test_the_help_examples_run_on_the_shipped_example(capsys):
     out = capsys.readouterr().out
     assert "fr-art-1 (Artillery) fires at gb-inf-2 (Infantry) 2 zone(s): needs 9" in out
     assert "gb-inf-1: 2 > 1: safe" in out
+
+
+def test_analyze_a_region_and_a_sea(game, capsys):
+    assert run_cli(["analyze", game, "--from", "belgium", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["owner"] is None and out["battle_due"] and out["neighbours"] == ["holland", "picardy", "rhineland"]
+    assert run_cli(["analyze", game, "--from", "aegean"]) == 0
+    assert "strait to black_sea (§5.4)" in capsys.readouterr().out
