@@ -43,6 +43,11 @@ def game(tmp_path):
 
 
 def test_registry_entry():
+    from rules.system import TableSystem
+
+    assert isinstance(table_system("nie"), TableSystem)
+    assert table_system("nie").next_phase(3, "spain", ()) == (4, "france")  # §4.1 turn order, then the month
+    assert table_system("nie", {"charge_tie": "both_rout"}).opts.charge_tie == "both_rout"  # a record's options
     g = game_system("nie")
     assert g.table == "board" and g.sides == ("france", "britain", "prussia", "russia", "ottoman", "austria", "spain")
     assert {"fire", "charge", "amphibious", "sea_battle", "purchase"} <= set(g.actions)
