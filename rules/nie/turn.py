@@ -21,7 +21,8 @@ def turn_order(pos: NiePosition) -> list[str]:
 def end_turn(pos: NiePosition) -> Result:
     """The active nation's player turn ends (§4.1 c): its uprisings with its units there are due a suppression roll;
     the next nation in turn order acts; after the last, the date marker advances one month and, after March, June,
-    September and December, the production round follows with +1 PAP for every player nation first."""
+    September and December, the production round follows with +1 PAP for every player nation first. `moved` is
+    cleared only with the month: allies move together in either ally's turn but not in both (§4.1, §9.6)."""
     order = turn_order(pos)
     lines = []
     due = sorted(r for r in pos.uprisings if pos.owner(r) == pos.active
@@ -33,7 +34,7 @@ def end_turn(pos: NiePosition) -> Result:
     if i + 1 < len(order):
         nxt = order[i + 1]
         lines.append(f"{pos.active}'s turn ends; {nxt} moves (§4.1)")
-        return Result("end_turn", with_changes(pos, active=nxt, moved=frozenset()), lines, data=data)
+        return Result("end_turn", with_changes(pos, active=nxt), lines, data=data)
     month, year = pos.month, pos.year
     ended = f"{year}-{month:02d}"
     month, year = (1, year + 1) if month == 12 else (month + 1, year)

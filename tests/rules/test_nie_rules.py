@@ -596,9 +596,10 @@ def test_turn_sequence():  # §4.1
     with pytest.raises(InputError, match="already moved this turn"):
         strategic.land_move(moved, ["f-i1"], ["picardy"])
     q = turn.end_turn(moved).position
-    assert q.moved == frozenset() and q.active == "britain"
+    assert q.moved == {"f-i1"} and q.active == "britain"  # moved once this month, in whichever ally's turn
     out = turn.end_turn(q)
     r = out.position
+    assert r.moved == frozenset()
     assert (r.active, r.month, r.year, r.round) == ("austria", 4, 1805, 5) and out.data["production"]
     assert r.pap == {"france": 2, "austria": 1, "britain": 1}
     last = turn.end_turn(replace(q, month=7, year=1815))
