@@ -78,7 +78,7 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
             reasons.append(f"{u.id}: a {u.kind.name} moves {u.kind.move} region(s) per turn, not {len(path)} (§5.1)")
     for u in units:
         if u.id in pos.moved:
-            reasons.append(f"{u.id}: already moved this turn (§4.1)")
+            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
     here = next(iter(start))
     for i, step in enumerate(path):
         pos.europe.region(step, "land move")
@@ -182,7 +182,7 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
     reasons = _sea_route(pos, start, route, target)
     for u in units:
         if u.id in pos.moved:
-            reasons.append(f"{u.id}: already moved this turn (§4.1)")
+            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
         if u.kind.base == NAVAL:
             reasons.append(f"{u.id}: squadrons carry, they are not carried")
         elif u.nation != nation and not pos.allied(u.nation, nation):

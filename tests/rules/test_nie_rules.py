@@ -593,7 +593,7 @@ def test_turn_sequence():  # §4.1
     out = turn.end_turn(p)
     assert out.data["suppress"] == ["belgium"] and out.position.active == "france" and not out.data["production"]
     moved = strategic.land_move(out.position, ["f-i1"], ["paris"]).position
-    with pytest.raises(InputError, match="already moved this turn"):
+    with pytest.raises(InputError, match="already moved this month"):
         strategic.land_move(moved, ["f-i1"], ["picardy"])
     q = turn.end_turn(moved).position
     assert q.moved == {"f-i1"} and q.active == "britain"  # moved once this month, in whichever ally's turn
