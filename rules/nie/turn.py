@@ -29,8 +29,11 @@ def end_turn(pos: NiePosition) -> Result:
                  and any(u.nation == pos.active and u.kind.army for u in pos.units_at(r)))
     for r in due:
         lines.append(f"{pos.active} rolls to suppress the uprising in {r} (§9.9: action suppress)")
+    forced = forced_fights(pos)
+    for rid, a, b in forced:
+        lines.append(f"{rid}: {a} and {b} share it, neither allied nor granted passage: they must fight (§9.8)")
     i = order.index(pos.active) if pos.active in order else -1
-    data = {"suppress": due, "production": False, "campaign_over": False}
+    data = {"suppress": due, "production": False, "campaign_over": False, "forced_fights": forced}
     if i + 1 < len(order):
         nxt = order[i + 1]
         lines.append(f"{pos.active}'s turn ends; {nxt} moves (§4.1)")
@@ -52,3 +55,17 @@ def end_turn(pos: NiePosition) -> Result:
         data["campaign_over"] = True
         lines.append("a campaign game ends after the round of July 1815 (§9.2)")
     return Result("end_turn", with_changes(pos, **changes), lines, data=data)
+
+
+def forced_fights(pos: NiePosition) -> list[tuple[str, str, str]]:
+    """§9.8: at the end of a turn, land units of two nations that share a region while neither allied, at war nor
+    granted passage (an alliance broken, a passage revoked) must fight, with no declaration of war."""
+    out = []
+    for rid in pos.europe.regions:
+        nations = sorted({u.nation for u in pos.units_at(rid) if u.kind.army and u.nation in NATIONS})
+        for i, a in enumerate(nations):
+            for b in nations[i + 1:]:
+                if pos.allied(a, b) or pos.at_war(a, b) or (a, b) in pos.passage or (b, a) in pos.passage:
+                    continue
+                out.append((rid, a, b))
+    return out

@@ -730,3 +730,13 @@ def test_diplomatic_offer_to_a_player_nation():  # §9.8
     assert out.position.relation("britain", "austria") == "neutral"
     with pytest.raises(InputError, match="not another player nation"):
         politics.diplomatic_offer(p, "france", "prussia", accepted=True)
+
+
+def test_forced_fights_at_the_end_of_a_turn():  # §9.8
+    from rules.nie import turn
+
+    p = pos([("f-i1", "france", "inf", "saxony"), ("p-i1", "prussia", "inf", "saxony")], relations=(),
+            players={"france": "anna", "prussia": "ben"})
+    assert turn.end_turn(p).data["forced_fights"] == [("saxony", "france", "prussia")]
+    ok = replace(p, passage=frozenset({("france", "prussia")}))
+    assert turn.end_turn(ok).data["forced_fights"] == []
