@@ -8,19 +8,20 @@ The position file::
      "historical": false,
      "players": {"france": "anna", "britain": "ben"},          # controlled nations (absent: neutral Great Nation)
      "relations": [{"nations": ["britain", "france"], "status": "war", "declared_by": ["britain"]}],
-     "passage": [["prussia", "saxony-host"]],                  # [guest, host]
+     "passage": [["prussia", "austria"]],                       # [guest, host]
      "truces": [{"victor": "austria", "loser": "france", "until_round": 14}],
      "pp": {"france": 20}, "pap": {"france": 2},
      "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
      "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
      "resisting": {"holland": "france"},                      # a minor resisting annexation (§9.8)
-     "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "picardy"},
+     "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "belgium"},
                {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
      "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,
                 "amphibious": false, "round": 1, "phase": "cavalry", "acting": "A", "quiet_rounds": 0,
                 "came_from": {"fr-inf-1": "picardy"},
                 "units": {"fr-inf-1": {"zone": "A-left", "square": false, "used": 0}},
-                "eliminated": ["gb-inf-9"], "log": []}}
+                "deployed": ["A", "B"], "loser": null, "end_reason": null,
+                "eliminated": [{"id": "gb-inf-9", "nation": "britain", "type": "inf", "how": "fire"}], "log": []}}
 
 Units in a battle keep their strategic `at` (the battle's region); their zone is in `battle.units`. Zone names:
 `A-rout`, `A-reserve`, `A-left`, `A-centre`, `A-right`, `M-left`, `M-centre`, `M-right`, `B-left`, `B-centre`,
