@@ -134,3 +134,22 @@ def test_position_round_trip(placements, square):
         assert positions.dumps(positions.loads(text)) == text
     finally:
         unregister("nie")
+
+
+@given(sides=st.lists(st.sampled_from(["A", "B"]), min_size=1, max_size=2, unique=True),
+       viewer=st.sampled_from(["france", "britain", "spain", "umpire"]))
+@settings(max_examples=30, deadline=None)
+def test_the_hidden_set_up_never_shows_the_other_side(sides, viewer):
+    units = [("f-i1", "france", "inf", "belgium"), ("f-c1", "france", "cav", "belgium"),
+             ("b-i1", "britain", "inf", "belgium"), ("b-l1", "britain", "leader", "belgium")]
+    p = pos(units, battle={"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": False})
+    placements = {"A": {"f-i1": "A-line", "f-c1": "A-reserve"}, "B": {"b-i1": "B-line", "b-l1": "B-reserve"}}
+    for s in sides:
+        p = bt.deploy(p, placements[s], s).position
+    seen = set(bt.position_view(p, viewer)["battle"]["units"])
+    placed = {u for s in sides for u in placements[s]}
+    if len(sides) == 2 or viewer == "umpire":
+        assert seen == placed
+    else:
+        own = {"france": "f-", "britain": "b-"}.get(viewer)
+        assert seen == {u for u in placed if own and u.startswith(own)}
