@@ -386,6 +386,7 @@ class NiePosition(Position):
     battle: Battle | None = None
     moved: frozenset[str] = frozenset()  # land units that moved in this player turn (§4.1)
     resisting: Mapping[str, str] = field(default_factory=dict)  # minor region -> annexer it resists (§9.8)
+    sued: frozenset[str] = frozenset()  # nations that have sued for peace (historical game's end, §9.1)
 
     @cached_property
     def units(self) -> dict[str, Unit]:
@@ -624,7 +625,8 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Nie
         {k: tuple(v) for k, v in declarations.items()}, frozenset(passage), tuple(truces),
         _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
         _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
-        moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source))
+        moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source),
+        sued=frozenset(_nation(n, f"{source}: sued") for n in data.get("sued") or []))
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
@@ -652,7 +654,7 @@ def position_to_dict(pos: NiePosition) -> dict:
         "pp": dict(pos.pp), "pap": dict(pos.pap), "c_values": dict(pos.c_values),
         "diplomacy_values": {k: dict(v) for k, v in pos.diplomacy_values.items()},
         "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings), "moved": sorted(pos.moved),
-        "resisting": dict(pos.resisting),
+        "resisting": dict(pos.resisting), "sued": sorted(pos.sued),
         "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
     }
     if pos.battle is not None:

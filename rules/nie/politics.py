@@ -356,13 +356,19 @@ def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Resu
     rel = tuple((k, v) for k, v in pos.relations if k not in gone)
     decl = {k: v for k, v in pos.declarations.items() if k != loser}
     truces = (*pos.truces, *((f, loser, pos.round + 12) for f in foes))
-    after = with_changes(pos, pap=pap, relations=rel, declarations=decl, truces=truces)
+    after = with_changes(pos, pap=pap, relations=rel, declarations=decl, truces=truces, sued=pos.sued | {loser})
     lines = [f"{loser} sues for peace: at peace (neutral) with {', '.join(foes)} (§9.8)",
              f"PAP: {loser} -2{' (not below 0, A21)' if left < 0 and opts.pap_floor_zero else ''}"
              + "".join(f", {n} +{g}" for n, g in zip(order, (2, 1), strict=False)) + " (§9.7)",
              f"truce: the victors may not declare war on {loser} until after round {pos.round + 12} (§9.8)",
              f"congress: {', '.join(order) or ', '.join(foes)} annex one region per turn in that order (§9.8)"]
-    return Result("sue_for_peace", after, lines, data={"congress_order": order or foes})
+    data = {"congress_order": order or foes}
+    if pos.historical:
+        data["historical_result"] = historical_result(after, set(after.sued),
+                                                      {n for n in NATIONS if pos.allied("france", n)})
+        if data["historical_result"]:
+            lines.append(f"historical game: {data['historical_result']} win(s) (§9.1)")
+    return Result("sue_for_peace", after, lines, data=data)
 
 
 def minor_army(dice: Dice) -> dict:

@@ -740,3 +740,15 @@ def test_forced_fights_at_the_end_of_a_turn():  # §9.8
     assert turn.end_turn(p).data["forced_fights"] == [("saxony", "france", "prussia")]
     ok = replace(p, passage=frozenset({("france", "prussia")}))
     assert turn.end_turn(ok).data["forced_fights"] == []
+
+
+def test_historical_game_ends_when_france_or_all_its_enemies_sue():  # §9.1
+    base = dict(pap={"france": 2, "britain": 2, "austria": 2}, historical=True)
+    rel = (("france", "britain", "war"), ("france", "austria", "war"), ("france", "spain", "allied"))
+    p = pos([], relations=rel, **base)
+    out = politics.sue_for_peace(p, "france")
+    assert out.data["historical_result"] == "anti-French alliance" and out.position.sued == {"france"}
+    p = pos([], relations=rel, sued=["britain", "austria", "prussia", "russia"], **base)
+    assert politics.historical_result(p, {"britain", "austria", "prussia", "russia"}, {"france", "spain"}) is None
+    assert politics.historical_result(p, {"britain", "austria", "prussia", "russia", "ottoman"},
+                                      {"france", "spain"}) == "France"
