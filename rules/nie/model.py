@@ -414,6 +414,13 @@ class NiePosition(Position):
             return other in self.resisting.values()
         return a != b and self.relation(a, b) == "war"
 
+    def inactive(self, nation: str) -> bool:
+        """A neutral Great Nation (no player controls it) that has joined no alliance and is at war with nobody: no
+        PP, no new units, no movement (§9.6). Without a `players` list every nation is active."""
+        if not self.players or nation in self.players or nation not in NATIONS:
+            return False
+        return not any(n != nation and (self.allied(nation, n) or self.at_war(nation, n)) for n in NATIONS)
+
     def allied(self, a: str, b: str) -> bool:
         return a == b or self.relation(a, b) == "allied"
 

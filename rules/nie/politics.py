@@ -95,8 +95,12 @@ def region_value(pos: NiePosition, region: str, nation: str, opts: Options = DEF
 
 
 def production_points(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> dict:
-    """§9.4 [R-PP]: the PP of every region the nation owns, except those occupied by enemy troops or in uprising."""
+    """§9.4 [R-PP]: the PP of every region the nation owns, except those occupied by enemy troops or in uprising;
+    none for an inactive neutral Great Nation (§9.6)."""
     total, rows, notes = 0, [], []
+    if pos.inactive(nation):
+        return {"nation": nation, "pp": 0, "regions": [], "notes": [f"{nation} is an inactive neutral Great Nation: "
+                                                                    "no PP (§9.6)"]}
     for rid in pos.europe.regions:
         if pos.owner(rid) != nation:
             continue
@@ -135,6 +139,8 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
     cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), Britain's 2 land units, a place to put
     them."""
     out = []
+    if pos.inactive(nation):
+        out.append(f"{nation} is an inactive neutral Great Nation: no new units (§9.6)")
     for k, n in basket.items():
         if k not in UNIT_TYPES:
             raise InputError(f"purchase: unknown unit type {k!r} ({' '.join(UNIT_TYPES)})")

@@ -27,7 +27,12 @@ def sea_loss(diff: int) -> int:
 def _ids(pos: NiePosition, uids: Sequence[str]) -> list[Unit]:
     if not uids:
         raise InputError("name at least one unit")
-    return [pos.unit(u) for u in uids]
+    units = [pos.unit(u) for u in uids]
+    for u in units:
+        if pos.inactive(u.nation):
+            raise InputError(f"{u.id}: {u.nation} is a neutral Great Nation, inactive until it joins an alliance or "
+                             "is attacked (§9.6)")
+    return units
 
 
 def militia_may_leave(nation: str, year: int) -> bool:

@@ -752,3 +752,16 @@ def test_historical_game_ends_when_france_or_all_its_enemies_sue():  # §9.1
     assert politics.historical_result(p, {"britain", "austria", "prussia", "russia"}, {"france", "spain"}) is None
     assert politics.historical_result(p, {"britain", "austria", "prussia", "russia", "ottoman"},
                                       {"france", "spain"}) == "France"
+
+
+def test_neutral_great_nations_are_inactive():  # §9.6
+    p = pos([("p-i1", "prussia", "inf", "berlin")], relations=(), players={"france": "anna"}, pp={"prussia": 30})
+    assert p.inactive("prussia") and not p.inactive("france")
+    with pytest.raises(InputError, match="inactive until it joins an alliance or is attacked"):
+        strategic.land_move(p, ["p-i1"], ["brandenburg"])
+    assert politics.production_points(p, "prussia")["pp"] == 0
+    assert "no new units" in politics.purchase_reasons(p, "prussia", {"inf": 1})[0]
+    attacked = pos([("p-i1", "prussia", "inf", "berlin")], relations=(("france", "prussia", "war"),),
+                   players={"france": "anna"})
+    assert not attacked.inactive("prussia")
+    assert strategic.land_move(attacked, ["p-i1"], ["brandenburg"]).position.units["p-i1"].at == "brandenburg"
