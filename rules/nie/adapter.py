@@ -21,9 +21,9 @@ from rules.system import CombatOutcome, TargetRow
 BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_square", "rally", "end_phase",
                   "retreat", "pursue", "end_battle")
 MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
-POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "declare_war", "sue_for_peace", "annex", "diplomacy",
-                     "uprising", "suppress", "congress_annex", "liberate", "armistice", "break_alliance", "passage",
-                     "c_test", "sudden_death", "victory", "end_turn")
+POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "give_pp", "declare_war", "sue_for_peace", "annex",
+                     "diplomacy", "uprising", "suppress", "congress_annex", "liberate", "armistice",
+                     "break_alliance", "passage", "c_test", "sudden_death", "victory", "end_turn")
 ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
 CHOICE_HELP = """\
@@ -47,6 +47,7 @@ CHOICE_HELP = """\
   production    --attacker NATION
   purchase      --attacker NATION buy=inf:2,cav:1 place=REGION [place.TYPE=REGION]
   buy_pap       --attacker NATION n=1
+  give_pp       --attacker britain --target NATION n=N
   declare_war   --attacker NATION --target NATION [controllers=NATION,..]  dice: 1d6 if several may take a neutral
   sue_for_peace --attacker NATION
   annex         --attacker NATION --target REGION [give_to=NATION]   dice: 1d6 (+ army 1d6 x3 if it resists)
@@ -327,6 +328,8 @@ class NieSystem:
             return politics.purchase(pos, ids[0], basket, where, o)
         if action == "buy_pap":
             return politics.buy_pap(pos, ids[0], _int(ch.get("n", "1"), "n"))
+        if action == "give_pp":
+            return politics.give_pp(pos, ids[0], need("NATION"), _int(ch.get("n", "0"), "n"))
         if action == "declare_war":
             return politics.declare_war(pos, ids[0], need("NATION"), d, _ids(ch.get("controllers")))
         if action == "sue_for_peace":

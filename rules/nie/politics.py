@@ -219,6 +219,20 @@ def buy_pap(pos: NiePosition, nation: str, n: int) -> Result:
     return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), [f"{nation} buys {n} PAP for {10 * n} PP (§9.7)"])
 
 
+def give_pp(pos: NiePosition, giver: str, receiver: str, n: int) -> Result:
+    """§9.4: only Great Britain may give PP to other players; PP and PAP are otherwise not traded."""
+    if giver != "britain":
+        raise InputError(f"{giver}: only Great Britain may give PP to other players (§9.4)")
+    if receiver == giver or receiver not in NATIONS:
+        raise InputError(f"give PP: {receiver!r} is not another Great Nation")
+    if n < 1 or pos.pp.get(giver, 0) < n:
+        raise InputError(f"give PP: {n} PP, Britain has {pos.pp.get(giver, 0)}")
+    pp = dict(pos.pp)
+    pp[giver] -= n
+    pp[receiver] = pp.get(receiver, 0) + n
+    return Result("give_pp", with_changes(pos, pp=pp), [f"Great Britain gives {receiver} {n} PP (§9.4)"])
+
+
 # ---------------------------------------------------------------------------------------------- diplomacy (§9.6-9.8)
 
 

@@ -765,3 +765,12 @@ def test_neutral_great_nations_are_inactive():  # §9.6
                    players={"france": "anna"})
     assert not attacked.inactive("prussia")
     assert strategic.land_move(attacked, ["p-i1"], ["brandenburg"]).position.units["p-i1"].at == "brandenburg"
+
+
+def test_only_britain_gives_pp():  # §9.4
+    p = pos([], pp={"britain": 10, "france": 10})
+    assert politics.give_pp(p, "britain", "austria", 4).position.pp == {"britain": 6, "france": 10, "austria": 4}
+    with pytest.raises(InputError, match="only Great Britain"):
+        politics.give_pp(p, "france", "austria", 4)
+    with pytest.raises(InputError, match="Britain has 10"):
+        politics.give_pp(p, "britain", "austria", 11)
