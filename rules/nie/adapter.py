@@ -1,0 +1,407 @@
+"""The Napoleon in Europe adapter of the system contract (rules/system.py TableSystem), Qt-free.
+
+It only gathers the engine's answers (rules/nie battle, strategic, politics) into plain descriptions: a unit's
+zone or region and where it may go, the enemies it may fire at or charge with the number it needs, the pair
+analysis, and every action resolved with the player's dice and `--choice KEY=VALUE` choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from common.dice import Dice
+from common.errors import InputError
+from rules.nie import battle as bt
+from rules.nie import politics, strategic, turn
+from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, parse_zone, zones
+from rules.nie.options import DEFAULT, Options
+from rules.system import CombatOutcome, TargetRow
+
+BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_square", "rally", "end_phase",
+                  "retreat", "pursue", "end_battle")
+MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
+POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "give_pp", "declare_war", "sue_for_peace", "annex",
+                     "diplomacy", "uprising", "suppress", "congress_annex", "liberate", "armistice",
+                     "break_alliance", "passage", "c_test", "sudden_death", "victory", "end_turn")
+ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
+
+CHOICE_HELP = """\
+  start_battle  --attacker NATION[,NATION] --target REGION  [from=REGION | from.ID=REGION] [amphibious=yes]
+  deploy        --attacker any  zone.ID=ZONE ... [side=A|B]  (every unit of the side(s); hidden until both)
+  move          --attacker UNIT --target ZONE          (battle board)
+  fire          --attacker UNIT --target UNIT  [leader=ID]      dice: 2d6 then the hit's 1d6
+  charge        --attacker UNIT --target UNIT  [square=yes] [abort=yes] [evade=yes]   dice: 2d6 att, 2d6 def
+  leave_square  --attacker UNIT
+  rally         --attacker LEADER --target UNIT        dice: 2d6
+  end_phase     --attacker any
+  retreat       --attacker A|B|UNIT
+  pursue        --attacker UNIT --target UNIT          dice: 1d6
+  end_battle    --attacker any  [retreat.ID=REGION | retreat.*=REGION]
+  land_move     --attacker ID[,ID] --target REGION  [path=R1,R2]
+  amphibious    --attacker ID[,ID] --target REGION route=SEA,SEA   dice: 1d6 per unit per enemy sea area
+  naval_move    --attacker SQ[,SQ] path=SEA,SEA|port:REGION
+  intercept     --attacker NATION [want.A=yes|no] [want.B=yes|no] [left_port=yes] [strait=yes]   dice: 1d6
+  sea_battle    --attacker NATION[,NATION] --target SEA|port:REGION defender=NATION[,NATION]
+                [lose.A=ID,..] [lose.B=ID,..] [attackers=ID,ID (a port attack)]   dice: 2d6, 2d6
+  production    --attacker NATION
+  purchase      --attacker NATION buy=inf:2,cav:1 place=REGION [place.TYPE=REGION]
+  buy_pap       --attacker NATION n=1
+  give_pp       --attacker britain --target NATION n=N
+  declare_war   --attacker NATION --target NATION [controllers=NATION,..]  dice: 1d6 if several may take a neutral
+  sue_for_peace --attacker NATION
+  annex         --attacker NATION --target REGION [give_to=NATION]   dice: 1d6 (+ army 1d6 x3 if it resists)
+  diplomacy     --attacker NATION --target REGION|NATION [accepted=yes|no third=NATION (a player nation)]
+                dice: 2d6 (a minor or a neutral Great Nation)
+  uprising      --attacker NATION --target REGION
+  suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
+  congress_annex --attacker VICTOR --target REGION loser=NATION
+  liberate      --attacker VICTOR regions=R1,R2
+  armistice     --attacker NATION --target NATION
+  break_alliance --attacker NATION --target NATION
+  passage       --attacker HOST --target GUEST grant=yes|no
+  c_test        --attacker NATION                     dice: 2d6
+  sudden_death  --attacker any round=N first=N        dice: 2d6
+  victory       --attacker NATION
+  end_turn      --attacker any                       (next nation; month, production round, PAP)"""
+
+
+@dataclass(frozen=True)
+class NieSelection:
+    piece: str
+    where: str
+    moves: tuple[str, ...]
+    targets: tuple[str, ...]
+    shades: tuple = ()
+    lines: tuple = ()
+    arc: None = None
+
+
+def _ids(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _yes(v: str | None) -> bool:
+    if v is None:
+        return False
+    if v.lower() in ("yes", "true", "1", "y"):
+        return True
+    if v.lower() in ("no", "false", "0", "n"):
+        return False
+    raise InputError(f"--choice: {v!r} is not yes or no")
+
+
+def _int(v: str | None, what: str) -> int:
+    try:
+        return int(v or "")
+    except ValueError:
+        raise InputError(f"--choice {what}=N: a whole number, not {v!r}") from None
+
+
+def _prefixed(choices: Mapping[str, str], prefix: str) -> dict[str, str]:
+    return {k[len(prefix):]: v for k, v in choices.items() if k.startswith(prefix)}
+
+
+class NieSystem:
+    """Napoleon in Europe (rules/nie): a strategic map of regions and sea areas and a tactical battle board."""
+
+    name = "nie"
+    actions = ACTIONS
+    single_piece_actions = frozenset({"leave_square", "end_phase", "retreat", "production", "sue_for_peace",
+                                      "c_test", "sudden_death", "victory", "naval_move", "intercept", "buy_pap",
+                                      "end_turn"})
+    choice_help = CHOICE_HELP
+    types = tuple(UNIT_TYPES)
+    markers = ()
+    flags = ()
+
+    def __init__(self, options: Options | None = None):
+        self.opts = options or DEFAULT
+
+    # ---- vocabulary
+
+    def piece_type(self, roster_type: str) -> str | None:
+        t = roster_type.strip().lower().replace("_", " ").replace("-", " ")
+        if t in UNIT_TYPES:
+            return t
+        return TYPE_WORDS.get(t)
+
+    def default_state(self, piece_type: str) -> dict:
+        return {"square": False, "used": 0} if piece_type in ("inf", "elite", "militia") else {"used": 0}
+
+    def piece_state(self, piece) -> dict:
+        return {"type": piece.type, "at": piece.at}
+
+    def check_state(self, piece_type: str, key: str, value):
+        if key == "type":
+            t = self.piece_type(str(value))
+            if t is None:
+                raise InputError(f"type {value!r}: one of {' '.join(UNIT_TYPES)}")
+            return t
+        if key == "square":
+            if piece_type not in ("inf", "elite", "militia"):
+                raise InputError("only infantry forms square (§8.5)")
+            return bool(value)
+        if key == "nation":
+            if value not in NATIONS:
+                raise InputError(f"nation {value!r}: one of {' '.join(NATIONS)}")
+            return value
+        raise InputError(f"{key!r} is not part of a Napoleon in Europe unit's state (type, nation, square)")
+
+    def empty_ground(self):
+        return {}
+
+    # ---- questions
+
+    def _in_battle(self, pos: NiePosition, pid: str) -> bool:
+        return pos.battle is not None and pid in pos.battle.units
+
+    def selection(self, pos: NiePosition, pid: str) -> NieSelection:
+        u = pos.unit(pid)
+        if self._in_battle(pos, pid):
+            b = pos.battle
+            moves = tuple(z.name(b.major) for z in zones(b.major) if not bt.move_reasons(pos, pid, z, self.opts))
+            tg = tuple(t.target for t in self.targets(pos, pid) if t.fire or t.melee)
+            return NieSelection(pid, b.units[pid].zone.name(b.major), moves, tg)
+        if u.kind.base == "naval" or u.at not in pos.europe.regions:
+            return NieSelection(pid, u.at, (), ())
+        near = sorted(pos.europe.region(u.at).neighbours)
+        moves = tuple(r for r in near if not strategic.entry_reasons(pos, u.nation, r))
+        return NieSelection(pid, u.at, moves, ())
+
+    def targets(self, pos: NiePosition, pid: str) -> list[TargetRow]:
+        if not self._in_battle(pos, pid):
+            return []
+        b = pos.battle
+        u = pos.unit(pid)
+        side = bt.side_of(b, u)
+        rows = []
+        for tid, tu in sorted(b.units.items()):
+            t = pos.units[tid]
+            if bt.side_of(b, t) == side:
+                continue
+            d = bt.frontal_distance(b.units[pid].zone, tu.zone, side)
+            fire = melee = False
+            fire_net = melee_net = None
+            notes = []
+            try:
+                pv = bt.fire_preview(pos, pid, tid, self.opts)
+                fire, fire_net = True, pv["needs_raw"]
+            except InputError as exc:
+                notes.append(str(exc).split(": ", 1)[-1])
+            try:
+                cv = bt.charge_preview(pos, pid, tid, self.opts)
+                melee = True
+                melee_net = sum(m for m, _ in cv["attacker_modifiers"]) - sum(m for m, _ in cv["defender_modifiers"])
+            except InputError as exc:
+                notes.append(str(exc).split(": ", 1)[-1])
+            rows.append(TargetRow(tid, tu.zone.name(b.major), d or 0, "fire" if fire else ("charge" if melee else ""),
+                                  fire, fire_net, melee, melee_net, d is not None, "; ".join(dict.fromkeys(notes))))
+        return rows
+
+    def pair(self, pos: NiePosition, a: str, b: str) -> tuple[dict, list[str]]:
+        out: dict = {"from": a, "to": b}
+        lines = []
+        if self._in_battle(pos, a) and self._in_battle(pos, b):
+            for key, fn in (("fire", bt.fire_preview), ("charge", bt.charge_preview)):
+                try:
+                    out[key] = fn(pos, a, b, self.opts)
+                    lines.append(f"{key}: allowed; " + _describe(out[key]))
+                except InputError as exc:
+                    out[key] = None
+                    out[f"{key}_refused"] = str(exc)
+                    lines.append(f"{key}: not allowed - {exc}")
+            return out, lines
+        ua, ub = pos.unit(a), pos.unit(b)
+        out["regions"] = [ua.at, ub.at]
+        out["adjacent"] = pos.europe.adjacent(ua.at, ub.at)
+        out["at_war"] = pos.at_war(ua.nation, ub.nation)
+        lines.append(f"{a} ({ua.nation} {ua.kind.name}) in {ua.at}; {b} ({ub.nation} {ub.kind.name}) in {ub.at}; "
+                     f"{'neighbouring' if out['adjacent'] else 'not neighbouring'}; "
+                     f"{'at war' if out['at_war'] else pos.relation(ua.nation, ub.nation)}")
+        return out, lines
+
+    def supporter_candidates(self, pos, attacker, target, action) -> list[str]:
+        return []
+
+    def combat_modifiers(self, pos: NiePosition, attacker: str, target: str, action: str, supporters=()):
+        if action == "fire":
+            pv = bt.fire_preview(pos, attacker, target, self.opts)
+            return ([f"needs {pv['table']} on 2d6 (§8.3)"] + [f"{m:+d} {w}" for m, w in pv["modifiers"]]), []
+        if action == "charge":
+            cv = bt.charge_preview(pos, attacker, target, self.opts)
+            return ([f"{m:+d} {w}" for m, w in cv["attacker_modifiers"]],
+                    [f"{m:+d} {w}" for m, w in cv["defender_modifiers"]])
+        return [], []
+
+    # ---- resolving
+
+    def resolve(self, pos: NiePosition, action: str, attacker: str, target: str | None = None, *,
+                dice: Sequence[int] = (), seed: int | None = None, choices: Mapping[str, str] | None = None,
+                **_inputs) -> CombatOutcome:
+        ch = dict(choices or {})
+        d = Dice(dice, seed)
+        res = self._run(pos, action, attacker, target, d, ch)
+        if d.given:
+            raise InputError(f"{action}: {len(d.given)} die/dice given but not used ({', '.join(map(str, d.given))})")
+        lines = list(res.lines) + [f"note: {n}" for n in dict.fromkeys(res.notes)]
+        if d.generated:
+            lines.append(f"dice rolled by the app (seed {d.seed}): {', '.join(map(str, d.rolled))}")
+        return CombatOutcome(res, list(d.rolled), d.seed if d.generated else None, lines, res.changes)
+
+    def _run(self, pos: NiePosition, action: str, attacker: str, target: str | None, d: Dice, ch: dict):
+        o = self.opts
+        ids = _ids(attacker)
+
+        def need(what: str) -> str:
+            if not target:
+                raise InputError(f"--action {action} needs --target {what}")
+            return target
+
+        if action == "start_battle":
+            region = need("REGION")
+            came = {u.id: ch.get(f"from.{u.id}", ch.get("from", "")) for u in pos.units_at(region)
+                    if u.nation in ids}
+            came = {k: v for k, v in came.items() if v}
+            return bt.start(pos, region, ids, came, _yes(ch.get("amphibious")))
+        if action == "deploy":
+            return bt.deploy(pos, _prefixed(ch, "zone."), ch.get("side"))
+        if action == "move":
+            return bt.move(pos, ids[0], need("ZONE"), o)
+        if action == "fire":
+            return bt.fire(pos, ids[0], need("UNIT"), d, o, ch.get("leader"))
+        if action == "charge":
+            return bt.charge(pos, ids[0], need("UNIT"), d, o, _yes(ch.get("square")), _yes(ch.get("abort")),
+                             _yes(ch.get("evade")), ch.get("leader"))
+        if action == "leave_square":
+            return bt.leave_square(pos, ids[0], o)
+        if action == "rally":
+            return bt.rally(pos, ids[0], target, d, o)
+        if action == "end_phase":
+            return bt.end_phase(pos, o)
+        if action == "retreat":
+            side = ids[0] if ids and ids[0] in ("A", "B") else bt.side_of(pos.battle_copy(), pos.unit(ids[0]))
+            return bt.retreat(pos, side)
+        if action == "pursue":
+            return bt.pursue(pos, ids[0], need("UNIT"), d, o)
+        if action == "end_battle":
+            return bt.end_battle(pos, _prefixed(ch, "retreat."), o)
+        if action == "land_move":
+            path = _ids(ch.get("path")) or [need("REGION")]
+            return strategic.land_move(pos, ids, path, o)
+        if action == "amphibious":
+            return strategic.amphibious(pos, ids, _ids(ch.get("route")), need("REGION"), d, o)
+        if action == "naval_move":
+            return strategic.naval_move(pos, ids, _ids(ch.get("path")) or [need("SEA")])
+        if action == "intercept":
+            wants = (_yes(ch.get("want.A", "yes")), _yes(ch.get("want.B", "no")))
+            one = wants[0] != wants[1]
+            r = strategic.interception(d.d6() if one else None, _yes(ch.get("left_port")), _yes(ch.get("strait")),
+                                       wants)
+            verdict = "caught, a sea battle follows" if r["caught"] else "escapes"
+            if r["roll"] is None:
+                return bt.Result("intercept", pos, [f"interception: {r['why']}: "
+                                                    + ("a sea battle follows" if r["caught"] else "no battle")],
+                                 data={"caught": r["caught"]})
+            return bt.Result("intercept", pos, [f"interception: rolled {r['roll']}, needs {r['need']}+ "
+                                                f"({r['why']}): {verdict}"],
+                             [{"what": "interception", "dice": [r["roll"]], "raw": r["roll"], "modifiers": [],
+                               "total": r["roll"], "threshold": r["need"]}], data={"caught": r["caught"]})
+        if action == "sea_battle":
+            lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B")), "attackers": _ids(ch.get("attackers"))}
+            port = need("SEA").startswith("port:")
+            return strategic.sea_battle(pos, target, ids, _ids(ch.get("defender")), d,
+                                        port_defender="B" if port else None, lose=lose)
+        if action == "production":
+            pp = politics.production_points(pos, ids[0], o)
+            lines = [f"{ids[0]}: {pp['pp']} PP (§9.4)"] + [f"  {r}: {v}{' - ' + w if w else ''}"
+                                                          for r, v, w in pp["regions"]]
+            return bt.Result("production", pos, lines, notes=pp["notes"], data={"pp": pp["pp"]})
+        if action == "purchase":
+            basket = {}
+            for item in _ids(ch.get("buy")):
+                k, _, n = item.partition(":")
+                basket[k.strip()] = _int(n or "1", "buy")
+            where = _prefixed(ch, "place.")
+            if "place" in ch:
+                where["*"] = ch["place"]
+            return politics.purchase(pos, ids[0], basket, where, o)
+        if action == "buy_pap":
+            return politics.buy_pap(pos, ids[0], _int(ch.get("n", "1"), "n"))
+        if action == "give_pp":
+            return politics.give_pp(pos, ids[0], need("NATION"), _int(ch.get("n", "0"), "n"))
+        if action == "declare_war":
+            return politics.declare_war(pos, ids[0], need("NATION"), d, _ids(ch.get("controllers")))
+        if action == "sue_for_peace":
+            return politics.sue_for_peace(pos, ids[0], o)
+        if action == "annex":
+            return politics.annex_minor(pos, ids[0], need("REGION"), d, ch.get("give_to"))
+        if action == "diplomacy":
+            t = need("REGION or NATION")
+            if t in NATIONS and t in pos.players:
+                return politics.diplomatic_offer(pos, ids[0], t, _yes(ch.get("accepted")), ch.get("third"))
+            if t in NATIONS:
+                return politics.diplomatic_offensive_neutral(pos, ids[0], t, d)
+            return politics.diplomatic_offensive_minor(pos, ids[0], t, d)
+        if action == "uprising":
+            return politics.cause_uprising(pos, ids[0], need("REGION"))
+        if action == "suppress":
+            return politics.suppress_uprising(pos, need("REGION"), d, ch.get("lose"))
+        if action == "congress_annex":
+            return politics.congress_annex(pos, ids[0], ch.get("loser", ""), need("REGION"))
+        if action == "liberate":
+            return politics.liberate(pos, ids[0], _ids(ch.get("regions")))
+        if action == "armistice":
+            return politics.armistice(pos, ids[0], need("NATION"))
+        if action == "break_alliance":
+            return politics.break_alliance(pos, ids[0], need("NATION"))
+        if action == "passage":
+            return politics.passage(pos, ids[0], need("NATION"), _yes(ch.get("grant", "yes")))
+        if action == "c_test":
+            r = politics.c_test(pos, ids[0], d, o)
+            return bt.Result("c_test", pos, [f"{ids[0]} C-value test: rolled {r['roll']['raw']} against C "
+                                             f"{r['c_value']}: " + ("greater: it must sue for peace (§9.10)"
+                                                                    if r["sues_for_peace"] else "holds (§9.10)")],
+                             [r["roll"]], data={"sues_for_peace": r["sues_for_peace"]})
+        if action == "sudden_death":
+            r = politics.sudden_death(d, _int(ch.get("round"), "round"), _int(ch.get("first"), "first"))
+            return bt.Result("sudden_death", pos, [f"sudden death: rolled {r['roll']['raw']}, end number "
+                                                   f"{r['end_number']}: " + ("the game ends (§9.2)" if r["ends"]
+                                                                             else "the game goes on (§9.2)")],
+                             [r["roll"]], data={"ends": r["ends"]})
+        if action == "end_turn":
+            return turn.end_turn(pos)
+        if action == "victory":
+            v = politics.victory_level(pos, ids[0])
+            return bt.Result("victory", pos, [f"{ids[0]}: level {v['level']} {v['name']} ({v['regions']} regions, "
+                                              f"homeland {v['homeland']}, fleet {v['fleet']}; §9.1)"], data=v)
+        raise InputError(f"--action {action!r}: Napoleon in Europe knows {' '.join(ACTIONS)}")
+
+    # ---- turns
+
+    def next_phase(self, turn: int, active: str, sides: Sequence[str]):
+        """§4.1: the nations move in turn order; after the last the month (round) ends."""
+        order = list(sides) or list(NATIONS)
+        i = order.index(active) if active in order else -1
+        return (turn + 1, order[0]) if i + 1 >= len(order) else (turn, order[i + 1])
+
+    def phase_reset(self) -> dict:
+        return {"used": 0}
+
+
+def _describe(pv: dict) -> str:
+    if "table" in pv:
+        mods = ", ".join(f"{m:+d} {w}" for m, w in pv["modifiers"]) or "no modifiers"
+        return f"{pv['distance']} zone(s), table {pv['table']}, {mods}: needs {pv['needs_raw']} on 2d6"
+    att = ", ".join(f"{m:+d} {w}" for m, w in pv["attacker_modifiers"]) or "none"
+    dfn = ", ".join(f"{m:+d} {w}" for m, w in pv["defender_modifiers"]) or "none"
+    return f"attacker {att}; defender {dfn}"
+
+
+def zone_of(pos: NiePosition, pid: str) -> str | None:
+    if pos.battle is None or pid not in pos.battle.units:
+        return None
+    return pos.battle.units[pid].zone.name(pos.battle.major)
+
+
+__all__ = ["ACTIONS", "NieSystem", "parse_zone", "zone_of"]

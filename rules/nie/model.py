@@ -1,0 +1,684 @@
+"""Napoleon in Europe (German standard rules): nations, unit types, the strategic map's topology, the battle board's
+zones and the JSON position file (digest: shared/rules/napoleon-in-europe.md).
+
+The position file::
+
+    {"system": "nie", "board": "demo",            # "demo" (data/europe_demo.toml, INVENTED) or a TOML path
+     "year": 1805, "month": 1, "round": 1, "start_nation": "france", "active": "france",
+     "historical": false,
+     "players": {"france": "anna", "britain": "ben"},          # controlled nations (absent: neutral Great Nation)
+     "relations": [{"nations": ["britain", "france"], "status": "war", "declared_by": ["britain"]}],
+     "passage": [["prussia", "austria"]],                       # [guest, host]
+     "truces": [{"victor": "austria", "loser": "france", "until_round": 14}],
+     "pp": {"france": 20}, "pap": {"france": 2},
+     "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
+     "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
+     "resisting": {"holland": "france"},                      # a minor resisting annexation (§9.8)
+     "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "belgium"},
+               {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
+     "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,
+                "amphibious": false, "round": 1, "phase": "cavalry", "acting": "A", "quiet_rounds": 0,
+                "came_from": {"fr-inf-1": "picardy"},
+                "units": {"fr-inf-1": {"zone": "A-left", "square": false, "used": 0}},
+                "deployed": ["A", "B"], "loser": null, "end_reason": null,
+                "eliminated": [{"id": "gb-inf-9", "nation": "britain", "type": "inf", "how": "fire"}], "log": []}}
+
+Units in a battle keep their strategic `at` (the battle's region); their zone is in `battle.units`. Zone names:
+`A-rout`, `A-reserve`, `A-left`, `A-centre`, `A-right`, `M-left`, `M-centre`, `M-right`, `B-left`, `B-centre`,
+`B-right`, `B-reserve`, `B-rout`. A is the attacker (the side that moved in), B the defender; a side's flanks are
+named from its own point of view (A-left faces B-right, §3.3), the middle zones from the attacker's (M-left lies
+between A-left and B-right). A skirmish has one column: `A-line`, `M`, `B-line` (and the reserves and routs).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from common.errors import InputError
+from rules.position import Piece, Position
+
+SYSTEM = "nie"
+NATIONS = ("france", "britain", "prussia", "russia", "ottoman", "austria", "spain")
+"""The 7 Great Nations in the map's clockwise turn order from France (§3.2)."""
+COLOURS = {"france": "blue", "britain": "red", "prussia": "purple", "russia": "green", "ottoman": "beige",
+           "austria": "grey", "spain": "yellow"}
+"""§2.1: homeland border and figure colours. Light-blue figures (French allies, resisting minors) carry a nation."""
+MINOR = "minor"
+"""The owner of a resisting minor nation's light-blue army (§9.8)."""
+RELATIONS = ("neutral", "allied", "war")
+
+INFANTRY, CAVALRY, ARTILLERY, LEADER, NAVAL = "infantry", "cavalry", "artillery", "leader", "naval"
+
+
+@dataclass(frozen=True)
+class UnitType:
+    """One unit profile of §8.1 [R-UNITS]; cost of heavy cavalry comes from the options (A3)."""
+
+    key: str
+    name: str
+    base: str
+    cost: int
+    move: int | None  # regions per turn; None: unlimited at sea
+    actions: int
+    fire_mod: int = 0  # on all fire rolls (elite +1, militia -1)
+    charge_mod: int = 0  # on charge rolls (elite/heavy +1, militia/irregular -1; A11 for the cavalry)
+    rally: int = 8  # 2d6 target to rally (§8.6)
+    fire_elim: int = 3  # 1d6 <= this: eliminated by a fire hit, else routed (§8.3)
+    charge_elim: int = 3  # loses a charge by >= this: eliminated, else routed (§8.4)
+
+    @property
+    def army(self) -> bool:
+        """'Armee'/'Truppen': infantry, cavalry and artillery, not leaders nor ships (§2.1)."""
+        return self.base in (INFANTRY, CAVALRY, ARTILLERY)
+
+
+UNIT_TYPES = {
+    "inf": UnitType("inf", "Infantry", INFANTRY, 6, 1, 1),
+    "elite": UnitType("elite", "Elite Infantry", INFANTRY, 9, 1, 1, fire_mod=1, charge_mod=1, rally=7, fire_elim=2,
+                      charge_elim=4),
+    "militia": UnitType("militia", "Militia", INFANTRY, 4, 1, 1, fire_mod=-1, charge_mod=-1, rally=9, fire_elim=4),
+    "cav": UnitType("cav", "Cavalry", CAVALRY, 10, 2, 2),
+    "hcav": UnitType("hcav", "Heavy Cavalry", CAVALRY, 14, 2, 2, charge_mod=1),
+    "icav": UnitType("icav", "Irregular Cavalry", CAVALRY, 7, 2, 2, charge_mod=-1, rally=9),
+    "art": UnitType("art", "Artillery", ARTILLERY, 12, 1, 1),
+    "leader": UnitType("leader", "Leader", LEADER, 12, 2, 2),
+    "ship": UnitType("ship", "Naval squadron", NAVAL, 15, None, 0),
+}
+TYPE_WORDS = {"infantry": "inf", "elite infantry": "elite", "elite": "elite", "militia": "militia", "miliz": "militia",
+              "cavalry": "cav", "heavy cavalry": "hcav", "irregular cavalry": "icav", "artillery": "art",
+              "leader": "leader", "general": "leader", "squadron": "ship", "ship": "ship", "fleet": "ship",
+              "naval squadron": "ship", "guns": "art"}
+
+
+# ---------------------------------------------------------------------------------------------- the strategic map
+
+
+@dataclass(frozen=True)
+class Region:
+    id: str
+    name: str
+    neighbours: frozenset[str]
+    home: str | None = None  # None: a minor nation of its own (§3.2)
+    capital: bool = False
+    north_africa: bool = False
+    uprising_homeland: bool = False  # Ireland, Vendée, Don Basin (§9.9)
+    port: frozenset[str] = frozenset()  # sea areas its anchor touches (§3.2)
+    xy: tuple[float, float] = (0.0, 0.0)  # INVENTED centre in the demo file
+
+
+@dataclass(frozen=True)
+class Sea:
+    id: str
+    name: str
+    neighbours: frozenset[str]
+    straits: frozenset[str] = frozenset()
+    xy: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Europe:
+    """The strategic map's topology: regions and sea areas (§3.2 [R-MAP])."""
+
+    name: str
+    regions: Mapping[str, Region]
+    seas: Mapping[str, Sea]
+    source: str = "demo"
+    invented: bool = True
+
+    def region(self, rid: str, what: str = "region") -> Region:
+        try:
+            return self.regions[rid]
+        except KeyError:
+            raise InputError(f"{self.source}: no region {rid!r} ({what})") from None
+
+    def sea(self, sid: str, what: str = "sea area") -> Sea:
+        try:
+            return self.seas[sid]
+        except KeyError:
+            raise InputError(f"{self.source}: no sea area {sid!r} ({what})") from None
+
+    def homeland(self, nation: str) -> list[str]:
+        return [r.id for r in self.regions.values() if r.home == nation]
+
+    def capitals(self, nation: str) -> list[str]:
+        return [r.id for r in self.regions.values() if r.home == nation and r.capital]
+
+    def adjacent(self, a: str, b: str) -> bool:
+        """Two regions sharing a border (§3.2)."""
+        return a in self.regions and b in self.regions[a].neighbours
+
+
+DEMO_FILE = Path(__file__).with_name("data") / "europe_demo.toml"
+
+
+def _names(value: Any, what: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{what}: must be a list of ids")
+    return frozenset(value)
+
+
+def _xy(value: Any, what: str) -> tuple[float, float]:
+    if value is None:
+        return (0.0, 0.0)
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) for v in value)):
+        raise InputError(f"{what}: xy must be [x, y]")
+    return (float(value[0]), float(value[1]))
+
+
+def europe_from_dict(data: Mapping[str, Any], source: str) -> Europe:
+    regions, seas = {}, {}
+    for rid, r in (data.get("regions") or {}).items():
+        what = f"{source}: region {rid!r}"
+        if not isinstance(r, Mapping):
+            raise InputError(f"{what}: must be a table")
+        home = r.get("home")
+        if home is not None and home not in NATIONS:
+            raise InputError(f"{what}: home {home!r} is not a Great Nation ({' '.join(NATIONS)})")
+        regions[rid] = Region(rid, str(r.get("name", rid)), _names(r.get("neighbours", []), what), home,
+                              bool(r.get("capital", False)), bool(r.get("north_africa", False)),
+                              bool(r.get("uprising_homeland", False)), _names(r.get("port", []), what),
+                              _xy(r.get("xy"), what))
+    for sid, s in (data.get("seas") or {}).items():
+        what = f"{source}: sea area {sid!r}"
+        if not isinstance(s, Mapping):
+            raise InputError(f"{what}: must be a table")
+        seas[sid] = Sea(sid, str(s.get("name", sid)), _names(s.get("neighbours", []), what),
+                        _names(s.get("straits", []), what), _xy(s.get("xy"), what))
+    if not regions:
+        raise InputError(f"{source}: no [regions.*] tables")
+    both = set(regions) & set(seas)
+    if both:
+        raise InputError(f"{source}: {sorted(both)[0]!r} is both a region and a sea area")
+    for r in regions.values():
+        for n in r.neighbours:
+            if n not in regions:
+                raise InputError(f"{source}: region {r.id!r}: neighbour {n!r} is not a region")
+            if r.id not in regions[n].neighbours:
+                raise InputError(f"{source}: region {r.id!r} lists {n!r} as neighbour but not the reverse")
+        for s in r.port:
+            if s not in seas:
+                raise InputError(f"{source}: region {r.id!r}: port sea {s!r} is not a sea area")
+    for s in seas.values():
+        for n in s.neighbours | s.straits:
+            if n not in seas:
+                raise InputError(f"{source}: sea area {s.id!r}: neighbour {n!r} is not a sea area")
+            if s.id not in seas[n].neighbours | seas[n].straits:
+                raise InputError(f"{source}: sea area {s.id!r} lists {n!r} but not the reverse")
+    board = data.get("board") or {}
+    return Europe(str(board.get("name", source)), regions, seas, source, bool(board.get("invented", False)))
+
+
+_demo: Europe | None = None
+
+
+def load_europe(ref: str = "demo", base: Path | None = None) -> Europe:
+    """The shipped demo topology ("demo") or a TOML file (relative to `base`)."""
+    global _demo
+    if ref == "demo":
+        if _demo is None:
+            _demo = _read_europe(DEMO_FILE, "demo")
+        return _demo
+    path = Path(ref)
+    if base is not None and not path.is_absolute():
+        path = base / path
+    return _read_europe(path, ref)
+
+
+def _read_europe(path: Path, ref: str) -> Europe:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the map file ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not TOML ({exc})") from None
+    europe = europe_from_dict(data, str(path))
+    return Europe(europe.name, europe.regions, europe.seas, ref, europe.invented)
+
+
+# ---------------------------------------------------------------------------------------------- the battle board
+
+ROWS = ("A-rout", "A-reserve", "A-line", "M", "B-line", "B-reserve", "B-rout")
+"""§3.3: rows 0..6 from the attacker's rout zone to the defender's."""
+A_ROUT, A_RESERVE, A_LINE, MIDDLE, B_LINE, B_RESERVE, B_ROUT = range(7)
+PHASES = ("cavalry", "artillery", "infantry", "leader")
+"""§4.2: the four phases of a combat round; in each the attacker acts first, then the defender."""
+PHASES_ALL = ("setup", *PHASES, "pursuit", "over")
+COLS = ("left", "centre", "right")
+"""Absolute columns, named from the attacker's point of view: A's left faces B's right (§3.3)."""
+
+
+@dataclass(frozen=True, order=True)
+class Zone:
+    row: int
+    col: int | None = None  # None for the full-width reserve and rout rows; 1 (centre) for a skirmish's column
+
+    def name(self, major: bool = True) -> str:
+        if self.col is None:
+            return ROWS[self.row]
+        if not major:
+            return ROWS[self.row]
+        if self.row == B_LINE:
+            return f"B-{COLS[2 - self.col]}"  # the defender names its own flanks
+        return f"{'A' if self.row == A_LINE else 'M'}-{COLS[self.col]}"
+
+    @property
+    def side(self) -> str | None:
+        """'A' or 'B' for a side's own zones, None for the middle row."""
+        if self.row < MIDDLE:
+            return "A"
+        return "B" if self.row > MIDDLE else None
+
+
+def parse_zone(text: Any, major: bool, what: str) -> Zone:
+    if not isinstance(text, str):
+        raise InputError(f"{what}: zone must be a name like 'A-left', not {text!r}")
+    t = text.strip()
+    if t in ("A-rout", "A-reserve", "B-reserve", "B-rout"):
+        return Zone(ROWS.index(t))
+    if not major:
+        if t in ("A-line", "M", "B-line"):
+            return Zone(ROWS.index(t), 1)
+        raise InputError(f"{what}: {t!r} is not a skirmish zone (A-rout A-reserve A-line M B-line B-reserve B-rout)")
+    head, _, flank = t.partition("-")
+    if head in ("A", "M", "B") and flank in COLS:
+        col = COLS.index(flank)
+        row = {"A": A_LINE, "M": MIDDLE, "B": B_LINE}[head]
+        return Zone(row, 2 - col if head == "B" else col)
+    raise InputError(f"{what}: {t!r} is not a zone of a major battle (A-left, M-centre, B-right, A-reserve, ...)")
+
+
+def zones(major: bool) -> list[Zone]:
+    """Every zone of the board (§3.3): 3 columns in a major battle, 1 in a skirmish."""
+    cols = (0, 1, 2) if major else (1,)
+    out = [Zone(A_ROUT), Zone(A_RESERVE)]
+    out += [Zone(r, c) for r in (A_LINE, MIDDLE, B_LINE) for c in cols]
+    return out + [Zone(B_RESERVE), Zone(B_ROUT)]
+
+
+# ---------------------------------------------------------------------------------------------- the position
+
+
+@dataclass(frozen=True)
+class Unit(Piece):
+    """One figure or squadron: id (its marker), nation (the piece's side), type key, where it stands."""
+
+    at: str = ""
+
+    def where(self) -> tuple[str, str]:
+        return self.at, ""
+
+    @property
+    def nation(self) -> str:
+        return self.side
+
+    @property
+    def kind(self) -> UnitType:
+        return UNIT_TYPES[self.type]
+
+
+@dataclass
+class BattleUnit:
+    zone: Zone
+    square: bool = False
+    used: int = 0  # combat actions spent this phase
+
+
+@dataclass
+class Battle:
+    """A tactical battle in one region (§4.2, §8): sides A (attackers) and B (defenders)."""
+
+    region: str
+    attacker: list[str]
+    defender: list[str]
+    major: bool
+    amphibious: bool = False
+    round: int = 1
+    phase: str = "setup"
+    acting: str = "A"
+    quiet_rounds: int = 0  # full rounds with no fire into and no move into the middle (A16)
+    middle_activity: bool = False  # this round so far
+    units: dict[str, BattleUnit] = field(default_factory=dict)
+    came_from: dict[str, str] = field(default_factory=dict)
+    eliminated: list[dict] = field(default_factory=list)  # {"id", "nation", "type", "how"}
+    retreated: str | None = None  # the side that retreated (voluntarily or by the stalemate rule)
+    loser: str | None = None
+    end_reason: str | None = None
+    deployed: list[str] = field(default_factory=list)  # sides whose hidden set-up is done (§4.2)
+    log: list[dict] = field(default_factory=list)
+
+    def side_of_nation(self, nation: str) -> str | None:
+        if nation in self.attacker:
+            return "A"
+        if nation in self.defender:
+            return "B"
+        return None
+
+
+@dataclass(frozen=True)
+class NiePosition(Position):
+    europe: Europe = None  # type: ignore[assignment]
+    board_ref: str = "demo"
+    year: int = 1805
+    month: int = 1
+    round: int = 1
+    start_nation: str = "france"
+    active: str = "france"
+    historical: bool = False
+    players: Mapping[str, str] = field(default_factory=dict)
+    relations: tuple[tuple[frozenset, str], ...] = ()
+    declarations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # target -> declarers in order
+    passage: frozenset[tuple[str, str]] = frozenset()
+    truces: tuple[tuple[str, str, int], ...] = ()
+    pp: Mapping[str, int] = field(default_factory=dict)
+    pap: Mapping[str, int] = field(default_factory=dict)
+    c_values: Mapping[str, int] = field(default_factory=dict)
+    diplomacy_values: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    owners: Mapping[str, str] = field(default_factory=dict)
+    uprisings: frozenset[str] = frozenset()
+    battle: Battle | None = None
+    moved: frozenset[str] = frozenset()  # land units that moved in this player turn (§4.1)
+    resisting: Mapping[str, str] = field(default_factory=dict)  # minor region -> annexer it resists (§9.8)
+    sued: frozenset[str] = frozenset()  # nations that have sued for peace (historical game's end, §9.1)
+
+    @cached_property
+    def units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.pieces}  # type: ignore[misc]
+
+    def unit(self, uid: str) -> Unit:
+        try:
+            return self.units[uid]
+        except KeyError:
+            raise InputError(f"no unit {uid!r} in the position") from None
+
+    def relation(self, a: str, b: str) -> str:
+        if a == b:
+            return "allied"
+        key = frozenset((a, b))
+        for k, v in self.relations:
+            if k == key:
+                return v
+        return "neutral"  # §9.6: all nations start neutral unless the scenario says otherwise
+
+    def at_war(self, a: str, b: str) -> bool:
+        """At war on the diplomacy table; a resisting minor's light-blue army is at war with its annexer (§9.8)."""
+        if MINOR in (a, b):
+            other = b if a == MINOR else a
+            return other in self.resisting.values()
+        return a != b and self.relation(a, b) == "war"
+
+    def inactive(self, nation: str) -> bool:
+        """A neutral Great Nation (no player controls it) that has joined no alliance and is at war with nobody: no
+        PP, no new units, no movement (§9.6). Without a `players` list every nation is active."""
+        if not self.players or nation in self.players or nation not in NATIONS:
+            return False
+        return not any(n != nation and (self.allied(nation, n) or self.at_war(nation, n)) for n in NATIONS)
+
+    def allied(self, a: str, b: str) -> bool:
+        return a == b or self.relation(a, b) == "allied"
+
+    def owner(self, rid: str) -> str | None:
+        """The owning nation (§9.3): a control marker, else the homeland's nation, else None (a neutral minor)."""
+        if rid in self.owners:
+            return self.owners[rid]
+        return self.europe.region(rid).home
+
+    def units_at(self, where: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.at == where]
+
+    def battle_copy(self) -> Battle:
+        if self.battle is None:
+            raise InputError("the position has no battle (\"battle\": {...})")
+        return copy.deepcopy(self.battle)
+
+
+def _int_map(value: Any, what: str, keys=NATIONS) -> dict[str, int]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must be an object of nation: number")
+    out = {}
+    for k, v in value.items():
+        if k not in keys:
+            raise InputError(f"{what}: {k!r} is not a Great Nation ({' '.join(NATIONS)})")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise InputError(f"{what}: {k}: {v!r} is not a whole number >= 0")
+        out[k] = v
+    return out
+
+
+def _nation(value: Any, what: str, minor_ok: bool = False) -> str:
+    if value in NATIONS or (minor_ok and value == MINOR):
+        return value
+    raise InputError(f"{what}: {value!r} is not a Great Nation ({' '.join(NATIONS)})")
+
+
+def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Europe) -> Battle:
+    what = f"{source}: battle"
+    if not isinstance(b, Mapping):
+        raise InputError(f"{what}: must be an object")
+    region = b.get("region")
+    if region not in europe.regions:
+        raise InputError(f"{what}: region {region!r} is not a region of the map")
+    att = [_nation(n, f"{what}: attacker", True) for n in b.get("attacker") or []]
+    dfn = [_nation(n, f"{what}: defender", True) for n in b.get("defender") or []]
+    if not att or not dfn or set(att) & set(dfn):
+        raise InputError(f"{what}: needs attacker and defender nations, none on both sides")
+    major = b.get("major")
+    if not isinstance(major, bool):
+        raise InputError(f"{what}: major must be true (major battle) or false (skirmish)")
+    phase = b.get("phase", "setup")
+    if phase not in PHASES_ALL:
+        raise InputError(f"{what}: phase {phase!r}: one of {' '.join(PHASES_ALL)}")
+    acting = b.get("acting", "A")
+    if acting not in ("A", "B"):
+        raise InputError(f"{what}: acting must be \"A\" (attacker) or \"B\" (defender)")
+    bunits = {}
+    for uid, st in (b.get("units") or {}).items():
+        uw = f"{what}: unit {uid!r}"
+        if uid not in units:
+            raise InputError(f"{uw}: not in the position's units")
+        if units[uid].at != region:
+            raise InputError(f"{uw}: stands at {units[uid].at!r}, not in the battle's region {region!r}")
+        if units[uid].nation not in att + dfn:
+            raise InputError(f"{uw}: its nation {units[uid].nation} fights on neither side")
+        if not isinstance(st, Mapping):
+            raise InputError(f"{uw}: must be an object with a zone")
+        zone = parse_zone(st.get("zone"), major, uw)
+        side = "A" if units[uid].nation in att else "B"
+        if zone.side not in (None, side):
+            raise InputError(f"{uw}: zone {st.get('zone')} belongs to the other side")
+        square = bool(st.get("square", False))
+        if square and units[uid].kind.base != INFANTRY:
+            raise InputError(f"{uw}: only infantry forms square (§8.5)")
+        used = st.get("used", 0)
+        if not isinstance(used, int) or not 0 <= used <= units[uid].kind.actions:
+            raise InputError(f"{uw}: used must be 0..{units[uid].kind.actions} combat actions")
+        bunits[uid] = BattleUnit(zone, square, used)
+    came = b.get("came_from") or {}
+    if not isinstance(came, Mapping) or not all(v in europe.regions for v in came.values()):
+        raise InputError(f"{what}: came_from must map unit ids to regions of the map")
+    elim = b.get("eliminated") or []
+    if not isinstance(elim, list) or not all(isinstance(e, Mapping) and e.get("type") in UNIT_TYPES
+                                             and isinstance(e.get("nation"), str) for e in elim):
+        raise InputError(f"{what}: eliminated must be a list of {{\"id\", \"nation\", \"type\"}}")
+    log = b.get("log") or []
+    if not isinstance(log, list):
+        raise InputError(f"{what}: log must be a list")
+    dep = b.get("deployed") or []
+    if not isinstance(dep, list) or not set(dep) <= {"A", "B"}:
+        raise InputError(f"{what}: deployed must list \"A\" and/or \"B\"")
+    ret, loser = b.get("retreated"), b.get("loser")
+    if ret not in (None, "A", "B") or loser not in (None, "A", "B"):
+        raise InputError(f"{what}: retreated and loser must be \"A\", \"B\" or absent")
+    return Battle(region, att, dfn, major, bool(b.get("amphibious", False)), int(b.get("round", 1)), phase, acting,
+                  int(b.get("quiet_rounds", 0)), bool(b.get("middle_activity", False)), bunits, dict(came),
+                  [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
+
+
+def _resisting(data: Mapping[str, Any], europe: Europe, source: str) -> dict[str, str]:
+    value = data.get("resisting") or {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{source}: resisting must map a minor region to the nation it resists")
+    for rid, n in value.items():
+        europe.region(rid, f"{source}: resisting")
+        _nation(n, f"{source}: resisting {rid}")
+    return dict(value)
+
+
+def _moved(value: Any, units: Mapping[str, Unit], source: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(v in units for v in value):
+        raise InputError(f"{source}: moved must list unit ids of the position")
+    return value
+
+
+def position_from_dict(data: Mapping[str, Any], source: str = "position") -> NiePosition:
+    base = Path(source).parent if source not in ("position", "") else None
+    board_ref = data.get("board", "demo")
+    if not isinstance(board_ref, str):
+        raise InputError(f"{source}: board must be \"demo\" or a map TOML path")
+    europe = load_europe(board_ref, base)
+    units: dict[str, Unit] = {}
+    for i, u in enumerate(data.get("units") or []):
+        what = f"{source}: unit {i + 1}"
+        if not isinstance(u, Mapping) or not isinstance(u.get("id"), str) or not u["id"]:
+            raise InputError(f"{what}: needs an id")
+        what = f"{source}: unit {u['id']!r}"
+        if u["id"] in units:
+            raise InputError(f"{what}: two units with this id")
+        nation = _nation(u.get("nation"), f"{what}: nation", True)
+        typ = u.get("type")
+        if typ not in UNIT_TYPES:
+            raise InputError(f"{what}: type {typ!r}: one of {' '.join(UNIT_TYPES)}")
+        at = u.get("at")
+        if typ == "ship":
+            port = at[5:] if isinstance(at, str) and at.startswith("port:") else None
+            if not (at in europe.seas or (port in europe.regions and europe.regions[port].port)):
+                raise InputError(f"{what}: a squadron stands in a sea area or a port (\"port:REGION\"), not {at!r}")
+        elif at not in europe.regions:
+            raise InputError(f"{what}: at {at!r} is not a region of the map")
+        units[u["id"]] = Unit(u["id"], nation, typ, at)
+    relations, declarations = [], {}
+    for i, r in enumerate(data.get("relations") or []):
+        what = f"{source}: relation {i + 1}"
+        if not isinstance(r, Mapping):
+            raise InputError(f"{what}: must be an object")
+        ns = r.get("nations")
+        if not (isinstance(ns, list) and len(ns) == 2 and ns[0] != ns[1]):
+            raise InputError(f"{what}: nations must be two different Great Nations")
+        for n in ns:
+            _nation(n, what)
+        status = r.get("status")
+        if status not in RELATIONS:
+            raise InputError(f"{what}: status {status!r}: one of {' '.join(RELATIONS)}")
+        relations.append((frozenset(ns), status))
+        if status == "war":
+            decl = r.get("declared_by") or []
+            if not isinstance(decl, list) or not all(d in ns for d in decl):
+                raise InputError(f"{what}: declared_by must list nations of this pair")
+            for d in decl:
+                target = ns[1] if d == ns[0] else ns[0]
+                declarations.setdefault(target, []).append(d)
+    order = data.get("declaration_order") or {}
+    if not isinstance(order, Mapping):
+        raise InputError(f"{source}: declaration_order must map a target to its declarers in order")
+    for target, decl in order.items():
+        _nation(target, f"{source}: declaration_order")
+        declarations[target] = [_nation(d, f"{source}: declaration_order {target}") for d in decl]
+    passage = set()
+    for p in data.get("passage") or []:
+        if not (isinstance(p, list) and len(p) == 2):
+            raise InputError(f"{source}: passage entries are [guest, host]")
+        passage.add((_nation(p[0], f"{source}: passage"), _nation(p[1], f"{source}: passage")))
+    truces = []
+    for t in data.get("truces") or []:
+        if not isinstance(t, Mapping) or not isinstance(t.get("until_round"), int):
+            raise InputError(f"{source}: truces are {{\"victor\", \"loser\", \"until_round\"}}")
+        truces.append((_nation(t.get("victor"), f"{source}: truce"), _nation(t.get("loser"), f"{source}: truce"),
+                       t["until_round"]))
+    owners = {}
+    for rid, n in (data.get("owners") or {}).items():
+        europe.region(rid, f"{source}: owners")
+        owners[rid] = _nation(n, f"{source}: owners {rid}")
+    upr = data.get("uprisings") or []
+    for rid in upr:
+        europe.region(rid, f"{source}: uprisings")
+    dv = {}
+    for a, row in (data.get("diplomacy_values") or {}).items():
+        _nation(a, f"{source}: diplomacy_values")
+        dv[a] = _int_map(row, f"{source}: diplomacy_values {a}")
+    players = data.get("players") or {}
+    if not isinstance(players, Mapping):
+        raise InputError(f"{source}: players must map nations to player names")
+    for n in players:
+        _nation(n, f"{source}: players")
+    month = data.get("month", 1)
+    if not isinstance(month, int) or not 1 <= month <= 12:
+        raise InputError(f"{source}: month must be 1..12")
+    pos = NiePosition(
+        SYSTEM, tuple(units.values()), europe, board_ref, int(data.get("year", 1805)), month,
+        int(data.get("round", 1)), _nation(data.get("start_nation", "france"), f"{source}: start_nation"),
+        _nation(data.get("active", data.get("start_nation", "france")), f"{source}: active"),
+        bool(data.get("historical", False)), dict(players), tuple(relations),
+        {k: tuple(v) for k, v in declarations.items()}, frozenset(passage), tuple(truces),
+        _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
+        _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
+        moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source),
+        sued=frozenset(_nation(n, f"{source}: sued") for n in data.get("sued") or []))
+    if data.get("battle") is not None:
+        object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
+    return pos
+
+
+def battle_to_dict(b: Battle) -> dict:
+    return {"region": b.region, "attacker": list(b.attacker), "defender": list(b.defender), "major": b.major,
+            "amphibious": b.amphibious, "round": b.round, "phase": b.phase, "acting": b.acting,
+            "quiet_rounds": b.quiet_rounds, "middle_activity": b.middle_activity,
+            "units": {uid: {"zone": bu.zone.name(b.major), "square": bu.square, "used": bu.used}
+                      for uid, bu in b.units.items()},
+            "came_from": dict(b.came_from), "eliminated": list(b.eliminated), "retreated": b.retreated,
+            "loser": b.loser, "end_reason": b.end_reason, "deployed": list(b.deployed), "log": list(b.log)}
+
+
+def position_to_dict(pos: NiePosition) -> dict:
+    out: dict[str, Any] = {
+        "system": SYSTEM, "board": pos.board_ref, "year": pos.year, "month": pos.month, "round": pos.round,
+        "start_nation": pos.start_nation, "active": pos.active, "historical": pos.historical,
+        "players": dict(pos.players),
+        "relations": [{"nations": sorted(k), "status": v} for k, v in pos.relations],
+        "declaration_order": {k: list(v) for k, v in pos.declarations.items()},
+        "passage": [list(p) for p in sorted(pos.passage)],
+        "truces": [{"victor": v, "loser": lo, "until_round": r} for v, lo, r in pos.truces],
+        "pp": dict(pos.pp), "pap": dict(pos.pap), "c_values": dict(pos.c_values),
+        "diplomacy_values": {k: dict(v) for k, v in pos.diplomacy_values.items()},
+        "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings), "moved": sorted(pos.moved),
+        "resisting": dict(pos.resisting), "sued": sorted(pos.sued),
+        "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
+    }
+    if pos.battle is not None:
+        out["battle"] = battle_to_dict(pos.battle)
+    return out
+
+
+def dumps(pos: NiePosition) -> str:
+    return json.dumps(position_to_dict(pos), indent=1, ensure_ascii=False) + "\n"
+
+
+def with_changes(pos: NiePosition, **changes) -> NiePosition:
+    """A new position with fields replaced (units given as a dict id -> Unit keep their order)."""
+    from dataclasses import replace
+
+    if "units" in changes:
+        changes["pieces"] = tuple(changes.pop("units").values())
+    new = replace(pos, **{k: v for k, v in changes.items() if k != "battle"})
+    object.__setattr__(new, "battle", changes.get("battle", pos.battle))
+    return new
