@@ -84,7 +84,10 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     from vision.roster import load_roster
 
     gs = game_system(system)
-    live = gs.live or LiveRules
+    if gs.live is None:  # a system whose engine works on position files, but has no live rules yet
+        raise InputError(f"--system {system}: {gs.title} has no live table yet (camera, dashboard and recorder need "
+                         "its live rules); fieldglass analyze, resolve and view work on its position files")
+    live = gs.live
     synthetic = source == "synthetic"
     names = {"source": source}
 

@@ -34,6 +34,7 @@ from rules.nie.model import (
     Unit,
     Zone,
     parse_zone,
+    ports_to_leave,
     with_changes,
     zones,
 )
@@ -886,8 +887,6 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
             if n in pos.players or not pos.players:
                 pap[n] = pap.get(n, 0) + 1
         lines.append(f"winning a major battle: +1 PAP to {', '.join(winners)} (§9.7)")
-    from rules.nie.strategic import ports_to_leave
-
     leave = ports_to_leave(with_changes(pos, units=units))
     for port, ships in leave.items():
         lines.append(f"{port} is held by enemy troops: {', '.join(ships)} must move to an adjacent sea area (§5.3)")

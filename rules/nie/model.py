@@ -682,3 +682,22 @@ def with_changes(pos: NiePosition, **changes) -> NiePosition:
     new = replace(pos, **{k: v for k, v in changes.items() if k != "battle"})
     object.__setattr__(new, "battle", changes.get("battle", pos.battle))
     return new
+
+
+def ports_to_leave(pos: NiePosition) -> dict[str, list[str]]:
+    """§5.3: when enemy armies hold a port region (and its owner's side has no army there), the squadrons in that
+    port must move out to an adjacent sea area: {port: squadrons}."""
+    out = {}
+    for rid, r in pos.europe.regions.items():
+        if not r.port:
+            continue
+        ships = [u for u in pos.units_at(f"port:{rid}") if u.kind.base == NAVAL]
+        if not ships:
+            continue
+        land = [u for u in pos.units_at(rid) if u.kind.army]
+        for sq in ships:
+            foes = [u for u in land if pos.at_war(sq.nation, u.nation)]
+            friends_ = [u for u in land if pos.allied(sq.nation, u.nation)]
+            if foes and not friends_:
+                out.setdefault(f"port:{rid}", []).append(sq.id)
+    return out

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from common.dice import Dice
 from common.errors import InputError
 from rules.nie.battle import Result, roll_2d6, roll_d6
-from rules.nie.model import LEADER, NAVAL, NiePosition, Unit, with_changes
+from rules.nie.model import LEADER, NAVAL, NiePosition, Unit, ports_to_leave, with_changes
 from rules.nie.options import DEFAULT, Options
 
 SEA_LOSS = ((0, 0), (1, 1), (2, 1), (3, 2), (4, 2))
@@ -385,20 +385,3 @@ def sea_battle(pos: NiePosition, where: str, side_a: Sequence[str], side_b: Sequ
                   [rolls["A"], rolls["B"]], changes, [], {"loser": loser, "difference": diff})
 
 
-def ports_to_leave(pos: NiePosition) -> dict[str, list[str]]:
-    """§5.3: when enemy armies hold a port region (and its owner's side has no army there), the squadrons in that
-    port must move out to an adjacent sea area: {port: squadrons}."""
-    out = {}
-    for rid, r in pos.europe.regions.items():
-        if not r.port:
-            continue
-        ships = [u for u in pos.units_at(f"port:{rid}") if u.kind.base == NAVAL]
-        if not ships:
-            continue
-        land = [u for u in pos.units_at(rid) if u.kind.army]
-        for sq in ships:
-            foes = [u for u in land if pos.at_war(sq.nation, u.nation)]
-            friends_ = [u for u in land if pos.allied(sq.nation, u.nation)]
-            if foes and not friends_:
-                out.setdefault(f"port:{rid}", []).append(sq.id)
-    return out

@@ -17,7 +17,8 @@ from fieldglass.cli import main
 from fieldglass.record import Record
 
 SYSTEMS = ("wiener", "marengo", "dbx")
-OPTIONS = {"wiener": "loss_test_from_wz = 5\n", "marengo": 'defensive_fire = "each"\n', "dbx": "tolerance_mm = 2.0\n"}
+OPTIONS = {"wiener": "loss_test_from_wz = 5\n", "marengo": 'defensive_fire = "per_artillery"\n',
+           "dbx": "tolerance_mm = 2.0\n"}
 
 
 def record(system: str, out, *extra) -> list[str]:

@@ -18,6 +18,10 @@ SYSTEMS = sorted(game_systems())
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_every_system_brings_its_synthetic_table(name):
     gs = game_systems()[name]
+    if gs.live is None:  # an engine without a live table yet says so, in one line
+        with pytest.raises(InputError, match=f"--system {name}: .* has no live table yet"):
+            load_setup(name, "synthetic")
+        return
     setup = load_setup(name, "synthetic")
     assert isinstance(setup, Setup) and setup.system == name and setup.camera is None
     scene = setup.scene

@@ -195,7 +195,7 @@ def _record_capture(path):
     from fieldglass.recording import GameRecorder, record_stream, system_meta
     from vision.tracking import TrackerConfig
 
-    setup = load_setup("synthetic", system="capture")
+    setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     second = setup.roster.piece(b).side
     meta = system_meta("capture", setup.layout, setup.roster, None, {}, ["white", "black"], "scripted")
@@ -314,7 +314,7 @@ def test_every_export_and_the_stats(recorded, tmp_path, capsys):
     assert (out / "game.mp4").stat().st_size > 1000
     assert run_cli(["stats", str(path), "--json", "--png", str(out / "stats.png")]) == 0
     stats = json.loads(capsys.readouterr().out)
-    first = next(p.side for p in load_setup("synthetic", system="capture").roster.pieces if p.id == a)
+    first = next(p.side for p in load_setup("capture", "synthetic").roster.pieces if p.id == a)
     assert stats["combats"] == 1 and stats["combats_won"][first] == 1 and stats["pieces_removed"]["0"] == {
         second: [b]}
     assert (out / "stats.png").exists()
