@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from fieldglass.replay_session import ReplaySession
 
 FORMATS = ("jsonl", "report", "csv", "png", "mp4")
 
@@ -49,6 +50,20 @@ def open_for_reading(path: str):
     return record
 
 
+def replay_pictures(record):
+    """The record's system's picture after the first k events, as the replay viewer draws it (None where the
+    record's system cannot place its pieces: the export then draws plain bases)."""
+    session = ReplaySession(record)
+
+    def picture_at(k: int):
+        session.seek(k)
+        if session.position is None:
+            return None
+        return session.picture(live=False, labels=True)
+
+    return picture_at
+
+
 def run(args) -> int:
     from fieldglass.progress import progress
     from fieldglass.record import export as X
@@ -74,13 +89,13 @@ def run(args) -> int:
                 sys.stdout.write(text)
         elif args.format == "png":
             folder = Path(args.out) if args.out else src.with_name(src.stem + "-png")
-            paths = X.export_png(record, folder, progress)
+            paths = X.export_png(record, folder, progress, replay_pictures(record))
             print(f"{folder}: {len(paths)} board diagrams ({', '.join(p.name for p in paths)})")
         else:
             if args.fps <= 0:
                 raise InputError("--fps must be positive")
             path = Path(args.out) if args.out else src.with_suffix(".mp4")
-            n = X.export_mp4(record, path, args.fps, progress=progress)
+            n = X.export_mp4(record, path, args.fps, progress=progress, picture_at=replay_pictures(record))
             print(f"{path}: {n} frames at {args.fps:g} fps")
     except OSError as exc:
         raise InputError(str(exc)) from None

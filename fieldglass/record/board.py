@@ -11,6 +11,7 @@ import math
 import cv2
 import numpy as np
 
+from fieldglass import render
 from fieldglass.record.state import BoardState
 
 CLOTH = (88, 128, 104)
@@ -103,14 +104,26 @@ class Board:
                                 cv2.LINE_AA)
         return img
 
-    def draw(self, state: BoardState, moves=(), combats=(), title: str = "", heat: np.ndarray | None = None
-             ) -> np.ndarray:
-        """The board with `state`'s pieces, `moves` as arrows ((x0, y0), (x1, y1)) and `combats` as red lines."""
+    def to_px(self, xy: np.ndarray) -> np.ndarray:
+        """(N, 2) table mm -> (N, 2) picture px."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        return np.column_stack([self.margin + xy[:, 0] * self.scale,
+                                self.margin + 28 + (self.depth_mm - xy[:, 1]) * self.scale])
+
+    def draw(self, state: BoardState, moves=(), combats=(), title: str = "", heat: np.ndarray | None = None,
+             picture=None) -> np.ndarray:
+        """The board with `state`'s pieces, `moves` as arrows ((x0, y0), (x1, y1)) and `combats` as red lines.
+
+        `picture`: the record's system's picture of the moment (rules/picture.py, as the dashboard and the replay
+        draw it), drawn instead of plain bases, so a view and an export never disagree."""
         img = self._background.copy()
         if heat is not None:
             self._heat(img, heat)
-        for p in state.on_table():
-            self._piece(img, p)
+        if picture is not None:
+            render.draw(img, picture, self.to_px)
+        else:
+            for p in state.on_table():
+                self._piece(img, p)
         for (a, b) in moves:
             cv2.arrowedLine(img, self.ipx(*a), self.ipx(*b), ARROW, 2, cv2.LINE_AA, tipLength=0.25)
         for (a, b) in combats:

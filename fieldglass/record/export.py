@@ -385,8 +385,10 @@ def _overlays(events: Iterable[Event], state_before: BoardState):
     return moves, combats
 
 
-def export_png(record: Record, folder: Path, progress: Progress = _no_progress) -> list[Path]:
-    """One board diagram per turn: the position at the turn's end, its moves as arrows, its combats in red."""
+def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
+               picture_at: Callable[[int], object] | None = None) -> list[Path]:
+    """One board diagram per turn: the position at the turn's end, its moves as arrows, its combats in red.
+    `picture_at(k)`: the system's picture after the first k events (the replay's), drawn for the pieces."""
     folder.mkdir(parents=True, exist_ok=True)
     replay = Replay(record)
     board = Board(record.meta)
@@ -397,7 +399,8 @@ def export_png(record: Record, folder: Path, progress: Progress = _no_progress) 
         moves, combats = _overlays(replay.events[i0:i1], before)
         after = replay.position_at(i1)
         img = board.draw(after, moves, combats, title=f"{'set-up' if turn == 0 else f'turn {turn}'}: "
-                         f"{len(moves)} moves, {len(combats)} combats")
+                         f"{len(moves)} moves, {len(combats)} combats",
+                         picture=picture_at(i1) if picture_at is not None else None)
         path = folder / f"turn-{turn:02d}.png"
         if not cv2.imwrite(str(path), img):
             raise OSError(f"{path}: cannot write")
@@ -406,8 +409,9 @@ def export_png(record: Record, folder: Path, progress: Progress = _no_progress) 
 
 
 def export_mp4(record: Record, path: Path, fps: float = 10.0, hold_s: float = 0.6,
-               progress: Progress = _no_progress) -> int:
-    """The board view event by event (each held `hold_s`), written with cv2.VideoWriter (mp4v). Returns frames."""
+               progress: Progress = _no_progress, picture_at: Callable[[int], object] | None = None) -> int:
+    """The board view event by event (each held `hold_s`), written with cv2.VideoWriter (mp4v). Returns frames.
+    `picture_at(k)` as for `export_png`."""
     replay = Replay(record)
     board = Board(record.meta)
     w, h = board.size
@@ -428,7 +432,7 @@ def export_mp4(record: Record, path: Path, fps: float = 10.0, hold_s: float = 0.
                 title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
             else:
                 moves, combats, title = [], [], "start"
-            img = board.draw(state, moves, combats, title)
+            img = board.draw(state, moves, combats, title, picture=picture_at(k) if picture_at is not None else None)
             if (w2, h2) != (w, h):
                 img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
             for _ in range(hold):
