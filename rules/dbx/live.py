@@ -31,7 +31,8 @@ from typing import Any
 from common.errors import InputError
 from rules.dbx.adapter import STATE_KEYS
 from rules.dbx.contact import contact
-from rules.dbx.model import position_from_dict
+from rules.dbx.demo import demo as demo_table
+from rules.dbx.model import piece_to_dict, position_from_dict
 from rules.dbx.picture import picture
 from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
 from rules.picture import Item, Scene
@@ -177,9 +178,7 @@ class DbxLive(LiveRules):
     @classmethod
     def demo(cls, board=None) -> DemoTable:
         """The DBX demo table (rules/dbx/demo.py)."""
-        from rules.dbx.demo import demo
-
-        return demo(board)
+        return demo_table(board)
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
@@ -188,8 +187,6 @@ class DbxLive(LiveRules):
         size; each element's state the camera cannot see from the file (its STATE_KEYS and its type)."""
         if position is None:
             return Start(game=empty_template(table.width_mm, table.depth_mm))
-        from rules.dbx.model import piece_to_dict
-
         states = {}
         for p in position.pieces:
             d = piece_to_dict(p)

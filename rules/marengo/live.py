@@ -22,6 +22,7 @@ from common.errors import InputError
 from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
 from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
+from rules.marengo.demo import demo as demo_table
 from rules.marengo.hidden import BlockView, BlockWatch, Sighting, UnitState, position_views, roster_blocks, unit_roster
 from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict
 from rules.marengo.picture import picture
@@ -132,9 +133,7 @@ class MarengoLive(LiveRules):
     @classmethod
     def demo(cls, board=None) -> DemoTable:
         """The demo blocks on the demo board, or on the board given (rules/marengo/demo.py)."""
-        from rules.marengo.demo import demo
-
-        return demo(board)
+        return demo_table(board)
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
