@@ -11,10 +11,16 @@ import dataclasses
 import numpy as np
 
 from calibration.camera import CameraPose
+from fieldglass.boards import block_point
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder, record_meta
+from fieldglass.recording_dbx import DbxRecorder, dbx_meta
+from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
 from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session, load_setup
+from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
+from fieldglass.session_marengo import load_marengo_setup
+from rules.marengo.demo import DEMO_BLOCKS
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
 from vision.tracking import TrackerConfig
@@ -75,11 +81,6 @@ def test_wiener_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_marengo_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.boards import block_point
-    from fieldglass.recording_marengo import MarengoRecorder, marengo_meta
-    from fieldglass.session_marengo import load_marengo_setup
-    from rules.marengo.demo import DEMO_BLOCKS
-
     setup = load_marengo_setup("synthetic")
     board = setup.board
     markers = {p.id: p.marker for p in setup.roster.pieces}
@@ -101,9 +102,6 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_dbx_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.recording_dbx import DbxRecorder, dbx_meta
-    from fieldglass.session_dbx import DEMO_GAME, load_dbx_setup
-
     setup = load_dbx_setup("synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     # a little off the demo's round numbers, as a camera measures
