@@ -19,6 +19,7 @@ import numpy as np
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.projection import table_to_pixels
 from common.errors import InputError
+from fieldglass.benchmarks.limits import stored_limits
 
 GRID_STEPS = (97, 49)
 TILE_OVERLAP_MM = 100.0  # neighbouring cameras share a strip this wide (anchors on the seam)
@@ -37,8 +38,6 @@ class Limits:
     @classmethod
     def load(cls, data: dict | None = None) -> Limits:
         if data is None:
-            from fieldglass.benchmarks.limits import stored_limits
-
             data = stored_limits()
         table = {float(b): {float(t): v for t, v in row.items()} for b, row in data["min_side_px"].items()}
         return cls(table, float(data["in_focus_blur_px"]), str(data["rule"]))

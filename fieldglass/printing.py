@@ -29,8 +29,10 @@ import numpy as np
 from calibration.files import read_toml
 from calibration.intrinsics import BoardSpec, charuco_board
 from calibration.layout import TableLayout
+from calibration.projection import pixels_to_table
+from calibration.registration import estimate_pose
 from common.errors import InputError
-from vision.markers import aruco_dictionary
+from vision.markers import aruco_dictionary, detect_markers
 from vision.roster import Piece, Roster
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -541,7 +543,7 @@ def drawable_pages(doc: Document) -> list[Page]:
 def write_pdf(doc: Document, path: str | Path) -> Path:
     """Write the document as a PDF whose pages are exactly the paper (A4 or Letter)."""
     try:
-        from gui.pdf import render_pdf  # PySide6 is an optional extra: needed only here
+        from gui.pdf import render_pdf  # noqa: PLC0415  (PySide6 is an optional extra: needed only here)
     except ImportError as exc:
         raise InputError(f"printing needs PySide6 (pip install -e '.[gui]'): {exc}") from None
     path = Path(path)
@@ -616,10 +618,6 @@ def measure_print(
     mm. A printed copy of an anchor (same id as a table anchor) is told apart by its size and measured too.
     Raises InputError when fewer than 2 anchors are seen.
     """
-    from calibration.projection import pixels_to_table
-    from calibration.registration import estimate_pose
-    from vision.markers import detect_markers
-
     found = detect_markers(image, dictionary or layout.dictionary)
     by_id: dict[int, list[np.ndarray]] = {}
     for m in found:

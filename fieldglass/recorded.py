@@ -19,9 +19,9 @@ from typing import Any
 from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
 from common.errors import InputError
-from rules.board import Placement
+from rules.board import Placement, load_demo_board, parse_board
 from rules.live import GameState, LiveRules
-from rules.system import UMPIRE, game_system
+from rules.system import UMPIRE, game_system, table_system
 from vision.roster import Piece, Roster
 
 LEGACY_SYSTEM = "wiener"
@@ -62,8 +62,6 @@ def roster_from_meta(meta: dict) -> Roster:
 
 def record_system(meta: dict):
     """The rules adapter of the record's system with the record's rules options (the recorder's and the replay's)."""
-    from rules.system import table_system
-
     return table_system(system_of(meta), meta.get("rules_options") or None)
 
 
@@ -80,8 +78,6 @@ def board_meta(board_path: str | None) -> dict:
 
 def board_from_meta(meta: dict):
     """The printed board a record keeps (None when it keeps none, or one that cannot be read)."""
-    from rules.board import load_demo_board, parse_board
-
     b = meta.get("board")
     if not b:
         return None

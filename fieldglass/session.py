@@ -21,8 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from calibration.board import BoardRegistration
 from common.errors import InputError
 from common.events import Signals
+from fieldglass.boards import board_layout
+from fieldglass.printing import parse_card_payload
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange
 from rules.picture import Scene, ScenePiece
@@ -81,9 +84,6 @@ class Session:
         self.board = getattr(setup, "board", None) if game.table == "board" else None
         self.board_registration = None
         if self.board is not None and not getattr(setup, "board_on_table", True) and setup.camera is not None:
-            from calibration.board import BoardRegistration
-            from fieldglass.boards import board_layout
-
             self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
         self.layout = setup.layout
         self.roster = self.live.tracked_roster(setup.roster)
@@ -156,8 +156,6 @@ class Session:
     def join_card(self, payload: str) -> str | None:
         """A QR code seen on the table: if it is a unit card (`fieldglass print cards`), its pieces join the game.
         Returns what happened in words, or None when the code is not a unit card."""
-        from fieldglass.printing import parse_card_payload
-
         card = parse_card_payload(payload)
         if card is None:
             return None

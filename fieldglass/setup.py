@@ -18,13 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from calibration.camera import CameraIntrinsics
-from calibration.layout import TableLayout
+import numpy as np
+
+from calibration.camera import CameraIntrinsics, load_camera
+from calibration.files import read_toml
+from calibration.layout import TableLayout, load_layout
 from common.errors import InputError
+from fieldglass.boards import board_layout, board_scene
 from fieldglass.session import Session
+from rules.board import load_board
 from rules.live import DemoTable, LiveRules, Start
 from rules.system import GameSystem, game_system
-from vision.roster import Roster
+from vision.roster import Roster, load_roster
+from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece, demo_files, demo_scene
 
 
 @dataclass(frozen=True)
@@ -79,10 +85,6 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     layout, roster and board left out: the scene rendered is the demo's. `game` is a position file of the system
     (terrain, the pieces' state the camera cannot see, the game state), `board` a printed board's file (a system on
     a printed board; synthetic: the demo's board), `options` the rules options file."""
-    from calibration.camera import load_camera
-    from calibration.layout import load_layout
-    from vision.roster import load_roster
-
     gs = game_system(system)
     if gs.live is None:  # a system whose engine works on position files, but has no live rules yet
         raise InputError(f"--system {system}: {gs.title} has no live table yet (camera, dashboard and recorder need "
@@ -93,8 +95,6 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
 
     brd = None
     if gs.table == "board":
-        from rules.board import load_board
-
         brd = load_board(board) if board else None
     demo = live.demo(brd) if synthetic else None
     if gs.table == "board":
@@ -120,8 +120,6 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     elif scene is not None:
         lay = scene.layout
     else:  # a printed board and no layout: the board is the table, its anchors register the camera
-        from fieldglass.boards import board_layout
-
         lay = board_layout(brd)
     ros = load_roster(roster) if roster else scene.roster
     if gs.table == "grid" and lay.grid is None:
@@ -132,21 +130,29 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
                  roster=str(roster or brought.get("roster") or demo_roster))
 
     adapter = gs.adapter(options)
-    position = None
+    position = _start_position(game, demo, gs, brd, lay)
     if game:
-        position = read_position(game, gs, brd)
         names["game"] = str(game)
-    elif demo is not None and demo.game is not None:
-        position = _position(demo.game, "the demo's position", gs, brd)
-    if position is not None and gs.table == "grid" and (position.cols, position.rows) != (lay.grid.cols,
-                                                                                         lay.grid.rows):
-        raise InputError(f"{game or 'the demo'}: grid {position.cols}x{position.rows} differs from the layout's "
-                         f"{lay.grid.cols}x{lay.grid.rows}")
     start: Start = live.start_from(adapter, position, terrain, lay)
     extra = live.setup_roster(adapter, ros, _piece_tables(roster or demo_roster), start, names["roster"])
     return Setup(source, cam, lay, ros, system, start.ground, dict(start.states), terrain, names, board=brd,
                  board_on_table=brd is None or not layout, scene=scene, game=start.game, options=options,
                  extra=dict(extra))
+
+
+def _start_position(game: str | None, demo: DemoTable | None, gs: GameSystem, board, lay: TableLayout):
+    """The position a session starts from: the position file `game`, else the demo's (None: neither); a grid
+    system's must be the size of the layout's grid."""
+    position = None
+    if game:
+        position = read_position(game, gs, board)
+    elif demo is not None and demo.game is not None:
+        position = _position(demo.game, "the demo's position", gs, board)
+    if position is not None and gs.table == "grid" and (position.cols, position.rows) != (lay.grid.cols,
+                                                                                         lay.grid.rows):
+        raise InputError(f"{game or 'the demo'}: grid {position.cols}x{position.rows} differs from the layout's "
+                         f"{lay.grid.cols}x{lay.grid.rows}")
+    return position
 
 
 def read_position(path: str, gs: GameSystem, board=None):
@@ -188,13 +194,7 @@ def demo_roster(system: str, board=None) -> Roster:
 def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | None, tuple]:
     """A demo table rendered: (the synthetic scene, its layout file, its roster file, the terrain templates on its
     cloth). `demo` None: the synthetic table's own demo, or on a printed board the board alone."""
-    from calibration.layout import load_layout
-    from vision.roster import load_roster
-    from vision.synthetic import PlacedPiece, SyntheticScene, demo_files, demo_scene
-
     if demo is None and board is not None:
-        from fieldglass.boards import board_scene
-
         return board_scene(board, Roster(board.dictionary, ()), ()), None, None, ()
     if demo is None:
         lay_path, ros_path = demo_files()
@@ -202,8 +202,6 @@ def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | 
         return scene, lay_path, ros_path, tuple(scene.terrain)
     ros = load_roster(demo.roster)
     if board is not None:
-        from fieldglass.boards import board_layout
-
         lay = board_layout(board)
     else:
         lay = load_layout(demo.layout)
@@ -214,8 +212,6 @@ def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | 
         raise InputError(f"{demo.roster}: the demo places {', '.join(missing)}, not in this roster")
     terrain = _terrain(demo)
     if board is not None:
-        from fieldglass.boards import board_scene
-
         scene = board_scene(board, ros, [(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in demo.pieces])
         return dataclasses.replace(scene, terrain=scene.terrain + terrain), None, demo.roster, terrain
     placed = tuple(PlacedPiece(ros.piece(p.id), float(p.x_mm), float(p.y_mm), float(p.heading_deg))
@@ -224,10 +220,6 @@ def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | 
 
 
 def _terrain(demo: DemoTable) -> tuple:
-    import numpy as np
-
-    from vision.synthetic import TerrainPiece
-
     return tuple(TerrainPiece(t.kind, np.asarray(t.polygon_mm, float), float(t.height_mm)) for t in demo.terrain)
 
 
@@ -235,8 +227,6 @@ def _piece_tables(path: str | None) -> dict[str, dict]:
     """Each [[piece]] table of a roster file by id, with every key (those a system defines too)."""
     if not path:
         return {}
-    from calibration.files import read_toml
-
     data = read_toml(path, "roster file")
     return {p["id"]: p for p in data.get("piece", []) if isinstance(p, dict) and isinstance(p.get("id"), str)}
 

@@ -10,10 +10,17 @@ position object each time, so nothing is remembered from an earlier selection. P
 from __future__ import annotations
 
 import argparse
+import cProfile
+import dataclasses
+import io
 import os
 import platform
+import pstats
 import statistics
 import time
+
+from rules.dbx.adapter import DbxSystem
+from rules.dbx.demo import demo_position  # the table the dashboard shows with --source synthetic
 
 EPILOG = """\
 examples:
@@ -23,17 +30,8 @@ examples:
 """
 
 
-def demo_position():
-    """The synthetic DBX demo's true position (the table the dashboard shows with --source synthetic)."""
-    from rules.dbx.demo import demo_position
-
-    return demo_position()
-
-
 def select_once(pos, pid: str, options=None):
     """One selection as the dashboard asks it: a fresh adapter, the overlay and the targets panel."""
-    from rules.dbx.adapter import DbxSystem
-
     system = DbxSystem(options)
     sel = system.selection(pos, pid)
     rows = system.targets(pos, pid)
@@ -42,8 +40,6 @@ def select_once(pos, pid: str, options=None):
 
 def measure(repeats: int = 3) -> dict:
     """Seconds per selection for every demo element, `repeats` rounds (each on a new position object)."""
-    import dataclasses
-
     base = demo_position()
     select_once(base, base.pieces[0].id)  # imports and first-use tables out of the timing
     times: dict[str, list[float]] = {p.id: [] for p in base.pieces}
@@ -60,10 +56,6 @@ def measure(repeats: int = 3) -> dict:
 
 
 def profile(limit: int = 25) -> str:
-    import cProfile
-    import io
-    import pstats
-
     pos = demo_position()
     select_once(pos, pos.pieces[0].id)
     pr = cProfile.Profile()

@@ -15,8 +15,12 @@ import os
 import platform
 import random
 import time
+from dataclasses import replace
 
 from common.fields import FACINGS, field_name
+from rules.wiener.analysis import analyze_from
+from rules.wiener.model import position_from_dict
+from rules.wiener.pairs import _grid_lines, analyze_all
 
 EPILOG = """\
 examples:
@@ -31,8 +35,6 @@ TYPES = [("infantry", "line"), ("infantry", "column"), ("infantry", "skirmish"),
 
 def scenario(pieces_per_side: int = 200, cols: int = 40, rows: int = 20, seed: int = 1):
     """A random legal position: side FR in the south half, AU in the north half, terrain scattered."""
-    from rules.wiener.model import position_from_dict
-
     rng = random.Random(seed)
     cells = [(c, r) for c in range(cols) for r in range(rows)]
     rng.shuffle(cells)
@@ -63,11 +65,6 @@ def scenario(pieces_per_side: int = 200, cols: int = 40, rows: int = 20, seed: i
 
 
 def measure(pieces_per_side: int = 200, repeats: int = 5, seed: int = 1, reference: bool = False) -> dict:
-    from dataclasses import replace
-
-    from rules.wiener.analysis import analyze_from
-    from rules.wiener.pairs import _grid_lines, analyze_all
-
     _grid_lines.cache_clear()
     t0 = time.perf_counter()
     analyze_all(scenario(pieces_per_side, seed=seed + 1000))

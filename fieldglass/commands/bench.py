@@ -9,6 +9,13 @@ from pathlib import Path
 
 import cv2
 
+from fieldglass.benchmarks.dbx import add_parser as add_dbx_bench
+from fieldglass.benchmarks.limits import add_parser as add_limits_bench
+from fieldglass.benchmarks.realdata import realdata_figures
+from fieldglass.benchmarks.record import add_parser as add_record_bench
+from fieldglass.benchmarks.rules import add_parser as add_rules_bench
+from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
+
 EPILOG = """\
 examples:
   fieldglass bench vision                 the full run: 4K accuracy, 1080p and 4K speed, real photos
@@ -45,23 +52,13 @@ def add_parser(sub) -> None:
         "--realdata", type=Path, default=DEFAULT_REALDATA, metavar="DIR", help="folder of real photos with ground truth"
     )
     v.set_defaults(run=run_vision)
-    from fieldglass.benchmarks.rules import add_parser as add_rules_bench
-
     add_rules_bench(which)
-    from fieldglass.benchmarks.record import add_parser as add_record_bench
-
     add_record_bench(which)
-    from fieldglass.benchmarks.limits import add_parser as add_limits_bench
-
     add_limits_bench(which)
-    from fieldglass.benchmarks.dbx import add_parser as add_dbx_bench
-
     add_dbx_bench(which)
 
 
 def run_vision(args) -> int:
-    from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
-
     frames, speed_frames = (2, 2) if args.quick else (args.frames, args.speed_frames)
     print(f"fieldglass bench vision  (OpenCV {cv2.__version__}, {os.cpu_count()} cores, {platform.machine()})")
     tally = measure_accuracy(frames, args.seed, args.pieces)
@@ -84,8 +81,6 @@ def run_vision(args) -> int:
     for res in ((1920, 1080), (3840, 2160)):
         fps, share = measure_stream_speed(res, 10 if args.quick else 30, args.seed + 2, args.pieces)
         print(f"  {res[0]}x{res[1]}:  pipeline {fps:6.2f} fps   pieces found per frame {100 * share:.1f} %")
-    from fieldglass.benchmarks.realdata import realdata_figures
-
     if args.realdata.is_dir():
         print(f"\nreal photos ({args.realdata})")
         for line in realdata_figures(args.realdata):

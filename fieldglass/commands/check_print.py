@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from calibration.camera import load_camera
+from calibration.layout import load_layout
+from common.errors import InputError
+from fieldglass.printing import measure_print
+from vision.markers import aruco_dictionary
+from vision.roster import load_roster
+from vision.sources import read_image
+
 EPILOG = """\
 examples:
   fieldglass check-print photo.jpg --camera cam.json --layout table.toml --roster roster.toml
@@ -38,8 +46,6 @@ def expected_sizes(layout, roster=None, expect_mm: float | None = None) -> dict[
     """marker id -> (name, side mm): roster pieces, then printed anchor copies, then --expect-mm for the rest."""
     out: dict[int, tuple[str, float]] = {}
     if expect_mm:
-        from vision.markers import aruco_dictionary
-
         n = int(aruco_dictionary(layout.dictionary).bytesList.shape[0])
         out.update({i: ("marker", float(expect_mm)) for i in range(n)})
     for a in layout.anchors:
@@ -50,13 +56,6 @@ def expected_sizes(layout, roster=None, expect_mm: float | None = None) -> dict[
 
 
 def run(args) -> int:
-    from calibration.camera import load_camera
-    from calibration.layout import load_layout
-    from common.errors import InputError
-    from fieldglass.printing import measure_print
-    from vision.roster import load_roster
-    from vision.sources import read_image
-
     camera = load_camera(args.camera)
     layout = load_layout(args.layout)
     roster = load_roster(args.roster) if args.roster else None

@@ -13,6 +13,7 @@ from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.annotate import annotate
 from vision.pieces import read_table
+from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
 
 EPILOG = """\
 examples:
@@ -54,8 +55,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
-
     if not 0.0 <= args.tilt <= 60.0:
         raise InputError(f"--tilt {args.tilt:g}: the camera tilt must be 0..60 degrees")
     scene = demo_scene()

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from common.errors import InputError
 from fieldglass.commands.demo import _resolution
+from fieldglass.setup import load_setup
+from rules.system import registered_names
 
 EPILOG = """\
 examples:
@@ -32,8 +34,6 @@ saves a screenshot of the window to --screenshot and exits.
 
 
 def add_parser(sub) -> None:
-    from rules.system import registered_names
-
     p = sub.add_parser(
         "gui",
         help="the dashboard: live table, fire lines, ranges, combat and game state",
@@ -70,8 +70,6 @@ def add_parser(sub) -> None:
 def load_gui_setup(args):
     """The set-up for --system (its files read; InputError, one line, on any problem): the dashboard is handed it
     and makes its live session from it (`setup.make_session()`)."""
-    from fieldglass.setup import load_setup
-
     setup = load_setup(args.system, args.source, args.camera, args.layout, args.roster, args.game,
                        getattr(args, "board", None), getattr(args, "options", None))
     if getattr(args, "join_by_cards", False):
@@ -84,7 +82,7 @@ def run(args) -> int:
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
     try:
-        from gui import app as dashboard
+        from gui import app as dashboard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
     headless = bool(args.headless) or not dashboard.has_display()

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from common.errors import InputError
+from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan
+from vision.roster import load_roster
+
 EPILOG = """\
 examples:
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
@@ -38,9 +42,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from common.errors import InputError
-    from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan
-
     table = parse_pair(args.table, "--table")
     resolution = parse_pair(args.camera_resolution, "--camera-resolution", integer=True)
     if not 1.0 <= args.fov < 179.0:
@@ -53,8 +54,6 @@ def run(args) -> int:
         raise InputError(f"--markers {args.markers:g}: must be a positive marker side in mm")
     roster = None
     if args.roster is not None:
-        from vision.roster import load_roster
-
         roster = load_roster(args.roster)
     setup = CameraSetup(table, resolution, args.fov, args.height, args.tilt, args.fov_kind)
     print("\n".join(format_plan(plan(setup, marker_mm=args.markers, roster=roster))))

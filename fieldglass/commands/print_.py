@@ -6,6 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from calibration.intrinsics import parse_board
+from calibration.layout import load_layout
+from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
+from vision.roster import load_roster
+
 EPILOG = """\
 examples:
   fieldglass print markers --roster roster.toml --out labels.pdf
@@ -62,8 +67,6 @@ def add_parser(sub) -> None:
 
 
 def _write(doc, out: Path, what: str) -> int:
-    from fieldglass.printing import write_pdf
-
     write_pdf(doc, out)
     for note in doc.notes:
         print(f"fieldglass: warning: {note}", file=sys.stderr)
@@ -74,33 +77,21 @@ def _write(doc, out: Path, what: str) -> int:
 
 
 def run_markers(args) -> int:
-    from fieldglass.printing import marker_sheet
-    from vision.roster import load_roster
-
     roster = load_roster(args.roster)
     return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels")
 
 
 def run_anchors(args) -> int:
-    from calibration.layout import load_layout
-    from fieldglass.printing import anchor_sheet
-
     layout = load_layout(args.layout)
     return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors")
 
 
 def run_board(args) -> int:
-    from calibration.intrinsics import parse_board
-    from fieldglass.printing import board_sheet
-
     board = parse_board(args.board)
     return _write(board_sheet(board, args.paper), args.out, f"calibration board {board}")
 
 
 def run_cards(args) -> int:
-    from fieldglass.printing import card_sheet, roster_units, unit_cards
-    from vision.roster import load_roster
-
     roster = load_roster(args.roster)
     units = roster_units(args.roster)
     return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards")

@@ -13,11 +13,23 @@ otherwise `ROSTER_TYPES` maps the usual words (documented in rules/dbx/live.py).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from common.dice import Dice
 from common.errors import InputError
+from rules.dbx import geom, model, movement
+from rules.dbx.analysis import analyze_from, analyze_pair
+from rules.dbx.combat import fire_check, fire_eligible_supporters, fire_sides, melee_check, melee_side
+from rules.dbx.commands import _pair_text, resolution_lines
+from rules.dbx.contact import contact, distance_mm, friends, zoc_rect
+from rules.dbx.model import DEFENDING, base_size, corners, resolve_type
+from rules.dbx.movement import allowance, reachable
+from rules.dbx.options import DEFAULT, load_options
+from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_river, resolve_simple
+from rules.dbx.sight import fire_zone, front_edge
+from rules.dbx.tables import ALIASES, UNIT_TYPES
 from rules.system import CombatOutcome, TargetRow
 
 # Roster words -> §2.1 element codes. A generic "cavalry" is battle cavalry (Kü, cuirassiers: the line cavalry of the
@@ -34,8 +46,6 @@ ROSTER_TYPES = {
 
 def _state_keys() -> tuple[str, ...]:
     """The position file's piece keys besides id, side, type and pose: what the camera cannot see."""
-    from rules.dbx import model
-
     return tuple(k for k in getattr(model, "_PIECE", ()) if k not in ("id", "side", "type", "x_mm", "y_mm",
                                                                        "heading_deg"))
 
@@ -104,9 +114,6 @@ class DbxResolution:
 
 def roster_code(text: str) -> str | None:
     """A roster type as a §2.1 code: the code itself (any case of the first letter), else `ROSTER_TYPES`."""
-    from rules.dbx.model import resolve_type
-    from rules.dbx.tables import ALIASES, UNIT_TYPES
-
     t = text.strip()
     codes = set(UNIT_TYPES) | set(ALIASES) | {"Dr"}
     if t in codes:
@@ -136,8 +143,6 @@ def _nearest_points(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _meeting_point(ra: np.ndarray, rb: np.ndarray, tol: float) -> tuple[float, float]:
     """Where two touching bases meet: the mean of the corners of each lying on (or in) the other."""
-    from rules.dbx import geom
-
     pts = []
     for p, q in ((ra, rb), (rb, ra)):
         for c in p:
@@ -154,9 +159,6 @@ def _near(pos, p, allowance_paces: float, opts):
     """The position with only the elements that could stop p's move (within its allowance plus both bases'
     diagonals): the same reachable area as the whole table, much faster (rules.dbx.movement.reachable tests every
     element at every step). The whole position when pruning would change p's allowance."""
-    from rules.dbx.model import base_size
-    from rules.dbx.movement import allowance
-
     def diag(q) -> float:
         w, d = base_size(q, pos.scale)
         return float(np.hypot(w, d))
@@ -165,6 +167,47 @@ def _near(pos, p, allowance_paces: float, opts):
     keep = [q for q in pos.pieces if q.id == p.id or np.hypot(q.x_mm - p.x_mm, q.y_mm - p.y_mm) <= reach + diag(q)]
     near = pos.with_pieces(keep)
     return near if allowance(near, near.piece(p.id), opts) == allowance(pos, p, opts) else pos
+
+
+def _target_line(pos, r: dict, front: np.ndarray, cands: set[str]) -> TargetLine | None:
+    """The selection's line to one enemy of rules.dbx.analysis's `targets` (None when it is neither a target, a
+    fire candidate nor in the zone of control); `front` is the acting element's front edge."""
+    e = pos.piece(r["to"])
+    fire, melee = r["fire"], r["melee"]
+    if fire["allowed"]:
+        kind = "fire"
+    elif melee["allowed"]:
+        kind = "melee"
+    elif e.id in cands:
+        kind = "candidate"
+    elif r["in_zone_of_control"]:
+        kind = "zoc"
+    else:
+        return None
+    a, b = _nearest_points(front, corners(e, pos.scale))
+    paces = r["range_paces"] if kind in ("fire", "candidate") else r["distance_paces"]
+    if kind == "fire":
+        text = f"{e.id} {paces:.0f} p, fire {fire['net_modifier']:+d}"
+    elif kind == "melee":
+        text = f"{e.id} melee ({r['contact']}) {melee['net_modifier']:+d}"
+    elif kind == "candidate":
+        text = f"{e.id} {paces:.0f} p: {fire['reason']}"
+    else:
+        text = f"{e.id} {paces:.0f} p: in its zone of control"
+    return TargetLine(e.id, (float(a[0]), float(a[1])), (float(b[0]), float(b[1])), float(paces), kind, text)
+
+
+def _contact_mark(pos, p, q, base: np.ndarray, opts) -> ContactMark | None:
+    """The contact between the selected element p (its corners `base`) and enemy q, either way round; None if none."""
+    mine = contact(pos, p, q, opts)
+    theirs = contact(pos, q, p, opts)
+    c, by = (mine, p.id) if mine.kind else (theirs, q.id)
+    if not c.kind:
+        return None
+    if mine.kind == "overlap" or theirs.kind == "overlap":  # show the overlap whichever way it reads
+        c, by = (mine, p.id) if mine.kind == "overlap" else (theirs, q.id)
+    at = _meeting_point(base, corners(q, pos.scale), opts.tolerance_mm)
+    return ContactMark(q.id, c.kind, c.edge, bool(c.valid), at, by, q.side)
 
 
 class DbxSystem:
@@ -177,9 +220,6 @@ class DbxSystem:
     choice_help = CHOICE_HELP
 
     def __init__(self, options=None):
-        from rules.dbx.options import DEFAULT, load_options
-        from rules.dbx.tables import UNIT_TYPES
-
         self.opts = load_options(options) if isinstance(options, str) else (options or DEFAULT)
         self.types = tuple(t for t in UNIT_TYPES if t not in ("DrI", "DrK")) + ("Dr",)
         self.markers = ()
@@ -209,43 +249,11 @@ class DbxSystem:
         return st
 
     def check_state(self, piece_type: str, key: str, value):
-        if key == "type":
-            code = roster_code(str(value))
-            if code is None:
-                raise InputError(f"type {value!r}: a §2.1 code ({' '.join(self.types)})")
-            return code
-        if key in ("formation", "quality"):
-            if value in (None, "", "none"):
-                return ""
-            if value not in ("Gr", "Fr"):
-                raise InputError(f"quality {value!r}: Gr (grenadiers), Fr (militia) or empty (§8.1)")
-            return value
-        if key in ("square", "markers") or key in STATE_KEYS and key.startswith(("moves", "saved_", "ammo_")):
-            if key == "markers":  # the game panel's column as it shows it ("square 2"), a number, or nothing
-                words = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
-                nums = [w for w in words.replace("+", " ").split() if w.isdigit()]
-                value = nums[-1] if nums else 0
-            try:
-                n = int(value)
-            except (TypeError, ValueError):
-                raise InputError(f"{key} {value!r}: a whole number") from None
-            if key in ("square", "markers") and not 0 <= n <= 5:
-                raise InputError(f"square markers {n}: 0..5 (§5.11)")
-            return n
+        check = _STATE_CHECKS.get(key)
+        if check is not None:
+            return check(self, key, value)
         if key in self.flags:
             return bool(value)
-        if key == "mode":
-            if value not in ("cavalry", "mounted_infantry", "horde", None, ""):
-                raise InputError(f"mode {value!r}: cavalry, mounted_infantry or horde")
-            return value or None
-        if key == "defending":
-            from rules.dbx.model import DEFENDING
-
-            if value not in DEFENDING:
-                raise InputError(f"defending {value!r}: one of {' '.join(DEFENDING[1:])}")
-            return value
-        if key == "command":
-            return str(value)
         if key in STATE_KEYS:  # range_paces, depth_mm and anything newer: as the position file reads it
             return value
         raise InputError(f"{key!r} is not part of a DBX element's state ({' '.join(('type',) + STATE_KEYS)})")
@@ -258,8 +266,6 @@ class DbxSystem:
     def _analysis(self, pos, pid: str) -> dict:
         """rules.dbx.analysis.analyze_from, remembered for the last few (position, element): the selection overlay
         and the targets panel ask the same question of the same position."""
-        from rules.dbx.analysis import analyze_from
-
         memo = self.__dict__.setdefault("_memo", [])
         for p0, pid0, out in memo:
             if p0 is pos and pid0 == pid:
@@ -270,11 +276,6 @@ class DbxSystem:
         return out
 
     def selection(self, pos, pid: str) -> DbxSelection:
-        from rules.dbx.contact import contact, zoc_rect
-        from rules.dbx.model import corners
-        from rules.dbx.movement import reachable
-        from rules.dbx.sight import fire_zone, front_edge
-
         opts = self.opts
         p = pos.piece(pid)
         out = self._analysis(pos, pid)
@@ -285,47 +286,10 @@ class DbxSystem:
         reach = np.array(reachable(_near(pos, p, out["move_allowance_paces"], opts), pid, opts, n=24), float)
         fa, fb = front_edge(pos, p)
         front = np.array([fa, fb], float)
-        lines = []
         cands = {t["piece"] for t in out["fire_targets"]}
-        for r in out["targets"]:
-            e = pos.piece(r["to"])
-            fire, melee = r["fire"], r["melee"]
-            if fire["allowed"]:
-                kind = "fire"
-            elif melee["allowed"]:
-                kind = "melee"
-            elif e.id in cands:
-                kind = "candidate"
-            elif r["in_zone_of_control"]:
-                kind = "zoc"
-            else:
-                continue
-            a, b = _nearest_points(front, corners(e, pos.scale))
-            paces = r["range_paces"] if kind in ("fire", "candidate") else r["distance_paces"]
-            if kind == "fire":
-                text = f"{e.id} {paces:.0f} p, fire {fire['net_modifier']:+d}"
-            elif kind == "melee":
-                text = f"{e.id} melee ({r['contact']}) {melee['net_modifier']:+d}"
-            elif kind == "candidate":
-                text = f"{e.id} {paces:.0f} p: {fire['reason']}"
-            else:
-                text = f"{e.id} {paces:.0f} p: in its zone of control"
-            lines.append(TargetLine(e.id, (float(a[0]), float(a[1])), (float(b[0]), float(b[1])), float(paces), kind,
-                                    text))
-        marks = []
-        tol = opts.tolerance_mm
-        for q in pos.pieces:
-            if q.id == pid or q.side == p.side:  # friends side by side are a group (§3.3), not a contact
-                continue
-            mine = contact(pos, p, q, opts)
-            theirs = contact(pos, q, p, opts)
-            c, by = (mine, pid) if mine.kind else (theirs, q.id)
-            if not c.kind:
-                continue
-            if mine.kind == "overlap" or theirs.kind == "overlap":  # show the overlap whichever way it reads
-                c, by = (mine, pid) if mine.kind == "overlap" else (theirs, q.id)
-            at = _meeting_point(base, corners(q, pos.scale), tol)
-            marks.append(ContactMark(q.id, c.kind, c.edge, bool(c.valid), at, by, q.side))
+        lines = [line for r in out["targets"] if (line := _target_line(pos, r, front, cands)) is not None]
+        enemies = [q for q in pos.pieces if q.side != p.side]  # friends side by side are a group (§3.3), not a contact
+        marks = [mark for q in enemies if (mark := _contact_mark(pos, p, q, base, opts)) is not None]
         return DbxSelection(pid, base, zoc, zone, rng, out["shoot_reason"], reach, int(out["move_allowance_paces"]),
                             out["move_allowance_reason"], tuple(lines), tuple(marks),
                             tuple(out["in_zone_of_control_of"]), out)
@@ -353,9 +317,6 @@ class DbxSystem:
     # ---- two elements
 
     def pair(self, pos, a: str, b: str) -> tuple[dict, list[str]]:
-        from rules.dbx.analysis import analyze_pair
-        from rules.dbx.commands import _pair_text
-
         out = analyze_pair(pos, a, b, self.opts)
         return out, _pair_text(pos, out).splitlines()
 
@@ -365,8 +326,6 @@ class DbxSystem:
         """Fire: other elements of the side that could shoot at the same target (§8.2); melee has none."""
         if action != "fire":
             return []
-        from rules.dbx.combat import fire_eligible_supporters
-
         out = []
         a, t = pos.piece(attacker), pos.piece(target)
         for s in pos.pieces:
@@ -381,9 +340,6 @@ class DbxSystem:
 
     def combat_modifiers(self, pos, attacker: str, target: str, action: str, supporters: Sequence[str] = (),
                          choices: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
-        from rules.dbx.combat import fire_check, fire_eligible_supporters, fire_sides, melee_check, melee_side
-        from rules.dbx.contact import contact
-
         if action in self.single_piece_actions:
             return _single_hint(pos, attacker, action, self.opts), []
         a, t = pos.piece(attacker), pos.piece(target)
@@ -417,10 +373,6 @@ class DbxSystem:
 
     def resolve(self, pos, action: str, attacker: str, target: str | None, *, dice: Sequence[int] = (),
                 seed: int | None = None, supporters: Sequence[str] = (), **_ignored) -> CombatOutcome:
-        from common.dice import Dice
-        from rules.dbx import movement
-        from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_simple
-
         if action not in self.actions:
             raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")
         if not target and action not in self.single_piece_actions:
@@ -437,8 +389,6 @@ class DbxSystem:
             res = resolve_simple(pos, "turn", after, attacker, target,
                                  "turns to face its flank or rear attacker at the end of the movement phase (§3.5)",
                                  self.opts)
-        from rules.dbx.commands import resolution_lines
-
         out = res.as_dict()
         lines = resolution_lines(out)
         o = res.outcome
@@ -459,6 +409,66 @@ class DbxSystem:
 
     def phase_reset(self) -> dict:
         return {"moves": 0, "charged": False}
+
+
+def _check_type(system: DbxSystem, key: str, value) -> str:
+    code = roster_code(str(value))
+    if code is None:
+        raise InputError(f"type {value!r}: a §2.1 code ({' '.join(system.types)})")
+    return code
+
+
+def _check_quality(system: DbxSystem, key: str, value) -> str:
+    if value in (None, "", "none"):
+        return ""
+    if value not in ("Gr", "Fr"):
+        raise InputError(f"quality {value!r}: Gr (grenadiers), Fr (militia) or empty (§8.1)")
+    return value
+
+
+def _check_count(system: DbxSystem, key: str, value) -> int:
+    """A whole number: moves, saved PIPs, ammunition, or square markers (0..5)."""
+    if key == "markers":  # the game panel's column as it shows it ("square 2"), a number, or nothing
+        words = " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        nums = [w for w in words.replace("+", " ").split() if w.isdigit()]
+        value = nums[-1] if nums else 0
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{key} {value!r}: a whole number") from None
+    if key in ("square", "markers") and not 0 <= n <= 5:
+        raise InputError(f"square markers {n}: 0..5 (§5.11)")
+    return n
+
+
+def _check_mode(system: DbxSystem, key: str, value) -> str | None:
+    if value not in ("cavalry", "mounted_infantry", "horde", None, ""):
+        raise InputError(f"mode {value!r}: cavalry, mounted_infantry or horde")
+    return value or None
+
+
+def _check_defending(system: DbxSystem, key: str, value):
+    if value not in DEFENDING:
+        raise InputError(f"defending {value!r}: one of {' '.join(DEFENDING[1:])}")
+    return value
+
+
+def _check_command(system: DbxSystem, key: str, value) -> str:
+    return str(value)
+
+
+# DbxSystem.check_state's checks by key; the flags (bool) and the other STATE_KEYS (as read) need none of their own
+_STATE_CHECKS = {
+    "type": _check_type,
+    "formation": _check_quality,  # the game panel's column holds the quality (§8.1)
+    "quality": _check_quality,
+    "square": _check_count,
+    "markers": _check_count,
+    **{k: _check_count for k in STATE_KEYS if k.startswith(("moves", "saved_", "ammo_"))},
+    "mode": _check_mode,
+    "defending": _check_defending,
+    "command": _check_command,
+}
 
 
 _SINGLE_RULES = {
@@ -487,22 +497,15 @@ def _single_hint(pos, pid: str, action: str, opts) -> list[str]:
 def unform_square(pos, pid: str, opts):
     """§5.11 a square unforms: its markers go (the element and its back-to-back partner); the bases then leave by
     single-element moves within their move distances (A11), so nothing moves here."""
-    from dataclasses import replace as _replace
-
-    from rules.dbx.contact import distance_mm, friends
-
     p = pos.piece(pid)
     if not p.square:
         raise InputError(f"{pid}: not in a square (§5.11)")
     mates = {q.id for q in friends(pos, p) if q.square and distance_mm(pos, p, q) <= opts.tolerance_mm
              and abs((q.heading_deg - p.heading_deg) % 360.0 - 180.0) < 1.0}
-    return pos.with_pieces([_replace(q, square=0) if q.id == pid or q.id in mates else q for q in pos.pieces])
+    return pos.with_pieces([replace(q, square=0) if q.id == pid or q.id in mates else q for q in pos.pieces])
 
 
 def _resolve_single(pos, action: str, pid: str, dice, opts):
-    from rules.dbx import movement
-    from rules.dbx.resolve import resolve_river, resolve_simple
-
     if action == "river":  # §5.9
         return resolve_river(pos, pid, dice, opts)
     if action == "square":  # §5.11

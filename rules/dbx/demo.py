@@ -12,6 +12,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from rules.dbx import geom
+from rules.dbx.model import position_from_dict
 from rules.live import DemoPiece, DemoTable, DemoTerrain
 
 DEMO_GAME = (
@@ -36,8 +38,6 @@ def data_path(name: str) -> Path:
 
 def demo_dict(pieces: bool = True) -> dict:
     """The demo as a DBX position file's JSON object: the table, the terrain and (`pieces`) the elements."""
-    from rules.dbx import geom
-
     terrain = [{"id": i, "type": k, "polygon": geom.oval(*ov).round(2).tolist()} for i, k, ov in DEMO_TERRAIN]
     out = {"system": "dbx", "table": {"width_mm": DEMO_TABLE_MM, "depth_mm": DEMO_TABLE_MM}, "terrain": terrain,
            "pieces": []}
@@ -49,8 +49,6 @@ def demo_dict(pieces: bool = True) -> dict:
 
 def demo_position():
     """The demo's true position (a DbxPosition): every element where the demo stands it."""
-    from rules.dbx.model import position_from_dict
-
     return position_from_dict(demo_dict(), "demo")
 
 

@@ -44,7 +44,8 @@ from typing import Any
 from common.errors import InputError
 from rules.dbx.adapter import STATE_KEYS
 from rules.dbx.contact import contact
-from rules.dbx.model import position_from_dict
+from rules.dbx.demo import demo as demo_table
+from rules.dbx.model import game_to_dict, piece_to_dict, position_from_dict, position_to_dict
 from rules.dbx.picture import picture
 from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play, input_dice
 from rules.picture import Item, Scene
@@ -149,8 +150,6 @@ def dbx_turn(template, sides) -> tuple[int, str]:
 def dbx_game_at(meta, events) -> tuple[Any, dict[str, dict], str | None]:
     """The DBX game after `events` (a record's, in order; undone ones are skipped): (the template position without
     elements, each element's state the camera cannot see, the active side a turn event named or None)."""
-    from rules.dbx.model import position_from_dict, position_to_dict
-
     start = meta.get("game")
     game_dict = None
     states = copy.deepcopy(meta.get("piece_states") or {})
@@ -231,9 +230,7 @@ class DbxLive(LiveRules):
     @classmethod
     def demo(cls, board=None) -> DemoTable:
         """The DBX demo table (rules/dbx/demo.py)."""
-        from rules.dbx.demo import demo
-
-        return demo(board)
+        return demo_table(board)
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
@@ -242,8 +239,6 @@ class DbxLive(LiveRules):
         size; each element's state the camera cannot see from the file (its STATE_KEYS and its type)."""
         if position is None:
             return Start(game=empty_template(table.width_mm, table.depth_mm))
-        from rules.dbx.model import piece_to_dict
-
         states = {}
         for p in position.pieces:
             d = piece_to_dict(p)
@@ -380,8 +375,6 @@ class DbxLive(LiveRules):
 
     def record_meta(self, meta: dict) -> dict:
         """The starting position without its elements (`game`) and each element's state from the set-up."""
-        from rules.dbx.model import position_to_dict
-
         game = position_to_dict(self.template.with_pieces(()))
         game.pop("pieces", None)
         meta["game"] = game
@@ -401,8 +394,6 @@ class DbxLive(LiveRules):
     def record_combat(self, s, inp: dict) -> dict:
         """Resolve a DBX action with the engine (given dice, or a seed: stored) on the recorded position; the event
         keeps the engine's resolution, the new element states and the game after."""
-        from rules.dbx.model import game_to_dict
-
         pos = s.position
         frame = inp.get("frame")
         action = inp.get("action", "fire")

@@ -12,7 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from common.errors import InputError
-from rules.marengo.model import SIDES
+from rules.marengo import analysis, engine, model
+from rules.marengo.commands import _text
+from rules.marengo.model import SIDES, TYPES
+from rules.marengo.options import DEFAULT, load_options
 from rules.system import CombatOutcome, TargetRow
 
 CHOICE_HELP = ("push=ID,ID  into_approach=yes  approach=AREA  path=A,B  phase=announce|execute  hit=ID  "
@@ -55,8 +58,6 @@ class MarengoResolution:
 
 def parse_roster_type(text: str) -> tuple[str | None, int | None]:
     """"infantry 3" / "cavalry:2" / "artillery" -> (type, strength or None)."""
-    from rules.marengo.model import TYPES
-
     bits = text.replace(":", " ").replace("-", " ").lower().split()
     typ = next((b for b in bits if b in TYPES), None)
     if typ is None:
@@ -75,9 +76,6 @@ class MarengoSystem:
     choice_help = CHOICE_HELP
 
     def __init__(self, options=None):
-        from rules.marengo import model
-        from rules.marengo.options import DEFAULT, load_options
-
         self.model = model
         self.opts = load_options(options) if isinstance(options, str) else (options or DEFAULT)
         self.types = model.TYPES
@@ -123,8 +121,6 @@ class MarengoSystem:
 
     def selection(self, pos, bid: str) -> MarengoSelection:
         """The block's area and, for every neighbouring area, the legal actions of this block with cost and outcome."""
-        from rules.marengo import analysis
-
         b = pos.block(bid)
         if not b.on_map:
             return MarengoSelection(bid, None, b.position, ())
@@ -157,9 +153,6 @@ class MarengoSystem:
     # ---- two blocks
 
     def pair(self, pos, a: str, b: str) -> tuple[dict, list[str]]:
-        from rules.marengo import analysis
-        from rules.marengo.commands import _text
-
         out = analysis.analyze_blocks(pos, a, b, self.opts)
         return out, _text(out).splitlines()
 
@@ -177,8 +170,6 @@ class MarengoSystem:
                          choices: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
         """The engine's answer before committing: legal or why not, its cost and the events (the outcome); the
         defender's side: the approach facing the attacker, its width and how blocked it is."""
-        from rules.marengo import engine
-
         try:
             out = self._run(pos, action, attacker, target, supporters, dict(choices or {}))
         except InputError as exc:
@@ -211,8 +202,6 @@ class MarengoSystem:
         return target if target in pos.board.areas else None
 
     def _run(self, pos, action: str, attacker: str, target: str | None, supporters: Sequence[str], ch: dict):
-        from rules.marengo import engine
-
         ids = [attacker, *[s for s in supporters if s != attacker]]
         area = self._target_area(pos, target)
 

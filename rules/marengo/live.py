@@ -36,9 +36,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play
+from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
 from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
+from rules.marengo.demo import demo as demo_table
 from rules.marengo.hidden import (
     BlockRoster,
     BlockView,
@@ -51,7 +52,7 @@ from rules.marengo.hidden import (
     roster_blocks,
     unit_roster,
 )
-from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict
+from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict, position_to_dict
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
 
@@ -163,9 +164,7 @@ class MarengoLive(LiveRules):
     @classmethod
     def demo(cls, board=None) -> DemoTable:
         """The demo blocks on the demo board, or on the board given (rules/marengo/demo.py)."""
-        from rules.marengo.demo import demo
-
-        return demo(board)
+        return demo_table(board)
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
@@ -405,8 +404,6 @@ class MarengoLive(LiveRules):
 
     def record_meta(self, meta: dict) -> dict:
         """Each unit's strength at the start (`bases`), its blocks per strength, and the starting position."""
-        from rules.marengo.model import position_to_dict
-
         game = getattr(self.setup, "game", None)
         init = {b.id: b for b in game.blocks} if game is not None else {}
         for p in meta["roster"]:
@@ -426,8 +423,6 @@ class MarengoLive(LiveRules):
 
     def _record_start(self, s):
         """The record's starting position on its board, and its blocks by id (reinforcements wait in their boxes)."""
-        from rules.marengo.model import position_from_dict
-
         if self._start is None or self._start[0] is not s.meta:
             start = (position_from_dict(s.meta["game"], "the record", board=s.board) if s.meta.get("game")
                      else empty_game(s.board, "the record"))
@@ -438,9 +433,6 @@ class MarengoLive(LiveRules):
         """Each unit in the game state at its recorded strength, revealed where the rules revealed it, with the
         engine's flags, round and side from the last event that kept the engine's state (else the start; older
         records kept none: their round and side come from the turn events)."""
-        from rules.live import GameState
-        from rules.marengo.model import position_from_dict
-
         st = s.record_state
         done = s.recorded
         types = {u: d.get("type", "") for u, d in (s.meta.get("blocks") or {}).items()}
@@ -506,9 +498,6 @@ class MarengoLive(LiveRules):
 
     def record_turn(self, s, inp: dict) -> dict:
         """The side's turn ends (engine: §4 phase 4, morale checks, victory) and the other's starts."""
-        from rules.marengo import engine
-        from rules.marengo.model import position_to_dict
-
         out = engine.end_turn(s.position, s.system.opts)
         q, events = out.position, list(out.events)
         if q.winner is None:
@@ -521,8 +510,6 @@ class MarengoLive(LiveRules):
 
     def record_combat(self, s, inp: dict) -> dict:
         """An action resolved by the engine on the recorded position, with its changes and the engine after."""
-        from rules.marengo.model import position_to_dict
-
         pos = s.position
         frame = inp.get("frame")
         action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")

@@ -35,6 +35,7 @@ from rules.nie.model import (
     Zone,
     parse_zone,
     ports_to_leave,
+    position_to_dict,
     with_changes,
     zones,
 )
@@ -240,8 +241,6 @@ def position_view(pos: NiePosition, viewer: str) -> dict:
     """The position as `viewer` (a nation or "umpire") may see it (rules/system.py `GameSystem.view`): while the
     battle is being set up behind the screen (§4.2), each side's placements are withheld from everyone but that
     side; nothing else in these rules is hidden (PP, PAP and the diplomacy table are open)."""
-    from rules.nie.model import position_to_dict
-
     out = position_to_dict(pos)
     b = pos.battle
     if b is None or b.phase != "setup" or viewer == "umpire":

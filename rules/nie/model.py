@@ -36,7 +36,7 @@ import copy
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -675,8 +675,6 @@ def dumps(pos: NiePosition) -> str:
 
 def with_changes(pos: NiePosition, **changes) -> NiePosition:
     """A new position with fields replaced (units given as a dict id -> Unit keep their order)."""
-    from dataclasses import replace
-
     if "units" in changes:
         changes["pieces"] = tuple(changes.pop("units").values())
     new = replace(pos, **{k: v for k, v in changes.items() if k != "battle"})

@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from common.dice import Dice
 from common.errors import InputError
 from rules.nie.battle import Result, roll_2d6, roll_d6
-from rules.nie.model import LEADER, NAVAL, NiePosition, Unit, ports_to_leave, with_changes
+from rules.nie.model import LEADER, NATIONS, NAVAL, NiePosition, Unit, ports_to_leave, with_changes
 from rules.nie.options import DEFAULT, Options
+from rules.nie.politics import capital_tests
 
 SEA_LOSS = ((0, 0), (1, 1), (2, 1), (3, 2), (4, 2))
 """§8.10 [R-SEABATTLE]: difference -> squadrons the loser loses; 5 or more: 3."""
@@ -105,8 +106,6 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     lines.append(f"{', '.join(u.id for u in units)} move {next(iter(start))} -> {' -> '.join(path)} (§5.1)")
     after = with_changes(pos, units=new, moved=pos.moved | {u.id for u in units})
     fights = battles(after)
-    from rules.nie.politics import capital_tests
-
     data = {"battles": fights, "c_tests": capital_tests(pos, after), "ports_to_leave": ports_to_leave(after)}
     for port, ships in data["ports_to_leave"].items():
         lines.append(f"{port} is held by enemy troops: {', '.join(ships)} must move to an adjacent sea area (§5.3)")
@@ -132,14 +131,10 @@ def squadrons(pos: NiePosition, where: str, nations) -> list[str]:
 
 
 def friends(pos: NiePosition, nation: str) -> set[str]:
-    from rules.nie.model import NATIONS
-
     return {n for n in NATIONS if pos.allied(nation, n)}
 
 
 def enemies(pos: NiePosition, nation: str) -> set[str]:
-    from rules.nie.model import NATIONS
-
     return {n for n in NATIONS if pos.at_war(nation, n)}
 
 

@@ -8,15 +8,32 @@ the full analysis of a pair, and what happens with these dice.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields as dc_fields
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from common.dice import Dice
 from common.errors import InputError
-from common.fields import parse_field
+from common.fields import facing_bearing, parse_field
 from rules.board import distance_to_outline, points_in_polygon
+from rules.geometry import distance, in_front_arc, neighbours, side_fields
 from rules.system import Arc, CombatOutcome, FireLine, PieceSpec, SelectionOverlay, Shade, TargetRow
+from rules.wiener import model
+from rules.wiener import resolve as R
+from rules.wiener.analysis import analyze_from, analyze_pair
+from rules.wiener.combat import (
+    defence_reason,
+    fire_check,
+    melee_check,
+    melee_modifiers,
+    modifiers_json,
+    supporter_reasons,
+)
+from rules.wiener.options import DEFAULT
+from rules.wiener.roster import piece_type as roster_piece_type
+from rules.wiener.tables import MELEE_RANGE, RANGES, all_round, cap, fires_all_round, weapon
 
 Field = tuple[int, int]
 
@@ -37,9 +54,6 @@ class WienerSystem:
     """Actions of one piece alone: no target, no supporters, no opposing roll."""
 
     def __init__(self, options=None):
-        from rules.wiener import model
-        from rules.wiener.options import DEFAULT
-
         self.model = model
         self.opts = options or DEFAULT
         self.types = model.TYPES
@@ -50,9 +64,7 @@ class WienerSystem:
 
     def piece_type(self, roster_type: str) -> str | None:
         """The roster's words as a troop type: the one map of the Wiener rules (rules/wiener/roster.py)."""
-        from rules.wiener.roster import piece_type
-
-        return piece_type(roster_type)
+        return roster_piece_type(roster_type)
 
     def formations(self, piece_type: str) -> tuple[str, ...]:
         return self.model.FORMATIONS.get(piece_type, ())
@@ -63,8 +75,6 @@ class WienerSystem:
 
     def piece_state(self, piece) -> dict:
         """The state of an engine piece the camera cannot see (everything but id, side, type, field, facing)."""
-        from dataclasses import fields as dc_fields
-
         skip = {"id", "side", "type", "field", "facing"}
         return {f.name: getattr(piece, f.name) for f in dc_fields(piece) if f.name not in skip}
 
@@ -149,10 +159,6 @@ class WienerSystem:
     def selection(self, pos, pid: str) -> SelectionOverlay:
         """Front arc, the fields within each of the piece's ranges (in its arc of fire), its neighbouring and side
         fields, and a line to every enemy it could fire at or attack (blocked lines with their blocking fields)."""
-        from rules.geometry import distance, in_front_arc, neighbours, side_fields
-        from rules.wiener.analysis import analyze_from
-        from rules.wiener.tables import MELEE_RANGE, RANGES, all_round, fires_all_round, weapon
-
         p = pos.piece(pid)
         w = weapon(p, self.opts)
         ranges: list[tuple[str, str, int]] = []
@@ -178,8 +184,6 @@ class WienerSystem:
         shades.append(Shade("side", "side fields (§3.4)", tuple(f for f in side_fields(p.field, p.facing)
                                                                   if pos.on_grid(f))))
         reach = max([r for _, _, r in ranges] or [2])
-        from common.fields import facing_bearing
-
         # the arc that limits the piece: its arc of fire if it has a weapon (artillery: the barrel +-45 degrees even
         # though it sees all round, §8.4), else its arc of sight (§3.6)
         arc = Arc(p.field, facing_bearing(p.facing), 45.0, reach, round_fire if w is not None else all_round(p))
@@ -198,8 +202,6 @@ class WienerSystem:
         return SelectionOverlay(pid, arc, tuple(shades), tuple(lines))
 
     def targets(self, pos, pid: str) -> list[TargetRow]:
-        from rules.wiener.analysis import analyze_from
-
         rows = []
         for r in analyze_from(pos, pid, self.opts):
             fire, melee = r["fire"], r["melee"]
@@ -221,8 +223,6 @@ class WienerSystem:
 
     def pair(self, pos, a: str, b: str) -> tuple[dict, list[str]]:
         """The engine's full pair analysis and its text: every modifier with its rule reference."""
-        from rules.wiener.analysis import analyze_pair
-
         r = analyze_pair(pos, a, b, self.opts)
         yes = {True: "yes", False: "no"}
         lines = [f"{_describe(pos.piece(a))}  →  {_describe(pos.piece(b))}",
@@ -256,8 +256,6 @@ class WienerSystem:
 
     def supporter_candidates(self, pos, attacker: str, target: str, action: str) -> list[str]:
         """Pieces the engine accepts as supporters of `attacker` against `target` (each on its own, §8.5)."""
-        from rules.wiener.combat import supporter_reasons
-
         if action in self.single_piece_actions:
             return []
         a, t = pos.piece(attacker), pos.piece(target)
@@ -272,9 +270,6 @@ class WienerSystem:
         """Both sides' modifiers with their rules, before the dice: (attacker lines, defender lines)."""
         if action in self.single_piece_actions:
             return [_SINGLE_PIECE_HINTS[action]], []
-        from rules.wiener.combat import defence_reason, fire_check, melee_check, melee_modifiers
-        from rules.wiener.tables import cap
-
         a, t = pos.piece(attacker), pos.piece(target)
         sups = tuple(pos.piece(s) for s in supporters)
         if action == "fire":
@@ -286,8 +281,6 @@ class WienerSystem:
             chk = melee_check(pos, a, t, self.opts, sups)
             dreason = defence_reason(pos, t, a) if chk.allowed else None
             dmods = melee_modifiers(pos, t, a, False, (), self.opts) if chk.allowed and dreason is None else None
-        from rules.wiener.combat import modifiers_json
-
         if not chk.allowed:
             att = [f"not allowed: {chk.reason}"]
         else:
@@ -305,9 +298,6 @@ class WienerSystem:
                 seed: int | None = None, supporters: Sequence[str] = (), defender_supporters: Sequence[str] = (),
                 loss_die: int | None = None, flight: int | None = None, follow_up: bool | None = None
                 ) -> CombatOutcome:
-        from common.dice import Dice
-        from rules.wiener import resolve as R
-
         if action not in self.actions:
             raise InputError(f"action {action!r}: one of {' '.join(self.actions)}")
         d = Dice(list(dice), seed)

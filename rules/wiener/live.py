@@ -15,8 +15,9 @@ from common.errors import InputError
 from common.fields import field_name, parse_field
 from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange, in_play, input_dice
 from rules.picture import Item, Scene
-from rules.system import PieceSpec
+from rules.system import PieceSpec, table_system
 from rules.wiener import picture as wiener_picture
+from rules.wiener.pairs import analyze_all
 
 Field = tuple[int, int]
 
@@ -78,8 +79,6 @@ def recorded_states(pieces, system) -> dict[str, dict]:
 def wiener_position(state, grid: Mapping | None, system=None):
     """A record's state (fieldglass.record.BoardState) as a Wiener Napoleon position, placed as the live session and
     the recorder place it (`grid_position` with `recorded_states`); `grid` as a record keeps it (cols, rows)."""
-    from rules.system import table_system
-
     if grid is None:
         raise InputError("the layout has no [grid]: the rules engine needs fields")
     system = system or table_system("wiener")
@@ -209,8 +208,6 @@ class WienerLive(LiveRules):
 
     def pair_lines(self, s, pos):
         """Every ordered pair the engine's pair analysis allows to fire (else to attack in melee)."""
-        from rules.wiener.pairs import analyze_all
-
         lines = []
         if pos is None or len(pos.pieces) < 2:
             return lines

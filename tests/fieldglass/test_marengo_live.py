@@ -8,6 +8,9 @@ import pytest
 
 from common.errors import InputError
 from fieldglass.boards import block_point, board_layout
+from fieldglass.record import Record
+from fieldglass.recording import GameRecorder, system_meta
+from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster
 from rules.board import load_demo_board
@@ -15,6 +18,7 @@ from rules.marengo import GAME
 from rules.marengo.demo import DEMO_BLOCKS
 from rules.marengo.live import BlockMove, MarengoLive
 from vision.pieces import PiecePose, TableReading
+from vision.tracking import TrackerConfig
 
 DEMO = {bid: (area, position) for bid, _, _, _, _, area, position in DEMO_BLOCKS}
 """au-inf-1 and au-cav-1 in the reserve of 3, au-art-1 in the approach 4>5, fr-inf-1 in 5, fr-inf-2 in 9, fr-cav-1
@@ -162,11 +166,6 @@ def test_turn_and_phase(session):
 def test_the_replay_names_hidden_blocks_as_the_dashboard_does(session, tmp_path):
     """A record of the same readings, replayed for the same player: the same anonymous label for each block
     (rules/marengo/hidden.py position_views, shared by the dashboard, the replay and fieldglass view)."""
-    from fieldglass.record import Record
-    from fieldglass.recording import GameRecorder, system_meta
-    from fieldglass.replay_session import ReplaySession
-    from vision.tracking import TrackerConfig
-
     s = session
     # two blocks of one side in one area: their numbers must not come from where each one's record starts
     where = {**DEMO, "fr-cav-1": ("5", "reserve")}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -33,6 +34,7 @@ from fieldglass.printing import (
     parse_card_payload,
     roster_units,
     unit_cards,
+    write_pdf,
 )
 from vision.markers import detect_markers, detect_qr
 from vision.roster import Roster, load_roster
@@ -241,8 +243,6 @@ def test_cards_decode_with_pyzbar(files):
 
 def test_big_unit_is_split_over_cards_that_all_decode(files):
     base = load_roster(files / "roster.toml").pieces[0]
-    from dataclasses import replace
-
     pieces = tuple(replace(base, id=f"ru-grenadier-regiment-{k}", marker=100 + k, type="grenadiers")
                    for k in range(40))
     roster = Roster("DICT_4X4_250", pieces)
@@ -250,8 +250,6 @@ def test_big_unit_is_split_over_cards_that_all_decode(files):
     assert len(cards) > 1 and all(len(c.payload.encode()) <= MAX_CARD_PAYLOAD for c in cards)
     assert sum(len(c.pieces) for c in cards) == 40
     doc = card_sheet(roster)
-    from fieldglass.printing import write_pdf
-
     out = write_pdf(doc, files / "big-cards.pdf")
     payloads = {q.payload for img in rasterise(out, 200) for q in detect_qr(img)}
     assert payloads == {c.payload for c in cards}
@@ -312,8 +310,6 @@ def _photo_with_page(page_img: np.ndarray, dpi: int, scale: float, at_mm=(250.0,
 @pytest.fixture(scope="module")
 def page_image(files):
     roster = load_roster(DATA / "demo_roster.toml")
-    from fieldglass.printing import write_pdf
-
     out = write_pdf(marker_sheet(roster), files / "demo-labels.pdf")
     return rasterise(out, 300, first_page_only=True)[0], roster
 

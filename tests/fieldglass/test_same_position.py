@@ -11,11 +11,14 @@ import dataclasses
 import numpy as np
 
 from calibration.camera import CameraPose
+from fieldglass.boards import block_point
 from fieldglass.record import Record
-from fieldglass.recording import GameRecorder, record_meta
+from fieldglass.recording import GameRecorder, record_meta, system_meta
 from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import load_setup
+from rules.dbx.demo import DEMO_GAME
+from rules.marengo.demo import DEMO_BLOCKS
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, Roster
 from vision.tracking import TrackerConfig
@@ -76,11 +79,6 @@ def test_wiener_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_marengo_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.boards import block_point
-    from fieldglass.recording import system_meta
-    from fieldglass.setup import load_setup
-    from rules.marengo.demo import DEMO_BLOCKS
-
     setup = load_setup("marengo", "synthetic")
     board = setup.board
     markers = {p.id: p.marker for p in setup.roster.pieces}
@@ -102,10 +100,6 @@ def test_marengo_session_recorder_and_replay_agree(tmp_path):
 
 
 def test_dbx_session_recorder_and_replay_agree(tmp_path):
-    from fieldglass.recording import system_meta
-    from fieldglass.setup import load_setup
-    from rules.dbx.demo import DEMO_GAME
-
     setup = load_setup("dbx", "synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     # a little off the demo's round numbers, as a camera measures

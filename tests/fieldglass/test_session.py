@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraPose
+from common.dice import Dice
 from common.errors import InputError
 from fieldglass.session import Session
 from fieldglass.setup import load_setup
+from rules.live import PendingChange
+from rules.wiener.resolve import resolve_melee
 from vision.pieces import PiecePose, TableReading
 
 POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))
@@ -219,10 +222,6 @@ def test_next_phase_clears_the_per_turn_flags_of_the_side_that_becomes_active():
 
 
 def test_resolve_and_apply_make_pending_changes_that_clear_when_the_table_matches():
-    from common.dice import Dice
-    from rules.live import PendingChange
-    from rules.wiener.resolve import resolve_melee
-
     setup = load_setup("wiener", "synthetic")
     session = Session(setup, settle_s=1.0)
     session.update_reading(_battle(setup), t=0.0)

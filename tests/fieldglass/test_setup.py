@@ -4,13 +4,22 @@ needs (--board, a grid), and bad input as one line naming the file."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from importlib import resources
 
 import pytest
 
+from calibration.layout import load_layout
 from common.errors import InputError
 from fieldglass.setup import Setup, demo_roster, load_setup, synthetic_scene
+from rules.board import board_to_toml, load_demo_board
+from rules.dbx.demo import DEMO_GAME, DEMO_TABLE_MM, demo, demo_dict, demo_position
+from rules.dbx.model import base_size
+from rules.marengo.demo import DEMO_BLOCKS
 from rules.system import game_systems
+from vision.roster import load_roster
+from vision.synthetic import standard_layout
 
 SYSTEMS = sorted(game_systems())
 
@@ -47,14 +56,6 @@ def test_the_window_title_names_what_each_demo_brought():
 def test_the_dbx_demo_files_hold_the_demo_elements_on_their_bases():
     """rules/dbx/data/: the table is the 600 mm standard layout without a grid; each element of DEMO_GAME is in the
     roster with its side, code and its type's base at the demo's scale."""
-    import dataclasses
-
-    from calibration.layout import load_layout
-    from rules.dbx.demo import DEMO_GAME, DEMO_TABLE_MM, demo, demo_position
-    from rules.dbx.model import base_size
-    from vision.roster import load_roster
-    from vision.synthetic import standard_layout
-
     table = demo()
     assert load_layout(table.layout) == dataclasses.replace(
         standard_layout(DEMO_TABLE_MM, DEMO_TABLE_MM, anchor_mm=40), grid=None)
@@ -69,8 +70,6 @@ def test_the_dbx_demo_files_hold_the_demo_elements_on_their_bases():
 
 
 def test_the_marengo_demo_roster_is_the_demo_blocks():
-    from rules.marengo.demo import DEMO_BLOCKS
-
     roster = demo_roster("marengo")
     assert [(p.id, p.marker, p.side, p.type) for p in roster.pieces] == [
         (b[0], b[1], b[2], f"{b[3]} {b[4]}") for b in DEMO_BLOCKS]
@@ -81,8 +80,6 @@ def test_the_marengo_demo_roster_is_the_demo_blocks():
 
 
 def test_a_board_given_with_the_synthetic_source_carries_the_demo(tmp_path):
-    from rules.board import board_to_toml, load_demo_board
-
     path = tmp_path / "board.toml"
     path.write_text(board_to_toml(load_demo_board()), encoding="utf-8")
     setup = load_setup("marengo", "synthetic", board=str(path))
@@ -91,8 +88,6 @@ def test_a_board_given_with_the_synthetic_source_carries_the_demo(tmp_path):
 
 
 def test_a_position_file_starts_the_game(tmp_path):
-    from rules.dbx.demo import demo_dict
-
     data = demo_dict()
     data["pieces"][0]["quality"] = "Gr"
     data["game"] = {"bound": 3, "active": "red"}
@@ -106,8 +101,6 @@ def test_a_position_file_starts_the_game(tmp_path):
 
 
 def test_the_rules_options_reach_the_session(tmp_path):
-    from importlib import resources
-
     options = str(resources.files("rules.dbx").joinpath("options.toml"))
     setup = load_setup("dbx", "synthetic", options=options)
     assert setup.options == options and setup.make_session().system.name == "dbx"

@@ -22,9 +22,10 @@ def pump(app, until, timeout: float = 60.0) -> None:
 
 def open_window(app, setup, settings_dir: Path, resolution=(1280, 720), size=(1500, 900), frames: int = 1):
     """A dashboard window on `setup` with its own settings file, shown, after `frames` frames are processed."""
-    from PySide6.QtCore import QSettings
+    # helpers has no importorskip of its own: Qt only when a test that has one opens a window
+    from PySide6.QtCore import QSettings  # noqa: PLC0415  (PySide6, gated by the calling test's importorskip)
 
-    from gui.app import MainWindow
+    from gui.app import MainWindow  # noqa: PLC0415  (PySide6, gated by the calling test's importorskip)
 
     settings = QSettings(str(Path(settings_dir) / "gui.ini"), QSettings.Format.IniFormat)
     win = MainWindow(setup, settings=settings, source_options={"resolution": resolution})

@@ -13,16 +13,15 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 import gui  # noqa: E402,F401
+from fieldglass.setup import synthetic_scene  # noqa: E402
 from gui.board_editor import BoardDraft, BoardEditor  # noqa: E402
-from rules.board import load_board, load_demo_board  # noqa: E402
+from rules.board import demo_board_path, load_board, load_demo_board  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
+from vision.synthetic import SyntheticSource  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def board_frame():
-    from fieldglass.setup import synthetic_scene
-    from vision.synthetic import SyntheticSource
-
     src = SyntheticSource(synthetic_scene("marengo"), resolution=(1280, 720), frames=1)
     return next(iter(src))[1]
 
@@ -80,8 +79,6 @@ def test_draw_validate_save_and_load(qtbot, tmp_path, board_frame):
 
 
 def test_open_existing_board_round_trips(qtbot, tmp_path):
-    from rules.board import demo_board_path
-
     ed = BoardEditor()
     qtbot.addWidget(ed)
     ed.open(demo_board_path())

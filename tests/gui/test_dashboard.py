@@ -6,8 +6,11 @@ lines, board view, combat panel, calibration check screen)."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -15,20 +18,27 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
+from calibration.camera import load_camera  # noqa: E402
+from calibration.intrinsics import parse_board  # noqa: E402
+from calibration.layout import load_layout  # noqa: E402
 from common.dice import Dice  # noqa: E402
 from common.errors import InputError  # noqa: E402
+from fieldglass.commands import gui as gui_command  # noqa: E402
 from fieldglass.setup import Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
+from gui.worker import CaptureWorker  # noqa: E402
 from rules.wiener.analysis import analyze_from, analyze_pair  # noqa: E402
 from rules.wiener.live import FieldChange  # noqa: E402
-from rules.wiener.resolve import resolve_fire  # noqa: E402
+from rules.wiener.resolve import resolve_fire, resolve_rally  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from tests.gui.helpers import pump as _pump
 from tests.gui.helpers import refresh as _refresh
+from vision.roster import load_roster  # noqa: E402
+from vision.synthetic import SyntheticSource, demo_scene  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +86,6 @@ def test_hover_names_the_field(window):
     grid = window.setup.layout.grid
     x, y = grid.centre_of("D5")
     scene = view.mapper.points(np.array([[x, y]]))[0]
-    from PySide6.QtCore import QPointF
-
     assert view.hover_at(QPointF(*map(float, scene))) == "D5"
 
 
@@ -213,8 +221,6 @@ def test_pending_changes_are_shown_until_the_table_matches(qapp, window):
     _shot(window, window.board_view, "board-view-pending.png")
     # the camera still sees au-1-1 in N14: still pending; a reading without au-1-2 settles the removal
     reading = s.reading
-    from dataclasses import replace
-
     s.update_reading(replace(reading, pieces=tuple(p for p in reading.pieces if p.piece != "au-1-2")))
     assert "au-1-1" in s.state.pending and "au-1-2" not in s.state.pending
     s.state.pending.clear()
@@ -263,10 +269,6 @@ def test_calibration_wizard_check_screen_and_files(qapp, window, tmp_path):
     assert "reprojection" in text and "calibration good" in text
     _shot(window, wiz, "calibration-check.png")
     # files round-trip through the loaders
-    from calibration.camera import load_camera
-    from calibration.layout import load_layout
-    from vision.roster import load_roster
-
     wiz.camera = window.last_result.camera
     assert wiz.save_camera(tmp_path / "cam.json") and wiz.save_layout(tmp_path / "layout.toml")
     assert wiz.save_roster(tmp_path / "roster.toml")
@@ -279,10 +281,6 @@ def test_calibration_wizard_check_screen_and_files(qapp, window, tmp_path):
 
 
 def test_calibration_wizard_intrinsics_from_board_views(qapp, window):
-    import cv2
-
-    from calibration.intrinsics import parse_board
-
     board = parse_board("chessboard:7x5:30")
     sq = 40
     img = np.full(((board.rows + 3) * sq, (board.cols + 3) * sq), 255, np.uint8)
@@ -307,9 +305,6 @@ def test_calibration_wizard_intrinsics_from_board_views(qapp, window):
 
 
 def test_worker_hands_over_only_the_newest_frame(qapp):
-    from gui.worker import CaptureWorker
-    from vision.synthetic import SyntheticSource, demo_scene
-
     setup = load_setup("wiener", "synthetic")
     source = SyntheticSource(demo_scene(), resolution=(640, 360), frames=3)
     worker = CaptureWorker(setup, source, max_frames=3)
@@ -325,8 +320,6 @@ def test_worker_hands_over_only_the_newest_frame(qapp):
 
 def test_missing_source_is_a_message(qapp, tmp_path):
     setup = load_setup("wiener", "synthetic")
-    from dataclasses import replace
-
     bad: Setup = replace(setup, source=str(tmp_path / "missing.mp4"))
     win = MainWindow(bad, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     win.start()
@@ -349,10 +342,6 @@ def test_window_state_is_saved(qapp, tmp_path):
 
 
 def test_headless_gui_command(qapp, tmp_path, capsys):
-    import argparse
-
-    from fieldglass.commands import gui as gui_command
-
     parser = argparse.ArgumentParser()
     gui_command.add_parser(parser.add_subparsers())
     shot = tmp_path / "gui.png"
@@ -370,8 +359,6 @@ def test_headless_gui_command(qapp, tmp_path, capsys):
 
 def test_rally_through_the_panel_needs_no_target(qapp, window):
     """After the fire above left au-a-1 with a Grey marker, it rallies on its own: 4+ removes its markers (§8.10)."""
-    from rules.wiener.resolve import resolve_rally
-
     s = window.session
     panel = window.combat_panel
     window.show_panel("combat")

@@ -6,22 +6,34 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-
 import gui  # noqa: E402,F401
-from fieldglass.setup import load_setup  # noqa: E402
+from calibration.board import BoardPose  # noqa: E402
+from calibration.camera import CameraPose  # noqa: E402
+from calibration.layout import TableLayout  # noqa: E402
+from fieldglass.boards import block_point  # noqa: E402
+from fieldglass.record import Record  # noqa: E402
+from fieldglass.recording import record_meta  # noqa: E402
+from fieldglass.replay_session import ReplaySession  # noqa: E402
+from fieldglass.session import Session  # noqa: E402
+from fieldglass.setup import Setup, demo_roster, load_setup, synthetic_scene  # noqa: E402
 from gui.app import describe  # noqa: E402
+from gui.replay import ReplayWindow  # noqa: E402
+from rules.board import load_demo_board  # noqa: E402
 from rules.marengo import analysis  # noqa: E402
 from tests.gui.helpers import (
     SHOTS,  # noqa: E402
     open_window,
 )
 from tests.gui.helpers import refresh as _refresh
+from vision.pieces import PiecePose, TableReading  # noqa: E402
+from vision.synthetic import VirtualCamera  # noqa: E402
 
 
 @pytest.fixture()
@@ -151,12 +163,6 @@ def test_revealed_block_shown_in_the_opponent_view(qapp, window):
 def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
     """A recorded Marengo game: the replay hides unrevealed blocks, shows one the rules revealed from that moment
     on, and everything once the game has ended."""
-    from fieldglass.record import Record
-    from fieldglass.recording import record_meta
-    from fieldglass.replay_session import ReplaySession
-    from fieldglass.setup import synthetic_scene
-    from gui.replay import ReplayWindow
-
     scene = synthetic_scene("marengo")
     meta = record_meta("marengo", scene.layout, scene.roster, None, {}, ["AU", "FR"], "scripted")
     path = tmp_path / "m.fgr"
@@ -200,18 +206,6 @@ def test_replay_reveals_only_what_the_rules_revealed(qapp, tmp_path):
 
 def test_board_lying_on_a_registered_table_maps_blocks_through_its_pose():
     """With --layout the board lies anywhere on the table: its pose (calibration/board.py) maps marker points."""
-    import numpy as np
-
-    from calibration.board import BoardPose
-    from calibration.camera import CameraPose
-    from calibration.layout import TableLayout
-    from fieldglass.boards import block_point
-    from fieldglass.session import Session
-    from fieldglass.setup import Setup, demo_roster
-    from rules.board import load_demo_board
-    from vision.pieces import PiecePose, TableReading
-    from vision.synthetic import VirtualCamera
-
     board = load_demo_board()
     cam = VirtualCamera.looking_at_table(1800, 1200, (1280, 720)).intrinsics
     setup = Setup("x", cam, TableLayout(1800, 1200, board.dictionary, ()), demo_roster("marengo", board),

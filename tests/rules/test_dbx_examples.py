@@ -5,6 +5,7 @@ from __future__ import annotations
 from rules.dbx import movement, resolve
 from rules.dbx.combat import fire_check, melee_check
 from rules.dbx.contact import contact, groups
+from rules.dbx.model import moved
 from rules.dbx.sight import fire_target_check, skirmish
 from tests.rules.test_dbx_helpers import dice, el, facing, make, rect_terrain
 
@@ -14,8 +15,6 @@ GEN = el("g", "b", "Gen", 300, 30)  # keeps every move at 1 PIP
 def _apply(pos, pid, x, y, h=None):
     chk = movement.check_move(pos, pid, [(x, y)], h)
     assert chk["legal"], chk["problems"]
-    from rules.dbx.model import moved
-
     p = pos.piece(pid)
     return pos.with_pieces([moved(p, x, y, h) if q.id == pid else q for q in pos.pieces]), chk
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from common.dice import Dice
 from rules.dbx.model import DbxPosition, base_size, dumps, position_from_dict
 from rules.dbx.options import DEFAULT
+from rules.dbx.tables import UNIT_TYPES
 
 
 def el(pid: str, side: str, etype: str, x: float, y: float, h: float = 0.0, **kw) -> dict:
@@ -27,8 +28,6 @@ def rect_terrain(tid: str, kind: str, x0, y0, x1, y1, **kw) -> dict:
 
 def facing(pid: str, side: str, etype: str, other: dict, **kw) -> dict:
     """An element in exact front-to-front contact with `other` (which faces north or south)."""
-    from rules.dbx.tables import UNIT_TYPES
-
     def depth(t):
         code = {"Dr": "DrK"}.get(t, t)
         return UNIT_TYPES[code].depth_cm * 10

@@ -11,12 +11,14 @@ import pytest
 
 from common.errors import InputError
 from fieldglass.cli import main
+from rules import position as positions
 from rules.dbx import movement, resolve
 from rules.dbx.contact import contact, groups
-from rules.dbx.group_move import _rotate, check_group_move
+from rules.dbx.group_move import _rotate, apply_group_move, check_column_change, check_group_move
 from rules.dbx.lists import army_lists, check_army, find_list
 from rules.dbx.model import base_size, position_to_dict
 from rules.dbx.sight import can_shoot
+from rules.dbx.tables import UNIT_TYPES
 from tests.rules.test_dbx_helpers import dice, el, facing, make, rect_terrain
 
 
@@ -264,8 +266,6 @@ _INTO_COLUMN = {"m": (100, 140, 0), "l": (100, 120, 0), "r": (100, 100, 0)}
 def test_forming_a_column_to_pass_a_gap_is_one_group_move_for_one_pip():
     """§5.2 E2 / E4: three archers in line file into a column to pass between two woods: one group before and
     after, each within its 200 paces, 1 PIP."""
-    from rules.dbx.group_move import check_column_change
-
     r = check_column_change(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), ["l", "m", "r"], _INTO_COLUMN)
     assert r["legal"], r["problems"]
     assert r["change"] == "forming a column" and r["formation_after"] == "column" and r["pip_cost"] == 1
@@ -275,8 +275,6 @@ def test_forming_a_column_to_pass_a_gap_is_one_group_move_for_one_pip():
 
 def test_forming_a_column_no_element_may_end_behind_its_original_starting_position():
     """§5.4 [L179] E2: the last element of the new column may not end behind where it started."""
-    from rules.dbx.group_move import check_column_change
-
     ends = {"m": (100, 120, 0), "l": (100, 100, 0), "r": (100, 80, 0)}
     r = check_column_change(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), ["l", "m", "r"], ends)
     assert not r["legal"]
@@ -285,8 +283,6 @@ def test_forming_a_column_no_element_may_end_behind_its_original_starting_positi
 
 def test_forming_a_column_only_to_pass_a_gap_or_file_onto_a_road():
     """§5.2 the column exception is for a gap between 2 terrain pieces or troops, or to file onto a road."""
-    from rules.dbx.group_move import check_column_change
-
     r = check_column_change(_line(kinds=("Bo", "Bo", "Bo")), ["l", "m", "r"], _INTO_COLUMN)
     assert not r["legal"] and any("only to pass a gap" in p for p in r["problems"])
     road = rect_terrain("rd", "road", 90, 110, 110, 300)
@@ -297,8 +293,6 @@ def test_forming_a_column_only_to_pass_a_gap_or_file_onto_a_road():
 
 def test_leaving_a_column_is_no_group_manoeuvre():
     """§5.2 / E4 widening the front again needs single-element moves: several PIPs, not one group move."""
-    from rules.dbx.group_move import check_column_change
-
     col = make(el("m", "b", "Bo", 100, 140), el("l", "b", "Bo", 100, 120), el("r", "b", "Bo", 100, 100))
     ends = {"l": (60, 140, 0), "r": (140, 140, 0)}
     r = check_column_change(col, ["m", "l", "r"], ends)
@@ -311,8 +305,6 @@ def test_leaving_a_column_is_no_group_manoeuvre():
 
 def _pair_and(enemy_x: float, etype: str = "Hu", **kw):
     """Blue l (x 60), m (x 100) in line facing north at y 100; one red element facing away from them 10 mm ahead."""
-    from rules.dbx.tables import UNIT_TYPES
-
     dl, de = UNIT_TYPES["Li"].depth_cm * 10, UNIT_TYPES[etype].depth_cm * 10
     return make(el("l", "b", "Li", 60, 100), el("m", "b", "Li", 100, 100), el("g", "b", "Gen", 80, 40),
                 el("x", "r", etype, enemy_x, 100 + dl / 2 + de / 2 + 10, 0, **kw)), dl
@@ -331,8 +323,6 @@ def test_group_contact_needs_one_member_full_front_on_the_enemy_front_or_rear():
 
 def test_light_cavalry_contacted_by_an_enemy_group_turns_to_face_it():
     """§5.7 light cavalry (and Jäger in normal terrain) contacted in the rear by an enemy group turn at once."""
-    from rules.dbx.group_move import apply_group_move
-
     pos, _ = _pair_and(100)
     r = check_group_move(pos, ["m", "l"], "m", [(100, 110)], [None])
     assert [t["piece"] for t in r["turns_to_face"]] == ["x"] and r["turns_to_face"][0]["toward"] == "m"
@@ -346,8 +336,6 @@ def test_light_cavalry_contacted_by_an_enemy_group_turns_to_face_it():
 def test_forming_a_column_from_the_command_line(tmp_path, capsys):
     """§5.2 `fieldglass resolve --action column`: the archers file into a column between the woods, and a column
     formed without a gap or road to pass is refused in one line."""
-    from rules import position as positions
-
     game = tmp_path / "gap.json"
     positions.save(_line(_GEN, kinds=("Bo", "Bo", "Bo"), terrain=_GAP), game)
     ends = [f"end.{pid}={x},{y},{h}" for pid, (x, y, h) in _INTO_COLUMN.items()]

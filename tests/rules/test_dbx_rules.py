@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
-from rules.dbx import movement, resolve
+from rules.dbx import movement, resolve, setup
 from rules.dbx.analysis import analyze_from, analyze_pair
 from rules.dbx.combat import band, combat_factor, fire_check, melee_check, melee_side, outcome
 from rules.dbx.contact import contact, distance_mm, groups, in_zoc
@@ -747,8 +747,6 @@ def test_withdrawing_from_melee():
 
 def test_setup_aggression_deployment_and_terrain():
     """§4.1 aggression (factors only if both have one), deployment depth and side edges; §3.7 / §9.1 terrain."""
-    from rules.dbx import setup
-
     assert setup.aggression({"a": 3, "b": 5}, {"a": 3, "b": None})["defender"] == "a"
     assert setup.aggression({"a": 3, "b": 5}, {"a": 3, "b": 0})["defender"] == "b"
     pos = make(el("x", "b", "Li", 300, 100), el("y", "b", "Li", 50, 100), el("z", "b", "Li", 300, 200))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rules.dbx import geom
 from rules.dbx.contact import contact
-from rules.dbx.model import corners, moved, position_from_dict
+from rules.dbx.model import base_size, corners, moved, position_from_dict
 from rules.dbx.movement import allowance, reachable
 from rules.dbx.options import DEFAULT
 from rules.dbx.sight import impassable_under
@@ -136,8 +136,6 @@ def reachable_reference(pos, pid: str, opts=DEFAULT, n: int = 48) -> list[tuple[
 
 
 def _size(q, pos):
-    from rules.dbx.model import base_size
-
     return base_size(q, pos.scale)
 
 

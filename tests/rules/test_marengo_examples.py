@@ -6,6 +6,8 @@ numbers of E6 are the demo board's, laid out to match what the text says about t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rules.marengo import engine
 from tests.rules.marengo_util import blk, mk
 
@@ -55,7 +57,6 @@ def test_e4_bombardment_captions():
     o = engine.announce_bombardment(p, "art")
     assert o.legal and o.cost == 0 and o.position.block("art").revealed
     q = o.position
-    from dataclasses import replace
     q = replace(q, round=3)
     q = q.with_blocks(replace(b, acted=False) for b in q.blocks)
     assert not engine.execute_bombardment(q, "art", "f1").legal  # f2 stands in the opposite approach
@@ -113,7 +114,6 @@ def test_e6_austrian_entry_and_cavalry_advance():
 
 
 def _french_turn(q):
-    from dataclasses import replace
     return replace(q, side="FR", commands=3)
 
 
@@ -129,7 +129,6 @@ def test_e6_threat_french_cannot_block_in_round_1_and_a_thrust_from_the_approach
     q = _after_austrian_opening()
     q = engine.rally(q, ["f5a"]).position
     assert not engine.standard_move(q, ["f5a"], "5", "3").legal  # round 1: no blocking at all
-    from dataclasses import replace
     nxt = replace(q, side="AU", round=2, commands=3)
     nxt = nxt.with_blocks(replace(b, acted=False) for b in nxt.blocks)
     t = engine.thrust(nxt, ["au0"], "5", push=["f5a"])

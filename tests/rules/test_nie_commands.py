@@ -4,13 +4,15 @@ system registered at run time (the lead adds the entry point when merging)."""
 from __future__ import annotations
 
 import json
+import shlex
+from pathlib import Path
 
 import pytest
 
 from fieldglass.cli import main as run_cli
 from rules import position as positions
 from rules.nie import GAME
-from rules.system import game_system, register, table_system, unregister
+from rules.system import TableSystem, game_system, register, table_system, unregister
 
 BATTLE = {
     "system": "nie", "board": "demo", "year": 1805, "month": 6,
@@ -43,8 +45,6 @@ def game(tmp_path):
 
 
 def test_registry_entry():
-    from rules.system import TableSystem
-
     assert isinstance(table_system("nie"), TableSystem)
     assert table_system("nie").next_phase(3, "spain", ()) == (4, "france")  # §4.1 turn order, then the month
     assert table_system("nie", {"charge_tie": "both_rout"}).opts.charge_tie == "both_rout"  # a record's options
@@ -195,9 +195,6 @@ def test_resolve_strategic_actions(tmp_path, capsys):
 
 
 def test_the_help_examples_run_on_the_shipped_example(capsys):
-    import shlex
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     lines = [line.split("   ")[0].strip() for text in GAME.examples.values() for line in text.splitlines()]
     assert len(lines) == 6

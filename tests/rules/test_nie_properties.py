@@ -9,6 +9,7 @@ from rules import position as positions
 from rules.nie import GAME, politics, strategic
 from rules.nie import battle as bt
 from rules.nie.model import Zone, zones
+from rules.nie.options import Options
 from rules.system import register, unregister
 from tests.rules.nie_util import battle_pos, dice, pos, used_up
 
@@ -55,8 +56,6 @@ def test_fire_invariants(shooter, target, square, leader, a, b, e):
                                                               "defender_routs"]))
 @settings(max_examples=150, deadline=None)
 def test_charge_invariants(att, dfn, rolls, tie):
-    from rules.nie.options import Options
-
     p = battle_pos({att: "M", "f-i9": "A-line", dfn: "B-line", "b-i9": "B-line"}, phase="cavalry")
     out = bt.charge(p, att, dfn, dice(*rolls), Options(charge_tie=tie))
     ra, rd = out.rolls

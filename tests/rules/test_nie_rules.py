@@ -8,7 +8,7 @@ import pytest
 
 from common.errors import InputError
 from rules.nie import battle as bt
-from rules.nie import politics, strategic
+from rules.nie import politics, strategic, turn
 from rules.nie.model import Zone, load_europe, parse_zone, position_from_dict
 from rules.nie.options import DEFAULT, Options, load_options
 from tests.rules.nie_util import battle_pos, dice, pos, two, used_up
@@ -583,8 +583,6 @@ def test_occupying_an_empty_enemy_capital_calls_the_c_test():  # §9.10, A25
 
 
 def test_turn_sequence():  # §4.1
-    from rules.nie import turn
-
     p = pos([("f-i1", "france", "inf", "picardy"), ("a-i1", "austria", "inf", "belgium")], relations=(),
             players={"france": "anna", "austria": "ben", "britain": "cy"}, start_nation="austria",
             active="austria", month=3, year=1805, round=4, pap={"france": 1}, uprisings=["belgium"],
@@ -733,8 +731,6 @@ def test_diplomatic_offer_to_a_player_nation():  # §9.8
 
 
 def test_forced_fights_at_the_end_of_a_turn():  # §9.8
-    from rules.nie import turn
-
     p = pos([("f-i1", "france", "inf", "saxony"), ("p-i1", "prussia", "inf", "saxony")], relations=(),
             players={"france": "anna", "prussia": "ben"})
     assert turn.end_turn(p).data["forced_fights"] == [("saxony", "france", "prussia")]
