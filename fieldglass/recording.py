@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,11 +29,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.files import read_toml
 from calibration.layout import TableLayout, layout_to_toml
+from calibration.registration import TableRegistration
 from common.errors import InputError
+from fieldglass.boards import board_layout
+from fieldglass.progress import progress
 from fieldglass.record import Event, Record
-from fieldglass.recorded import RecordedGame, system_of
+from fieldglass.recorded import RecordedGame, board_meta, system_of
+from rules.live import LiveRules
+from rules.system import game_system, table_system
+from vision.pieces import camera_for_frame, read_table
 from vision.roster import Roster, roster_to_toml
+from vision.sources import IMAGE_SUFFIXES, ImageSource, VideoSource, open_source, read_image
+from vision.synthetic import SyntheticSource, demo_scene
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
 
 THUMB_WIDTH = 320
@@ -69,11 +79,6 @@ def system_meta(system: str, layout: TableLayout | None, roster: Roster, camera=
     session tracks it, what the system keeps to rebuild its game (its live rules' `record_meta`, from `setup`: a
     set-up of today's loaders, None where the system needs none) and, for a system on a printed board (by its kind
     of table), the board (`board_path`: its file, None for the demo board), which is then the record's table."""
-    from fieldglass.boards import board_layout
-    from fieldglass.recorded import board_meta
-    from rules.live import LiveRules
-    from rules.system import game_system, table_system
-
     game = game_system(system)
     live = (game.live or LiveRules)(table_system(system), setup)
     board = getattr(setup, "board", None) if game.table == "board" else None
@@ -295,8 +300,6 @@ class FrameStream:
 
 
 def image_folder(path: Path) -> list[str]:
-    from vision.sources import IMAGE_SUFFIXES
-
     files = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not files:
         raise InputError(f"{path}: the folder holds no images")
@@ -309,38 +312,53 @@ def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int
     A folder or a glob of images (timestamps from --fps, default 10), a video file (its own frame rate), a camera
     index (the computer's clock), or 'synthetic' (the demo table, standing still).
     """
-    from vision.sources import ImageSource, VideoSource, open_source, read_image
+    paths = _image_paths(spec)
+    if paths is not None:
+        return _image_stream(spec, paths, fps, start, frames)
+    if spec == "synthetic":
+        return _synthetic_stream(fps, start, frames)
+    return _video_stream(spec, fps, start, frames)
 
+
+def _image_paths(spec: str) -> list[str] | None:
+    """The images a folder or a glob of images names, in order; None for any other source."""
     p = Path(spec)
     if p.is_dir():
-        paths = image_folder(p)
-    elif spec != "synthetic" and not spec.isdigit() and "://" not in spec and isinstance(
+        return image_folder(p)
+    if spec != "synthetic" and not spec.isdigit() and "://" not in spec and isinstance(
             src := open_source(spec), ImageSource):
-        paths = src.paths
-    else:
-        paths = None
-    if paths is not None:
-        rate = fps or 10.0
-        sel = paths[start:frames]
+        return src.paths
+    return None
 
-        def gen_images():
-            for i, path in enumerate(sel, start):
-                yield i, i / rate, read_image(path)
 
-        return FrameStream(gen_images(), len(paths[:frames]), spec)
-    if spec == "synthetic":
-        from vision.synthetic import SyntheticSource, demo_scene
+def _image_stream(spec: str, paths: list[str], fps: float | None, start: int, frames: int | None) -> FrameStream:
+    """A folder or glob of images: timestamps from --fps (default 10)."""
+    rate = fps or 10.0
+    sel = paths[start:frames]
 
-        rate = fps or 10.0
-        n = frames if frames is not None else 100
-        src = SyntheticSource(demo_scene(), frames=n, hand_period=max(2, int(rate * 4)))
+    def gen_images():
+        for i, path in enumerate(sel, start):
+            yield i, i / rate, read_image(path)
 
-        def gen_synth():
-            for i, img in src:
-                if i >= start:
-                    yield i, i / rate, img
+    return FrameStream(gen_images(), len(paths[:frames]), spec)
 
-        return FrameStream(gen_synth(), n, "synthetic")
+
+def _synthetic_stream(fps: float | None, start: int, frames: int | None) -> FrameStream:
+    """The demo table, standing still (a hand passing now and then)."""
+    rate = fps or 10.0
+    n = frames if frames is not None else 100
+    src = SyntheticSource(demo_scene(), frames=n, hand_period=max(2, int(rate * 4)))
+
+    def gen_synth():
+        for i, img in src:
+            if i >= start:
+                yield i, i / rate, img
+
+    return FrameStream(gen_synth(), n, "synthetic")
+
+
+def _video_stream(spec: str, fps: float | None, start: int, frames: int | None) -> FrameStream:
+    """A video file (its own frame rate, earlier frames grabbed, not decoded) or a live camera (the clock)."""
     src = VideoSource(int(spec) if spec.isdigit() else spec)
     live = spec.isdigit() or "://" in spec
     rate = fps or float(src.capture.get(cv2.CAP_PROP_FPS) or 0) or 30.0
@@ -400,10 +418,6 @@ def play_into_record(record: Record, out: Path, recorder, frames: Callable, star
     Returns the number of frames read, or None when the user interrupted (every event so far is kept). A source that
     never delivered a frame (no camera, an unreadable video) leaves no empty record behind to block the next try;
     a record with events is kept whatever happens."""
-    import sys
-
-    from fieldglass.progress import progress
-
     try:
         stream, total = frames(start)
         if total:
@@ -557,8 +571,6 @@ def options_and_players(args) -> tuple[dict, list[str]]:
     """The rules options (--options, a TOML file) and the players' names (--players) a new record keeps."""
     opts = {}
     if getattr(args, "options", None):
-        from calibration.files import read_toml
-
         opts = read_toml(args.options, "rules options file")
     players = [s.strip() for s in (getattr(args, "players", None) or "").split(",") if s.strip()]
     return opts, players
@@ -566,9 +578,6 @@ def options_and_players(args) -> tuple[dict, list[str]]:
 
 def table_reader(layout, roster, intr, source: str) -> Callable[[np.ndarray], object]:
     """image -> TableReading, the table registered from its anchors (the camera fitted to the first frame's size)."""
-    from calibration.registration import TableRegistration
-    from vision.pieces import camera_for_frame, read_table
-
     state = {"reg": None}
 
     def read(image):

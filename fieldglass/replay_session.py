@@ -21,6 +21,7 @@ from common.events import Signal
 from common.fields import field_name, parse_field
 from fieldglass.record import BoardState, Event, Record, Replay, TimelineMarker, combat_label
 from fieldglass.record.board import CLOTH
+from fieldglass.record.export import summary
 from fieldglass.recorded import (  # noqa: F401 - the record's layout, roster and rules, read here before
     RecordedGame,
     game_over,
@@ -393,8 +394,6 @@ class ReplaySession:
         return combat_label(e) if e.type == "combat" else self.describe_event(e)
 
     def describe_event(self, e: Event) -> str:
-        from fieldglass.record.export import summary
-
         text = summary(e, self.layout.grid is not None)
         for pid in self.hidden_at(e):
             text = text.replace(pid, self._anonymous(pid))

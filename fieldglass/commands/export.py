@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from fieldglass.progress import progress
+from fieldglass.record import Record
+from fieldglass.record import export as X
 from fieldglass.replay_session import ReplaySession
 
 FORMATS = ("jsonl", "report", "csv", "png", "mp4")
@@ -42,8 +45,6 @@ def add_parser(sub) -> None:
 
 
 def open_for_reading(path: str):
-    from fieldglass.record import Record
-
     record = Record.open(path)
     for problem in record.problems:
         print(f"fieldglass: warning: {path}: {problem}; using what can be read", file=sys.stderr)
@@ -65,9 +66,6 @@ def replay_pictures(record):
 
 
 def run(args) -> int:
-    from fieldglass.progress import progress
-    from fieldglass.record import export as X
-
     record = open_for_reading(args.record)
     if record.problems:
         record.events()  # salvage now, so the warning names what was lost

@@ -6,8 +6,26 @@ import argparse
 import copy
 import dataclasses
 
+from calibration.camera import load_camera
+from calibration.layout import load_layout
 from common.errors import InputError
+from fieldglass.recorded import LEGACY_SYSTEM
+from fieldglass.recording import (
+    GameRecorder,
+    RecordingPlan,
+    check_timing,
+    load_inputs,
+    open_frames,
+    options_and_players,
+    record_game,
+    system_meta,
+    table_reader,
+)
 from fieldglass.setup import load_setup
+from rules.system import game_system, game_systems, system_names
+from vision.roster import load_roster
+from vision.scripted import scripted_game
+from vision.synthetic import SyntheticSource, VirtualCamera, demo_scene
 
 EPILOG = """\
 examples:
@@ -85,14 +103,7 @@ def add_parser(sub) -> None:
 
 def _setup(args):
     """(layout, roster, camera intrinsics, frame stream factory, scripted inputs or None)."""
-    from calibration.camera import load_camera
-    from calibration.layout import load_layout
-    from fieldglass.recording import open_frames
-    from vision.roster import load_roster
-
     if args.source == "scripted":
-        from vision.scripted import scripted_game
-
         game = scripted_game(args.fps or 5.0)
         cam = game.camera()
 
@@ -105,8 +116,6 @@ def _setup(args):
             inputs.setdefault(inp["frame"], []).append({**inp, "_id": f"script{k}"})
         return game.layout, game.roster, cam.intrinsics, frames, inputs, "scripted"
     if args.source == "synthetic":
-        from vision.synthetic import VirtualCamera, demo_scene
-
         scene = demo_scene()
         lay = scene.layout
         cam = VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, (1920, 1080))
@@ -125,15 +134,11 @@ def _setup(args):
 
 
 def _default_system() -> str:
-    from fieldglass.recorded import LEGACY_SYSTEM
-
     return LEGACY_SYSTEM
 
 
 def _systems_help() -> str:
     """The registered systems with their kind of table, the default first."""
-    from rules.system import game_systems
-
     try:
         systems = game_systems()
     except InputError as exc:  # a broken plugin: say so in the help rather than fail to build it
@@ -146,8 +151,6 @@ def _systems_help() -> str:
 def _table_setup(args, game):
     """The set-up of a system on a free table or a printed board, by its kind of table (today's loaders), and its
     synthetic frames: (set-up, intrinsics, frames(start), the board's path or None)."""
-    from fieldglass.recording import open_frames
-
     source = args.source
     if source == "scripted":
         raise InputError(f"--source scripted is the scripted game on a grid: {game.name} is played on a "
@@ -163,8 +166,6 @@ def _table_setup(args, game):
         if getattr(setup, "scene", None) is None:
             raise InputError(f"--source synthetic films the demo table of {game.title}: leave out --layout and "
                              "--roster")
-        from vision.synthetic import SyntheticSource
-
         n = args.frames if args.frames is not None else 100
         rate = args.fps or 10.0
         src = SyntheticSource(setup.scene, frames=n, **resolution)
@@ -185,16 +186,6 @@ def plan(args):
     """What `fieldglass record --system NAME` records, for every registered system: the set-up (by the system's
     kind of table), the metadata the system keeps (`system_meta`), the frames, the reader, the players' inputs and
     the one recorder."""
-    from fieldglass.recording import (
-        GameRecorder,
-        RecordingPlan,
-        load_inputs,
-        options_and_players,
-        system_meta,
-        table_reader,
-    )
-    from rules.system import game_system
-
     game = game_system(args.system)
     opts, players = options_and_players(args)
     if game.table == "grid":
@@ -218,9 +209,6 @@ def plan(args):
 
 
 def run(args) -> int:
-    from fieldglass.recording import check_timing, record_game
-    from rules.system import system_names
-
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)

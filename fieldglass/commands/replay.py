@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from common.errors import InputError
+from fieldglass.record import Record
+from fieldglass.replay_session import ReplaySession
 
 EPILOG = """\
 examples:
@@ -46,16 +50,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Open the record, build its replay session (the model) and hand it to the viewer (gui/replay.py), headless
     without a display; the record is closed whatever happens."""
-    import os
-    import sys
-
-    from fieldglass.record import Record
-    from fieldglass.replay_session import ReplaySession
-
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
-        from gui.app import has_display
-        from gui.replay import show_replay
+        from gui.app import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui.replay import show_replay  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
     record = Record.open(args.record)

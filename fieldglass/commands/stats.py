@@ -9,6 +9,8 @@ import cv2
 
 from common import jsonout
 from common.errors import InputError
+from fieldglass.commands.export import open_for_reading
+from fieldglass.record.export import compute_stats, stats_png, stats_text
 
 EPILOG = """\
 examples:
@@ -34,9 +36,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from fieldglass.commands.export import open_for_reading
-    from fieldglass.record.export import compute_stats, stats_png, stats_text
-
     record = open_for_reading(args.record)
     try:
         stats = compute_stats(record)

@@ -11,8 +11,13 @@ import math
 import cv2
 import numpy as np
 
+from common.errors import InputError
+from common.fields import column_letters
 from fieldglass import render
 from fieldglass.record.state import BoardState
+from fieldglass.recorded import system_of
+from rules.picture import rgb
+from rules.system import game_system
 
 CLOTH = (88, 128, 104)
 GRID = (110, 150, 126)
@@ -23,11 +28,6 @@ FIRE = (40, 40, 230)
 def side_colours(meta: dict) -> dict[str, tuple[int, int, int]]:
     """Side -> BGR for a record's sides: the tone its system draws the side in (GameSystem.side_tone), `side:N` by
     the order of the record's roster for a system that is not installed."""
-    from common.errors import InputError
-    from fieldglass.recorded import system_of
-    from rules.picture import rgb
-    from rules.system import game_system
-
     roster_sides = list(dict.fromkeys(str(p.get("side", "")) for p in meta.get("roster") or []))
     try:
         game = game_system(system_of(meta))
@@ -46,8 +46,6 @@ def side_colour(side: str, colours: dict[str, tuple[int, int, int]] | None = Non
     """A side's BGR: from `colours` (side_colours), else the side tone of its name's first letters."""
     if colours and side in colours:
         return colours[side]
-    from rules.picture import rgb
-
     r, g, b = rgb(f"side:{sum(side.encode())}")
     return (b, g, r)
 
@@ -92,8 +90,6 @@ class Board:
             for r in range(int(g["rows"]) + 1):
                 cv2.line(img, self.ipx(ox, oy + r * f), self.ipx(ox + g["cols"] * f, oy + r * f), GRID, 1)
             if f * self.scale >= 18:
-                from common.fields import column_letters
-
                 for c in range(int(g["cols"])):
                     x, _ = self.ipx(ox + (c + 0.5) * f, 0)
                     cv2.putText(img, column_letters(c), (x - 5, h - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.35,

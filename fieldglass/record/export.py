@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from common.fields import column_letters, parse_field
 from fieldglass.record.board import Board
 from fieldglass.record.replay import Replay
 from fieldglass.record.state import BoardState
@@ -242,8 +243,6 @@ def compute_stats(record: Record) -> Stats:
             elif w == "draw":
                 draws += 1
             if heat is not None:
-                from common.fields import parse_field
-
                 for name in (d.get("fields") or {}).values():
                     try:
                         c, r = parse_field(name)
@@ -267,8 +266,6 @@ def stats_text(stats: Stats) -> str:
                  + f"; draws {stats.draws}")
     lines.append("moves: " + ", ".join(f"{s} {stats.moves.get(s, 0)}" for s in stats.sides))
     if stats.heat is not None and stats.heat.any():
-        from common.fields import column_letters
-
         lines.append("where the fighting was (combats per field, north at the top):")
         rows, cols = np.nonzero(stats.heat)
         c0, c1 = int(cols.min()), int(cols.max())
