@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -11,11 +12,14 @@ import sqlite3
 import cv2
 import pytest
 
+from calibration.camera import save_camera
 from common.errors import InputError
+from fieldglass.cli import main
 from fieldglass.commands import export as export_cmd
 from fieldglass.commands import stats as stats_cmd
 from fieldglass.record import SCHEMA_VERSION, Record, RecordError, Replay, write_v1_record
 from fieldglass.record.export import compute_stats, export_report, stats_text
+from vision.synthetic import VirtualCamera, demo_files
 
 GRID = {"origin_x_mm": 0.0, "origin_y_mm": 0.0, "field_mm": 60.0, "cols": 20, "rows": 10}
 META = {
@@ -249,8 +253,6 @@ def export_cmd_text(path, fmt, *extra) -> str:
     export_cmd.add_parser(sub)
     args = parser.parse_args(["export", str(path), "--format", fmt, *extra])
     buf = io.StringIO()
-    import contextlib
-
     with contextlib.redirect_stdout(buf):
         assert args.run(args) == 0
     return buf.getvalue()
@@ -332,10 +334,6 @@ def test_stats_losses_combats_and_heatmap(rec_path, tmp_path, capsys):
 
 def test_a_source_that_never_opens_leaves_no_record_behind(tmp_path, capsys):
     """A video that cannot be read: one line, exit 2, and no empty record to block the next try."""
-    from calibration.camera import save_camera
-    from fieldglass.cli import main
-    from vision.synthetic import VirtualCamera, demo_files
-
     junk = tmp_path / "game.mp4"
     junk.write_bytes(b"not a video")
     save_camera(VirtualCamera.looking_at_table(2400, 1200, (1280, 720), 1700.0, 15.0).intrinsics, tmp_path / "c.json")

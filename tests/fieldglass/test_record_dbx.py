@@ -7,15 +7,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 
 import pytest
 
 from common.dice import Dice
+from common.errors import InputError
 from fieldglass.cli import main
 from fieldglass.record import Record
 from fieldglass.record.export import compute_stats, export_csv, export_jsonl, export_report
+from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.replay_session import ReplaySession
+from fieldglass.setup import load_setup
 from rules.dbx.adapter import DbxSystem
+from rules.dbx.demo import DEMO_GAME
+from vision.pieces import PiecePose, TableReading
+from vision.tracking import TrackerConfig
 
 INPUTS = [
     {"frame": 11, "type": "combat", "action": "melee", "attacker": "b2", "target": "r1", "dice": [6, 1]},
@@ -116,8 +123,6 @@ def test_exports_and_stats_show_the_combats(recorded):
 
 
 def test_resuming_applies_no_input_twice(recorded, tmp_path, capsys):
-    import shutil
-
     path = tmp_path / "again.fgr"
     shutil.copy(recorded, path)
     inputs = tmp_path / "inputs.jsonl"
@@ -136,13 +141,6 @@ def test_resuming_applies_no_input_twice(recorded, tmp_path, capsys):
 ])
 def test_a_bad_combat_input_is_one_line(inp, message, tmp_path):
     """Straight to the recorder (the camera replaced by the demo's true places): bad input, one InputError."""
-    from common.errors import InputError
-    from fieldglass.recording import GameRecorder, system_meta
-    from fieldglass.setup import load_setup
-    from rules.dbx.demo import DEMO_GAME
-    from vision.pieces import PiecePose, TableReading
-    from vision.tracking import TrackerConfig
-
     setup = load_setup("dbx", "synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     poses = tuple(PiecePose(pid, markers[pid], x, y, h) for pid, _, _, x, y, h in DEMO_GAME)

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from calibration.camera import save_camera
+from calibration.layout import layout_to_toml
 from common.errors import InputError
 from fieldglass.commands import record as record_cmd
 from fieldglass.record import Record, Replay
+from vision.roster import roster_to_toml
 from vision.scripted import scripted_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,10 +65,6 @@ def recorded(frames, tmp_path_factory):
 
 
 def write_setup(game, folder: Path):
-    from calibration.camera import save_camera
-    from calibration.layout import layout_to_toml
-    from vision.roster import roster_to_toml
-
     cam = folder / "cam.json"
     save_camera(game.camera().intrinsics, cam)
     lay = folder / "layout.toml"

@@ -21,10 +21,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("PySide6")
 
 from fieldglass.boards import block_point  # noqa: E402
+from fieldglass.cli import main as cli_main  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
+from fieldglass.record.export import summary  # noqa: E402
 from fieldglass.recording import GameRecorder, record_stream, system_meta  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.setup import demo_roster  # noqa: E402
+from gui.replay import ReplayWindow  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
 from rules.marengo.demo import DEMO_BLOCKS  # noqa: E402
 from rules.marengo.hidden import roster_blocks  # noqa: E402
@@ -99,8 +102,6 @@ def make_record(path: Path) -> Path:
 
 
 def last_text(rec, e) -> str:
-    from fieldglass.record.export import summary
-
     return summary(e, False)
 
 
@@ -171,8 +172,6 @@ def test_the_replay_hides_until_the_rules_reveal_or_the_game_ends(record_path):
 
 
 def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_path):
-    from gui.replay import ReplayWindow
-
     win = ReplayWindow(ReplaySession(Record.open(record_path)))
     win.resize(1500, 900)
     win.show()
@@ -200,8 +199,6 @@ def test_the_replay_window_draws_the_board_areas_and_hidden_blocks(qapp, record_
 
 def test_fieldglass_record_system_marengo_films_the_demo_board(tmp_path, capsys):
     """The command end to end on the synthetic demo board (1280x720, detection included): units appear in areas."""
-    from fieldglass.cli import main as cli_main
-
     out = tmp_path / "m.fgr"
     assert cli_main(["record", "--system", "marengo", "--source", "synthetic", "--frames", "14", "--out",
                      str(out)]) == 0

@@ -17,12 +17,17 @@ import pytest
 from calibration.camera import CameraPose
 from common.errors import InputError
 from fieldglass.cli import main as run_cli
+from fieldglass.record import Record
+from fieldglass.recording import GameRecorder, record_stream, system_meta
+from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import load_setup
 from rules.system import register, unregister
+from tests.gui.helpers import SHOTS, open_window, refresh
 from tests.systems.capture import GAME
 from tests.systems.capture.live import CaptureLive
 from vision.pieces import PiecePose, TableReading
+from vision.tracking import TrackerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 POSITION = {"system": "capture", "grid": {"cols": 8, "rows": 8},
@@ -145,8 +150,6 @@ def test_the_one_session_plays_it():
 
 
 def test_the_dashboard_draws_it_and_resolves_from_its_panel(qapp, tmp_path):
-    from tests.gui.helpers import SHOTS, open_window, refresh
-
     setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     win = open_window(qapp, setup, tmp_path)
@@ -191,10 +194,6 @@ def _record_capture(path):
     """A Capture game recorded by the one recorder (fieldglass/recording.py) from readings of the true places: two
     stones set up, a capture input resolved by Capture's engine, the capturer put into the field and the captured
     stone taken off, then the next turn and a note. Returns (the two stones, the second side)."""
-    from fieldglass.record import Record
-    from fieldglass.recording import GameRecorder, record_stream, system_meta
-    from vision.tracking import TrackerConfig
-
     setup = load_setup("capture", "synthetic")
     a, b, places = _two_stones(setup)
     second = setup.roster.piece(b).side
@@ -224,8 +223,6 @@ def recorded(tmp_path):
 
 
 def test_the_one_recorder_records_it(recorded):
-    from fieldglass.record import Record
-
     path, a, b, second = recorded
     with Record.open(path) as rec:
         assert rec.meta["system"] == "capture"
@@ -245,9 +242,6 @@ def test_the_one_recorder_records_it(recorded):
 
 
 def test_the_one_replay_replays_it(recorded):
-    from fieldglass.record import Record
-    from fieldglass.replay_session import ReplaySession
-
     path, a, b, second = recorded
     s = ReplaySession(Record.open(path))
     try:
@@ -272,9 +266,7 @@ def test_the_one_replay_replays_it(recorded):
 
 
 def test_the_replay_window_and_command_show_it(qapp, recorded, tmp_path, capsys):
-    from fieldglass.record import Record
-    from fieldglass.replay_session import ReplaySession
-    from gui.replay import ReplayWindow
+    from gui.replay import ReplayWindow  # noqa: PLC0415  (PySide6: only the tests given qapp need Qt)
 
     path, a, b, second = recorded
     win = ReplayWindow(ReplaySession(Record.open(path)))
@@ -327,8 +319,6 @@ def test_fieldglass_record_records_it_and_resumes_it(tmp_path, capsys):
     assert run_cli([*argv, "--frames", "2"]) == 0
     assert run_cli([*argv, "--frames", "3", "--resume"]) == 0
     assert "resumed at frame 2" in capsys.readouterr().out
-    from fieldglass.record import Record
-
     with Record.open(out) as rec:
         assert rec.meta["system"] == "capture" and rec.progress["frame"] == 2
         assert {e.type for e in rec.events()} == {"appeared"}
