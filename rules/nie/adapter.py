@@ -250,132 +250,10 @@ class NieSystem:
         return CombatOutcome(res, list(d.rolled), d.seed if d.generated else None, lines, res.changes)
 
     def _run(self, pos: NiePosition, action: str, attacker: str, target: str | None, d: Dice, ch: dict):
-        o = self.opts
-        ids = _ids(attacker)
-
-        def need(what: str) -> str:
-            if not target:
-                raise InputError(f"--action {action} needs --target {what}")
-            return target
-
-        if action == "start_battle":
-            region = need("REGION")
-            came = {u.id: ch.get(f"from.{u.id}", ch.get("from", "")) for u in pos.units_at(region)
-                    if u.nation in ids}
-            came = {k: v for k, v in came.items() if v}
-            return bt.start(pos, region, ids, came, _yes(ch.get("amphibious")))
-        if action == "deploy":
-            return bt.deploy(pos, _prefixed(ch, "zone."), ch.get("side"))
-        if action == "move":
-            return bt.move(pos, ids[0], need("ZONE"), o)
-        if action == "fire":
-            return bt.fire(pos, ids[0], need("UNIT"), d, o, ch.get("leader"))
-        if action == "charge":
-            return bt.charge(pos, ids[0], need("UNIT"), d, o, _yes(ch.get("square")), _yes(ch.get("abort")),
-                             _yes(ch.get("evade")), ch.get("leader"))
-        if action == "leave_square":
-            return bt.leave_square(pos, ids[0], o)
-        if action == "rally":
-            return bt.rally(pos, ids[0], target, d, o)
-        if action == "end_phase":
-            return bt.end_phase(pos, o)
-        if action == "retreat":
-            side = ids[0] if ids and ids[0] in ("A", "B") else bt.side_of(pos.battle_copy(), pos.unit(ids[0]))
-            return bt.retreat(pos, side)
-        if action == "pursue":
-            return bt.pursue(pos, ids[0], need("UNIT"), d, o)
-        if action == "end_battle":
-            return bt.end_battle(pos, _prefixed(ch, "retreat."), o)
-        if action == "land_move":
-            path = _ids(ch.get("path")) or [need("REGION")]
-            return strategic.land_move(pos, ids, path, o)
-        if action == "amphibious":
-            return strategic.amphibious(pos, ids, _ids(ch.get("route")), need("REGION"), d, o)
-        if action == "naval_move":
-            return strategic.naval_move(pos, ids, _ids(ch.get("path")) or [need("SEA")])
-        if action == "intercept":
-            wants = (_yes(ch.get("want.A", "yes")), _yes(ch.get("want.B", "no")))
-            one = wants[0] != wants[1]
-            r = strategic.interception(d.d6() if one else None, _yes(ch.get("left_port")), _yes(ch.get("strait")),
-                                       wants)
-            verdict = "caught, a sea battle follows" if r["caught"] else "escapes"
-            if r["roll"] is None:
-                return bt.Result("intercept", pos, [f"interception: {r['why']}: "
-                                                    + ("a sea battle follows" if r["caught"] else "no battle")],
-                                 data={"caught": r["caught"]})
-            return bt.Result("intercept", pos, [f"interception: rolled {r['roll']}, needs {r['need']}+ "
-                                                f"({r['why']}): {verdict}"],
-                             [{"what": "interception", "dice": [r["roll"]], "raw": r["roll"], "modifiers": [],
-                               "total": r["roll"], "threshold": r["need"]}], data={"caught": r["caught"]})
-        if action == "sea_battle":
-            lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B")), "attackers": _ids(ch.get("attackers"))}
-            port = need("SEA").startswith("port:")
-            return strategic.sea_battle(pos, target, ids, _ids(ch.get("defender")), d,
-                                        port_defender="B" if port else None, lose=lose)
-        if action == "production":
-            pp = politics.production_points(pos, ids[0], o)
-            lines = [f"{ids[0]}: {pp['pp']} PP (§9.4)"] + [f"  {r}: {v}{' - ' + w if w else ''}"
-                                                          for r, v, w in pp["regions"]]
-            return bt.Result("production", pos, lines, notes=pp["notes"], data={"pp": pp["pp"]})
-        if action == "purchase":
-            basket = {}
-            for item in _ids(ch.get("buy")):
-                k, _, n = item.partition(":")
-                basket[k.strip()] = _int(n or "1", "buy")
-            where = _prefixed(ch, "place.")
-            if "place" in ch:
-                where["*"] = ch["place"]
-            return politics.purchase(pos, ids[0], basket, where, o)
-        if action == "buy_pap":
-            return politics.buy_pap(pos, ids[0], _int(ch.get("n", "1"), "n"))
-        if action == "give_pp":
-            return politics.give_pp(pos, ids[0], need("NATION"), _int(ch.get("n", "0"), "n"))
-        if action == "declare_war":
-            return politics.declare_war(pos, ids[0], need("NATION"), d, _ids(ch.get("controllers")))
-        if action == "sue_for_peace":
-            return politics.sue_for_peace(pos, ids[0], o)
-        if action == "annex":
-            return politics.annex_minor(pos, ids[0], need("REGION"), d, ch.get("give_to"))
-        if action == "diplomacy":
-            t = need("REGION or NATION")
-            if t in NATIONS and t in pos.players:
-                return politics.diplomatic_offer(pos, ids[0], t, _yes(ch.get("accepted")), ch.get("third"))
-            if t in NATIONS:
-                return politics.diplomatic_offensive_neutral(pos, ids[0], t, d)
-            return politics.diplomatic_offensive_minor(pos, ids[0], t, d)
-        if action == "uprising":
-            return politics.cause_uprising(pos, ids[0], need("REGION"))
-        if action == "suppress":
-            return politics.suppress_uprising(pos, need("REGION"), d, ch.get("lose"))
-        if action == "congress_annex":
-            return politics.congress_annex(pos, ids[0], ch.get("loser", ""), need("REGION"))
-        if action == "liberate":
-            return politics.liberate(pos, ids[0], _ids(ch.get("regions")))
-        if action == "armistice":
-            return politics.armistice(pos, ids[0], need("NATION"))
-        if action == "break_alliance":
-            return politics.break_alliance(pos, ids[0], need("NATION"))
-        if action == "passage":
-            return politics.passage(pos, ids[0], need("NATION"), _yes(ch.get("grant", "yes")))
-        if action == "c_test":
-            r = politics.c_test(pos, ids[0], d, o)
-            return bt.Result("c_test", pos, [f"{ids[0]} C-value test: rolled {r['roll']['raw']} against C "
-                                             f"{r['c_value']}: " + ("greater: it must sue for peace (§9.10)"
-                                                                    if r["sues_for_peace"] else "holds (§9.10)")],
-                             [r["roll"]], data={"sues_for_peace": r["sues_for_peace"]})
-        if action == "sudden_death":
-            r = politics.sudden_death(d, _int(ch.get("round"), "round"), _int(ch.get("first"), "first"))
-            return bt.Result("sudden_death", pos, [f"sudden death: rolled {r['roll']['raw']}, end number "
-                                                   f"{r['end_number']}: " + ("the game ends (§9.2)" if r["ends"]
-                                                                             else "the game goes on (§9.2)")],
-                             [r["roll"]], data={"ends": r["ends"]})
-        if action == "end_turn":
-            return turn.end_turn(pos)
-        if action == "victory":
-            v = politics.victory_level(pos, ids[0])
-            return bt.Result("victory", pos, [f"{ids[0]}: level {v['level']} {v['name']} ({v['regions']} regions, "
-                                              f"homeland {v['homeland']}, fleet {v['fleet']}; §9.1)"], data=v)
-        raise InputError(f"--action {action!r}: Napoleon in Europe knows {' '.join(ACTIONS)}")
+        handler = _HANDLERS.get(action)
+        if handler is None:
+            raise InputError(f"--action {action!r}: Napoleon in Europe knows {' '.join(ACTIONS)}")
+        return handler(_Call(pos, action, _ids(attacker), target, d, ch, self.opts))
 
     # ---- turns
 
@@ -387,6 +265,176 @@ class NieSystem:
 
     def phase_reset(self) -> dict:
         return {"used": 0}
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One action's inputs as its handler reads them: `ids` the --attacker's ids, `ch` the choices, `o` the options."""
+
+    pos: NiePosition
+    action: str
+    ids: list[str]
+    target: str | None
+    d: Dice
+    ch: dict
+    o: Options
+
+    def need(self, what: str) -> str:
+        """The --target, which this action cannot do without."""
+        if not self.target:
+            raise InputError(f"--action {self.action} needs --target {what}")
+        return self.target
+
+
+# ---- the battle board (§7)
+
+def _start_battle(c: _Call):
+    region = c.need("REGION")
+    came = {u.id: c.ch.get(f"from.{u.id}", c.ch.get("from", "")) for u in c.pos.units_at(region)
+            if u.nation in c.ids}
+    came = {k: v for k, v in came.items() if v}
+    return bt.start(c.pos, region, c.ids, came, _yes(c.ch.get("amphibious")))
+
+
+def _charge(c: _Call):
+    ch = c.ch
+    return bt.charge(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o, _yes(ch.get("square")), _yes(ch.get("abort")),
+                     _yes(ch.get("evade")), ch.get("leader"))
+
+
+def _retreat(c: _Call):
+    ids, pos = c.ids, c.pos
+    side = ids[0] if ids and ids[0] in ("A", "B") else bt.side_of(pos.battle_copy(), pos.unit(ids[0]))
+    return bt.retreat(pos, side)
+
+
+# ---- the map (§5, §6)
+
+def _land_move(c: _Call):
+    path = _ids(c.ch.get("path")) or [c.need("REGION")]
+    return strategic.land_move(c.pos, c.ids, path, c.o)
+
+
+def _intercept(c: _Call):
+    ch, pos = c.ch, c.pos
+    wants = (_yes(ch.get("want.A", "yes")), _yes(ch.get("want.B", "no")))
+    one = wants[0] != wants[1]
+    r = strategic.interception(c.d.d6() if one else None, _yes(ch.get("left_port")), _yes(ch.get("strait")), wants)
+    verdict = "caught, a sea battle follows" if r["caught"] else "escapes"
+    if r["roll"] is None:
+        return bt.Result("intercept", pos, [f"interception: {r['why']}: "
+                                            + ("a sea battle follows" if r["caught"] else "no battle")],
+                         data={"caught": r["caught"]})
+    return bt.Result("intercept", pos, [f"interception: rolled {r['roll']}, needs {r['need']}+ "
+                                        f"({r['why']}): {verdict}"],
+                     [{"what": "interception", "dice": [r["roll"]], "raw": r["roll"], "modifiers": [],
+                       "total": r["roll"], "threshold": r["need"]}], data={"caught": r["caught"]})
+
+
+def _sea_battle(c: _Call):
+    ch = c.ch
+    lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B")), "attackers": _ids(ch.get("attackers"))}
+    port = c.need("SEA").startswith("port:")
+    return strategic.sea_battle(c.pos, c.target, c.ids, _ids(ch.get("defender")), c.d,
+                                port_defender="B" if port else None, lose=lose)
+
+
+# ---- politics (§9)
+
+def _production(c: _Call):
+    ids, pos = c.ids, c.pos
+    pp = politics.production_points(pos, ids[0], c.o)
+    lines = [f"{ids[0]}: {pp['pp']} PP (§9.4)"] + [f"  {r}: {v}{' - ' + w if w else ''}"
+                                                  for r, v, w in pp["regions"]]
+    return bt.Result("production", pos, lines, notes=pp["notes"], data={"pp": pp["pp"]})
+
+
+def _purchase(c: _Call):
+    ch = c.ch
+    basket = {}
+    for item in _ids(ch.get("buy")):
+        k, _, n = item.partition(":")
+        basket[k.strip()] = _int(n or "1", "buy")
+    where = _prefixed(ch, "place.")
+    if "place" in ch:
+        where["*"] = ch["place"]
+    return politics.purchase(c.pos, c.ids[0], basket, where, c.o)
+
+
+def _diplomacy(c: _Call):
+    pos, ids, ch = c.pos, c.ids, c.ch
+    t = c.need("REGION or NATION")
+    if t in NATIONS and t in pos.players:
+        return politics.diplomatic_offer(pos, ids[0], t, _yes(ch.get("accepted")), ch.get("third"))
+    if t in NATIONS:
+        return politics.diplomatic_offensive_neutral(pos, ids[0], t, c.d)
+    return politics.diplomatic_offensive_minor(pos, ids[0], t, c.d)
+
+
+def _c_test(c: _Call):
+    ids, pos = c.ids, c.pos
+    r = politics.c_test(pos, ids[0], c.d, c.o)
+    return bt.Result("c_test", pos, [f"{ids[0]} C-value test: rolled {r['roll']['raw']} against C "
+                                     f"{r['c_value']}: " + ("greater: it must sue for peace (§9.10)"
+                                                            if r["sues_for_peace"] else "holds (§9.10)")],
+                     [r["roll"]], data={"sues_for_peace": r["sues_for_peace"]})
+
+
+def _sudden_death(c: _Call):
+    ch = c.ch
+    r = politics.sudden_death(c.d, _int(ch.get("round"), "round"), _int(ch.get("first"), "first"))
+    return bt.Result("sudden_death", c.pos, [f"sudden death: rolled {r['roll']['raw']}, end number "
+                                             f"{r['end_number']}: " + ("the game ends (§9.2)" if r["ends"]
+                                                                       else "the game goes on (§9.2)")],
+                     [r["roll"]], data={"ends": r["ends"]})
+
+
+def _victory(c: _Call):
+    ids = c.ids
+    v = politics.victory_level(c.pos, ids[0])
+    return bt.Result("victory", c.pos, [f"{ids[0]}: level {v['level']} {v['name']} ({v['regions']} regions, "
+                                        f"homeland {v['homeland']}, fleet {v['fleet']}; §9.1)"], data=v)
+
+
+# Every action's handler: one line where the rules module's function takes the inputs as they come.
+_HANDLERS = {
+    "start_battle": _start_battle,
+    "deploy": lambda c: bt.deploy(c.pos, _prefixed(c.ch, "zone."), c.ch.get("side")),
+    "move": lambda c: bt.move(c.pos, c.ids[0], c.need("ZONE"), c.o),
+    "fire": lambda c: bt.fire(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o, c.ch.get("leader")),
+    "charge": _charge,
+    "leave_square": lambda c: bt.leave_square(c.pos, c.ids[0], c.o),
+    "rally": lambda c: bt.rally(c.pos, c.ids[0], c.target, c.d, c.o),
+    "end_phase": lambda c: bt.end_phase(c.pos, c.o),
+    "retreat": _retreat,
+    "pursue": lambda c: bt.pursue(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o),
+    "end_battle": lambda c: bt.end_battle(c.pos, _prefixed(c.ch, "retreat."), c.o),
+    "land_move": _land_move,
+    "amphibious": lambda c: strategic.amphibious(c.pos, c.ids, _ids(c.ch.get("route")), c.need("REGION"), c.d, c.o),
+    "naval_move": lambda c: strategic.naval_move(c.pos, c.ids, _ids(c.ch.get("path")) or [c.need("SEA")]),
+    "intercept": _intercept,
+    "sea_battle": _sea_battle,
+    "production": _production,
+    "purchase": _purchase,
+    "buy_pap": lambda c: politics.buy_pap(c.pos, c.ids[0], _int(c.ch.get("n", "1"), "n")),
+    "give_pp": lambda c: politics.give_pp(c.pos, c.ids[0], c.need("NATION"), _int(c.ch.get("n", "0"), "n")),
+    "declare_war": lambda c: politics.declare_war(c.pos, c.ids[0], c.need("NATION"), c.d,
+                                                  _ids(c.ch.get("controllers"))),
+    "sue_for_peace": lambda c: politics.sue_for_peace(c.pos, c.ids[0], c.o),
+    "annex": lambda c: politics.annex_minor(c.pos, c.ids[0], c.need("REGION"), c.d, c.ch.get("give_to")),
+    "diplomacy": _diplomacy,
+    "uprising": lambda c: politics.cause_uprising(c.pos, c.ids[0], c.need("REGION")),
+    "suppress": lambda c: politics.suppress_uprising(c.pos, c.need("REGION"), c.d, c.ch.get("lose")),
+    "congress_annex": lambda c: politics.congress_annex(c.pos, c.ids[0], c.ch.get("loser", ""), c.need("REGION")),
+    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], _ids(c.ch.get("regions"))),
+    "armistice": lambda c: politics.armistice(c.pos, c.ids[0], c.need("NATION")),
+    "break_alliance": lambda c: politics.break_alliance(c.pos, c.ids[0], c.need("NATION")),
+    "passage": lambda c: politics.passage(c.pos, c.ids[0], c.need("NATION"), _yes(c.ch.get("grant", "yes"))),
+    "c_test": _c_test,
+    "sudden_death": _sudden_death,
+    "end_turn": lambda c: turn.end_turn(c.pos),
+    "victory": _victory,
+}
 
 
 def _describe(pv: dict) -> str:
