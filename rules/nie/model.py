@@ -173,8 +173,22 @@ def _xy(value: Any, what: str) -> tuple[float, float]:
 
 
 def europe_from_dict(data: Mapping[str, Any], source: str) -> Europe:
-    regions, seas = {}, {}
-    for rid, r in (data.get("regions") or {}).items():
+    regions = _regions_from_dict(data.get("regions") or {}, source)
+    seas = _seas_from_dict(data.get("seas") or {}, source)
+    if not regions:
+        raise InputError(f"{source}: no [regions.*] tables")
+    both = set(regions) & set(seas)
+    if both:
+        raise InputError(f"{source}: {sorted(both)[0]!r} is both a region and a sea area")
+    _check_region_links(regions, seas, source)
+    _check_sea_links(seas, source)
+    board = data.get("board") or {}
+    return Europe(str(board.get("name", source)), regions, seas, source, bool(board.get("invented", False)))
+
+
+def _regions_from_dict(tables: Mapping[str, Any], source: str) -> dict[str, Region]:
+    regions = {}
+    for rid, r in tables.items():
         what = f"{source}: region {rid!r}"
         if not isinstance(r, Mapping):
             raise InputError(f"{what}: must be a table")
@@ -185,17 +199,22 @@ def europe_from_dict(data: Mapping[str, Any], source: str) -> Europe:
                               bool(r.get("capital", False)), bool(r.get("north_africa", False)),
                               bool(r.get("uprising_homeland", False)), _names(r.get("port", []), what),
                               _xy(r.get("xy"), what))
-    for sid, s in (data.get("seas") or {}).items():
+    return regions
+
+
+def _seas_from_dict(tables: Mapping[str, Any], source: str) -> dict[str, Sea]:
+    seas = {}
+    for sid, s in tables.items():
         what = f"{source}: sea area {sid!r}"
         if not isinstance(s, Mapping):
             raise InputError(f"{what}: must be a table")
         seas[sid] = Sea(sid, str(s.get("name", sid)), _names(s.get("neighbours", []), what),
                         _names(s.get("straits", []), what), _xy(s.get("xy"), what))
-    if not regions:
-        raise InputError(f"{source}: no [regions.*] tables")
-    both = set(regions) & set(seas)
-    if both:
-        raise InputError(f"{source}: {sorted(both)[0]!r} is both a region and a sea area")
+    return seas
+
+
+def _check_region_links(regions: dict[str, Region], seas: dict[str, Sea], source: str) -> None:
+    """Every region's neighbours are regions that name it back; its ports are sea areas."""
     for r in regions.values():
         for n in r.neighbours:
             if n not in regions:
@@ -205,14 +224,16 @@ def europe_from_dict(data: Mapping[str, Any], source: str) -> Europe:
         for s in r.port:
             if s not in seas:
                 raise InputError(f"{source}: region {r.id!r}: port sea {s!r} is not a sea area")
+
+
+def _check_sea_links(seas: dict[str, Sea], source: str) -> None:
+    """Every sea area's neighbours and straits are sea areas that name it back."""
     for s in seas.values():
         for n in s.neighbours | s.straits:
             if n not in seas:
                 raise InputError(f"{source}: sea area {s.id!r}: neighbour {n!r} is not a sea area")
             if s.id not in seas[n].neighbours | seas[n].straits:
                 raise InputError(f"{source}: sea area {s.id!r} lists {n!r} but not the reverse")
-    board = data.get("board") or {}
-    return Europe(str(board.get("name", source)), regions, seas, source, bool(board.get("invented", False)))
 
 
 _demo: Europe | None = None
@@ -480,28 +501,42 @@ def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Eu
     acting = b.get("acting", "A")
     if acting not in ("A", "B"):
         raise InputError(f"{what}: acting must be \"A\" (attacker) or \"B\" (defender)")
-    bunits = {}
-    for uid, st in (b.get("units") or {}).items():
-        uw = f"{what}: unit {uid!r}"
-        if uid not in units:
-            raise InputError(f"{uw}: not in the position's units")
-        if units[uid].at != region:
-            raise InputError(f"{uw}: stands at {units[uid].at!r}, not in the battle's region {region!r}")
-        if units[uid].nation not in att + dfn:
-            raise InputError(f"{uw}: its nation {units[uid].nation} fights on neither side")
-        if not isinstance(st, Mapping):
-            raise InputError(f"{uw}: must be an object with a zone")
-        zone = parse_zone(st.get("zone"), major, uw)
-        side = "A" if units[uid].nation in att else "B"
-        if zone.side not in (None, side):
-            raise InputError(f"{uw}: zone {st.get('zone')} belongs to the other side")
-        square = bool(st.get("square", False))
-        if square and units[uid].kind.base != INFANTRY:
-            raise InputError(f"{uw}: only infantry forms square (§8.5)")
-        used = st.get("used", 0)
-        if not isinstance(used, int) or not 0 <= used <= units[uid].kind.actions:
-            raise InputError(f"{uw}: used must be 0..{units[uid].kind.actions} combat actions")
-        bunits[uid] = BattleUnit(zone, square, used)
+    bunits = {uid: _battle_unit(uid, st, what, units, region, att, dfn, major)
+              for uid, st in (b.get("units") or {}).items()}
+    came, elim, log, dep, ret, loser = _battle_records(b, what, europe)
+    return Battle(region, att, dfn, major, bool(b.get("amphibious", False)), int(b.get("round", 1)), phase, acting,
+                  int(b.get("quiet_rounds", 0)), bool(b.get("middle_activity", False)), bunits, dict(came),
+                  [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
+
+
+def _battle_unit(uid: str, st: Any, what: str, units: Mapping[str, Unit], region: str, att: list[str],
+                 dfn: list[str], major: bool) -> BattleUnit:
+    """One unit on the battle board: a unit of the position, in the battle's region, of a side, in its zone."""
+    uw = f"{what}: unit {uid!r}"
+    if uid not in units:
+        raise InputError(f"{uw}: not in the position's units")
+    if units[uid].at != region:
+        raise InputError(f"{uw}: stands at {units[uid].at!r}, not in the battle's region {region!r}")
+    if units[uid].nation not in att + dfn:
+        raise InputError(f"{uw}: its nation {units[uid].nation} fights on neither side")
+    if not isinstance(st, Mapping):
+        raise InputError(f"{uw}: must be an object with a zone")
+    zone = parse_zone(st.get("zone"), major, uw)
+    side = "A" if units[uid].nation in att else "B"
+    if zone.side not in (None, side):
+        raise InputError(f"{uw}: zone {st.get('zone')} belongs to the other side")
+    square = bool(st.get("square", False))
+    if square and units[uid].kind.base != INFANTRY:
+        raise InputError(f"{uw}: only infantry forms square (§8.5)")
+    used = st.get("used", 0)
+    if not isinstance(used, int) or not 0 <= used <= units[uid].kind.actions:
+        raise InputError(f"{uw}: used must be 0..{units[uid].kind.actions} combat actions")
+    return BattleUnit(zone, square, used)
+
+
+def _battle_records(b: Mapping[str, Any], what: str, europe: Europe) -> tuple:
+    """What a battle keeps of its course: where the attackers came from, the eliminated, the log, who deployed,
+    who retreated and who lost."""
     came = b.get("came_from") or {}
     if not isinstance(came, Mapping) or not all(v in europe.regions for v in came.values()):
         raise InputError(f"{what}: came_from must map unit ids to regions of the map")
@@ -518,9 +553,7 @@ def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Eu
     ret, loser = b.get("retreated"), b.get("loser")
     if ret not in (None, "A", "B") or loser not in (None, "A", "B"):
         raise InputError(f"{what}: retreated and loser must be \"A\", \"B\" or absent")
-    return Battle(region, att, dfn, major, bool(b.get("amphibious", False)), int(b.get("round", 1)), phase, acting,
-                  int(b.get("quiet_rounds", 0)), bool(b.get("middle_activity", False)), bunits, dict(came),
-                  [dict(e) for e in elim], ret, loser, b.get("end_reason"), deployed=list(dep), log=list(log))
+    return came, elim, log, dep, ret, loser
 
 
 def _resisting(data: Mapping[str, Any], europe: Europe, source: str) -> dict[str, str]:
@@ -547,64 +580,11 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Nie
     if not isinstance(board_ref, str):
         raise InputError(f"{source}: board must be \"demo\" or a map TOML path")
     europe = load_europe(board_ref, base)
-    units: dict[str, Unit] = {}
-    for i, u in enumerate(data.get("units") or []):
-        what = f"{source}: unit {i + 1}"
-        if not isinstance(u, Mapping) or not isinstance(u.get("id"), str) or not u["id"]:
-            raise InputError(f"{what}: needs an id")
-        what = f"{source}: unit {u['id']!r}"
-        if u["id"] in units:
-            raise InputError(f"{what}: two units with this id")
-        nation = _nation(u.get("nation"), f"{what}: nation", True)
-        typ = u.get("type")
-        if typ not in UNIT_TYPES:
-            raise InputError(f"{what}: type {typ!r}: one of {' '.join(UNIT_TYPES)}")
-        at = u.get("at")
-        if typ == "ship":
-            port = at[5:] if isinstance(at, str) and at.startswith("port:") else None
-            if not (at in europe.seas or (port in europe.regions and europe.regions[port].port)):
-                raise InputError(f"{what}: a squadron stands in a sea area or a port (\"port:REGION\"), not {at!r}")
-        elif at not in europe.regions:
-            raise InputError(f"{what}: at {at!r} is not a region of the map")
-        units[u["id"]] = Unit(u["id"], nation, typ, at)
-    relations, declarations = [], {}
-    for i, r in enumerate(data.get("relations") or []):
-        what = f"{source}: relation {i + 1}"
-        if not isinstance(r, Mapping):
-            raise InputError(f"{what}: must be an object")
-        ns = r.get("nations")
-        if not (isinstance(ns, list) and len(ns) == 2 and ns[0] != ns[1]):
-            raise InputError(f"{what}: nations must be two different Great Nations")
-        for n in ns:
-            _nation(n, what)
-        status = r.get("status")
-        if status not in RELATIONS:
-            raise InputError(f"{what}: status {status!r}: one of {' '.join(RELATIONS)}")
-        relations.append((frozenset(ns), status))
-        if status == "war":
-            decl = r.get("declared_by") or []
-            if not isinstance(decl, list) or not all(d in ns for d in decl):
-                raise InputError(f"{what}: declared_by must list nations of this pair")
-            for d in decl:
-                target = ns[1] if d == ns[0] else ns[0]
-                declarations.setdefault(target, []).append(d)
-    order = data.get("declaration_order") or {}
-    if not isinstance(order, Mapping):
-        raise InputError(f"{source}: declaration_order must map a target to its declarers in order")
-    for target, decl in order.items():
-        _nation(target, f"{source}: declaration_order")
-        declarations[target] = [_nation(d, f"{source}: declaration_order {target}") for d in decl]
-    passage = set()
-    for p in data.get("passage") or []:
-        if not (isinstance(p, list) and len(p) == 2):
-            raise InputError(f"{source}: passage entries are [guest, host]")
-        passage.add((_nation(p[0], f"{source}: passage"), _nation(p[1], f"{source}: passage")))
-    truces = []
-    for t in data.get("truces") or []:
-        if not isinstance(t, Mapping) or not isinstance(t.get("until_round"), int):
-            raise InputError(f"{source}: truces are {{\"victor\", \"loser\", \"until_round\"}}")
-        truces.append((_nation(t.get("victor"), f"{source}: truce"), _nation(t.get("loser"), f"{source}: truce"),
-                       t["until_round"]))
+    units = _units_from_dict(data.get("units") or [], europe, source)
+    relations, declarations = _relations_from_dict(data.get("relations") or [], source)
+    declarations.update(_declaration_order(data.get("declaration_order") or {}, source))
+    passage = _passage_from_dict(data.get("passage") or [], source)
+    truces = _truces_from_dict(data.get("truces") or [], source)
     owners = {}
     for rid, n in (data.get("owners") or {}).items():
         europe.region(rid, f"{source}: owners")
@@ -637,6 +617,88 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position") -> Nie
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
+
+
+def _units_from_dict(items: Any, europe: Europe, source: str) -> dict[str, Unit]:
+    """The position's units, each with a unique id, a Great Nation, a type and a place on the map (a squadron in a
+    sea area or a port)."""
+    units: dict[str, Unit] = {}
+    for i, u in enumerate(items):
+        what = f"{source}: unit {i + 1}"
+        if not isinstance(u, Mapping) or not isinstance(u.get("id"), str) or not u["id"]:
+            raise InputError(f"{what}: needs an id")
+        what = f"{source}: unit {u['id']!r}"
+        if u["id"] in units:
+            raise InputError(f"{what}: two units with this id")
+        nation = _nation(u.get("nation"), f"{what}: nation", True)
+        typ = u.get("type")
+        if typ not in UNIT_TYPES:
+            raise InputError(f"{what}: type {typ!r}: one of {' '.join(UNIT_TYPES)}")
+        at = u.get("at")
+        if typ == "ship":
+            port = at[5:] if isinstance(at, str) and at.startswith("port:") else None
+            if not (at in europe.seas or (port in europe.regions and europe.regions[port].port)):
+                raise InputError(f"{what}: a squadron stands in a sea area or a port (\"port:REGION\"), not {at!r}")
+        elif at not in europe.regions:
+            raise InputError(f"{what}: at {at!r} is not a region of the map")
+        units[u["id"]] = Unit(u["id"], nation, typ, at)
+    return units
+
+
+def _relations_from_dict(items: Any, source: str) -> tuple[list, dict[str, list[str]]]:
+    """The relations between pairs of Great Nations, and for each nation at war the nations that declared on it."""
+    relations, declarations = [], {}
+    for i, r in enumerate(items):
+        what = f"{source}: relation {i + 1}"
+        if not isinstance(r, Mapping):
+            raise InputError(f"{what}: must be an object")
+        ns = r.get("nations")
+        if not (isinstance(ns, list) and len(ns) == 2 and ns[0] != ns[1]):
+            raise InputError(f"{what}: nations must be two different Great Nations")
+        for n in ns:
+            _nation(n, what)
+        status = r.get("status")
+        if status not in RELATIONS:
+            raise InputError(f"{what}: status {status!r}: one of {' '.join(RELATIONS)}")
+        relations.append((frozenset(ns), status))
+        if status == "war":
+            decl = r.get("declared_by") or []
+            if not isinstance(decl, list) or not all(d in ns for d in decl):
+                raise InputError(f"{what}: declared_by must list nations of this pair")
+            for d in decl:
+                target = ns[1] if d == ns[0] else ns[0]
+                declarations.setdefault(target, []).append(d)
+    return relations, declarations
+
+
+def _declaration_order(order: Any, source: str) -> dict[str, list[str]]:
+    """A target's declarers in the order they declared (over the relations' order)."""
+    if not isinstance(order, Mapping):
+        raise InputError(f"{source}: declaration_order must map a target to its declarers in order")
+    out = {}
+    for target, decl in order.items():
+        _nation(target, f"{source}: declaration_order")
+        out[target] = [_nation(d, f"{source}: declaration_order {target}") for d in decl]
+    return out
+
+
+def _passage_from_dict(items: Any, source: str) -> set[tuple[str, str]]:
+    passage = set()
+    for p in items:
+        if not (isinstance(p, list) and len(p) == 2):
+            raise InputError(f"{source}: passage entries are [guest, host]")
+        passage.add((_nation(p[0], f"{source}: passage"), _nation(p[1], f"{source}: passage")))
+    return passage
+
+
+def _truces_from_dict(items: Any, source: str) -> list[tuple[str, str, int]]:
+    truces = []
+    for t in items:
+        if not isinstance(t, Mapping) or not isinstance(t.get("until_round"), int):
+            raise InputError(f"{source}: truces are {{\"victor\", \"loser\", \"until_round\"}}")
+        truces.append((_nation(t.get("victor"), f"{source}: truce"), _nation(t.get("loser"), f"{source}: truce"),
+                       t["until_round"]))
+    return truces
 
 
 def battle_to_dict(b: Battle) -> dict:
