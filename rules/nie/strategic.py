@@ -73,33 +73,11 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     start = {u.at for u in units}
     if len(start) != 1:
         raise InputError("land move: units moving together start in one region")
-    nation = units[0].nation
-    lines, reasons = [], []
-    for u in units:
-        if u.nation != nation and not pos.allied(u.nation, nation):
-            reasons.append(f"{u.id}: allies move together, not {u.nation} with {nation} (§9.6)")
-        if u.kind.base == NAVAL:
-            reasons.append(f"{u.id}: a squadron moves at sea (§5.3)")
-        elif len(path) > u.kind.move:
-            reasons.append(f"{u.id}: a {u.kind.name} moves {u.kind.move} region(s) per turn, not {len(path)} (§5.1)")
-    for u in units:
-        if u.id in pos.moved:
-            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
-    here = next(iter(start))
-    for i, step in enumerate(path):
-        pos.europe.region(step, "land move")
-        if not pos.europe.adjacent(here, step):
-            reasons.append(f"{here} -> {step}: not neighbouring regions (§5.1)")
-        for u in units:
-            reasons += [f"{u.id}: {why}" for why in entry_reasons(pos, u.nation, step)]
-            if u.type == "militia" and not militia_may_leave(u.nation, pos.year):
-                if pos.europe.region(step).home != u.nation:
-                    reasons.append(f"{u.id}: militia may not leave its homeland (§5.1, A9)")
-        if i < len(path) - 1 and any(hostile_land(pos, u.nation, step) for u in units):
-            reasons.append(f"{step} holds enemy land units: the move must stop there (§5.1)")
-        here = step
+    lines = []
+    reasons = _land_units_reasons(pos, units, path) + _land_path_reasons(pos, units, path, next(iter(start)))
     if reasons:
         raise InputError("land move: " + "; ".join(dict.fromkeys(reasons)))
+    here = path[-1]
     new = dict(pos.units)
     for u in units:
         new[u.id] = Unit(u.id, u.side, u.type, here)
@@ -114,6 +92,42 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     if here in fights:
         lines.append(f"{here}: enemy land units: the move stops, a battle follows after all movement (§4.1, §5.1)")
     return Result("land_move", after, lines, [], [{"unit": u.id, "at": here} for u in units], [], data)
+
+
+def _land_units_reasons(pos: NiePosition, units: list[Unit], path: Sequence[str]) -> list[str]:
+    """Why these units may not move this far together: not allies, a squadron, too slow, moved already."""
+    nation = units[0].nation
+    reasons = []
+    for u in units:
+        if u.nation != nation and not pos.allied(u.nation, nation):
+            reasons.append(f"{u.id}: allies move together, not {u.nation} with {nation} (§9.6)")
+        if u.kind.base == NAVAL:
+            reasons.append(f"{u.id}: a squadron moves at sea (§5.3)")
+        elif len(path) > u.kind.move:
+            reasons.append(f"{u.id}: a {u.kind.name} moves {u.kind.move} region(s) per turn, not {len(path)} (§5.1)")
+    for u in units:
+        if u.id in pos.moved:
+            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
+    return reasons
+
+
+def _land_path_reasons(pos: NiePosition, units: list[Unit], path: Sequence[str], here: str) -> list[str]:
+    """Why the path from `here` is not theirs: not neighbours, a region they may not enter, militia leaving home,
+    going on through enemy land units."""
+    reasons = []
+    for i, step in enumerate(path):
+        pos.europe.region(step, "land move")
+        if not pos.europe.adjacent(here, step):
+            reasons.append(f"{here} -> {step}: not neighbouring regions (§5.1)")
+        for u in units:
+            reasons += [f"{u.id}: {why}" for why in entry_reasons(pos, u.nation, step)]
+            if u.type == "militia" and not militia_may_leave(u.nation, pos.year):
+                if pos.europe.region(step).home != u.nation:
+                    reasons.append(f"{u.id}: militia may not leave its homeland (§5.1, A9)")
+        if i < len(path) - 1 and any(hostile_land(pos, u.nation, step) for u in units):
+            reasons.append(f"{step} holds enemy land units: the move must stop there (§5.1)")
+        here = step
+    return reasons
 
 
 def battles(pos: NiePosition) -> list[str]:
@@ -179,17 +193,7 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
         raise InputError("amphibious move: the units start in one region")
     start = next(iter(starts))
     nation = units[0].nation
-    reasons = _sea_route(pos, start, route, target)
-    for u in units:
-        if u.id in pos.moved:
-            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
-        if u.kind.base == NAVAL:
-            reasons.append(f"{u.id}: squadrons carry, they are not carried")
-        elif u.nation != nation and not pos.allied(u.nation, nation):
-            reasons.append(f"{u.id}: not {nation} or an ally")
-        elif u.type == "militia" and not militia_may_leave(u.nation, pos.year) \
-                and pos.europe.region(target).home != u.nation:
-            reasons.append(f"{u.id}: militia may not leave its homeland (§5.1, A9)")
+    reasons = _sea_route(pos, start, route, target) + _carried_reasons(pos, units, nation, target)
     reasons += [f"{target}: {why}" for why in entry_reasons(pos, nation, target)]
     carriers = squadrons(pos, route[-1], friends(pos, nation)) if route else []
     army = [u for u in units if u.kind.base != LEADER]
@@ -204,39 +208,13 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
     rolls, changes = [], []
     alive = list(units)
     for sea in route:
-        foe = squadrons(pos, sea, enemies(pos, nation))
-        if not foe or not alive:
-            continue
-        own = squadrons(pos, sea, friends(pos, nation))
-        rate = transport_rate(len(foe), len(own))
-        lines.append(f"{sea}: {len(foe)} enemy vs {len(own)} own squadron(s): interception rate "
-                     f"{max(0, len(foe) - len(own))}{' -> 1 (minimum)' if len(foe) - len(own) < 1 else ''} (§5.4b)")
-        survivors = []
-        for u in alive:
-            r = roll_d6(dice, f"{u.id} crosses {sea}")
-            r["threshold"] = rate
-            rolls.append(r)
-            if r["raw"] > rate:
-                survivors.append(u)
-                lines.append(f"  {u.id}: {r['raw']} > {rate}: safe")
-            else:
-                new.pop(u.id)
-                changes.append({"unit": u.id, "eliminated": True, "why": f"intercepted in {sea}"})
-                lines.append(f"  {u.id}: {r['raw']} <= {rate}: intercepted and eliminated (§5.4b)")
-        alive = survivors
+        alive = _cross_sea(pos, sea, alive, nation, dice, new, lines, rolls, changes)
     for u in alive:
         new[u.id] = Unit(u.id, u.side, u.type, target)
         changes.append({"unit": u.id, "at": target})
     treg = pos.europe.region(target)
     if alive and treg.home and pos.at_war(nation, treg.home) and target not in pos.uprisings:
-        n = 1
-        for _ in range(3):
-            while f"{treg.home}-militia-{target}-{n}" in new:
-                n += 1
-            mid = f"{treg.home}-militia-{target}-{n}"
-            new[mid] = Unit(mid, treg.home, "militia", target)
-            changes.append({"unit": mid, "at": target, "placed": True, "why": "landing in an enemy homeland (§5.2)"})
-        lines.append(f"landing in {treg.home}'s homeland region {target}: 3 {treg.home} militia are placed (§5.2)")
+        _place_homeland_militia(treg.home, target, new, changes, lines)
     after = with_changes(pos, units=new, moved=pos.moved | {u.id for u in alive})
     fight = bool(alive) and bool(hostile_land(after, nation, target))
     if fight:
@@ -244,6 +222,60 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
                      "(§5.2)")
     return Result("amphibious", after, lines, rolls, changes, [],
                   {"landed": [u.id for u in alive], "battle": fight, "amphibious_battle": fight})
+
+
+def _carried_reasons(pos: NiePosition, units: list[Unit], nation: str, target: str) -> list[str]:
+    """Why these units may not be carried: moved already, a squadron, not allied, militia leaving home."""
+    reasons = []
+    for u in units:
+        if u.id in pos.moved:
+            reasons.append(f"{u.id}: already moved this month (§4.1; allies: in one of their turns)")
+        if u.kind.base == NAVAL:
+            reasons.append(f"{u.id}: squadrons carry, they are not carried")
+        elif u.nation != nation and not pos.allied(u.nation, nation):
+            reasons.append(f"{u.id}: not {nation} or an ally")
+        elif u.type == "militia" and not militia_may_leave(u.nation, pos.year) \
+                and pos.europe.region(target).home != u.nation:
+            reasons.append(f"{u.id}: militia may not leave its homeland (§5.1, A9)")
+    return reasons
+
+
+def _cross_sea(pos: NiePosition, sea: str, alive: list[Unit], nation: str, dice: Dice, new: dict, lines: list,
+               rolls: list, changes: list) -> list[Unit]:
+    """The carried units cross one sea area: where enemy squadrons are, each rolls 1d6 and is eliminated on <= the
+    interception rate (§5.4b). Returns the survivors (all of them where no enemy squadron is)."""
+    foe = squadrons(pos, sea, enemies(pos, nation))
+    if not foe or not alive:
+        return alive
+    own = squadrons(pos, sea, friends(pos, nation))
+    rate = transport_rate(len(foe), len(own))
+    lines.append(f"{sea}: {len(foe)} enemy vs {len(own)} own squadron(s): interception rate "
+                 f"{max(0, len(foe) - len(own))}{' -> 1 (minimum)' if len(foe) - len(own) < 1 else ''} (§5.4b)")
+    survivors = []
+    for u in alive:
+        r = roll_d6(dice, f"{u.id} crosses {sea}")
+        r["threshold"] = rate
+        rolls.append(r)
+        if r["raw"] > rate:
+            survivors.append(u)
+            lines.append(f"  {u.id}: {r['raw']} > {rate}: safe")
+        else:
+            new.pop(u.id)
+            changes.append({"unit": u.id, "eliminated": True, "why": f"intercepted in {sea}"})
+            lines.append(f"  {u.id}: {r['raw']} <= {rate}: intercepted and eliminated (§5.4b)")
+    return survivors
+
+
+def _place_homeland_militia(home: str, target: str, new: dict, changes: list, lines: list) -> None:
+    """Landing in an enemy homeland region not in revolt: 3 militia of that nation are placed there (§5.2)."""
+    n = 1
+    for _ in range(3):
+        while f"{home}-militia-{target}-{n}" in new:
+            n += 1
+        mid = f"{home}-militia-{target}-{n}"
+        new[mid] = Unit(mid, home, "militia", target)
+        changes.append({"unit": mid, "at": target, "placed": True, "why": "landing in an enemy homeland (§5.2)"})
+    lines.append(f"landing in {home}'s homeland region {target}: 3 {home} militia are placed (§5.2)")
 
 
 def naval_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str]) -> Result:
