@@ -612,22 +612,7 @@ def charge(pos: NiePosition, uid: str, target: str, dice: Dice, opts: Options = 
     lines, rolls, changes, notes = [], [], [], []
     lines.append(f"{uid} ({u.kind.name}) charges {target} ({t.kind.name}) (§8.4)")
     if square:
-        if not pv["may_form_square"]:
-            raise InputError(f"{target}: square only against a cavalry charge by unformed infantry (§8.5)")
-        if t.type == "militia":
-            r = roll_d6(dice, f"militia {target} forms square")
-            r["threshold"] = opts.militia_square_fail_max
-            rolls.append(r)
-            if r["raw"] <= opts.militia_square_fail_max:
-                lines.append(f"  militia square roll {r['raw']} (1-{opts.militia_square_fail_max} fails, A10): the "
-                             "square fails")
-            else:
-                b.units[target].square = True
-                lines.append(f"  militia square roll {r['raw']}: {target} forms square (§8.5)")
-        else:
-            b.units[target].square = True
-            lines.append(f"  {target} forms square (§8.5)")
-        changes.append({"unit": target, "square": b.units[target].square})
+        _form_square(b, target, t, pv, dice, opts, lines, rolls, changes)
     if abort:
         if not (u.kind.base == CAVALRY and b.units[target].square):
             raise InputError(f"{uid}: only cavalry may abort, when its target forms square (§8.4)")
@@ -647,13 +632,44 @@ def charge(pos: NiePosition, uid: str, target: str, dice: Dice, opts: Options = 
     rd = roll_2d6(dice, dmods, f"{target} defends")
     rolls += [ra, rd]
     diff = ra["total"] - rd["total"]
+    lines.append(f"  attacker {_charge_roll_text(ra)}; defender {_charge_roll_text(rd)}")
+    winner = _charge_losses(pos, b, units, uid, target, diff, opts, lines, changes, notes)
+    _leader_casualty(pos, b, units, ra, pos.battle.units[target].zone, tside, leader, lines, changes)
+    if opts.defender_roll_kills_leader and uid in pos.battle.units:
+        _leader_casualty(pos, b, units, rd, pos.battle.units[uid].zone, side, None, lines, changes)
+    return _result("charge", pos, b, units, lines, rolls, changes, notes, winner=winner, difference=diff)
 
-    def fmt(r):
-        ms = "".join(f" {m:+d} {why}" for m, why in r["modifiers"])
-        return f"{r['dice'][0]}+{r['dice'][1]} = raw {r['raw']}{ms} = {r['total']}"
 
-    lines.append(f"  attacker {fmt(ra)}; defender {fmt(rd)}")
-    winner = None
+def _form_square(b: Battle, target: str, t: Unit, pv: dict, dice: Dice, opts: Options, lines: list, rolls: list,
+                 changes: list) -> None:
+    """The target's reaction to a cavalry charge: it forms square (§8.5); militia roll for it and may fail (A10)."""
+    if not pv["may_form_square"]:
+        raise InputError(f"{target}: square only against a cavalry charge by unformed infantry (§8.5)")
+    if t.type == "militia":
+        r = roll_d6(dice, f"militia {target} forms square")
+        r["threshold"] = opts.militia_square_fail_max
+        rolls.append(r)
+        if r["raw"] <= opts.militia_square_fail_max:
+            lines.append(f"  militia square roll {r['raw']} (1-{opts.militia_square_fail_max} fails, A10): the "
+                         "square fails")
+        else:
+            b.units[target].square = True
+            lines.append(f"  militia square roll {r['raw']}: {target} forms square (§8.5)")
+    else:
+        b.units[target].square = True
+        lines.append(f"  {target} forms square (§8.5)")
+    changes.append({"unit": target, "square": b.units[target].square})
+
+
+def _charge_roll_text(r: dict) -> str:
+    ms = "".join(f" {m:+d} {why}" for m, why in r["modifiers"])
+    return f"{r['dice'][0]}+{r['dice'][1]} = raw {r['raw']}{ms} = {r['total']}"
+
+
+def _charge_losses(pos: NiePosition, b: Battle, units: dict, uid: str, target: str, diff: int, opts: Options,
+                   lines: list, changes: list, notes: list) -> str | None:
+    """The charge's loser routs on a difference of 1-2, is eliminated on 3+ (elite infantry 4+; A7); a tie follows
+    the option charge_tie (A8). Returns the winner (None on a tie)."""
     if diff == 0:
         tie = opts.charge_tie
         lines.append(f"  tie: the rules do not say (A8); option charge_tie = {tie}")
@@ -662,20 +678,17 @@ def charge(pos: NiePosition, uid: str, target: str, dice: Dice, opts: Options = 
                   "defender_routs": [target]}[tie]
         for lo in losers:
             changes.append(_rout(b, units, lo, "charge tie (A8)"))
+        return None
+    loser, winner = (target, uid) if diff > 0 else (uid, target)
+    lu = units[loser]
+    margin = abs(diff)
+    if margin >= lu.kind.charge_elim:
+        changes.append(_remove(pos, b, units, loser, f"lost a charge by {margin}"))
+        lines.append(f"  {winner} wins by {margin}: {loser} eliminated (3+, elite infantry 4+; §8.4, A7)")
     else:
-        loser, winner = (target, uid) if diff > 0 else (uid, target)
-        lu = units[loser]
-        margin = abs(diff)
-        if margin >= lu.kind.charge_elim:
-            changes.append(_remove(pos, b, units, loser, f"lost a charge by {margin}"))
-            lines.append(f"  {winner} wins by {margin}: {loser} eliminated (3+, elite infantry 4+; §8.4, A7)")
-        else:
-            changes.append(_rout(b, units, loser, f"lost a charge by {margin}"))
-            lines.append(f"  {winner} wins by {margin}: {loser} goes to the rout zone (§8.4)")
-    _leader_casualty(pos, b, units, ra, pos.battle.units[target].zone, tside, leader, lines, changes)
-    if opts.defender_roll_kills_leader and uid in pos.battle.units:
-        _leader_casualty(pos, b, units, rd, pos.battle.units[uid].zone, side, None, lines, changes)
-    return _result("charge", pos, b, units, lines, rolls, changes, notes, winner=winner, difference=diff)
+        changes.append(_rout(b, units, loser, f"lost a charge by {margin}"))
+        lines.append(f"  {winner} wins by {margin}: {loser} goes to the rout zone (§8.4)")
+    return winner
 
 
 # ---------------------------------------------------------------------------------------------- rally (§8.6)
