@@ -142,7 +142,18 @@ def test_e4_the_standard_battle_example():
     g = Play(e4_start())
     b = g.p.battle
     assert (b.phase, b.acting, b.round) == ("cavalry", "A", 1)
-    # ---- round 1
+    _e4_round1_cavalry_and_artillery(g)
+    _e4_round1_infantry_and_leaders(g)
+    _e4_round2_cavalry_and_artillery(g)
+    _e4_round2_infantry_and_leaders(g)
+    _e4_round3_the_british_right_breaks(g)
+    _e4_pursuit(g)
+    _e4_losses_retreat_and_c_test(g)
+
+
+def _e4_round1_cavalry_and_artillery(g: Play):
+    """Round 1, cavalry and artillery: the reserve cavalry into the line; the French guns rout a British infantry, the
+    British guns a French one."""
     g.do(bt.move, "f-c4", "A-left")  # the single reserve cavalry into the line
     g.end()
     g.do(bt.move, "b-c1", "B-centre")
@@ -160,6 +171,10 @@ def test_e4_the_standard_battle_example():
     g.do(bt.fire, "b-a2", "f-i6", rolls=(*two(9), 5))
     assert g.zone("f-i6") == "A-rout"
     g.end()
+
+
+def _e4_round1_infantry_and_leaders(g: Play):
+    """Round 1, infantry and leaders: both lines advance, moved units cannot fire; one British rally succeeds."""
     for u in ("f-i1", "f-i2", "f-i3", "f-i4"):
         g.do(bt.move, u, "M-left")
     g.do(bt.move, "f-i5", "A-centre")
@@ -183,7 +198,10 @@ def test_e4_the_standard_battle_example():
     assert g.zone("b-i1") == "B-reserve"
     g.end()
     assert (g.p.battle.round, g.p.battle.phase, g.p.battle.quiet_rounds) == (2, "cavalry", 0)
-    # ---- round 2
+
+
+def _e4_round2_cavalry_and_artillery(g: Play):
+    """Round 2, cavalry and artillery: every charge met by a square and aborted; the guns move up (combined arms)."""
     for cav, inf in zip(("f-c1", "f-c2", "f-c3", "f-c4"), ("b-i2", "b-i3", "b-i4", "b-i5"), strict=True):
         g.do(bt.move, cav, "M-left")
         out = g.do(bt.charge, cav, inf, square=True, abort=True)
@@ -202,6 +220,10 @@ def test_e4_the_standard_battle_example():
     g.do(bt.move, "b-a2", "M-centre")
     assert bt.combined_arms(g.p.battle, g.p.units, Zone(3, 1), "B")
     g.end()
+
+
+def _e4_round2_infantry_and_leaders(g: Play):
+    """Round 2, infantry and leaders: fire at and from squares; the French rally their routed infantry."""
     # 4 French infantry fire at the squares: 9 - 1 = 8+; 3, 7, 9, 11; effects 1 (eliminated) and 5 (routed)
     pv = bt.fire_preview(g.p, "f-i1", "b-i2")
     assert pv["needs_raw"] == 8 and pv["modifiers"] == [(1, "infantry firing at a square (§8.5)")]
@@ -233,7 +255,10 @@ def test_e4_the_standard_battle_example():
     assert not g.do(bt.rally, "b-l1", "b-i5", rolls=two(5)).data["rallied"]  # fails (dice not given: chosen)
     g.do(bt.move, "b-l1", "B-right")
     g.end()
-    # ---- round 3
+
+
+def _e4_round3_the_british_right_breaks(g: Play):
+    """Round 3: charges won and lost (A7), then the French guns break the British right: Britain loses at once."""
     pv = bt.charge_preview(g.p, "f-c1", "b-i1")
     assert pv["may_form_square"]
     out = g.do(bt.charge, "f-c1", "b-i1", rolls=(*two(9), *two(7)), square=True)
@@ -260,7 +285,10 @@ def test_e4_the_standard_battle_example():
     assert (b.phase, b.loser) == ("pursuit", "B") and "B-right" in b.end_reason
     with pytest.raises(InputError):
         bt.fire(g.p, "f-a3", "b-i3", dice(6, 6))
-    # ---- pursuit: no British cavalry outside the rout zone, so cavalry and infantry pursue
+
+
+def _e4_pursuit(g: Play):
+    """The pursuit: no British cavalry outside the rout zone, so cavalry and infantry pursue."""
     st = bt.pursuit_state(g.p)
     assert st["screen"] == [] and len([u for u in st["pursuers"] if u.startswith("f-c")]) == 3
     assert len([u for u in st["pursuers"] if u.startswith("f-i")]) == 8
@@ -272,6 +300,10 @@ def test_e4_the_standard_battle_example():
     for u, r in zip(("f-i7", "f-i8", "f-i9", "f-i10"), (5, 2, 4, 6), strict=True):
         g.do(bt.pursue, u, "b-i6", rolls=(r,))
     assert {"b-a1", "b-a2", "b-l1", "b-i6"}.isdisjoint(g.p.units)
+
+
+def _e4_losses_retreat_and_c_test(g: Play):
+    """Losses (A15), the retreat (§8.9), the PAP for the victor and Britain's C-value test."""
     losses = bt.losses(g.p.battle)
     assert losses["britain"] == {"infantry": 3, "cavalry": 1, "artillery": 2, "leader": 1}
     assert losses["france"] == {"infantry": 1, "cavalry": 1}  # per-roll outcomes, not the summary line (A15)
@@ -286,3 +318,4 @@ def test_e4_the_standard_battle_example():
     p = replace(out.position, c_values={"britain": 8})
     assert politics.c_test(p, "britain", dice(*two(9)))["sues_for_peace"]
     assert not politics.c_test(p, "britain", dice(*two(8)))["sues_for_peace"]
+
