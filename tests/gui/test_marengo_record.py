@@ -70,8 +70,9 @@ def script(board):
     return frames, inputs
 
 
-def make_record(path: Path) -> Path:
-    board = load_demo_board()
+def record_meta(board):
+    """A Marengo record's metadata for the demo board: its blocks, one unit (au-inf-1) with a weaker second block,
+    and the game at round 16 (shared with tests/gui/test_marengo_resume.py)."""
     base = demo_roster("marengo", board)
     roster = replace(base, pieces=base.pieces + (Piece("au-inf-1.2", 30, "AU", "infantry 2", BLOCK_MM, 16.0, 12.0),))
     blocks = roster_blocks(roster.pieces, {"au-inf-1.2": {"unit": "au-inf-1", "strength": 2}})
@@ -81,7 +82,12 @@ def make_record(path: Path) -> Path:
                      **({} if p == "reserve" else {"approach": p})} for bid, _, s, t, st, a, p in DEMO_BLOCKS]},
         "test", board=board)
     setup = SimpleNamespace(board=board, roster=roster, blocks=blocks, game=game)
-    meta = system_meta("marengo", None, roster, None, {}, ["AU", "FR"], "scripted", setup)
+    return system_meta("marengo", None, roster, None, {}, ["AU", "FR"], "scripted", setup)
+
+
+def make_record(path: Path) -> Path:
+    board = load_demo_board()
+    meta = record_meta(board)
     rec = Record.create(path, meta, overwrite=True)
     recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=1.0, missing_after_s=30.0))
     frames, inputs = script(board)

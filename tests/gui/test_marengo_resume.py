@@ -5,42 +5,24 @@ The camera is the script's true block places (tests/gui/test_marengo_record.py),
 
 from __future__ import annotations
 
-from dataclasses import replace
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
 pytest.importorskip("PySide6")
 
 from fieldglass.record import Record  # noqa: E402
-from fieldglass.recording import GameRecorder, record_stream, system_meta  # noqa: E402
+from fieldglass.recording import GameRecorder, record_stream  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
-from fieldglass.setup import demo_roster  # noqa: E402
 from rules.board import load_demo_board  # noqa: E402
-from rules.marengo.demo import DEMO_BLOCKS  # noqa: E402
-from rules.marengo.hidden import roster_blocks  # noqa: E402
-from rules.marengo.model import position_from_dict  # noqa: E402
-from tests.gui.test_marengo_record import FPS, script  # noqa: E402
+from tests.gui.test_marengo_record import FPS, record_meta, script  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
-from vision.roster import Piece  # noqa: E402
-from vision.synthetic_board import BLOCK_MM  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402
 
 CONFIG = TrackerConfig(settle_s=1.0, missing_after_s=30.0)
 
 
 def new_record(path, board):
-    base = demo_roster("marengo", board)
-    roster = replace(base, pieces=base.pieces + (Piece("au-inf-1.2", 30, "AU", "infantry 2", BLOCK_MM, 16.0, 12.0),))
-    blocks = roster_blocks(roster.pieces, {"au-inf-1.2": {"unit": "au-inf-1", "strength": 2}})
-    game = position_from_dict(
-        {"system": "marengo", "round": 16, "side": "AU", "commands": 3,
-         "blocks": [{"id": bid, "side": s, "type": t, "strength": st, "area": a,
-                     **({} if p == "reserve" else {"approach": p})} for bid, _, s, t, st, a, p in DEMO_BLOCKS]},
-        "test", board=board)
-    setup = SimpleNamespace(board=board, roster=roster, blocks=blocks, game=game)
-    return Record.create(path, system_meta("marengo", None, roster, None, {}, ["AU", "FR"], "scripted", setup))
+    return Record.create(path, record_meta(board))
 
 
 def play(recorder, frames, inputs, first: int, stop: int) -> None:
