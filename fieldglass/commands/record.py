@@ -35,7 +35,7 @@ examples:
   fieldglass record --source game.mp4 ... --out game.fgr --resume      go on after a crash or a stop
   fieldglass record --source scripted --out game.fgr                   the built-in scripted game (no files)
   fieldglass record --system marengo --source synthetic --frames 40 --out m.fgr   the demo board, standing still
-  fieldglass record --system marengo --board board.toml --source 0 --camera cam.json --roster blocks.toml \
+  fieldglass record --system marengo --board board.toml --source 0 --camera cam.json --roster blocks.toml \\
       --inputs inputs.jsonl --out m.fgr        a Marengo game: block moves, step losses, resolutions, the winner
   fieldglass record --system dbx --source synthetic --frames 40 --inputs inputs.jsonl --out d.fgr
                                            the DBX demo table; combats resolved by the DBX engine
