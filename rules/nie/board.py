@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rules.board import Area, Board, BoardAnchor
+from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, shared_border_mm
 from rules.nie.model import Europe, load_europe
 
 FRAME_MM = (1000.0, 800.0)
@@ -71,7 +71,35 @@ def europe_board(europe: Europe) -> Board:
     corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
     anchors = tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
     return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", width, depth, DICTIONARY,
-                 anchors, areas, {}, border_mm=BORDER_MM, source=f"{europe.source} (cells)")
+                 anchors, areas, {}, connections=links(europe, areas), border_mm=BORDER_MM,
+                 source=f"{europe.source} (cells)")
+
+
+def links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
+    """The board's connections (rules/board.py: links that need no approach): the map's own links (land borders,
+    sea borders and ports) and every pair of cells that share a border without one, so that the board file
+    validates (a board's shared border needs approaches or a connection). Drawing and validation only: the rules
+    read the map's topology, never these."""
+    pairs: dict[tuple[str, str], str] = {}
+    for r in europe.regions.values():
+        for n in r.neighbours:
+            pairs[tuple(sorted((r.id, n)))] = "land"
+        for sea in r.port:
+            pairs[tuple(sorted((r.id, sea)))] = "sea"
+    for s in europe.seas.values():
+        for n in s.neighbours | s.straits:
+            pairs[tuple(sorted((s.id, n)))] = "sea"
+    ids = list(areas)
+    for k, a in enumerate(ids):
+        pa = np.asarray(areas[a].polygon, float)
+        for b in ids[k + 1:]:
+            pb = np.asarray(areas[b].polygon, float)
+            if np.any(pa.max(0) < pb.min(0) - BORDER_MM) or np.any(pb.max(0) < pa.min(0) - BORDER_MM):
+                continue
+            if (a, b) not in pairs and (b, a) not in pairs and \
+                    shared_border_mm(pa, pb, BORDER_MM) >= max(MIN_SHARED_MM, 3 * BORDER_MM) / 2:
+                pairs[(a, b)] = "sea" if a in europe.seas or b in europe.seas else "land"
+    return tuple(Connection(a, b, kind) for (a, b), kind in sorted(pairs.items()))
 
 
 @lru_cache(maxsize=1)
@@ -87,4 +115,4 @@ def map_point(europe: Europe, area: str) -> tuple[float, float]:
     return float(x), FRAME_MM[1] - float(y)
 
 
-__all__ = ["FRAME_MM", "map_point", "demo_board", "europe_board", "voronoi_cells"]
+__all__ = ["FRAME_MM", "demo_board", "europe_board", "links", "map_point", "voronoi_cells"]

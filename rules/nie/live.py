@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.errors import InputError
+from rules.board import board_to_toml
 from rules.live import DICE, ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
 from rules.nie import turn
 from rules.nie.demo import demo as demo_table
@@ -288,7 +289,11 @@ class NieLive(LiveRules):
     # ---- the game record
 
     def record_meta(self, meta: dict) -> dict:
-        """The starting game (the position file's form, without units)."""
+        """The starting game (the position file's form, without units); the map's board as its TOML text (a record's
+        `{"demo": true}` board is the generic demo board, not this map's cells)."""
+        board = getattr(self.setup, "board", None)
+        if board is not None and (meta.get("board") or {}).get("demo"):
+            meta["board"] = {"toml": board_to_toml(board), "name": board.name}
         game = getattr(self.setup, "game", None)
         if game is not None:
             meta["game"] = position_to_dict(without_units(game))
@@ -316,11 +321,11 @@ class NieLive(LiveRules):
         res = turn.end_turn(s.position)
         q = res.after
         return {"turn": q.round, "active": q.active, "phase": f"{q.active} to move", "lines": list(res.lines),
-                "engine": position_to_dict(without_units(q))}
+                "engine": position_to_dict(q)}
 
     def record_combat(self, s, inp: dict) -> dict:
         """An action resolved by the engine on the recorded position: its changes (each with `piece`) and the engine's
-        state after, without units (they come from the camera)."""
+        state after (its units too: a replay places the figures from the camera, `restore` keeps the rest)."""
         pos = s.position
         frame = inp.get("frame")
         action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")
@@ -333,7 +338,7 @@ class NieLive(LiveRules):
         pieces = [p for p in (*attacker.split(","), *((target,) if target in pos.units else ())) if p in pos.units]
         data = {"action": action, "pieces": pieces, "target": target, "changes": changes, "lines": outcome.lines,
                 "dice": list(outcome.rolled), "summary": outcome.lines[0] if outcome.lines else str(action),
-                "engine": position_to_dict(without_units(outcome.after))}
+                "engine": position_to_dict(outcome.after)}
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
