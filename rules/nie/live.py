@@ -102,7 +102,8 @@ def nie_position(places, roster, system, state: GameState, game: NiePosition, lo
     `places`: figure id -> anything with x_mm, y_mm (a tracking Place, a record's PieceState); `locate(x, y)` names
     the board area there; `state` (rules.live.GameState) holds each figure's type and nation (else its roster type
     and side), the figures the rules removed and the moves they ordered (pending until the map shows them: the
-    figure counts where the rules put it); `game` the game without units. Returns (position, notes, placements)."""
+    figure counts where the rules put it); `game` the game without units. A battle of the game whose units are not
+    all on the map is left out of the position (noted). Returns (position, notes, placements)."""
     units, placements = [], {}
     playing, notes = in_play(roster.pieces, state, system, "a NiE unit kind (infantry, cavalry, squadron, ...)")
     europe = game.europe
@@ -123,8 +124,14 @@ def nie_position(places, roster, system, state: GameState, game: NiePosition, lo
         else:
             continue
         units.append(Unit(rp.id, nation, typ, at))
+    battle = game.battle
+    missing = sorted(set(battle.units) - {u.id for u in units}) if battle is not None else []
+    if missing:  # the engine's battle needs every unit of it; the battle board is not read yet
+        notes.append(f"the battle in {battle.region} is left out until its figures are on the map: "
+                     f"{', '.join(missing)} missing")
+        battle = None
     pos = with_changes(game, units={u.id: u for u in units}, round=max(state.turn, 1),
-                       active=state.active if state.active in NATIONS else game.active)
+                       active=state.active if state.active in NATIONS else game.active, battle=battle)
     return pos, notes, placements
 
 
@@ -243,7 +250,8 @@ class NieLive(LiveRules):
         for q in after.units.values():
             if q.id not in s.position.units:
                 s.log(f"{q.id}: a new {q.nation} {q.kind.name} in {q.at}: put a figure there and add it to the roster")
-        self.game = without_units(after)
+        left_out = s.position.battle is None and after.battle is None  # a battle the placement left out stays
+        self.game = with_changes(without_units(after), battle=self.game.battle if left_out else after.battle)
         s.state.turn, s.state.active = after.round, after.active
         return pending
 

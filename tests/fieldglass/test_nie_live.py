@@ -4,6 +4,9 @@ area (rules/nie/board.py `map_point`) on the demo map's cells (the board is the 
 
 from __future__ import annotations
 
+import tomllib
+
+import numpy as np
 import pytest
 
 from common.errors import InputError
@@ -13,6 +16,7 @@ from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster, load_setup
+from rules import position as positions
 from rules.board import board_to_toml, parse_board
 from rules.nie import GAME
 from rules.nie.board import demo_board, map_point, voronoi_cells
@@ -63,9 +67,9 @@ def test_the_map_cells_hold_their_centres_and_the_board_file_round_trips():
     for aid in board.areas:
         pl = board.locate(*map_point(EUROPE, aid))
         assert (pl.area, pl.position, pl.on_border) == (aid, "reserve", False)
-    again = parse_board(__import__("tomllib").loads(board_to_toml(board)), "written", validate=False)
+    again = parse_board(tomllib.loads(board_to_toml(board)), "written")  # a board file that validates
     assert set(again.areas) == set(board.areas) and again.locate(*map_point(EUROPE, "paris")).area == "paris"
-    cells = voronoi_cells(__import__("numpy").array([[25.0, 50.0], [75.0, 50.0]]), 100.0, 100.0)
+    cells = voronoi_cells(np.array([[25.0, 50.0], [75.0, 50.0]]), 100.0, 100.0)
     assert [sorted(map(tuple, c.tolist())) for c in cells] == [
         [(0.0, 0.0), (0.0, 100.0), (50.0, 0.0), (50.0, 100.0)], [(50.0, 0.0), (50.0, 100.0), (100.0, 0.0),
                                                                   (100.0, 100.0)]]
@@ -198,3 +202,17 @@ def test_a_record_keeps_the_game_and_the_replay_places_the_figures(session, tmp_
     assert pos.unit("fr-cav-1").at == "belgium" and pos.unit("gb-sq-2").at == "port:london"
     assert pos.active == "britain" and "fr-cav-1" in pos.moved and not replay.problems
     check(replay.picture())
+
+
+def test_a_battle_waits_for_its_figures():
+    """A position file's battle (rules/nie/data/example.json: Belgium) is left out while its units are not all on
+    the map, and kept in the game through the resolutions meanwhile."""
+    game = positions.load("rules/nie/data/example.json")
+    board = demo_board()
+    setup = Setup("by hand", None, board_layout(board), demo_roster("nie", board), "nie", board=board, game=game)
+    s = Session(setup, settle_s=0.0)
+    see(s, 0.0, DEMO)
+    assert s.position.battle is None and s.live.game.battle.region == "belgium"
+    assert any(n.startswith("the battle in belgium is left out") for n in s.notes)
+    s.apply(s.resolve("land_move", "fr-inf-1", "vendee"))
+    assert s.live.game.battle is not None and s.position.unit("fr-inf-1").at == "vendee"
