@@ -289,10 +289,11 @@ class NieLive(LiveRules):
         return lines
 
     def context(self, s) -> dict:
-        return {"placements": self.placements, "board": s.board}
+        return {"placements": self.placements}
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
-        return picture(scene)
+        """The map picture on the session's (or the replay's) board."""
+        return picture(scene, getattr(s, "board", None))
 
     # ---- the game record
 

@@ -120,10 +120,10 @@ def _standing(pos, board, area: str) -> tuple[float, float]:
     return board.areas[area].centre
 
 
-def picture(scene: Scene) -> tuple[Item, ...]:
-    """The whole map picture: regions and seas, the selection's reach, then every figure on top."""
+def picture(scene: Scene, board) -> tuple[Item, ...]:
+    """The whole map picture on `board` (the map's areas, rules.board.Board): regions and seas, the selection's
+    reach, then every figure on top."""
     pos = scene.position
-    board = (scene.context or {}).get("board")
     if pos is None or board is None:
         return ()
     out = map_items(pos, board, scene.to_table) + selection_items(scene.selection, board, scene.to_table)

@@ -201,7 +201,10 @@ def test_a_record_keeps_the_game_and_the_replay_places_the_figures(session, tmp_
     pos = replay.position
     assert pos.unit("fr-cav-1").at == "belgium" and pos.unit("gb-sq-2").at == "port:london"
     assert pos.active == "britain" and "fr-cav-1" in pos.moved and not replay.problems
-    check(replay.picture())
+    items = replay.picture()
+    check(items)
+    assert {it.piece for it in items if it.kind == "nie-figure"} == set(DEMO)
+    assert sum(it.kind == "nie-region" for it in items) == len(EUROPE.regions)
 
 
 def test_a_battle_waits_for_its_figures():
