@@ -19,11 +19,13 @@ from fieldglass.setup import Setup, demo_roster, load_setup
 from rules import position as positions
 from rules.board import board_to_toml, parse_board
 from rules.nie import GAME
+from rules.nie.battle import Result
 from rules.nie.board import demo_board, map_point, voronoi_cells
 from rules.nie.demo import DEMO_FIGURES, DEMO_GAME
 from rules.nie.live import FigureMove, NieLive, nation_of
-from rules.nie.model import load_europe, position_from_dict
+from rules.nie.model import load_europe, position_from_dict, with_changes
 from rules.picture import check
+from rules.system import CombatOutcome
 from vision.pieces import PiecePose, TableReading
 from vision.tracking import TrackerConfig
 
@@ -219,3 +221,19 @@ def test_a_battle_waits_for_its_figures():
     assert any(n.startswith("the battle in belgium is left out") for n in s.notes)
     s.apply(s.resolve("land_move", "fr-inf-1", "vendee"))
     assert s.live.game.battle is not None and s.position.unit("fr-inf-1").at == "vendee"
+
+
+def test_a_removal_waits_until_the_figure_is_taken_off(session):
+    """An outcome whose position after lacks a unit (a sea battle's or an interception's losses): the figure is
+    removed from the game at once and shown "take off" until the camera no longer sees it."""
+    s = session
+    see(s, 0.0, DEMO)
+    after = with_changes(s.position, units={k: u for k, u in s.position.units.items() if k != "gb-sq-1"})
+    pending = s.apply(CombatOutcome(Result("sea_battle", after, ["gb-sq-1 sunk"]), [], None, ["gb-sq-1 sunk"], []))
+    assert [(ch.piece, ch.removed, ch.describe()) for ch in pending] == [("gb-sq-1", True, "take gb-sq-1 off the map")]
+    assert "gb-sq-1" not in s.position.units and "gb-sq-1" in s.state.removed
+    assert any(it.kind == "pending-remove" for it in s.picture())
+    see(s, 2.0, DEMO)  # still on the map
+    assert s.state.pending.keys() == {"gb-sq-1"}
+    see(s, 4.0, {k: v for k, v in DEMO.items() if k != "gb-sq-1"})
+    assert s.state.pending == {} and "gb-sq-1" not in s.position.units
