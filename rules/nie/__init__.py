@@ -12,8 +12,10 @@ group's own values. Registered as `nie = "rules.nie:GAME"` in the `fieldglass.sy
 
 from rules.nie.adapter import ACTIONS, NieSystem
 from rules.nie.battle import position_view
+from rules.nie.live import NieLive
 from rules.nie.model import NATIONS, SYSTEM, NiePosition, Unit, dumps, position_from_dict, position_to_dict
 from rules.nie.options import DEFAULT, Options, get_options, load_options
+from rules.nie.picture import NATION_TONES
 from rules.system import GameSystem
 
 
@@ -34,6 +36,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.nie.commands",
+    live=NieLive,
     examples={
         "analyze": """\
   fieldglass analyze rules/nie/data/example.json --from fr-art-1 --to gb-inf-2   fire/charge: number, modifiers
@@ -49,6 +52,7 @@ GAME = GameSystem(
             " --dice 2,5"),
     },
     view=position_view,
+    side_tones={n: t for n, t in NATION_TONES.items() if n in NATIONS},
     digest="shared/rules/napoleon-in-europe.md",
     notes=("The shipped map (rules/nie/data/europe_demo.toml) has INVENTED adjacency and geometry: the rulebook has "
            "no map.",),

@@ -224,7 +224,7 @@ class NieSystem:
     def supporter_candidates(self, pos, attacker, target, action) -> list[str]:
         return []
 
-    def combat_modifiers(self, pos: NiePosition, attacker: str, target: str, action: str, supporters=()):
+    def combat_modifiers(self, pos: NiePosition, attacker: str, target: str, action: str, supporters=(), **_inputs):
         if action == "fire":
             pv = bt.fire_preview(pos, attacker, target, self.opts)
             return ([f"needs {pv['table']} on 2d6 (§8.3)"] + [f"{m:+d} {w}" for m, w in pv["modifiers"]]), []

@@ -574,7 +574,9 @@ def _moved(value: Any, units: Mapping[str, Unit], source: str) -> list[str]:
     return value
 
 
-def position_from_dict(data: Mapping[str, Any], source: str = "position") -> NiePosition:
+def position_from_dict(data: Mapping[str, Any], source: str = "position", board: Any = None) -> NiePosition:
+    """The position file read. `board` is the live table's printed board (rules.board.Board, given by the set-up
+    loader to every system on a board): it only locates figures; the topology is the file's own `board`."""
     base = Path(source).parent if source not in ("position", "") else None
     board_ref = data.get("board", "demo")
     if not isinstance(board_ref, str):

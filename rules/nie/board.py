@@ -1,0 +1,118 @@
+"""The strategic map as a printed board of areas (rules.board.Board), for the live table: the camera's figures are
+located to its regions and sea areas with `Board.locate` like Marengo's blocks.
+
+The map file (data/europe_demo.toml) gives each region and sea area an INVENTED centre (`xy`, a 1000 x 800 frame,
+north at small y) and no outline. `europe_board` makes the outlines: each area's cell is the part of the frame closer
+to its centre than to any other (a Voronoi diagram of the centres), north turned to +y (the table's compass). The
+cells are as INVENTED as the centres: their shared borders need not be the topology's neighbours (the rules read the
+topology, never the cells). A digitised physical map is a board file of rules/board.py's form whose area ids are the
+map file's region and sea ids (`fieldglass gui --system nie --board FILE`); `rules.board.board_to_toml` writes this
+one out as a start.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, shared_border_mm
+from rules.nie.model import Europe, load_europe
+
+FRAME_MM = (1000.0, 800.0)
+"""The map file's frame, 1 unit = 1 mm on the table."""
+ANCHOR_MM = 30.0
+ANCHOR_INSET_MM = 25.0
+ANCHOR_IDS = (100, 101, 102, 103)
+DICTIONARY = "DICT_4X4_250"
+BORDER_MM = 4.0
+
+
+def _clip(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
+    """The part of a convex polygon where normal . p <= offset (Sutherland-Hodgman against one half-plane)."""
+    out = []
+    n = len(poly)
+    for i in range(n):
+        a, b = poly[i], poly[(i + 1) % n]
+        da, db = float(normal @ a) - offset, float(normal @ b) - offset
+        if da <= 0:
+            out.append(a)
+        if (da < 0 < db) or (db < 0 < da):
+            out.append(a + (b - a) * (da / (da - db)))
+    return np.asarray(out, float).reshape(-1, 2)
+
+
+def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndarray]:
+    """Each site's cell inside the rectangle 0..width x 0..depth, counter-clockwise polygons."""
+    frame = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth]])
+    cells = []
+    for i, p in enumerate(sites):
+        poly = frame
+        for j, q in enumerate(sites):
+            if i == j or len(poly) == 0:
+                continue
+            normal = q - p  # keep the points nearer p than q: (q - p) . x <= (|q|^2 - |p|^2) / 2
+            poly = _clip(poly, normal, float(q @ q - p @ p) / 2.0)
+        cells.append(np.round(poly, 1))
+    return cells
+
+
+def europe_board(europe: Europe) -> Board:
+    """The map's regions and sea areas as a board of areas (ids the map's ids; attribute `kind` "region" or "sea"),
+    with four anchors in its corners; no approaches (a figure in an area is simply in it)."""
+    width, depth = FRAME_MM
+    ids = [*europe.regions, *europe.seas]
+    names = {**{r.id: r.name for r in europe.regions.values()}, **{s.id: s.name for s in europe.seas.values()}}
+    sites = np.array([map_point(europe, i) for i in ids], float)  # north up: the map's y grows southward
+    cells = voronoi_cells(sites, width, depth)
+    areas = {i: Area(i, names[i], cell, attributes=(("kind", "region" if i in europe.regions else "sea"),))
+             for i, cell in zip(ids, cells, strict=True)}
+    d = ANCHOR_INSET_MM
+    corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
+    anchors = tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
+    return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", width, depth, DICTIONARY,
+                 anchors, areas, {}, connections=links(europe, areas), border_mm=BORDER_MM,
+                 source=f"{europe.source} (cells)")
+
+
+def links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
+    """The board's connections (rules/board.py: links that need no approach): the map's own links (land borders,
+    sea borders and ports) and every pair of cells that share a border without one, so that the board file
+    validates (a board's shared border needs approaches or a connection). Drawing and validation only: the rules
+    read the map's topology, never these."""
+    pairs: dict[tuple[str, str], str] = {}
+    for r in europe.regions.values():
+        for n in r.neighbours:
+            pairs[tuple(sorted((r.id, n)))] = "land"
+        for sea in r.port:
+            pairs[tuple(sorted((r.id, sea)))] = "sea"
+    for s in europe.seas.values():
+        for n in s.neighbours | s.straits:
+            pairs[tuple(sorted((s.id, n)))] = "sea"
+    ids = list(areas)
+    for k, a in enumerate(ids):
+        pa = np.asarray(areas[a].polygon, float)
+        for b in ids[k + 1:]:
+            pb = np.asarray(areas[b].polygon, float)
+            if np.any(pa.max(0) < pb.min(0) - BORDER_MM) or np.any(pb.max(0) < pa.min(0) - BORDER_MM):
+                continue
+            if (a, b) not in pairs and (b, a) not in pairs and \
+                    shared_border_mm(pa, pb, BORDER_MM) >= max(MIN_SHARED_MM, 3 * BORDER_MM) / 2:
+                pairs[(a, b)] = "sea" if a in europe.seas or b in europe.seas else "land"
+    return tuple(Connection(a, b, kind) for (a, b), kind in sorted(pairs.items()))
+
+
+@lru_cache(maxsize=1)
+def demo_board() -> Board:
+    """The shipped demo map (data/europe_demo.toml, INVENTED) as a board."""
+    return europe_board(load_europe("demo"))
+
+
+def map_point(europe: Europe, area: str) -> tuple[float, float]:
+    """Where a figure stands to be located in `area` (a region or sea area): the map's centre of it turned north up,
+    board mm (the site of its cell, inside it)."""
+    x, y = europe.regions[area].xy if area in europe.regions else europe.sea(area).xy
+    return float(x), FRAME_MM[1] - float(y)
+
+
+__all__ = ["FRAME_MM", "demo_board", "europe_board", "links", "map_point", "voronoi_cells"]

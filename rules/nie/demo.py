@@ -1,0 +1,71 @@
+"""The Napoleon in Europe demo table, shown by `fieldglass gui --system nie --source synthetic` and filmed by
+`fieldglass record --system nie --source synthetic`, as plain data (the wiring renders it with vision's synthetic
+table).
+
+The table is the demo map (data/europe_demo.toml, INVENTED topology and centres) as a board of cells
+(rules/nie/board.py `demo_board`); `DEMO_FIGURES` says where each demo figure stands, data/demo_figures.toml is
+their roster (markers and bases), `DEMO_GAME` the game state the camera cannot see (date, players, wars).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from rules.live import DemoPiece, DemoTable
+from rules.nie.board import demo_board, map_point
+from rules.nie.model import load_europe
+
+DEMO_FIGURES = (
+    # id, nation, roster type, where it stands (a region, a sea area, or a port region for a squadron in port)
+    ("fr-inf-1", "france", "infantry", "paris"),
+    ("fr-inf-2", "france", "infantry", "burgundy"),
+    ("fr-cav-1", "france", "cavalry", "picardy"),
+    ("fr-art-1", "france", "artillery", "burgundy"),
+    ("gb-inf-1", "britain", "infantry", "london"),
+    ("gb-sq-1", "britain", "squadron", "channel"),
+    ("gb-sq-2", "britain", "squadron", "london"),
+    ("au-inf-1", "austria", "infantry", "vienna"),
+    ("au-cav-1", "austria", "cavalry", "bavaria"),
+)
+"""The demo figures: a squadron standing in a port region is in its port (`port:london`)."""
+
+DEMO_GAME = {
+    "system": "nie", "board": "demo", "year": 1805, "month": 1, "round": 1, "start_nation": "france",
+    "active": "france", "players": {"france": "anna", "britain": "ben", "austria": "cara"},
+    "relations": [{"nations": ["britain", "france"], "status": "war", "declared_by": ["britain"]},
+                  {"nations": ["austria", "france"], "status": "war", "declared_by": ["austria"]}],
+    "pp": {"france": 20, "britain": 25, "austria": 15}, "owners": {"bavaria": "austria"}, "units": [],
+}
+"""The demo's game state (the position file's form, without units: the camera places the figures)."""
+
+SPREAD_MM = ((0.0, 0.0), (24.0, 0.0), (-24.0, 0.0), (0.0, 24.0))
+"""Several figures in one area stand beside its centre, not on top of each other."""
+
+
+def data_path(name: str) -> Path:
+    return Path(str(resources.files("rules.nie").joinpath("data", name)))
+
+
+def demo(board=None) -> DemoTable:
+    """The demo figures on `board` (default: the demo map's cells), those whose area it has, each beside the map's
+    centre of its area (rules/nie/board.py `map_point`), or, on a board whose area is elsewhere, at its area's
+    centre."""
+    europe = load_europe("demo")
+    board = board or demo_board()
+    pieces, count = [], {}
+    for fid, _, _, area in DEMO_FIGURES:
+        if area not in board.areas:
+            continue
+        x, y = map_point(europe, area) if area in europe.regions or area in europe.seas else (-1.0, -1.0)
+        if board.locate(x, y).area != area:  # another board of these ids: the centre of its (convex) area
+            x, y = board.areas[area].centre
+        k = count.get(area, 0)
+        count[area] = k + 1
+        dx, dy = SPREAD_MM[k % len(SPREAD_MM)]
+        pieces.append(DemoPiece(fid, float(x + dx), float(y + dy), 0.0))
+    return DemoTable(roster=data_path("demo_figures.toml"), pieces=tuple(pieces), board=board, game=DEMO_GAME,
+                     names={"board": "demo map of Europe (invented)", "roster": "demo figures"})
+
+
+__all__ = ["DEMO_FIGURES", "DEMO_GAME", "demo"]

@@ -1,0 +1,135 @@
+"""What a Napoleon in Europe strategic map shows, in the drawing language of rules/picture.py (table mm, no toolkit).
+
+Every region filled in its owner's colour (a neutral minor left plain; §2.1, §9.3) and outlined in the colour of a
+nation whose land figures occupy it without owning it (occupation never changes ownership, §9.3); the sea areas in
+water blue; each area's name; the selected figure's area and the regions a land move takes it to this turn (the
+engine's entry rights, §5.1); every figure in its nation's colour with its id and kind; the moves the rules ordered
+that the map does not show yet.
+"""
+
+from __future__ import annotations
+
+from rules.board_picture import on_table
+from rules.nie.board import map_point
+from rules.picture import Area, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+
+NATION_TONES = {"france": "#3c64dc", "britain": "#dc3232", "prussia": "#8c3cb4", "russia": "#329646",
+                "ottoman": "#d2be8c", "austria": "#a0a0a0", "spain": "#f0d228", "minor": "#8cc8f0"}
+"""§2.1's figure and homeland colours: France blue, Britain red, Prussia purple, Russia green, the Ottoman Empire
+beige, Austria grey, Spain yellow; a resisting minor's army light blue."""
+SEA_TONE = "terrain:water"
+
+
+def nation_tone(nation: str | None, index: int = 0) -> str:
+    return NATION_TONES.get(nation or "", f"side:{index}")
+
+
+def _poly(board, area: str, to_table) -> tuple:
+    return (points(on_table(board.areas[area].polygon, to_table)),)
+
+
+def map_items(pos, board, to_table) -> list[Item]:
+    """The regions by owner and occupier, the sea areas, and each area's name at its centre."""
+    out: list[Item] = []
+    europe = pos.europe
+    for aid in board.areas:
+        if aid in europe.seas:
+            out.append(Area("nie-sea", _poly(board, aid, to_table), SEA_TONE, 0.12, width=1.0, edge_tone="area",
+                            tip=f"sea area {europe.seas[aid].name}", layer=3, data=(aid,)))
+            continue
+        r = europe.regions.get(aid)
+        if r is None:
+            continue
+        owner = pos.owner(aid)
+        occupiers = sorted({u.nation for u in pos.units_at(aid) if u.kind.army and u.nation != owner})
+        tip = f"{r.name}: " + (f"owned by {owner}" if owner else "a neutral minor") + \
+            (f", capital of {r.home}" if r.capital else "") + (f"; occupied by {', '.join(occupiers)}" if occupiers
+                                                               else "")
+        out.append(Area("nie-region", _poly(board, aid, to_table), nation_tone(owner) if owner else "area",
+                        0.22 if owner else 0.0, width=1.0, edge_tone="area", tip=tip, layer=3, data=(aid,)))
+        for k, n in enumerate(occupiers):
+            out.append(Area("nie-occupied", _poly(board, aid, to_table), nation_tone(n), 0.0, "dash", 3.0 + k,
+                            nation_tone(n), tip=f"{r.name} occupied by {n}", layer=3.5, data=(aid,)))
+    for aid, a in board.areas.items():
+        name = europe.regions[aid].name if aid in europe.regions else europe.seas[aid].name if aid in europe.seas \
+            else aid
+        at = on_table([a.centre], to_table)[0]
+        out.append(Label("nie-area-name", tuple(at), name, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+    return out
+
+
+def selection_items(sel, board, to_table) -> list[Item]:
+    """The selected figure's area and the regions its land move reaches (adapter NieSelection)."""
+    if sel is None:
+        return []
+    out: list[Item] = []
+    here = sel.where.removeprefix("port:")
+    if here in board.areas:
+        out.append(Area("nie-select", _poly(board, here, to_table), "select", 0.27, width=1.0,
+                        tip=f"{sel.piece} in {sel.where}", layer=4))
+    for r in sel.moves:
+        if r in board.areas:
+            out.append(Area("nie-reach", _poly(board, r, to_table), "reach", 0.27,
+                            tip=f"{sel.piece} may move to {r} (§5.1)", layer=4, data=(r,)))
+    return out
+
+
+def figure_items(p: ScenePiece, scene: Scene, board) -> list[Item]:
+    """A figure where the camera sees it, in its nation's colour with its id and kind, a warning when it is not
+    placed (on a border, a land figure at sea), and the move the rules ordered."""
+    if p.pose is None or p.status == "removed" and p.pending is None:
+        return []
+    nation = p.state.get("nation") if isinstance(p.state, dict) else None
+    pos = scene.position
+    u = pos.units.get(p.id) if pos is not None else None
+    nation = u.nation if u is not None else nation
+    placements = (scene.context or {}).get("placements", {})
+    pl = placements.get(p.id)
+    where = u.at if u is not None else f"not placed ({pl.note if pl is not None else 'not located'})"
+    label = f"{p.label} {p.type or '?'}"
+    tip = f"{p.label}: {nation or p.side} {p.type}, {p.status}; {where}"
+    tone = nation_tone(nation, p.side_index)
+    out = [it for it in base_items(p, scene, "nie-figure", tip, label, fill=0.7, pen_tone="outline")
+           if it.kind != "facing"]  # a figure's facing means nothing on the strategic map
+    out = [Area(it.kind, it.polygons, tone, it.fill, it.pen, it.width, it.edge_tone, tip=it.tip, layer=7,
+                piece=it.piece, z_mm=it.z_mm) if isinstance(it, Area) else it for it in out]
+    x, y, _ = p.pose
+    if u is None and pl is not None:
+        out.append(Label("nie-unplaced", (x - p.base_mm[0] / 2, y + p.base_mm[1] / 2 + 14), "not placed?",
+                         "ambiguous", 7.5, offset_px=(0.0, 14.0), tip=tip))
+    ch = p.pending
+    if ch is not None:
+        if ch.removed:
+            out += pending_items(p, scene, None, "take off", ch.describe())
+        elif ch.at is not None and ch.at.removeprefix("port:") in board.areas:
+            area = ch.at.removeprefix("port:")
+            gx, gy = on_table([_standing(pos, board, area)], scene.to_table)[0]
+            out += [it for it in pending_items(p, scene, (gx, gy, 0.0), f"→ {ch.describe()}", ch.describe())
+                    if it.kind != "pending-move"]
+    return out
+
+
+def _standing(pos, board, area: str) -> tuple[float, float]:
+    """Where a figure ordered into `area` should stand: the map's centre of it when that lies in it, else the area's
+    centre."""
+    europe = pos.europe
+    if area in europe.regions or area in europe.seas:
+        xy = map_point(europe, area)
+        if board.locate(*xy).area == area:
+            return xy
+    return board.areas[area].centre
+
+
+def picture(scene: Scene, board) -> tuple[Item, ...]:
+    """The whole map picture on `board` (the map's areas, rules.board.Board): regions and seas, the selection's
+    reach, then every figure on top."""
+    pos = scene.position
+    if pos is None or board is None:
+        return ()
+    out = map_items(pos, board, scene.to_table) + selection_items(scene.selection, board, scene.to_table)
+    for p in scene.pieces:
+        out += figure_items(p, scene, board)
+    return tuple(out)
+
+
+__all__ = ["NATION_TONES", "nation_tone", "picture"]
