@@ -19,7 +19,7 @@ from typing import Any
 from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
 from common.errors import InputError
-from rules.board import Placement, load_demo_board, parse_board
+from rules.board import Placement, parse_board
 from rules.live import GameState, LiveRules
 from rules.system import UMPIRE, game_system, table_system
 from vision.roster import Piece, Roster
@@ -81,8 +81,10 @@ def board_from_meta(meta: dict):
     b = meta.get("board")
     if not b:
         return None
-    if b == "demo" or (isinstance(b, dict) and b.get("demo")):
-        return load_demo_board()
+    if b == "demo" or (isinstance(b, dict) and b.get("demo")):  # the record's system's own demo board
+        live = game_system(system_of(meta), "the record").live
+        table = live.demo() if live is not None else None
+        return table.board if table is not None else None
     try:
         return parse_board(tomllib.loads(b["toml"]), "the record's board")
     except (tomllib.TOMLDecodeError, KeyError, TypeError, InputError):

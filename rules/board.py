@@ -55,7 +55,6 @@ import math
 import tomllib
 from collections import deque
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -686,15 +685,6 @@ def load_board(path: str | Path, validate: bool = True) -> Board:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
     return parse_board(data, str(path), validate)
-
-
-def demo_board_path() -> Path:
-    return Path(str(resources.files("rules.marengo").joinpath("data/demo_board.toml")))
-
-
-def load_demo_board() -> Board:
-    """The small invented Marengo demo board shipped with the package (not the published map)."""
-    return load_board(demo_board_path())
 
 
 def board_to_toml(board: Board) -> str:

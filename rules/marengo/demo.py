@@ -1,7 +1,7 @@
 """The Marengo demo board, shown by `fieldglass gui --system marengo --source synthetic` and filmed by `fieldglass
 record --system marengo --source synthetic`, as plain data (the wiring renders it with vision's synthetic table).
 
-The invented demo board (data/demo_board.toml, rules.board.load_demo_board) is the table; `DEMO_BLOCKS` says where
+The invented demo board (data/demo_board.toml, `load_demo_board`) is the table; `DEMO_BLOCKS` says where
 each demo block stands, data/demo_blocks.toml is their roster (markers and block sizes).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from rules.board import load_demo_board
 from rules.live import DemoPiece, DemoTable
+from rules.marengo.model import load_demo_board
 
 DEMO_BLOCKS = (
     # id, marker, side, type, strength, area, position ("reserve" or the neighbour area of the approach)

@@ -23,15 +23,26 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
-from rules.board import Board, approach_id, load_board, load_demo_board
+from rules.board import Board, approach_id, load_board
 from rules.position import Position
 
 SYSTEM = "marengo"
 SIDES = ("AU", "FR")
+
+
+def demo_board_path() -> Path:
+    """The invented demo board shipped with the Marengo package (the rulebooks carry no map)."""
+    return Path(str(resources.files("rules.marengo").joinpath("data/demo_board.toml")))
+
+
+def load_demo_board() -> Board:
+    """The small invented Marengo demo board shipped with the package (not the published map)."""
+    return load_board(demo_board_path())
 TYPES = ("infantry", "cavalry", "artillery")
 ROUNDS = 16
 ROUND_LABELS = ("6h", "7h", "8h", "9h", "10h", "11h", "12h", "1h", "2h", "3h", "4h", "5h", "6h pm", "7h pm", "8h pm",

@@ -16,7 +16,8 @@ from calibration.board import (
 from calibration.layout import Anchor, TableLayout
 from calibration.registration import estimate_pose
 from fieldglass.boards import board_layout
-from rules.board import BoardAnchor, load_demo_board
+from rules.board import BoardAnchor
+from rules.marengo.model import load_demo_board
 from vision.markers import detect_markers
 from vision.roster import Roster
 from vision.synthetic import RenderOptions, SyntheticScene, VirtualCamera, render_table, standard_layout

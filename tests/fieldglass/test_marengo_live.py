@@ -13,10 +13,10 @@ from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster
-from rules.board import load_demo_board
 from rules.marengo import GAME
 from rules.marengo.demo import DEMO_BLOCKS
 from rules.marengo.live import BlockMove, MarengoLive
+from rules.marengo.model import load_demo_board
 from vision.pieces import PiecePose, TableReading
 from vision.tracking import TrackerConfig
 

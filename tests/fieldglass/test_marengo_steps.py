@@ -11,8 +11,8 @@ from common.errors import InputError
 from fieldglass.boards import block_point, board_layout
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster, load_setup
-from rules.board import load_demo_board
 from rules.marengo.hidden import BlockWatch, Sighting, roster_blocks, unit_roster
+from rules.marengo.model import load_demo_board
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece, roster_to_toml
 from vision.synthetic_board import BLOCK_MM

@@ -13,10 +13,11 @@ import pytest
 from calibration.layout import load_layout
 from common.errors import InputError
 from fieldglass.setup import Setup, demo_roster, load_setup, synthetic_scene
-from rules.board import board_to_toml, load_demo_board
+from rules.board import board_to_toml
 from rules.dbx.demo import DEMO_GAME, DEMO_TABLE_MM, demo, demo_dict, demo_position
 from rules.dbx.model import base_size
 from rules.marengo.demo import DEMO_BLOCKS
+from rules.marengo.model import load_demo_board
 from rules.system import game_systems
 from vision.roster import load_roster
 from vision.synthetic import standard_layout

@@ -15,7 +15,8 @@ pytest.importorskip("pytestqt")
 import gui  # noqa: E402,F401
 from fieldglass.setup import synthetic_scene  # noqa: E402
 from gui.board_editor import BoardDraft, BoardEditor  # noqa: E402
-from rules.board import demo_board_path, load_board, load_demo_board  # noqa: E402
+from rules.board import load_board  # noqa: E402
+from rules.marengo.model import demo_board_path, load_demo_board  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.synthetic import SyntheticSource  # noqa: E402
 

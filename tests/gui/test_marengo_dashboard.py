@@ -25,8 +25,8 @@ from fieldglass.session import Session  # noqa: E402
 from fieldglass.setup import Setup, demo_roster, load_setup, synthetic_scene  # noqa: E402
 from gui.app import describe  # noqa: E402
 from gui.replay import ReplayWindow  # noqa: E402
-from rules.board import load_demo_board  # noqa: E402
 from rules.marengo import analysis  # noqa: E402
+from rules.marengo.model import load_demo_board  # noqa: E402
 from tests.gui.helpers import (
     SHOTS,  # noqa: E402
     open_window,

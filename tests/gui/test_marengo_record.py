@@ -28,10 +28,12 @@ from fieldglass.recording import GameRecorder, record_stream, system_meta  # noq
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.setup import demo_roster  # noqa: E402
 from gui.replay import ReplayWindow  # noqa: E402
-from rules.board import load_demo_board  # noqa: E402
 from rules.marengo.demo import DEMO_BLOCKS  # noqa: E402
 from rules.marengo.hidden import roster_blocks  # noqa: E402
-from rules.marengo.model import position_from_dict  # noqa: E402
+from rules.marengo.model import (
+    load_demo_board,  # noqa: E402
+    position_from_dict,  # noqa: E402
+)
 from tests.gui.helpers import SHOTS  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.roster import Piece  # noqa: E402

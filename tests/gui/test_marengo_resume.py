@@ -13,7 +13,7 @@ pytest.importorskip("PySide6")
 from fieldglass.record import Record  # noqa: E402
 from fieldglass.recording import GameRecorder, record_stream  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
-from rules.board import load_demo_board  # noqa: E402
+from rules.marengo.model import load_demo_board  # noqa: E402
 from tests.gui.test_marengo_record import FPS, record_meta, script  # noqa: E402
 from vision.pieces import PiecePose, TableReading  # noqa: E402
 from vision.tracking import TrackerConfig  # noqa: E402

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from gui import picture as qt_picture
 from gui.views import TableView
-from rules.board import load_demo_board
 from rules.board_picture import board_items
 from rules.marengo.adapter import MarengoSystem
+from rules.marengo.model import load_demo_board
 from rules.marengo.picture import selection_items
 from rules.picture import Area, Dot, Label, Line, check, rgb
 from tests.rules.marengo_util import blk, mk

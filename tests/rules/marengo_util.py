@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rules.board import load_demo_board
-from rules.marengo.model import MarengoPosition, position_from_dict
+from rules.marengo.model import MarengoPosition, load_demo_board, position_from_dict
 
 BOARD = load_demo_board()
 

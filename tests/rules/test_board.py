@@ -10,11 +10,11 @@ from rules.board import (
     board_to_toml,
     distance_to_outline,
     load_board,
-    load_demo_board,
     parse_board,
     points_in_polygon,
     validate_board,
 )
+from rules.marengo.model import load_demo_board
 
 
 def _sq(x0, y0, x1, y1):
