@@ -85,6 +85,11 @@ class Session:
         self.board_registration = None
         if self.board is not None and not getattr(setup, "board_on_table", True) and setup.camera is not None:
             self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
+        # the other surfaces (LiveRules.surfaces[1:]): each lies on the table and is found from its own anchors
+        self.camera = getattr(setup, "camera", None)
+        self.surface_boards: dict[str, Any] = dict(getattr(setup, "surfaces", None) or {}) if self.board else {}
+        self.surface_registrations = {name: BoardRegistration(board_layout(b), self.camera)
+                                      for name, b in self.surface_boards.items()}
         self.layout = setup.layout
         self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
@@ -113,12 +118,16 @@ class Session:
 
     # ---- readings
 
-    def update_reading(self, reading: TableReading, t: float | None = None) -> None:
-        """A new reading at time `t` (seconds; default: now)."""
+    def update_reading(self, reading: TableReading, t: float | None = None, camera=None) -> None:
+        """A new reading at time `t` (seconds; default: now); `camera` the intrinsics it was read with (a source
+        bringing its own camera: the other surfaces are registered with it)."""
+        if camera is not None:
+            self.camera = camera
         if self.board_registration is not None and reading.pose is not None:
             anchors = {a.id for a in self.board.anchors}
             self.board_registration.update({m.id: m.corners for m in reading.markers if m.id in anchors},
                                            reading.pose)
+        self._register_surfaces(reading)
         reading = self.live.read(self, reading)
         self.reading = reading
         for p in reading.pieces:
@@ -128,6 +137,16 @@ class Session:
         self._settle_pending(reading)
         self.events.reading.emit(reading)
         self._rebuild()
+
+    def _register_surfaces(self, reading: TableReading) -> None:
+        """Each other surface's pose from its own anchors in this reading (kept while they are hidden): a surface
+        moved or bumped is found again by the same update."""
+        if reading.pose is None or self.camera is None:
+            return
+        for name, reg in self.surface_registrations.items():
+            reg.camera = self.camera
+            anchors = {a.id for a in self.surface_boards[name].anchors}
+            reg.update({m.id: m.corners for m in reading.markers if m.id in anchors}, reading.pose)
 
     def _settle_pending(self, reading: TableReading) -> None:
         """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place.
@@ -201,15 +220,40 @@ class Session:
         p = self.board_pose.table_to_board([(x_mm, y_mm)])[0]
         return float(p[0]), float(p[1])
 
+    def surface_pose(self, name: str):
+        """The pose on the table of a surface besides the main board (calibration/board.py BoardPose), None while
+        it is not registered."""
+        reg = self.surface_registrations.get(name)
+        return reg.pose if reg is not None else None
+
+    def surface_to_table(self, name: str):
+        """Board mm of a surface -> table mm (the main surface: `to_table`); None while it is not registered."""
+        if name not in self.surface_boards:
+            return self.to_table
+        pose = self.surface_pose(name)
+        return pose.board_to_table if pose is not None else None
+
     def locate(self, x_mm: float, y_mm: float) -> Placement:
         """Where a table point lies on the board: area and position (rules.board.Board.locate; on a border:
-        flagged, not guessed)."""
+        flagged, not guessed). With several surfaces: on the first other surface whose registered board holds the
+        point, else on the main board, else off every surface (`Placement.surface` names it)."""
         if self.board is None:
             return Placement(None, None, False, "this system has no printed board")
+        for name, brd in self.surface_boards.items():
+            pose = self.surface_pose(name)
+            if pose is None:
+                continue
+            bx, by = (float(v) for v in pose.table_to_board([(x_mm, y_mm)])[0])
+            if 0.0 <= bx <= brd.width_mm and 0.0 <= by <= brd.depth_mm:
+                return replace(brd.locate(bx, by), surface=name)
         xy = self.to_board(x_mm, y_mm)
         if xy is None:
             return Placement(None, None, False, "the board is not registered (fewer than 2 board anchors)")
-        return self.board.locate(*xy)
+        if not self.surface_boards:
+            return self.board.locate(*xy)
+        if not (0.0 <= xy[0] <= self.board.width_mm and 0.0 <= xy[1] <= self.board.depth_mm):
+            return Placement(None, None, False, "off every surface")
+        return replace(self.board.locate(*xy), surface=self.live.surfaces[0] if self.live.surfaces else "")
 
     def plays(self, pid: str) -> bool:
         return self.in_game is None or pid in self.in_game

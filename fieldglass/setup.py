@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.board import BoardPose, TurnedAnchor
 from calibration.camera import CameraIntrinsics, load_camera
 from calibration.files import read_toml
 from calibration.layout import TableLayout, load_layout
@@ -44,8 +45,8 @@ class Setup:
     reads it: a template without pieces, a starting position), `options` the rules options file. A system on a
     printed board has its `board` (rules.board.Board): `board_on_table` when the board itself is the table (its
     anchors register the camera), else the board lies on a table registered by `layout` and is found from its own
-    anchors every frame. `extra` is what the system's `setup_roster` hook keeps, each also read as an attribute
-    (`setup.blocks`)."""
+    anchors every frame; `surfaces` holds the boards of its other surfaces. `extra` is what the system's
+    `setup_roster` hook keeps, each also read as an attribute (`setup.blocks`)."""
 
     source: str
     camera: CameraIntrinsics | None
@@ -63,6 +64,9 @@ class Setup:
     game: Any = None
     options: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    surfaces: Mapping[str, Any] = field(default_factory=dict)
+    """The boards of the surfaces besides `board` by name (rules/live.py `LiveRules.surfaces`: a battle board
+    beside a map), each lying on the table and registered from its own anchors."""
 
     def __getattr__(self, name: str) -> Any:
         extra = self.__dict__.get("extra") or {}
@@ -103,9 +107,10 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
             raise InputError(f"source {source!r}: --system {system} needs --board BOARD.toml (only --source "
                              "synthetic brings the demo board)")
         names["board"] = str(board) if board else (demo.names.get("board") or "demo board")
+    surfaces = live.surface_boards(brd) if gs.table == "board" else {}
     scene, terrain, demo_layout, demo_roster = None, (), None, None
     if synthetic:
-        scene, demo_layout, demo_roster, terrain = _synthetic(demo, brd)
+        scene, demo_layout, demo_roster, terrain = _synthetic(demo, brd, surfaces)
 
     layout_path = layout or (str(demo_layout) if demo_layout is not None else None)
     missing = [n for n, v in (("--layout", layout_path or gs.table == "board"), ("--roster", roster or demo_roster))
@@ -117,7 +122,7 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     cam = load_camera(camera) if camera else None
     if layout:
         lay = load_layout(layout)
-    elif scene is not None:
+    elif scene is not None:  # the table as drawn (the other surfaces' anchors too: they lie still on it)
         lay = scene.layout
     else:  # a printed board and no layout: the board is the table, its anchors register the camera
         lay = board_layout(brd)
@@ -137,7 +142,7 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     extra = live.setup_roster(adapter, ros, _piece_tables(roster or demo_roster), start, names["roster"])
     return Setup(source, cam, lay, ros, system, start.ground, dict(start.states), terrain, names, board=brd,
                  board_on_table=brd is None or not layout, scene=scene, game=start.game, options=options,
-                 extra=dict(extra))
+                 extra=dict(extra), surfaces=dict(surfaces))
 
 
 def _start_position(game: str | None, demo: DemoTable | None, gs: GameSystem, board, lay: TableLayout):
@@ -191,9 +196,11 @@ def demo_roster(system: str, board=None) -> Roster:
     return synthetic_scene(system, board).roster
 
 
-def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | None, tuple]:
+def _synthetic(demo: DemoTable | None, board, surfaces: Mapping[str, Any] | None = None
+               ) -> tuple[Any, Path | None, Path | None, tuple]:
     """A demo table rendered: (the synthetic scene, its layout file, its roster file, the terrain templates on its
-    cloth). `demo` None: the synthetic table's own demo, or on a printed board the board alone."""
+    cloth). `demo` None: the synthetic table's own demo, or on a printed board the board alone; `surfaces` the
+    boards of the system's other surfaces, drawn where the demo puts them (`DemoTable.surfaces`)."""
     if demo is None and board is not None:
         return board_scene(board, Roster(board.dictionary, ()), ()), None, None, ()
     if demo is None:
@@ -213,10 +220,33 @@ def _synthetic(demo: DemoTable | None, board) -> tuple[Any, Path | None, Path | 
     terrain = _terrain(demo)
     if board is not None:
         scene = board_scene(board, ros, [(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in demo.pieces])
-        return dataclasses.replace(scene, terrain=scene.terrain + terrain), None, demo.roster, terrain
+        scene = dataclasses.replace(scene, terrain=scene.terrain + terrain)
+        return _with_surfaces(scene, demo, surfaces or {}), None, demo.roster, terrain
     placed = tuple(PlacedPiece(ros.piece(p.id), float(p.x_mm), float(p.y_mm), float(p.heading_deg))
                    for p in demo.pieces)
     return SyntheticScene(lay, ros, placed, terrain), demo.layout, demo.roster, terrain
+
+
+def _with_surfaces(scene, demo: DemoTable, surfaces: Mapping[str, Any]):
+    """The board scene with the other surfaces lying where the demo puts them: each one's anchors (turned with
+    it) and its areas drawn on a table grown to hold it."""
+    lay, terrain = scene.layout, list(scene.terrain)
+    anchors, width, depth = list(lay.anchors), lay.width_mm, lay.depth_mm
+    for name, (x, y, rot) in demo.surfaces.items():
+        brd = surfaces.get(name)
+        if brd is None:
+            continue
+        pose = BoardPose(float(rot), float(x), float(y))
+        for a in board_layout(brd).anchors:
+            ax, ay = pose.board_to_table([(a.x_mm, a.y_mm)])[0]
+            anchors.append(TurnedAnchor(a.id, float(ax), float(ay), a.size_mm,
+                                        (getattr(a, "heading_deg", 0.0) - float(rot)) % 360.0))
+        for area in brd.areas.values():
+            terrain.append(TerrainPiece("field", pose.board_to_table(np.asarray(area.polygon, float))))
+        corners = pose.board_to_table([(0, 0), (brd.width_mm, 0), (brd.width_mm, brd.depth_mm), (0, brd.depth_mm)])
+        width, depth = max(width, float(corners[:, 0].max()) + 40.0), max(depth, float(corners[:, 1].max()) + 40.0)
+    lay = dataclasses.replace(lay, width_mm=width, depth_mm=depth, anchors=tuple(anchors))
+    return dataclasses.replace(scene, layout=lay, terrain=tuple(terrain))
 
 
 def _terrain(demo: DemoTable) -> tuple:

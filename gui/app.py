@@ -301,7 +301,7 @@ class MainWindow(QMainWindow):
                 self.board_view.set_image(numpy_to_qimage(result.board))
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
-        self.session.update_reading(result.reading)
+        self.session.update_reading(result.reading, camera=result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
         self._refresh_all()

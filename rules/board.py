@@ -238,6 +238,9 @@ class Placement:
     position: str | None
     on_border: bool = False
     note: str = ""
+    surface: str = ""
+    """Which surface of the table the point lies on, when the system has more than one (rules/live.py
+    `LiveRules.surfaces`: the main one first); "" on a system's one board or off every surface."""
 
 
 @dataclass(frozen=True)

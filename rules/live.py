@@ -11,6 +11,12 @@ printed board (`GameSystem.table == "board"`): `s.board` (rules.board.Board), `s
 table on the board: area and position), `s.to_board` (table mm -> board mm) and `s.to_table` (board mm -> table mm,
 None where the board is the table).
 
+A board system may have more than one surface on its table (`LiveRules.surfaces`, the main one first: a strategic
+map and a battle board): the main surface is `s.board`; each other one's board comes from `surface_boards` and is
+registered from its own anchors every frame, like a board lying on a table. Then `s.locate` names the surface a
+point lies on (`Placement.surface`; "" off every surface), `s.surface_boards` holds the other surfaces' boards by
+name and `s.surface_to_table(name)` maps that surface's board mm to table mm (None while it is not registered).
+
 Before there is a session, the wiring's one set-up loader (fieldglass/setup.py `load_setup`) asks the system's
 `LiveRules` class what differs in its set-up: `demo(board)` the table it shows with `--source synthetic` (plain data,
 `DemoTable`), `start_from(...)` what a position file (`--game`, or the demo's) gives a new session (`Start`), and
@@ -123,6 +129,9 @@ class DemoTable:
     board: Any = None
     game: Mapping[str, Any] | None = None
     names: Mapping[str, str] = field(default_factory=dict)
+    surfaces: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Where each surface besides the main board lies on the demo table (`LiveRules.surfaces`): name -> (x_mm, y_mm,
+    rotation_deg) of its board's origin in table mm, turned counter-clockwise; the table grows to hold them."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,10 @@ class LiveRules:
                                       "seen", "waiting for")
     target_hint: str = ""
     noun: str = "piece"
+    surfaces: tuple[str, ...] = ()
+    """The surfaces on this system's table when it has more than one printed board, the main one (`s.board`)
+    first: each other one's board comes from `surface_boards` and is registered from its own anchors. () : one
+    board (or none)."""
     removal_events: bool = False
     """Whether a piece a recorded resolution removes also gets its own `removed` event after the resolution (the
     record's state takes it off either way, from the resolution's changes)."""
@@ -209,6 +222,13 @@ class LiveRules:
         demo (a 2400 x 1200 mm table with a 60 mm grid, two armies of infantry, cavalry and guns, a wood, a hill and a
         town)."""
         return None
+
+    @classmethod
+    def surface_boards(cls, board) -> dict[str, Any]:
+        """The boards of the surfaces besides the main one (`surfaces[1:]`), by name, for the main `board`: each a
+        rules.board.Board with its own anchors (their marker ids apart from the main board's and the pieces').
+        Default: none."""
+        return {}
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
