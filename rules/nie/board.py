@@ -13,11 +13,12 @@ one out as a start.
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 
-from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, shared_border_mm
-from rules.nie.model import Europe, load_europe
+from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, load_board, shared_border_mm
+from rules.nie.model import COLS, ROWS, Europe, load_europe, zones
 
 FRAME_MM = (1000.0, 800.0)
 """The map file's frame, 1 unit = 1 mm on the table."""
@@ -115,4 +116,47 @@ def map_point(europe: Europe, area: str) -> tuple[float, float]:
     return float(x), FRAME_MM[1] - float(y)
 
 
-__all__ = ["FRAME_MM", "demo_board", "europe_board", "links", "map_point", "voronoi_cells"]
+# ---------------------------------------------------------------------------------------------- the battle board
+
+BATTLE_ANCHOR_IDS = (104, 105, 106, 107)
+"""The battle board's own anchors (apart from the map's 100..103 and the demo figures' markers)."""
+BATTLE_FILE = "battle_board_demo.toml"
+
+
+def battle_board_from_zones(zone_mm: tuple[float, float] = (80.0, 60.0), margin_mm: float = 40.0) -> Board:
+    """An INVENTED battle board of a major battle (§3.3): its seven rows from the attacker's rout zone (south, small
+    y) to the defender's (north), the line and middle rows split in the attacker's left, centre and right (west to
+    east), each zone an area named as the engine names it (rules/nie/model.py `Zone.name`: A-rout, A-reserve, A-left,
+    M-centre, B-right...), four anchors in the corners of its margin. data/battle_board_demo.toml is this board
+    written out (`board_to_toml`); a printed battle board is a board file of that form with these zone ids."""
+    w, d = zone_mm
+    cols = len(COLS)
+    width, depth = cols * w + 2 * margin_mm, len(ROWS) * d + 2 * margin_mm
+    areas = {}
+    for z in zones(True):
+        y0 = margin_mm + z.row * d
+        x0, x1 = (margin_mm, margin_mm + cols * w) if z.col is None else (margin_mm + z.col * w,
+                                                                           margin_mm + (z.col + 1) * w)
+        name = z.name(True)
+        areas[name] = Area(name, name, np.array([[x0, y0], [x1, y0], [x1, y0 + d], [x0, y0 + d]], float),
+                           attributes=(("kind", "zone"),))
+    ids = list(areas)
+    pairs = [(a, b) for k, a in enumerate(ids) for b in ids[k + 1:]
+             if shared_border_mm(np.asarray(areas[a].polygon), np.asarray(areas[b].polygon), BORDER_MM) > 0]
+    m = margin_mm / 2
+    corners = ((m, m), (width - m, m), (width - m, depth - m), (m, depth - m))
+    anchors = tuple(BoardAnchor(a, x, y, 25.0) for a, (x, y) in zip(BATTLE_ANCHOR_IDS, corners, strict=True))
+    return Board("battle board of a major battle (INVENTED geometry, §3.3 zones)", width, depth, DICTIONARY, anchors,
+                 areas, {}, connections=tuple(Connection(a, b, "land") for a, b in pairs), border_mm=BORDER_MM,
+                 source="battle board (zones)")
+
+
+@lru_cache(maxsize=1)
+def battle_board() -> Board:
+    """The shipped demo battle board (data/battle_board_demo.toml, INVENTED geometry: the zones of §3.3)."""
+    path = resources.files("rules.nie").joinpath("data", BATTLE_FILE)
+    return load_board(str(path))
+
+
+__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "demo_board", "europe_board",
+           "links", "map_point", "voronoi_cells"]

@@ -3,17 +3,20 @@
 table).
 
 The table is the demo map (data/europe_demo.toml, INVENTED topology and centres) as a board of cells
-(rules/nie/board.py `demo_board`); `DEMO_FIGURES` says where each demo figure stands, data/demo_figures.toml is
-their roster (markers and bases), `DEMO_GAME` the game state the camera cannot see (date, players, wars).
+(rules/nie/board.py `demo_board`) and beside it the demo battle board (data/battle_board_demo.toml, INVENTED: the
+zones of §3.3) with its own anchors; `DEMO_FIGURES` says where each demo figure stands on the map, `DEMO_BATTLE` the
+battle in Bohemia and its figures' zones on the battle board, data/demo_figures.toml is their roster (markers and
+bases), `DEMO_GAME` the game state the camera cannot see (date, players, wars).
 """
 
 from __future__ import annotations
 
+import math
 from importlib import resources
 from pathlib import Path
 
 from rules.live import DemoPiece, DemoTable
-from rules.nie.board import demo_board, map_point
+from rules.nie.board import battle_board, demo_board, map_point
 from rules.nie.model import load_europe
 
 DEMO_FIGURES = (
@@ -38,6 +41,19 @@ DEMO_GAME = {
     "pp": {"france": 20, "britain": 25, "austria": 15}, "owners": {"bavaria": "austria"}, "units": [],
 }
 """The demo's game state (the position file's form, without units: the camera places the figures)."""
+
+DEMO_BATTLE = {
+    "region": "bohemia", "attacker": ["france"], "defender": ["austria"], "major": True, "phase": "infantry",
+    "units": {"fr-inf-3": {"zone": "A-centre"}, "fr-cav-2": {"zone": "A-reserve"}, "au-inf-2": {"zone": "B-centre"},
+              "au-art-1": {"zone": "B-reserve"}},
+}
+"""The demo's battle (the position file's form): France attacks Austria in Bohemia; its four figures stand on the
+battle board in these zones (the camera reads them there)."""
+DEMO_BATTLE_UNITS = (("fr-inf-3", "france", "inf"), ("fr-cav-2", "france", "cav"),
+                     ("au-inf-2", "austria", "inf"), ("au-art-1", "austria", "art"))
+BATTLE_AT = (40.0, 150.0, 0.0)
+"""Where the battle board lies beside the map on the demo table: its origin this far east of the map's east edge and
+north of its south edge (mm), turned by this much (degrees, counter-clockwise)."""
 
 SPREAD_MM = ((0.0, 0.0), (24.0, 0.0), (-24.0, 0.0), (0.0, 24.0))
 """Several figures in one area stand beside its centre, not on top of each other."""
@@ -64,8 +80,31 @@ def demo(board=None) -> DemoTable:
         count[area] = k + 1
         dx, dy = SPREAD_MM[k % len(SPREAD_MM)]
         pieces.append(DemoPiece(fid, float(x + dx), float(y + dy), 0.0))
-    return DemoTable(roster=data_path("demo_figures.toml"), pieces=tuple(pieces), board=board, game=DEMO_GAME,
-                     names={"board": "demo map of Europe (invented)", "roster": "demo figures"})
+    at = (board.width_mm + BATTLE_AT[0], BATTLE_AT[1], BATTLE_AT[2])
+    pieces += battle_pieces(at)
+    return DemoTable(roster=data_path("demo_figures.toml"), pieces=tuple(pieces), board=board, game=demo_game(),
+                     names={"board": "demo map of Europe (invented)", "roster": "demo figures"},
+                     surfaces={"battle": at})
 
 
-__all__ = ["DEMO_FIGURES", "DEMO_GAME", "demo"]
+def demo_game() -> dict:
+    """The demo's game with its battle (the battle's units in Bohemia: a position's battle names its units)."""
+    units = [{"id": uid, "nation": nation, "type": kind, "at": DEMO_BATTLE["region"]}
+             for uid, nation, kind in DEMO_BATTLE_UNITS]
+    return {**DEMO_GAME, "units": units, "battle": DEMO_BATTLE}
+
+
+def battle_pieces(at: tuple[float, float, float]) -> list[DemoPiece]:
+    """The battle's figures at the centres of their zones on the battle board lying at `at` (x, y, rotation)."""
+    brd = battle_board()
+    x0, y0, rot = at
+    t = math.radians(rot)
+    out = []
+    for uid, st in DEMO_BATTLE["units"].items():
+        bx, by = brd.areas[st["zone"]].centre
+        x, y = x0 + bx * math.cos(t) - by * math.sin(t), y0 + bx * math.sin(t) + by * math.cos(t)
+        out.append(DemoPiece(uid, float(x), float(y), 0.0))
+    return out
+
+
+__all__ = ["BATTLE_AT", "DEMO_BATTLE", "DEMO_FIGURES", "DEMO_GAME", "battle_pieces", "demo", "demo_game"]

@@ -17,13 +17,14 @@ not read yet): no player views.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
 from rules.board import board_to_toml
 from rules.live import DICE, ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
 from rules.nie import turn
+from rules.nie.board import battle_board
 from rules.nie.demo import demo as demo_table
 from rules.nie.model import (
     NATIONS,
@@ -32,11 +33,12 @@ from rules.nie.model import (
     UNIT_TYPES,
     NiePosition,
     Unit,
+    parse_zone,
     position_from_dict,
     position_to_dict,
     with_changes,
 )
-from rules.nie.picture import picture
+from rules.nie.picture import battle_items, picture
 from rules.picture import Item, Scene
 
 CHOICES = ActionInput("choices", "choices", "choices",
@@ -95,18 +97,70 @@ def area_at(europe, placement, unit_type: str) -> tuple[str | None, str]:
     return None, f"a squadron in {area}, a region without a port"
 
 
+BATTLE = "battle"
+"""The battle board's surface (`NieLive.surfaces`: the strategic map first)."""
+
+
+def on_battle_board(battle, placement, pid: str, nation: str) -> tuple[Any, str]:
+    """The zone of the current battle (rules/nie/model.py `Zone`) a figure located on the battle board stands in;
+    (None, why) when it cannot stand there: no battle, on a border, not one of the battle's units, or in a zone of
+    the other side."""
+    if battle is None:
+        return None, "on the battle board, but there is no battle"
+    if placement.area is None or placement.on_border:
+        return None, f"on the battle board, {placement.note or 'in no zone'}"
+    if pid not in battle.units:
+        return None, f"on the battle board, but not in the battle in {battle.region}"
+    try:
+        zone = parse_zone(placement.area, battle.major, f"{pid} on the battle board")
+    except InputError as exc:
+        return None, str(exc)
+    if zone.side not in (None, battle.side_of_nation(nation)):
+        return None, f"in zone {placement.area} of the other side"
+    return zone, ""
+
+
+def _battle_seen(battle, units: list[Unit], zones_seen: dict, notes: list[str]):
+    """The game's battle with each figure seen on the battle board in the zone it stands in; None (noted) while
+    one of its units is neither on the battle board nor on the map."""
+    if battle is None:
+        return None
+    missing = sorted(set(battle.units) - {u.id for u in units})
+    if missing:  # the engine's battle needs every unit of it
+        notes.append(f"the battle in {battle.region} is left out until its figures are on the map or the battle "
+                     f"board: {', '.join(missing)} missing")
+        return None
+    if not zones_seen:
+        return battle
+    return replace(battle, units={uid: replace(bu, zone=zones_seen.get(uid, bu.zone))
+                                  for uid, bu in battle.units.items()})
+
+
+def _locate_figure(pl, rp, typ: str, nation: str, game: NiePosition, zones_seen: dict) -> tuple[str | None, str]:
+    """Where a figure located at `pl` stands for the engine: on the battle board, the battle's region (its zone
+    kept in `zones_seen`); on the map, its area (`area_at`)."""
+    if pl.surface != BATTLE:
+        return area_at(game.europe, pl, typ)
+    zone, why = on_battle_board(game.battle, pl, rp.id, nation)
+    if zone is None:
+        return None, why
+    zones_seen[rp.id] = zone
+    return game.battle.region, ""
+
+
 def nie_position(places, roster, system, state: GameState, game: NiePosition, locate):
     """The engine's position from where each figure stands: the one placement of Napoleon in Europe, used live
     (`NieLive.position`), by the recorder (fieldglass/recording.py) and by the replay (the record hooks below).
 
     `places`: figure id -> anything with x_mm, y_mm (a tracking Place, a record's PieceState); `locate(x, y)` names
-    the board area there; `state` (rules.live.GameState) holds each figure's type and nation (else its roster type
-    and side), the figures the rules removed and the moves they ordered (pending until the map shows them: the
-    figure counts where the rules put it); `game` the game without units. A battle of the game whose units are not
-    all on the map is left out of the position (noted). Returns (position, notes, placements)."""
-    units, placements = [], {}
+    the surface and the area there (rules.board.Placement: on the battle board a zone of the current battle, on
+    the map a region or sea area); `state` (rules.live.GameState) holds each figure's type and nation (else its
+    roster type and side), the figures the rules removed and the moves they ordered (pending until the map shows
+    them: the figure counts where the rules put it); `game` the game without units. A figure on the battle board
+    stands in the battle's region, in the zone it is seen in; a battle of the game whose units are neither on the
+    map nor on the battle board is left out of the position (noted). Returns (position, notes, placements)."""
+    units, placements, zones_seen = [], {}, {}
     playing, notes = in_play(roster.pieces, state, system, "a NiE unit kind (infantry, cavalry, squadron, ...)")
-    europe = game.europe
     for rp, st, typ, pend in playing:
         nation = st.get("nation") or nation_of(rp.side)
         if nation is None:
@@ -117,19 +171,14 @@ def nie_position(places, roster, system, state: GameState, game: NiePosition, lo
         elif rp.id in places:
             pl = locate(places[rp.id].x_mm, places[rp.id].y_mm)
             placements[rp.id] = pl
-            at, why = area_at(europe, pl, typ)
+            at, why = _locate_figure(pl, rp, typ, nation, game, zones_seen)
             if at is None:
                 notes.append(f"{rp.id}: {why} - not placed")
                 continue
         else:
             continue
         units.append(Unit(rp.id, nation, typ, at))
-    battle = game.battle
-    missing = sorted(set(battle.units) - {u.id for u in units}) if battle is not None else []
-    if missing:  # the engine's battle needs every unit of it; the battle board is not read yet
-        notes.append(f"the battle in {battle.region} is left out until its figures are on the map: "
-                     f"{', '.join(missing)} missing")
-        battle = None
+    battle = _battle_seen(game.battle, units, zones_seen, notes)
     pos = with_changes(game, units={u.id: u for u in units}, round=max(state.turn, 1),
                        active=state.active if state.active in NATIONS else game.active, battle=battle)
     return pos, notes, placements
@@ -144,6 +193,7 @@ class NieLive(LiveRules):
 
     inputs = (DICE, CHOICES)
     noun = "figure"
+    surfaces = ("map", BATTLE)
     target_headers = ("target", "zone", "zones", "action", "fire", "needs", "charge", "net", "frontal", "note")
     state_headers = ("figure", "nation", "type", "region", "facing", "formation", "bases", "markers", "seen",
                      "waiting for")
@@ -160,6 +210,11 @@ class NieLive(LiveRules):
     def demo(cls, board=None) -> DemoTable:
         """The demo figures on the demo map, or on the board given (rules/nie/demo.py)."""
         return demo_table(board)
+
+    @classmethod
+    def surface_boards(cls, board) -> dict:
+        """The battle board beside the map (data/battle_board_demo.toml, INVENTED: the zones of §3.3)."""
+        return {BATTLE: battle_board()}
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
@@ -272,15 +327,17 @@ class NieLive(LiveRules):
         """The date and the nation to move, every figure with where it stands, the selection's reach."""
         pos = s.position
         lines = [f"  {pos.year}-{pos.month:02d}, round {pos.round}, {pos.active} to move, view: {s.viewer}",
-                 f"  {'figure':<12}{'nation':<9}{'type':<8}{'at':<20}{'status':<10}"]
+                 f"  {'figure':<12}{'nation':<9}{'type':<8}{'at':<26}{'status':<10}"]
         for v in s.true_views():
             pid = v.piece.id
             u = pos.units.get(pid)
             pl = self.placements.get(pid)
             at = u.at if u else (f"? {pl.note}" if pl and (pl.on_border or pl.area is None) else
                                  (pl.area if pl else "-"))
+            if u is not None and pl is not None and pl.surface == BATTLE:
+                at = f"{u.at}, zone {pl.area}"
             st = s.state.states.get(pid, {})
-            lines.append(f"  {pid:<12}{st.get('nation') or '?':<9}{v.type or '?':<8}{at:<20}{v.status:<10}")
+            lines.append(f"  {pid:<12}{st.get('nation') or '?':<9}{v.type or '?':<8}{at:<26}{v.status:<10}")
         lines += [f"  note: {n}" for n in s.notes]
         sel = s.selection_overlay()
         if sel is not None:
@@ -292,8 +349,13 @@ class NieLive(LiveRules):
         return {"placements": self.placements}
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
-        """The map picture on the session's (or the replay's) board."""
-        return picture(scene, getattr(s, "board", None))
+        """The map picture on the session's (or the replay's) board, and the battle board's zones through its own
+        pose while it is registered."""
+        out = picture(scene, getattr(s, "board", None))
+        boards = getattr(s, "surface_boards", None) or {}
+        if BATTLE in boards and scene.position is not None:
+            out += tuple(battle_items(scene, boards[BATTLE], s.surface_to_table(BATTLE)))
+        return out
 
     # ---- the game record
 
@@ -353,4 +415,5 @@ class NieLive(LiveRules):
         return data
 
 
-__all__ = ["FigureMove", "NieLive", "area_at", "empty_game", "nation_of", "nie_position", "without_units"]
+__all__ = ["BATTLE", "FigureMove", "NieLive", "area_at", "empty_game", "nation_of", "nie_position", "on_battle_board",
+           "without_units"]

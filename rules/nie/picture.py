@@ -132,4 +132,33 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
     return tuple(out)
 
 
-__all__ = ["NATION_TONES", "nation_tone", "picture"]
+def battle_items(scene: Scene, board, to_table) -> list[Item]:
+    """The battle board's zones through its own pose (`to_table`: its board mm -> table mm; None while it is not
+    registered: nothing drawn), each named, and filled in the colour of the nation whose figures of the current
+    battle stand in it (§3.3)."""
+    pos = scene.position
+    if to_table is None or pos is None:
+        return []
+    battle = pos.battle
+    held: dict[str, list[str]] = {}
+    if battle is not None:
+        for uid, bu in battle.units.items():
+            held.setdefault(bu.zone.name(battle.major), []).append(uid)
+    title = f"battle in {battle.region}, round {battle.round}, {battle.phase}" if battle is not None else \
+        "battle board: no battle"
+    out: list[Item] = []
+    for zid, area in board.areas.items():
+        ids = held.get(zid, [])
+        nations = sorted({pos.units[u].nation for u in ids if u in pos.units})
+        tone = nation_tone(nations[0]) if len(nations) == 1 else "area"
+        tip = f"{title}: zone {zid}" + (f" holds {', '.join(sorted(ids))}" if ids else "")
+        out.append(Area("nie-zone", (points(on_table(area.polygon, to_table)),), tone, 0.22 if nations else 0.0,
+                        width=1.0, edge_tone="area", tip=tip, layer=3, data=(zid,)))
+        at = on_table([area.centre], to_table)[0]
+        out.append(Label("nie-zone-name", tuple(at), zid, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+    corner = on_table([(0.0, board.depth_mm)], to_table)[0]
+    out.append(Label("nie-battle-title", tuple(corner), title, "text", 7.0, True, (0.0, -16.0), layer=5))
+    return out
+
+
+__all__ = ["NATION_TONES", "battle_items", "nation_tone", "picture"]

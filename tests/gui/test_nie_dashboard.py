@@ -1,5 +1,5 @@
 """The dashboard with --system nie on the synthetic demo map (offscreen): the figures the camera reads located to
-their regions, sea areas and ports, the selected figure's reach by a land move, a land move through the combat panel
+their regions, sea areas and ports, and those on the battle board beside it to the battle's zones, the selected figure's reach by a land move, a land move through the combat panel
 pending until the map shows it. Screenshot: out/screenshots/nie-map.png."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 import gui  # noqa: E402,F401
 from fieldglass.setup import load_setup  # noqa: E402
 from gui.app import describe  # noqa: E402
-from rules.nie.demo import DEMO_FIGURES  # noqa: E402
+from rules.nie.demo import DEMO_BATTLE, DEMO_FIGURES  # noqa: E402
 from tests.gui.helpers import (
     SHOTS,  # noqa: E402
     open_window,
@@ -35,7 +35,12 @@ def test_figures_on_the_map_and_a_land_move(qapp, window):
     s = window.session
     want = {fid: ("port:" + area if typ == "squadron" and area == "london" else area)
             for fid, _, typ, area in DEMO_FIGURES}
+    want.update({fid: DEMO_BATTLE["region"] for fid in DEMO_BATTLE["units"]})  # the battle's, on the battle board
     assert {u.id: u.at for u in s.position.units.values()} == want  # every figure read by the camera and located
+    battle = s.position.battle
+    assert {uid: bu.zone.name(True) for uid, bu in battle.units.items()} == {
+        uid: st["zone"] for uid, st in DEMO_BATTLE["units"].items()}  # each in its zone, read on the battle board
+    assert len(window.board_view.items_of("nie-zone")) == 13  # the battle board's zones drawn through its pose
     s.select("fr-cav-1")
     _refresh(qapp, window)
     view = window.board_view
