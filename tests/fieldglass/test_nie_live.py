@@ -9,6 +9,7 @@ import tomllib
 import numpy as np
 import pytest
 
+from calibration.board import BoardPose, anchor_corners_mm
 from common.errors import InputError
 from fieldglass.boards import board_layout
 from fieldglass.record import Record
@@ -20,13 +21,15 @@ from rules import position as positions
 from rules.board import board_to_toml, parse_board
 from rules.nie import GAME
 from rules.nie.battle import Result
-from rules.nie.board import demo_board, map_point, voronoi_cells
-from rules.nie.demo import DEMO_FIGURES, DEMO_GAME
+from rules.nie.board import battle_board, demo_board, map_point, voronoi_cells
+from rules.nie.demo import DEMO_BATTLE, DEMO_FIGURES, DEMO_GAME, demo_game
 from rules.nie.live import FigureMove, NieLive, nation_of
 from rules.nie.model import load_europe, position_from_dict, with_changes
 from rules.picture import check
 from rules.system import CombatOutcome
+from vision.markers import MarkerDetection
 from vision.pieces import PiecePose, TableReading
+from vision.synthetic import VirtualCamera
 from vision.tracking import TrackerConfig
 
 DEMO = {fid: area for fid, _, _, area in DEMO_FIGURES}
@@ -237,3 +240,64 @@ def test_a_removal_waits_until_the_figure_is_taken_off(session):
     assert s.state.pending.keys() == {"gb-sq-1"}
     see(s, 4.0, {k: v for k, v in DEMO.items() if k != "gb-sq-1"})
     assert s.state.pending == {} and "gb-sq-1" not in s.position.units
+
+
+def battle_reading(s: Session, cam, at: BoardPose, zones: dict[str, str], also=()) -> TableReading:
+    """One frame: the battle board's anchors lying at `at` (their corners as the camera sees them) and each figure
+    (id -> zone) at its zone's centre on it; `also` more figure poses in table mm."""
+    brd = battle_board()
+    markers = tuple(MarkerDetection(a.id, cam.project(np.column_stack([at.board_to_table(anchor_corners_mm(a)),
+                                                                       np.zeros(4)])))
+                    for a in brd.anchors)
+    ids = {p.id: p.marker for p in s.setup.roster.pieces}
+    poses = [PiecePose(fid, ids[fid], *map(float, at.board_to_table([brd.areas[z].centre])[0]), 0.0)
+             for fid, z in zones.items()]
+    return TableReading(cam.pose, (*poses, *also), (), (), markers)
+
+
+def test_the_battle_board_is_read_on_its_own_and_may_be_moved():
+    """Two surfaces (digest §13.3): the map is the table, the battle board lies beside it and is registered from its
+    own anchors every frame; its figures stand in the demo battle's zones, and still do once the board is turned
+    and pushed aside between frames; a figure off both surfaces is noted, not placed."""
+    board = demo_board()
+    setup = Setup("by hand", None, board_layout(board), demo_roster("nie", board), "nie", board=board,
+                  game=position_from_dict(demo_game(), "the demo"), surfaces=NieLive.surface_boards(board))
+    s = Session(setup, settle_s=0.0)
+    cam = VirtualCamera.looking_at_table(1400.0, 800.0, (1920, 1080))
+    zones = {uid: st["zone"] for uid, st in DEMO_BATTLE["units"].items()}
+    paris = PiecePose("fr-inf-1", 30, *point("paris"), 0.0)
+    for t, at in enumerate((BoardPose(0.0, 1040.0, 150.0), BoardPose(25.0, 1100.0, 180.0))):
+        if t:  # the board turned and pushed aside: its figures go with it, fr-inf-3 steps to the middle
+            zones["fr-inf-3"] = "M-centre"
+        for dt in (0.0, 0.5):
+            s.update_reading(battle_reading(s, cam, at, zones, (paris,)), 10.0 * t + dt, camera=cam.intrinsics)
+        pose = s.surface_pose("battle")
+        assert pose is not None and abs(pose.rotation_deg - at.rotation_deg) < 0.5
+        assert abs(pose.x_mm - at.x_mm) < 1.0 and abs(pose.y_mm - at.y_mm) < 1.0
+        battle = s.position.battle
+        assert {uid: bu.zone.name(True) for uid, bu in battle.units.items()} == zones
+        assert {uid: s.position.unit(uid).at for uid in zones} == dict.fromkeys(zones, "bohemia")
+        assert s.live.placements["fr-inf-3"].surface == "battle" and s.live.placements["fr-inf-1"].surface == "map"
+        assert s.position.unit("fr-inf-1").at == "paris"
+    assert s.live.game.battle.units["fr-inf-3"].zone.name(True) == "A-centre"  # the engine's game is not changed
+    off = s.locate(1060.0, 100.0)  # beside the map, off the battle board turned aside
+    assert (off.surface, off.area, off.note) == ("", None, "off every surface")
+    items = s.picture()
+    zone_items = [it for it in items if it.kind == "nie-zone"]
+    assert len(zone_items) == 13
+    check(items)
+    centre = next(it for it in zone_items if it.data == ("M-centre",))
+    assert "fr-inf-3" in centre.tip  # drawn through the board's new pose, with the figure now in it
+
+
+def test_a_figure_on_the_battle_board_without_a_battle_is_not_placed():
+    board = demo_board()
+    setup = Setup("by hand", None, board_layout(board), demo_roster("nie", board), "nie", board=board,
+                  game=position_from_dict(DEMO_GAME, "the demo"), surfaces=NieLive.surface_boards(board))
+    s = Session(setup, settle_s=0.0)
+    cam = VirtualCamera.looking_at_table(1400.0, 800.0, (1920, 1080))
+    for dt in (0.0, 0.5):
+        s.update_reading(battle_reading(s, cam, BoardPose(0.0, 1040.0, 150.0), {"fr-inf-3": "A-left"}), dt,
+                         camera=cam.intrinsics)
+    assert "fr-inf-3" not in s.position.units
+    assert "fr-inf-3: on the battle board, but there is no battle - not placed" in s.notes

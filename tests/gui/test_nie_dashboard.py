@@ -1,6 +1,7 @@
 """The dashboard with --system nie on the synthetic demo map (offscreen): the figures the camera reads located to
-their regions, sea areas and ports, and those on the battle board beside it to the battle's zones, the selected figure's reach by a land move, a land move through the combat panel
-pending until the map shows it. Screenshot: out/screenshots/nie-map.png."""
+their regions, sea areas and ports, and those on the battle board beside it to the battle's zones, the selected
+figure's reach by a land move, a land move through the combat panel pending until the map shows it.
+Screenshot: out/screenshots/nie-map.png."""
 
 from __future__ import annotations
 
