@@ -1,5 +1,5 @@
 """Napoleon in Europe's part of the live session (rules/live.py): figures on the strategic map, located to its regions
-and sea areas like Marengo's blocks to areas.
+and sea areas like Marengo's blocks to areas, and on the battle board, located to the battle's zones.
 
 The session (fieldglass/session.py) registers the map as a printed board (rules/nie/board.py: the demo map's cells,
 or a board file whose area ids are the map's region and sea ids) and locates a table point on it (`s.locate`). Each
@@ -11,8 +11,11 @@ camera cannot see (date, turn order, players, relations, PP and PAP, owners, upr
 month, a battle) is the game: the engine's position without units, replaced by the position after each resolution
 the players apply. The moves and removals a resolution orders wait as `FigureMove`s until the map shows them.
 
-Nothing on the strategic map is hidden (§4.2 hides only a battle's set-up, on the battle board this live table does
-not read yet): no player views.
+The battle board is the table's second surface (`surfaces`, §13.3: registered from its own anchors every frame, so it
+may be moved): a figure standing on it is in the current battle's region, in the zone it is seen in (§3.3).
+
+Nothing on the strategic map is hidden (§4.2 hides only a battle's set-up, which has no player view yet): no player
+views.
 """
 
 from __future__ import annotations
