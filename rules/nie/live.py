@@ -363,14 +363,16 @@ class NieLive(LiveRules):
     # ---- the game record
 
     def record_meta(self, meta: dict) -> dict:
-        """The starting game (the position file's form, without units); the map's board as its TOML text (a record's
-        `{"demo": true}` board is the generic demo board, not this map's cells)."""
+        """The starting game (the position file's form, without units but its battle's); the map's board as its TOML
+        text (a record's `{"demo": true}` board is the generic demo board, not this map's cells)."""
         board = getattr(self.setup, "board", None)
         if board is not None and (meta.get("board") or {}).get("demo"):
             meta["board"] = {"toml": board_to_toml(board), "name": board.name}
         game = getattr(self.setup, "game", None)
-        if game is not None:
-            meta["game"] = position_to_dict(without_units(game))
+        if game is not None:  # a battle's units stay, so that its battle reads back (a battle names its units)
+            fighting = set(game.battle.units) if game.battle is not None else set()
+            meta["game"] = position_to_dict(with_changes(game, units={u: q for u, q in game.units.items()
+                                                                      if u in fighting}))
         return meta
 
     def restore(self, s) -> None:
