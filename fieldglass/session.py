@@ -87,7 +87,8 @@ class Session:
             self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
         # the other surfaces (LiveRules.surfaces[1:]): each lies on the table and is found from its own anchors
         self.camera = getattr(setup, "camera", None)
-        self.surface_boards: dict[str, Any] = dict(getattr(setup, "surfaces", None) or {}) if self.board else {}
+        self.surface_boards: dict[str, Any] = dict(getattr(setup, "surfaces", None) or {}) \
+            if self.board is not None else {}
         self.surface_registrations = {name: BoardRegistration(board_layout(b), self.camera)
                                       for name, b in self.surface_boards.items()}
         self.layout = setup.layout
@@ -363,8 +364,7 @@ class Session:
         if pid is not None and self.roster.piece(pid) is None:
             name, pid = pid, self.live.resolve_id(self, pid)
             if pid is None:
-                if self.board is not None and name in self.board.areas:  # a click or name of an area: say which
-                    self.events.message.emit(f"area {name}: {self.board.areas[name].name}")
+                self._name_area(name)
                 return
             if self.roster.piece(pid) is None:
                 raise InputError(f"no {self.live.noun} {pid!r} in the roster")
@@ -373,6 +373,14 @@ class Session:
         else:
             self.selected, self.second = pid, None
         self.events.selection.emit(self.selected, self.second)
+
+    def _name_area(self, name: str) -> None:
+        """A click or name of an area of a surface: say which."""
+        for surface, brd in (("", self.board), *self.surface_boards.items()):
+            if brd is not None and name in brd.areas:
+                where = f" on the {surface}" if surface else ""
+                self.events.message.emit(f"area {name}{where}: {brd.areas[name].name}")
+                return
 
     def clear_selection(self) -> None:
         self.select(None)
