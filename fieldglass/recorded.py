@@ -21,16 +21,15 @@ from calibration.layout import TableLayout, parse_layout
 from common.errors import InputError
 from rules.board import Placement, parse_board
 from rules.live import GameState, LiveRules
-from rules.system import UMPIRE, game_system, table_system
+from rules.system import UMPIRE, default_system, game_system, table_system
 from vision.roster import Piece, Roster
 
-LEGACY_SYSTEM = "wiener"
 """The system of a record whose metadata names none: records were of that one game before they named theirs."""
 
 
 def system_of(meta: Mapping) -> str:
     """The name of a record's system."""
-    return meta.get("system") or LEGACY_SYSTEM
+    return meta.get("system") or default_system()
 
 
 def layout_from_meta(meta: dict) -> TableLayout:
@@ -183,5 +182,5 @@ class RecordedGame:
         self.state.log.append(text)
 
 
-__all__ = ["LEGACY_SYSTEM", "RecordedGame", "board_from_meta", "board_meta", "game_over", "layout_from_meta",
+__all__ = ["RecordedGame", "board_from_meta", "board_meta", "game_over", "layout_from_meta",
            "record_system", "roster_from_meta", "system_of"]

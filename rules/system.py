@@ -221,6 +221,12 @@ class GameSystem:
     """Its own options of `fieldglass analyze` and `resolve` ({"analyze": (...), "resolve": (...)})."""
     examples: Mapping[str, str] = field(default_factory=dict)
     """Example lines of those commands for --help."""
+    default: bool = False
+    """The system a command uses when none is named, and the one of records made before records named their system
+    (the flagship's package sets it)."""
+    bench: str | None = None
+    """The module of its engine benchmark (`fieldglass bench ...`): it declares NAME, HELP, __doc__, EPILOG, OPTIONS
+    (CliOption data) and `run(args)`; None for none."""
     side_tones: Mapping[str, str] = field(default_factory=dict)
     """A side's own colour (a tone of rules/picture.py, e.g. a power's "#4682ff"); any other side is `side:N`."""
     digest: str = ""
@@ -253,7 +259,7 @@ class GameSystem:
         """Name, title, kind of table, sides and actions, for `fieldglass systems --json`."""
         return {"name": self.name, "title": self.title, "table": self.table,
                 "sides": list(self.sides) or "any (from the roster)", "actions": list(self.actions),
-                "digest": self.digest}
+                "digest": self.digest, "default": self.default}
 
 
 # ---------------------------------------------------------------------------------------------- the registry
@@ -309,6 +315,15 @@ def table_system(name: str, options=None) -> TableSystem:
 
 def system_names() -> tuple[str, ...]:
     return tuple(game_systems())
+
+
+def default_system() -> str:
+    """The name of the registered system marked `default`, else the first by name; InputError when none is."""
+    systems = game_systems()
+    marked = sorted(n for n, g in systems.items() if g.default)
+    if marked or systems:
+        return (marked or sorted(systems))[0]
+    raise InputError("no game system is installed: reinstall fieldglass (pip install -e .)")
 
 
 def registered_names() -> tuple[str, ...]:

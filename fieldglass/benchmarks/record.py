@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from fieldglass.record import Record
+from rules.system import default_system
 
 EPILOG = """\
 examples:
@@ -17,7 +18,8 @@ examples:
 
 def measure_writes(n: int = 300) -> tuple[float, float]:
     """Events per second and bytes per event for `n` move events written one transaction each."""
-    meta = {"system": "wiener", "players": ["bench"], "roster": [{"id": "fr-1", "side": "FR", "type": "infantry"}]}
+    meta = {"system": default_system(), "players": ["bench"],
+            "roster": [{"id": "fr-1", "side": "FR", "type": "infantry"}]}
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.fgr"
         record = Record.create(path, meta)

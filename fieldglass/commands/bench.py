@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 from pathlib import Path
 
 import cv2
 
-from fieldglass.benchmarks.dbx import add_parser as add_dbx_bench
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.realdata import realdata_figures
 from fieldglass.benchmarks.record import add_parser as add_record_bench
-from fieldglass.benchmarks.rules import add_parser as add_rules_bench
 from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
+from rules.system import game_systems
 
 EPILOG = """\
 examples:
@@ -52,10 +52,23 @@ def add_parser(sub) -> None:
         "--realdata", type=Path, default=DEFAULT_REALDATA, metavar="DIR", help="folder of real photos with ground truth"
     )
     v.set_defaults(run=run_vision)
-    add_rules_bench(which)
     add_record_bench(which)
     add_limits_bench(which)
-    add_dbx_bench(which)
+    add_system_benches(which)
+
+
+def add_system_benches(which) -> None:
+    """`fieldglass bench NAME` for every registered system that declares an engine benchmark (GameSystem.bench: a
+    module with NAME, HELP, __doc__, EPILOG, OPTIONS and run)."""
+    for game in game_systems().values():
+        if not game.bench:
+            continue
+        bench = importlib.import_module(game.bench)
+        p = which.add_parser(bench.NAME, help=bench.HELP, description=bench.__doc__,
+                             epilog=bench.EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        for o in bench.OPTIONS:
+            p.add_argument(*o.flags, help=o.help, **dict(o.kwargs))
+        p.set_defaults(run=bench.run)
 
 
 def run_vision(args) -> int:

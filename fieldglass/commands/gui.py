@@ -11,7 +11,7 @@ from pathlib import Path
 from common.errors import InputError
 from fieldglass.commands.demo import _resolution
 from fieldglass.setup import load_setup
-from rules.system import registered_names
+from rules.system import default_system, registered_names
 
 EPILOG = """\
 examples:
@@ -46,8 +46,8 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (synthetic: the demo layout)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (synthetic: the demo roster)")
-    p.add_argument("--system", default="wiener", metavar="NAME",
-                   help=f"rules system: {', '.join(registered_names())} (default: %(default)s)")
+    p.add_argument("--system", metavar="NAME",
+                   help=f"rules system: {', '.join(registered_names())} (default: the registry's default system)")
     p.add_argument("--game", metavar="POSITION.json", help="position file: terrain and the pieces' game state")
     p.add_argument("--board", metavar="BOARD.toml",
                    help="printed board (a system on a printed board; synthetic: its demo board)")
@@ -81,6 +81,7 @@ def run(args) -> int:
     """Build the set-up from the files and hand it to the dashboard (gui/app.py), headless without a display."""
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
+    args.system = args.system or default_system()
     try:
         from gui import app as dashboard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:

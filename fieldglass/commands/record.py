@@ -9,7 +9,6 @@ import dataclasses
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from common.errors import InputError
-from fieldglass.recorded import LEGACY_SYSTEM
 from fieldglass.recording import (
     GameRecorder,
     RecordingPlan,
@@ -22,7 +21,7 @@ from fieldglass.recording import (
     table_reader,
 )
 from fieldglass.setup import load_setup
-from rules.system import game_system, game_systems, system_names
+from rules.system import default_system, game_system, game_systems, system_names
 from vision.roster import load_roster
 from vision.scripted import scripted_game
 from vision.synthetic import SyntheticSource, VirtualCamera, demo_scene
@@ -79,7 +78,7 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
-    p.add_argument("--system", default=_default_system(), help="game system, one of the registered: %(systems)s")
+    p.add_argument("--system", help="game system, one of the registered: %(systems)s")
     p.add_argument("--board", metavar="BOARD.toml", help="a system on a printed board: the board file (synthetic: the "
                    "demo board)")
     p.add_argument("--game", metavar="GAME.json", help="the position at the start (the state the camera cannot "
@@ -133,17 +132,13 @@ def _setup(args):
     return layout, roster, intr, frames, None, args.source
 
 
-def _default_system() -> str:
-    return LEGACY_SYSTEM
-
-
 def _systems_help() -> str:
     """The registered systems with their kind of table, the default first."""
     try:
         systems = game_systems()
     except InputError as exc:  # a broken plugin: say so in the help rather than fail to build it
         return str(exc)
-    default = _default_system()
+    default = default_system()
     names = sorted(systems, key=lambda n: (n != default, n))
     return ", ".join(f"{n} ({systems[n].table}{', the default' if n == default else ''})" for n in names)
 
@@ -209,6 +204,7 @@ def plan(args):
 
 
 def run(args) -> int:
+    args.system = args.system or default_system()
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)

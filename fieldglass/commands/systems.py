@@ -19,7 +19,8 @@ from rules.system import game_system, game_systems
 def position_system(path: str) -> str:
     data = read_json(path, "position file")
     if not isinstance(data, dict) or not isinstance(data.get("system"), str):
-        raise InputError(f'{path}: a position file is a JSON object with a "system" name, like "wiener"')
+        raise InputError(f'{path}: a position file is a JSON object with the name of its "system" '
+                         "(one of fieldglass systems)")
     return data["system"]
 
 
@@ -76,6 +77,6 @@ def run(args) -> int:
         return 0
     for r in rows:
         sides = " ".join(r["sides"]) if isinstance(r["sides"], list) else r["sides"]
-        print(f"{r['name']:<10}{r['title']}")
+        print(f"{r['name']:<10}{r['title']}" + ("  (the default)" if r["default"] else ""))
         print(f"{'':<10}table: {r['table']}; sides: {sides}; actions: {' '.join(r['actions'])}")
     return 0

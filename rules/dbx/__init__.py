@@ -33,6 +33,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.dbx.commands",
+    bench="rules.dbx.bench",
     live=DbxLive,
     cli={"analyze": (
         CliOption(("--all",), "every ordered pair of enemies", {"action": "store_true"}),

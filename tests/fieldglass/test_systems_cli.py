@@ -9,7 +9,7 @@ import pytest
 from common.errors import InputError
 from fieldglass.cli import main as run_cli
 from rules.marengo.model import position_to_dict
-from rules.system import GameSystem, game_system, game_systems, register, table_system, unregister
+from rules.system import GameSystem, default_system, game_system, game_systems, register, table_system, unregister
 from tests.fieldglass.test_analyze_cli import POSITION
 from tests.rules.marengo_util import blk, mk
 
@@ -22,6 +22,11 @@ def test_the_three_systems_are_registered_through_entry_points():
     assert systems["marengo"].sides == ("AU", "FR")
     assert table_system("dbx").name == "dbx"
     assert "thrust" in table_system("marengo").actions
+
+
+def test_the_default_system_is_the_one_its_package_marks():
+    assert default_system() == "wiener"  # the flagship's GameSystem says default=True; nothing else names it
+    assert [n for n, g in game_systems().items() if g.default] == ["wiener"]
 
 
 def test_an_unknown_system_names_the_known_ones():
@@ -48,7 +53,7 @@ def test_systems_lists_each_with_table_sides_and_actions(capsys):
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["systems"]}
     assert rows["marengo"]["sides"] == ["AU", "FR"]
     assert rows["wiener"]["actions"][:2] == ["fire", "melee"]
-    assert rows["dbx"]["table"] == "free"
+    assert rows["dbx"]["table"] == "free" and rows["wiener"]["default"] and not rows["dbx"]["default"]
     assert run_cli(["systems"]) == 0
     assert "Triomphe" in capsys.readouterr().out
 

@@ -9,7 +9,6 @@ position object each time, so nothing is remembered from an earlier selection. P
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import dataclasses
 import io
@@ -21,6 +20,7 @@ import time
 
 from rules.dbx.adapter import DbxSystem
 from rules.dbx.demo import demo_position  # the table the dashboard shows with --source synthetic
+from rules.system import CliOption
 
 EPILOG = """\
 examples:
@@ -68,17 +68,12 @@ def profile(limit: int = 25) -> str:
     return s.getvalue()
 
 
-def add_parser(which) -> None:
-    d = which.add_parser(
-        "dbx",
-        help="DBX dashboard: engine time of one element selection on the synthetic demo table",
-        description=__doc__,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    d.add_argument("--repeats", type=int, default=3, help="rounds over every demo element (default 3)")
-    d.add_argument("--profile", action="store_true", help="also print the hottest functions (cProfile)")
-    d.set_defaults(run=run)
+NAME = "dbx"
+HELP = "DBX dashboard: engine time of one element selection on the synthetic demo table"
+OPTIONS = (
+    CliOption(("--repeats",), "rounds over every demo element (default 3)", {"type": int, "default": 3}),
+    CliOption(("--profile",), "also print the hottest functions (cProfile)", {"action": "store_true"}),
+)
 
 
 def run(args) -> int:

@@ -1,4 +1,5 @@
-"""`fieldglass bench rules`: every-pair analysis of a Wiener Napoleon position, as a dashboard would ask it each frame.
+"""`fieldglass bench rules`: every-pair analysis of a Wiener Napoleon position, as a dashboard would ask it each
+frame.
 
 The scenario is the issue's: a 40 x 20 table with 100 + 100 and 200 + 200 pieces (200 per side is half the fields
 occupied), some woods, towns and heights; every piece against every enemy (2 x 200 x 200 = 80,000 ordered pairs):
@@ -10,7 +11,6 @@ is reused); with --reference also the per-pair Python rules on every pair (`anal
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import random
@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 
 from common.fields import FACINGS, field_name
+from rules.system import CliOption
 from rules.wiener.analysis import analyze_from
 from rules.wiener.model import position_from_dict
 from rules.wiener.pairs import _grid_lines, analyze_all
@@ -108,23 +109,17 @@ def measure(pieces_per_side: int = 200, repeats: int = 5, seed: int = 1, referen
     return out
 
 
-def add_parser(which) -> None:
-    """Register `bench rules` on the bench command's sub-parsers."""
-    r = which.add_parser(
-        "rules",
-        help="Wiener Napoleon every-pair analysis on a 40 x 20 table with 100 and 200 pieces per side",
-        description=__doc__,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("--pieces", type=int, help="pieces per side (default: 100, then 200)")
-    r.add_argument("--repeats", type=int, default=5, help="frames to time (default 5)")
-    r.add_argument("--seed", type=int, default=1)
-    r.add_argument("--reference", action="store_true", help="also time the per-pair reference rules on every pair")
-    r.set_defaults(run=run_rules_bench)
+NAME = "rules"
+HELP = "Wiener Napoleon every-pair analysis on a 40 x 20 table with 100 and 200 pieces per side"
+OPTIONS = (
+    CliOption(("--pieces",), "pieces per side (default: 100, then 200)", {"type": int}),
+    CliOption(("--repeats",), "frames to time (default 5)", {"type": int, "default": 5}),
+    CliOption(("--seed",), "the scenario's random seed", {"type": int, "default": 1}),
+    CliOption(("--reference",), "also time the per-pair reference rules on every pair", {"action": "store_true"}),
+)
 
 
-def run_rules_bench(args) -> int:
+def run(args) -> int:
     print(f"fieldglass bench rules  ({os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()})")
     for per in [args.pieces] if args.pieces else [100, 200]:
         m = measure(per, args.repeats, args.seed, args.reference)
