@@ -44,7 +44,8 @@ from common.fields import field_name
 from gui.app import application
 from gui.models import ListTableModel
 from gui.picture import _path_lines, _pen, _polygon, _qp
-from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, base_corners, numpy_to_qimage, save_widget_png
+from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, numpy_to_qimage, save_widget_png
+from rules.picture import rectangle
 
 MARGIN_MM = 40.0  # room above the table for the caption, below it for the notes on the whole table
 TICK_MS = 40
@@ -141,7 +142,7 @@ class ReplayBoardView(TableView):
     def _ghost(self, pid: str, x: float, y: float, heading: float, colour: QColor, kind: str, tip: str) -> None:
         rp = self.session.roster.piece(pid)
         base = rp.base_mm if rp is not None else (40.0, 30.0)
-        item = QGraphicsPolygonItem(_polygon(self.mapper, base_corners(x, y, heading, base)))
+        item = QGraphicsPolygonItem(_polygon(self.mapper, rectangle(x, y, heading, base)))
         item.setPen(_pen(colour, 2.0, Qt.PenStyle.DotLine))
         item.setBrush(Qt.BrushStyle.NoBrush)
         item.setToolTip(tip)

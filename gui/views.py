@@ -6,7 +6,6 @@ view through the camera (lens distortion and marker heights included), the board
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -111,15 +110,6 @@ def _field_square(grid, f, inset: float = 0.0) -> np.ndarray:
     y0 = grid.origin_y_mm + f[1] * grid.field_mm + inset
     s = grid.field_mm - 2 * inset
     return np.array([[x0, y0], [x0 + s, y0], [x0 + s, y0 + s], [x0, y0 + s]])
-
-
-def base_corners(x: float, y: float, heading_deg: float, base_mm) -> np.ndarray:
-    w, d = base_mm
-    h = math.radians(heading_deg)
-    fwd = np.array([math.sin(h), math.cos(h)])
-    right = np.array([math.cos(h), -math.sin(h)])
-    c = np.array([x, y])
-    return np.array([c + sx * w / 2 * right + sy * d / 2 * fwd for sx, sy in ((-1, 1), (1, 1), (1, -1), (-1, -1))])
 
 
 # ---------------------------------------------------------------------------------------------- the view

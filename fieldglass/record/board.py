@@ -6,8 +6,6 @@ side, else `side:N` by its index among the record's sides), so a diagram and the
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
@@ -16,7 +14,7 @@ from common.fields import column_letters
 from fieldglass import render
 from fieldglass.record.state import BoardState
 from fieldglass.recorded import system_of
-from rules.picture import rgb
+from rules.picture import rectangle, rgb
 from rules.system import game_system
 
 CLOTH = (88, 128, 104)
@@ -132,13 +130,7 @@ class Board:
 
     def _piece(self, img: np.ndarray, p) -> None:
         bw, bd = self.bases.get(p.id, (40.0, 30.0))
-        h = math.radians(p.heading_deg or 0.0)
-        fwd = np.array([math.sin(h), math.cos(h)])
-        right = np.array([math.cos(h), -math.sin(h)])
-        c = np.array([p.x_mm, p.y_mm])
-        corners = [c - right * bw / 2 + fwd * bd / 2, c + right * bw / 2 + fwd * bd / 2,
-                   c + right * bw / 2 - fwd * bd / 2, c - right * bw / 2 - fwd * bd / 2]
-        pts = np.array([self.px(*q) for q in corners], np.float32)
+        pts = self.to_px(rectangle(p.x_mm, p.y_mm, p.heading_deg or 0.0, (bw, bd))).astype(np.float32)
         colour = side_colour(p.side, self.colours)
         if p.status == "missing":
             cv2.polylines(img, [np.round(pts).astype(np.int32)], True, colour, 1, cv2.LINE_AA)
