@@ -19,6 +19,8 @@ from typing import Any
 from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
 from common.errors import InputError
+from fieldglass.surfaces import locate as locate_on_surfaces
+from fieldglass.surfaces import recorded_poses
 from rules.board import Placement, parse_board
 from rules.live import GameState, LiveRules
 from rules.system import UMPIRE, default_system, game_system, table_system
@@ -124,6 +126,10 @@ class RecordedGame:
         self.sides = list(self.game.sides) or list(dict.fromkeys(p.side for p in self.roster.pieces))
         self.ground = self.system.empty_ground()
         self.live: LiveRules = (self.game.live or LiveRules)(self.system, None)
+        # the other surfaces (a battle board beside a map): their boards, and their poses as recorded at the moment
+        self.surface_boards: dict[str, Any] = dict(self.live.surface_boards(self.board)) \
+            if self.board is not None and self.live.surfaces else {}
+        self.surface_poses: dict[str, Any] = {}
         self.settle_s = settle_s
         self.viewer = UMPIRE
         self.to_table = None  # a record keeps a board's places in table mm: the board is the table
@@ -139,6 +145,7 @@ class RecordedGame:
         built."""
         self.record_state = state
         self.recorded = list(events)
+        self.surface_poses = recorded_poses(self.recorded)
         self.places = {pid: p for pid, p in state.pieces.items() if p.on_table}
         active = next((str(e.data["active"]) for e in reversed(self.recorded)
                        if not e.undone and e.type == "turn" and e.data.get("active")), None)
@@ -166,10 +173,23 @@ class RecordedGame:
         return self.places
 
     def locate(self, x_mm: float, y_mm: float) -> Placement:
-        """Where a table point lies on the record's board (the board is the table)."""
+        """Where a table point lies on the record's board (the board is the table) or, on a table of several
+        surfaces, on the surface whose recorded pose at the moment holds it (fieldglass/surfaces.py `locate`)."""
         if self.board is None:
             return Placement(None, None, False, "this system has no printed board")
-        return self.board.locate(x_mm, y_mm)
+        main = self.live.surfaces[0] if self.live.surfaces else ""
+        return locate_on_surfaces(x_mm, y_mm, self.board, (x_mm, y_mm), main, self.surface_boards,
+                                  self.surface_pose)
+
+    def surface_pose(self, name: str):
+        """A surface's pose on the table as last recorded by the moment (calibration/board.py BoardPose: board mm
+        -> table mm), None while none was recorded."""
+        return self.surface_poses.get(name)
+
+    def surface_to_table(self, name: str):
+        """Board mm of a surface -> table mm (the main surface is the table: None); None while it has no pose."""
+        pose = self.surface_pose(name) if name in self.surface_boards else None
+        return pose.board_to_table if pose is not None else None
 
     def to_board(self, x_mm: float, y_mm: float) -> tuple[float, float]:
         return x_mm, y_mm

@@ -37,6 +37,7 @@ from fieldglass.boards import board_layout
 from fieldglass.progress import progress
 from fieldglass.record import Event, Record
 from fieldglass.recorded import RecordedGame, board_meta, system_of
+from fieldglass.surfaces import SURFACE_EVENT, SurfaceRegistry, pose_data, pose_moved
 from rules.live import LiveRules
 from rules.system import game_system, table_system
 from vision.pieces import camera_for_frame, read_table
@@ -112,6 +113,7 @@ class GameRecorder:
     on_event: Callable[[Event], None] | None = None
     written: list[Event] = field(default_factory=list)
     game: RecordedGame | None = None
+    surfaces: SurfaceRegistry | None = None
     _input_id: str | None = None
     _applied: set[str] | None = None
 
@@ -124,7 +126,8 @@ class GameRecorder:
         config = config or TrackerConfig()
         game = RecordedGame(record.meta, roster=roster, settle_s=config.settle_s)
         tracker = Tracker(game.roster, config, camera)
-        rec = cls(record, game.roster, tracker, on_event, game=game)
+        rec = cls(record, game.roster, tracker, on_event, game=game,
+                  surfaces=SurfaceRegistry(game.surface_boards, camera))
         rec.sync_tracker()
         return rec
 
@@ -136,6 +139,7 @@ class GameRecorder:
                 places[p.id] = Place(p.x_mm, p.y_mm, p.heading_deg or 0.0, p.cell, p.facing)
             states[p.id] = p.status
         self.tracker.restore(places, states)
+        self.now()  # the other surfaces' poses as last recorded: a figure is located on them until they move
 
     def _write(self, kind: str, t: float, frame: int | None, piece: str | None = None, data: dict | None = None,
                image: np.ndarray | None = None) -> Event:
@@ -148,12 +152,15 @@ class GameRecorder:
         return ev
 
     def write_track_event(self, e: TrackEvent) -> Event:
-        """A tracker's event; on a printed board a move or an appearance keeps the area and position it ends in."""
+        """A tracker's event; on a printed board a move or an appearance keeps the area and position it ends in (and
+        on a table of several surfaces, the surface)."""
         data = e.data()
         place = data.get("to") or data.get("at")
         if self.game.board is not None and place and e.type in ("move", "appeared"):
             pl = self.game.locate(float(place["x_mm"]), float(place["y_mm"]))
             data["area"], data["position"] = pl.area, pl.position
+            if pl.surface:
+                data["surface"] = pl.surface
             if pl.on_border:
                 data["on_border"] = True
         return self._write(e.type, e.t, e.frame, e.piece, data)
@@ -167,10 +174,27 @@ class GameRecorder:
         if reading is None or reading.pose is None:
             return []
         self.game.record_state = self.record.state()
+        out = self.register_surfaces(reading, t, frame, image)
         reading, more = self.game.live.record_read(self.game, reading, t)
-        out = [self.write_track_event(e) for e in self.tracker.update(reading, t, frame)]
+        out += [self.write_track_event(e) for e in self.tracker.update(reading, t, frame)]
         for ev in more:
             out.append(self._write(ev["type"], t, frame, ev.get("piece"), ev.get("data"), image))
+        return out
+
+    def register_surfaces(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
+        """Each other surface registered from its own anchors in this frame; its pose written (a `surface` event)
+        when it is first found and whenever it has moved or turned beyond the threshold (fieldglass/surfaces.py), so
+        that the figures committed from now on are located on it where it lies."""
+        if not self.surfaces.boards:
+            return []
+        camera = self.tracker.camera
+        self.surfaces.update(reading, camera_for_frame(camera, image) if camera is not None and image is not None
+                             else camera)
+        out = []
+        for name, pose in self.surfaces.poses().items():
+            if pose_moved(self.game.surface_pose(name), pose):
+                out.append(self._write(SURFACE_EVENT, t, frame, None, pose_data(name, pose)))
+                self.game.surface_poses[name] = pose
         return out
 
     def position(self):

@@ -30,6 +30,7 @@ from fieldglass.recorded import (  # noqa: F401 - the record's layout, roster an
     roster_from_meta,
 )
 from fieldglass.session import PieceView, build_scene
+from fieldglass.surfaces import recorded_poses
 from rules.system import PUBLIC, UMPIRE, SelectionOverlay
 from vision.pieces import PiecePose
 
@@ -236,6 +237,21 @@ class ReplaySession:
     def position(self):
         return self.position_at(self.index)
 
+    @property
+    def surface_boards(self) -> dict[str, Any]:
+        """The boards of the table's other surfaces (a battle board beside a map), by name."""
+        return self.game.surface_boards
+
+    def surface_pose(self, name: str):
+        """A surface's pose on the table as recorded by the moment shown (calibration/board.py BoardPose), None
+        while none was recorded."""
+        return recorded_poses(self.timeline[: self.index]).get(name)
+
+    def surface_to_table(self, name: str):
+        """Board mm of a surface -> table mm at the moment shown; None while it has no recorded pose."""
+        pose = self.surface_pose(name) if name in self.surface_boards else None
+        return pose.board_to_table if pose is not None else None
+
     def set_viewer(self, viewer: str) -> None:
         """Who watches the replay: "public", a side of a system with hidden information, or "umpire" (the system's
         `LiveRules.replay_views`)."""
@@ -334,7 +350,8 @@ class ReplaySession:
     def combat_shown(self) -> tuple[str, str, tuple[int, int], tuple[int, int], Event] | None:
         """The combat just resolved (the current event, or the last one with only its consequences, notes and
         bookmarks since): attacker, target and their fields as recorded."""
-        e = self._latest("combat", ("note", "bookmark", "marker", "formation", "removed", "missing", "kept"))
+        e = self._latest("combat", ("note", "bookmark", "marker", "formation", "removed", "missing", "kept",
+                                        "surface"))
         if e is None:
             return None
         pieces, fields = e.data.get("pieces") or [], e.data.get("fields") or {}
@@ -348,7 +365,7 @@ class ReplaySession:
     def move_shown(self) -> tuple[tuple[float, float], tuple[float, float], Event] | None:
         """The move just committed (the current event, or the last one with only notes and bookmarks since): from and
         to, table mm."""
-        e = self._latest("move", ("note", "bookmark"))
+        e = self._latest("move", ("note", "bookmark", "surface"))
         if e is None:
             return None
         a, b = e.data.get("from") or {}, e.data.get("to") or {}

@@ -26,6 +26,8 @@ from common.errors import InputError
 from common.events import Signals
 from fieldglass.boards import board_layout
 from fieldglass.printing import parse_card_payload
+from fieldglass.surfaces import SurfaceRegistry
+from fieldglass.surfaces import locate as locate_on_surfaces
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange
 from rules.picture import Scene, ScenePiece
@@ -87,10 +89,10 @@ class Session:
             self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
         # the other surfaces (LiveRules.surfaces[1:]): each lies on the table and is found from its own anchors
         self.camera = getattr(setup, "camera", None)
-        self.surface_boards: dict[str, Any] = dict(getattr(setup, "surfaces", None) or {}) \
-            if self.board is not None else {}
-        self.surface_registrations = {name: BoardRegistration(board_layout(b), self.camera)
-                                      for name, b in self.surface_boards.items()}
+        self.surfaces = SurfaceRegistry(getattr(setup, "surfaces", None) if self.board is not None else None,
+                                        self.camera)
+        self.surface_boards: dict[str, Any] = self.surfaces.boards
+        self.surface_registrations = self.surfaces.registrations
         self.layout = setup.layout
         self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
@@ -142,12 +144,7 @@ class Session:
     def _register_surfaces(self, reading: TableReading) -> None:
         """Each other surface's pose from its own anchors in this reading (kept while they are hidden): a surface
         moved or bumped is found again by the same update."""
-        if reading.pose is None or self.camera is None:
-            return
-        for name, reg in self.surface_registrations.items():
-            reg.camera = self.camera
-            anchors = {a.id for a in self.surface_boards[name].anchors}
-            reg.update({m.id: m.corners for m in reading.markers if m.id in anchors}, reading.pose)
+        self.surfaces.update(reading, self.camera)
 
     def _settle_pending(self, reading: TableReading) -> None:
         """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place.
@@ -224,8 +221,7 @@ class Session:
     def surface_pose(self, name: str):
         """The pose on the table of a surface besides the main board (calibration/board.py BoardPose), None while
         it is not registered."""
-        reg = self.surface_registrations.get(name)
-        return reg.pose if reg is not None else None
+        return self.surfaces.pose(name)
 
     def surface_to_table(self, name: str):
         """Board mm of a surface -> table mm (the main surface: `to_table`); None while it is not registered."""
@@ -240,21 +236,9 @@ class Session:
         point, else on the main board, else off every surface (`Placement.surface` names it)."""
         if self.board is None:
             return Placement(None, None, False, "this system has no printed board")
-        for name, brd in self.surface_boards.items():
-            pose = self.surface_pose(name)
-            if pose is None:
-                continue
-            bx, by = (float(v) for v in pose.table_to_board([(x_mm, y_mm)])[0])
-            if 0.0 <= bx <= brd.width_mm and 0.0 <= by <= brd.depth_mm:
-                return replace(brd.locate(bx, by), surface=name)
-        xy = self.to_board(x_mm, y_mm)
-        if xy is None:
-            return Placement(None, None, False, "the board is not registered (fewer than 2 board anchors)")
-        if not self.surface_boards:
-            return self.board.locate(*xy)
-        if not (0.0 <= xy[0] <= self.board.width_mm and 0.0 <= xy[1] <= self.board.depth_mm):
-            return Placement(None, None, False, "off every surface")
-        return replace(self.board.locate(*xy), surface=self.live.surfaces[0] if self.live.surfaces else "")
+        main = self.live.surfaces[0] if self.live.surfaces else ""
+        return locate_on_surfaces(x_mm, y_mm, self.board, self.to_board(x_mm, y_mm), main, self.surface_boards,
+                                  self.surface_pose)
 
     def plays(self, pid: str) -> bool:
         return self.in_game is None or pid in self.in_game

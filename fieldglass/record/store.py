@@ -392,8 +392,9 @@ class Record:
         `tag` names the request (a player's input) in the same transaction, so a resumed recording can tell it
         was done (`undo_tags()`)."""
         self._need_writable()
-        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE undone = 0 ORDER BY seq DESC LIMIT ?",
-                                 (int(n),)).fetchall()
+        # a surface's pose is what the camera saw, not a player's doing: an undo passes over it
+        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE undone = 0 AND type != 'surface' "
+                                 "ORDER BY seq DESC LIMIT ?", (int(n),)).fetchall()
         if not rows:
             return []
         evs = [_row_event(r) for r in rows]
