@@ -228,11 +228,17 @@ def _synthetic(demo: DemoTable | None, board, surfaces: Mapping[str, Any] | None
 
 
 def _with_surfaces(scene, demo: DemoTable, surfaces: Mapping[str, Any]):
-    """The board scene with the other surfaces lying where the demo puts them: each one's anchors (turned with
-    it) and its areas drawn on a table grown to hold it."""
+    """The board scene with the other surfaces lying where the demo puts them."""
+    return with_surfaces(scene, surfaces, demo.surfaces)
+
+
+def with_surfaces(scene, surfaces: Mapping[str, Any], poses: Mapping[str, tuple[float, float, float]]):
+    """A board scene (vision.synthetic.SyntheticScene, the main board's) with the other surfaces (`surfaces`: name
+    -> rules.board.Board) lying at `poses` (name -> x_mm, y_mm, rotation_deg counter-clockwise: the surface's origin
+    on the table): each one's anchors (turned with it) and its areas drawn on a table grown to hold it."""
     lay, terrain = scene.layout, list(scene.terrain)
     anchors, width, depth = list(lay.anchors), lay.width_mm, lay.depth_mm
-    for name, (x, y, rot) in demo.surfaces.items():
+    for name, (x, y, rot) in poses.items():
         brd = surfaces.get(name)
         if brd is None:
             continue
