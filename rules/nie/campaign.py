@@ -7,11 +7,11 @@ February to April 1805, France against Russia (the players' two nations, France 
 
 * February, France: its army of six marches from Lithuania into Moscow (`land_move`, §5.1) and attacks the six
   Russians there (`start_battle`: six army units a side, a major battle, §8.2). The battle board is straightened
-  first (moved and turned: the camera finds it again from its own anchors). Both armies go onto the battle board into
-  their zones (`deploy`, §4.2); the cavalry phase passes, the French artillery in A-centre fires over the empty
-  M-centre at the Russian infantry in B-centre (§8.3: 9 needed, 5+4 hits, effect 2 eliminates) and the Russian
-  line is broken (§8.7): France wins. The Russians retreat to Ukraine, the French stay in Moscow (§8.9), and every
-  figure goes back to the map.
+  first (moved and turned: the camera finds it again from its own anchors). The set-up is declared (`deploy`, §4.2)
+  and both armies go onto the battle board into their zones; the cavalry phase passes, the French artillery in
+  A-centre fires over the empty M-centre at the Russian infantry in B-centre (§8.3: 9 needed, 5+4 hits, effect 2
+  eliminates) and the Russian line is broken (§8.7): France wins (+1 PAP, §9.7). The Russians retreat to Ukraine,
+  the French stay in Moscow (§8.9), and every figure goes back to the map.
 * February, Russia: its infantry in St. Petersburg marches to Lithuania.
 * March, France: an infantry from Moscow marches into St. Petersburg; Russia passes.
 * The end of March brings the production round (§4.1: +1 PAP each); France totals its PP and buys an infantry in
@@ -58,12 +58,12 @@ FIGURES = (
 BASE_MM, MARKER_MM, MARKER_HEIGHT_MM = 24.0, 20.0, 12.0
 """Each figure's base, its marker's side and the marker's height above the cloth (mm)."""
 
-BATTLE_AT = (40.0, 150.0, 0.0)
-"""Where the battle board lies at the start: its origin this far east of the map's east edge and north of its south
-edge (mm), turned by this much (degrees, counter-clockwise)."""
-BATTLE_MOVED = (55.0, 230.0, 3.0)
-"""Where it lies after it is straightened before the battle: 80 mm further north (more than a zone's depth), so that
-a figure located with the old pose would land in the wrong zone."""
+BATTLE_AT = (1040.0, 150.0, 0.0)
+"""Where the battle board lies at the start, beside the map (whose origin is the table's): its origin's table mm and
+its rotation (degrees, counter-clockwise)."""
+BATTLE_MOVED = (1055.0, 230.0, 3.0)
+"""Where it lies after it is straightened before the battle: 80 mm further north (more than a zone's depth) and
+turned, so that a figure located with the old pose would land in the wrong zone."""
 
 FRENCH = ("fr-inf-1", "fr-inf-2", "fr-inf-3", "fr-inf-4", "fr-cav-1", "fr-art-1")
 RUSSIANS = ("ru-inf-1", "ru-inf-2", "ru-inf-3", "ru-inf-4", "ru-cav-1", "ru-art-1")
@@ -99,9 +99,11 @@ STEPS: tuple[dict, ...] = (
     {"input": _combat("start_battle", "france", "moscow", **{"from": "lithuania"}),
      "expect": {"battle": "moscow", "major": True, "phase": "setup"}},
     {"surface": {BATTLE: BATTLE_MOVED}},
-    {"move": {pid: f"battle:{ZONES[pid]}" for pid in FRENCH + RUSSIANS}},
+    # the set-up is declared (§4.2), then the figures are put into their zones: a battle lists its units only from
+    # its set-up on, and a figure on the battle board of no unit of the battle is left out (rules/nie/live.py)
     {"input": _combat("deploy", "any", **{f"zone__{pid}": z for pid, z in ZONES.items()}),
      "expect": {"phase": "cavalry", "zones": ZONES}},
+    {"move": {pid: f"battle:{ZONES[pid]}" for pid in FRENCH + RUSSIANS}},
     {"input": _combat("end_phase", "any"), "expect": {"phase": "cavalry", "acting": "B"}},
     {"input": _combat("end_phase", "any"), "expect": {"phase": "artillery", "acting": "A"}},
     # §8.3: artillery at 2 zones needs 9 (the option cell fire_art_inf_2): 5+4 hits, effect 2 eliminates

@@ -393,15 +393,18 @@ class NieLive(LiveRules):
         s.state = state
 
     def record_turn(self, s, inp: dict) -> dict:
-        """The active nation's turn ends (engine: turn.end_turn), with the engine's state after."""
+        """The active nation's turn ends (engine: turn.end_turn, §4.1): the round, the nation to move, the date, whether
+        a production round follows, with the engine's state after."""
         res = turn.end_turn(s.position)
         q = res.after
-        return {"turn": q.round, "active": q.active, "phase": f"{q.active} to move", "lines": list(res.lines),
+        return {"turn": q.round, "active": q.active, "phase": f"{q.active} to move", "year": q.year, "month": q.month,
+                "production": bool(res.data.get("production")), "lines": list(res.lines),
                 "engine": position_to_dict(q)}
 
     def record_combat(self, s, inp: dict) -> dict:
-        """An action resolved by the engine on the recorded position: its changes (each with `piece`) and the engine's
-        state after (its units too: a replay places the figures from the camera, `restore` keeps the rest)."""
+        """An action resolved by the engine on the recorded position: its changes (each with `piece`; a unit the engine
+        took off `removed`) and the engine's state after (its units too: a replay places the figures from the camera,
+        `restore` keeps the rest)."""
         pos = s.position
         frame = inp.get("frame")
         action, attacker, target = inp.get("action"), inp.get("attacker"), inp.get("target")
@@ -411,6 +414,13 @@ class NieLive(LiveRules):
                                    seed=inp.get("seed"),
                                    choices={str(k): str(v) for k, v in (inp.get("choices") or {}).items()})
         changes = [{**ch, "piece": ch["unit"]} if "unit" in ch else dict(ch) for ch in outcome.changes]
+        # every unit the engine took off (eliminated by fire, a charge, a pursuit, interception...) is `removed`:
+        # the recorder expects its figure off the table, and the record's state takes it off
+        gone = set(pos.units) - set(outcome.after.units)
+        for ch in changes:
+            if ch.get("piece") in gone:
+                ch["removed"] = True
+        changes += [{"piece": uid, "removed": True} for uid in sorted(gone - {ch.get("piece") for ch in changes})]
         pieces = [p for p in (*attacker.split(","), *((target,) if target in pos.units else ())) if p in pos.units]
         data = {"action": action, "pieces": pieces, "target": target, "changes": changes, "lines": outcome.lines,
                 "dice": list(outcome.rolled), "summary": outcome.lines[0] if outcome.lines else str(action),
