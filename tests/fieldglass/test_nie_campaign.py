@@ -196,3 +196,23 @@ def test_the_replay_shows_the_battle_in_its_zones_and_the_campaign_s_end(recorde
         assert {u.id: u.at for u in end.units.values()} == {fid: area for fid, (_, area) in b.places.items()}
         assert (end.year, end.month, end.round, end.active) == (1805, 4, 3, "france")
         assert end.pp["france"] == 14 and rs.game.notes == []
+
+
+def test_a_recording_stopped_mid_battle_and_resumed_holds_the_same_events(recorded, campaign, tmp_path):
+    _, files, _ = campaign
+    inputs = [json.loads(line) for line in files["inputs"].read_text().splitlines()]
+    deployed = next(i["frame"] for i in inputs if i.get("action") == "deploy")
+    out = tmp_path / "resumed.fgr"
+    # stopped after the battle board was moved and the set-up declared, before the armies go onto it: the resumed
+    # recording locates them with the pose the record kept (a stop while figures are settling would delay their
+    # moves after the resume: the tracker's settling is not kept)
+    assert record(campaign, out, "--frames", str(deployed + 1)) == 0
+    with Record.open(out) as rec:
+        first = as_truth(rec.events(clean=True))
+    assert [e for e in first if e["type"] == "surface"][-1]["at"] != c.BATTLE_AT  # the moved pose is recorded
+    assert not any(e["type"] == "move" and e["to"][0] == c.BATTLE for e in first)
+    assert record(campaign, out, "--resume") == 0
+    with Record.open(out) as rec, Record.open(recorded) as whole:
+        want = c.truth()
+        assert close_poses(as_truth(rec.events(clean=True)), want) == close_poses(
+            as_truth(whole.events(clean=True)), want)
