@@ -423,7 +423,7 @@ class NieLive(LiveRules):
         changes += [{"piece": uid, "removed": True} for uid in sorted(gone - {ch.get("piece") for ch in changes})]
         pieces = [p for p in (*attacker.split(","), *((target,) if target in pos.units else ())) if p in pos.units]
         data = {"action": action, "pieces": pieces, "target": target, "changes": changes, "lines": outcome.lines,
-                "dice": list(outcome.rolled), "summary": outcome.lines[0] if outcome.lines else str(action),
+                "dice": list(outcome.rolled), "summary": f"{action}: {outcome.lines[0] if outcome.lines else action}",
                 "engine": position_to_dict(outcome.after)}
         if outcome.seed is not None:
             data["seed"] = outcome.seed

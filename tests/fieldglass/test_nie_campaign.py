@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from calibration.camera import save_camera
+from fieldglass.cli import main as cli_main
 from fieldglass.commands import record as record_cmd
 from fieldglass.record import Record
 from fieldglass.replay_session import ReplaySession
@@ -216,3 +217,11 @@ def test_a_recording_stopped_mid_battle_and_resumed_holds_the_same_events(record
         want = c.truth()
         assert close_poses(as_truth(rec.events(clean=True)), want) == close_poses(
             as_truth(whole.events(clean=True)), want)
+
+
+def test_the_campaign_s_report_names_each_action(recorded, tmp_path):
+    out = tmp_path / "campaign.md"
+    assert cli_main(["export", str(recorded), "--format", "report", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "**fire**: fr-art-1 (Artillery) fires at ru-inf-2" in text
+    assert "**purchase**:" in text and "**deploy**:" in text
