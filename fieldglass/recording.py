@@ -185,7 +185,7 @@ class GameRecorder:
         """Each other surface registered from its own anchors in this frame; its pose written (a `surface` event)
         when it is first found and whenever it has moved or turned beyond the threshold (fieldglass/surfaces.py), so
         that the figures committed from now on are located on it where it lies."""
-        if not self.surfaces.boards:
+        if self.surfaces is None or not self.surfaces.boards:
             return []
         camera = self.tracker.camera
         self.surfaces.update(reading, camera_for_frame(camera, image) if camera is not None and image is not None
