@@ -23,8 +23,9 @@ import numpy as np
 from calibration.board import BoardPose
 from fieldglass.boards import board_scene
 from fieldglass.setup import with_surfaces
+from vision.hand_frames import HandRenderer
 from vision.roster import Roster
-from vision.synthetic import RenderOptions, VirtualCamera, render_table
+from vision.synthetic import VirtualCamera
 
 LIFT_MM = 70.0
 """How high a carried figure is held above the cloth (its marker seen bigger: the tracker waits)."""
@@ -38,6 +39,9 @@ class BoardFrame:
 
     places: Mapping[str, tuple[str, float, float, float, float]]
     surfaces: Mapping[str, tuple[float, float, float]]
+    hand: tuple[float, float, float] | None = None
+    """A player's hand reaching toward (x_mm, y_mm) on the table, reach 0..1 (1: over it); None: no hand."""
+    hand_seed: int = 0
 
 
 @dataclass
@@ -105,17 +109,13 @@ class ScriptedBoardGame:
 
     def render(self, resolution: tuple[int, int] = (1280, 720), start: int = 0, stop: int | None = None
                ) -> Iterator[tuple[int, float, np.ndarray]]:
-        """(frame number, t seconds, BGR frame) for the script's frames: each with its own sensor noise, a frame
-        showing what the one before showed is not drawn again."""
-        camera = self.camera(resolution)
-        shown, image = None, None
+        """(frame number, t seconds, BGR frame) for the script's frames, each with its own sensor noise (the table
+        is drawn again only when it changed; the hand every frame it is in)."""
+        renderer = HandRenderer(self.camera(resolution))
         for i in range(start, len(self.frames) if stop is None else min(stop, len(self.frames))):
             spec = self.frames[i]
-            if spec != shown:  # the table changed: render it (a still table is rendered once, noise added anew)
-                image, _ = render_table(self.scene(spec), camera, RenderOptions(blur_sigma_px=0.6, seed=i))
-                shown = spec
-            noise = np.random.default_rng([i, 0x4E4F49]).normal(0.0, 2.0, image.shape)
-            yield i, i / self.fps, np.clip(image + noise, 0, 255).astype(np.uint8)
+            table = (spec.places, spec.surfaces)
+            yield i, i / self.fps, renderer.render(self.scene(spec), table, i, spec.hand, spec.hand_seed)
 
     def write_frames(self, folder: str | Path, resolution: tuple[int, int] = (1280, 720), quality: int = 92
                      ) -> list[Path]:

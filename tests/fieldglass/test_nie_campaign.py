@@ -3,7 +3,7 @@
 purchase) rendered into frames of a synthetic table holding the map and the battle board on one cloth, recorded with
 `fieldglass record` from the folder of frames, and its committed events compared with the script's truth.
 
-The frames (about 110 at 1280x720) are rendered once per test session; the camera is registered from the map's own
+The frames (about 95 at 1280x720, a hand reaching in over each figure carried alone) are rendered once per test session; the camera is registered from the map's own
 anchors only, the battle board is found from its own (and found again after it is moved before the battle).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,27 +57,41 @@ class Builder:
         self.stands = c.stands(self.areas, self.places)
         self.surfaces = {c.BATTLE: c.BATTLE_AT}
 
-    def frame(self, carried: dict | None = None) -> BoardFrame:
+    def frame(self, hand=None, seed: int = 0, carried: tuple | None = None) -> BoardFrame:
+        """The table now: every figure at its spot (`carried`: one figure held up at a table point instead), the
+        battle board where it lies, a hand reaching toward (x, y, reach) or none."""
         places = {fid: ("" if s == c.MAP else s, x, y, 0.0, 0.0) for fid, (s, x, y) in self.stands.items()}
-        places.update(carried or {})
-        return BoardFrame(places, dict(self.surfaces))
+        if carried is not None:
+            fid, x, y = carried
+            places[fid] = ("", x, y, 0.0, LIFT_MM)
+        return BoardFrame(places, dict(self.surfaces), hand, seed)
 
     def move(self, moves: dict, carry: str | None) -> None:
-        before = dict(self.stands)
+        """Figures put where the step says: at once, or (`carry`) one figure picked up by a hand reaching in over
+        it, carried across held up and put down, the hand withdrawn."""
+        before, old = dict(self.stands), self.frame()
         for fid, dest in moves.items():
             if dest is None:
                 self.places.pop(fid)
             else:
                 self.places[fid] = c.place_of(dest)
         self.stands = c.stands(self.areas, self.places, before)
-        if carry is not None:  # carried across, held up: the tracker waits until it is put down
-            f0 = self.frame()
-            a = self.game.table_point(f0, *before[carry]) if carry in before else (500.0, -30.0)
-            b = self.game.table_point(f0, *self.stands[carry])
+        if carry is not None:
+            seed = self.game.now
+            b = self.game.table_point(old, *self.stands[carry])
+            if carry in before:  # the hand reaches in over the figure where it stands
+                a = self.game.table_point(old, *before[carry])
+                for r in (0.35, 0.7, 1.0):
+                    self.game.add(replace(old, hand=(*a, r), hand_seed=seed))
+            else:  # a new figure, brought from the box beside the table
+                a = (b[0], -60.0)
             for k in (1, 2):
                 x, y = a[0] + k / 3 * (b[0] - a[0]), a[1] + k / 3 * (b[1] - a[1])
-                rest = {fid: p for fid, p in self.frame().places.items() if fid != carry}
-                self.game.add(BoardFrame({**rest, carry: ("", x, y, 0.0, LIFT_MM)}, dict(self.surfaces)))
+                held = self.frame((x, y, 1.0), seed, (carry, x, y))
+                self.game.add(BoardFrame({f: p for f, p in held.places.items() if f in before or f == carry},
+                                         held.surfaces, held.hand, seed))
+            for r in (1.0, 1.0, 0.6, 0.25):  # put down, the hand still over it, then withdrawn
+                self.game.add(self.frame((*b, r), seed))
         self.game.add(self.frame(), REST)
 
     def build(self) -> ScriptedBoardGame:
