@@ -113,7 +113,7 @@ class GameRecorder:
     on_event: Callable[[Event], None] | None = None
     written: list[Event] = field(default_factory=list)
     game: RecordedGame | None = None
-    surfaces: SurfaceRegistry | None = None
+    surface_registry: SurfaceRegistry | None = None
     _input_id: str | None = None
     _applied: set[str] | None = None
 
@@ -127,7 +127,7 @@ class GameRecorder:
         game = RecordedGame(record.meta, roster=roster, settle_s=config.settle_s)
         tracker = Tracker(game.roster, config, camera)
         rec = cls(record, game.roster, tracker, on_event, game=game,
-                  surfaces=SurfaceRegistry(game.surface_boards, camera))
+                  surface_registry=SurfaceRegistry(game.surface_boards, camera))
         rec.sync_tracker()
         return rec
 
@@ -185,13 +185,14 @@ class GameRecorder:
         """Each other surface registered from its own anchors in this frame; its pose written (a `surface` event)
         when it is first found and whenever it has moved or turned beyond the threshold (fieldglass/surfaces.py), so
         that the figures committed from now on are located on it where it lies."""
-        if self.surfaces is None or not self.surfaces.boards:
+        if self.surface_registry is None or not self.surface_registry.boards:
             return []
         camera = self.tracker.camera
-        self.surfaces.update(reading, camera_for_frame(camera, image) if camera is not None and image is not None
-                             else camera)
+        if camera is not None and image is not None:
+            camera = camera_for_frame(camera, image)  # the intrinsics at this frame's resolution
+        self.surface_registry.update(reading, camera)
         out = []
-        for name, pose in self.surfaces.poses().items():
+        for name, pose in self.surface_registry.poses().items():
             if pose_moved(self.game.surface_pose(name), pose):
                 out.append(self._write(SURFACE_EVENT, t, frame, None, pose_data(name, pose)))
                 self.game.surface_poses[name] = pose

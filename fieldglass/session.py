@@ -89,10 +89,10 @@ class Session:
             self.board_registration = BoardRegistration(board_layout(self.board), setup.camera)
         # the other surfaces (LiveRules.surfaces[1:]): each lies on the table and is found from its own anchors
         self.camera = getattr(setup, "camera", None)
-        self.surfaces = SurfaceRegistry(getattr(setup, "surfaces", None) if self.board is not None else None,
-                                        self.camera)
-        self.surface_boards: dict[str, Any] = self.surfaces.boards
-        self.surface_registrations = self.surfaces.registrations
+        self.surface_registry = SurfaceRegistry(getattr(setup, "surfaces", None) if self.board is not None
+                                                else None, self.camera)
+        self.surface_boards: dict[str, Any] = self.surface_registry.boards
+        self.surface_registrations = self.surface_registry.registrations
         self.layout = setup.layout
         self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
@@ -144,7 +144,7 @@ class Session:
     def _register_surfaces(self, reading: TableReading) -> None:
         """Each other surface's pose from its own anchors in this reading (kept while they are hidden): a surface
         moved or bumped is found again by the same update."""
-        self.surfaces.update(reading, self.camera)
+        self.surface_registry.update(reading, self.camera)
 
     def _settle_pending(self, reading: TableReading) -> None:
         """Clear the pending changes the camera now sees done: a removed piece gone, a moved one at its place.
@@ -221,7 +221,7 @@ class Session:
     def surface_pose(self, name: str):
         """The pose on the table of a surface besides the main board (calibration/board.py BoardPose), None while
         it is not registered."""
-        return self.surfaces.pose(name)
+        return self.surface_registry.pose(name)
 
     def surface_to_table(self, name: str):
         """Board mm of a surface -> table mm (the main surface: `to_table`); None while it is not registered."""

@@ -3,8 +3,9 @@
 purchase) rendered into frames of a synthetic table holding the map and the battle board on one cloth, recorded with
 `fieldglass record` from the folder of frames, and its committed events compared with the script's truth.
 
-The frames (about 95 at 1280x720, a hand reaching in over each figure carried alone) are rendered once per test session; the camera is registered from the map's own
-anchors only, the battle board is found from its own (and found again after it is moved before the battle).
+The frames (about 95 at 1280x720, a hand reaching in over each figure carried alone) are rendered once per test
+session; the camera is registered from the map's own anchors only, the battle board is found from its own (and found
+again after it is moved before the battle).
 """
 
 from __future__ import annotations
