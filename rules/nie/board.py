@@ -6,8 +6,11 @@ north at small y) and no outline. `europe_board` makes the outlines: each area's
 to its centre than to any other (a Voronoi diagram of the centres), north turned to +y (the table's compass). The
 cells are as INVENTED as the centres: their shared borders need not be the topology's neighbours (the rules read the
 topology, never the cells). A digitised physical map is a board file of rules/board.py's form whose area ids are the
-map file's region and sea ids (`fieldglass gui --system nie --board FILE`); `rules.board.board_to_toml` writes this
-one out as a start.
+map file's region and sea ids (`fieldglass gui --system nie --board FILE`).
+
+A digitised map carries the topology itself (rules/nie/model.py `europe_from_board`): each area's attributes say
+what it is (`kind` region or sea, `home`, `capital`, `port`...), shared borders and connections its neighbours.
+`digitised_board` writes the demo map in that form (data/europe_demo_board.toml), a start for the board editor.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ from importlib import resources
 
 import numpy as np
 
-from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, load_board, shared_border_mm
-from rules.nie.model import COLS, ROWS, Europe, load_europe, zones
+from rules.board import (
+    MIN_SHARED_MM,
+    Area,
+    Board,
+    BoardAnchor,
+    Connection,
+    bordering_pairs,
+    load_board,
+    shared_border_mm,
+)
+from rules.nie.model import COLS, REGION_FLAGS, ROWS, Europe, Region, load_europe, zones
 
 FRAME_MM = (1000.0, 800.0)
 """The map file's frame, 1 unit = 1 mm on the table."""
@@ -59,21 +71,69 @@ def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndar
 
 
 def europe_board(europe: Europe) -> Board:
-    """The map's regions and sea areas as a board of areas (ids the map's ids; attribute `kind` "region" or "sea"),
-    with four anchors in its corners; no approaches (a figure in an area is simply in it)."""
-    width, depth = FRAME_MM
+    """The map's regions and sea areas as a board of areas (ids the map's ids, no attributes: the topology stays
+    the map file's), with four anchors in its corners; no approaches (a figure in an area is simply in it)."""
+    return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", *FRAME_MM, DICTIONARY,
+                 _anchors(), (areas := _cells(europe, {})), {}, connections=links(europe, areas),
+                 border_mm=BORDER_MM, source=f"{europe.source} (cells)")
+
+
+def _cells(europe: Europe, attributes: dict[str, tuple]) -> dict[str, Area]:
+    """Each region's and sea area's cell around its centre (north up: the map's y grows southward)."""
     ids = [*europe.regions, *europe.seas]
     names = {**{r.id: r.name for r in europe.regions.values()}, **{s.id: s.name for s in europe.seas.values()}}
-    sites = np.array([map_point(europe, i) for i in ids], float)  # north up: the map's y grows southward
-    cells = voronoi_cells(sites, width, depth)
-    areas = {i: Area(i, names[i], cell, attributes=(("kind", "region" if i in europe.regions else "sea"),))
-             for i, cell in zip(ids, cells, strict=True)}
+    sites = np.array([map_point(europe, i) for i in ids], float)
+    cells = voronoi_cells(sites, *FRAME_MM)
+    return {i: Area(i, names[i], cell, attributes=attributes.get(i, ())) for i, cell in zip(ids, cells, strict=True)}
+
+
+def _anchors() -> tuple[BoardAnchor, ...]:
+    width, depth = FRAME_MM
     d = ANCHOR_INSET_MM
     corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
-    anchors = tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
-    return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", width, depth, DICTIONARY,
-                 anchors, areas, {}, connections=links(europe, areas), border_mm=BORDER_MM,
-                 source=f"{europe.source} (cells)")
+    return tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
+
+
+def map_attributes(region: Region | None) -> tuple[tuple[str, object], ...]:
+    """A region's (or, for None, a sea area's) topology as a digitised board area's attributes (sorted by key; only
+    what differs from the defaults)."""
+    if region is None:
+        return (("kind", "sea"),)
+    out: list[tuple[str, object]] = [("kind", "region")]
+    if region.home:
+        out.append(("home", region.home))
+    out += [(k, True) for k in REGION_FLAGS if getattr(region, k)]
+    if region.port:
+        out.append(("port", tuple(sorted(region.port))))
+    return tuple(sorted(out))
+
+
+def digitised_board(europe: Europe) -> Board:
+    """The map written as a digitised board (rules/nie/model.py `europe_from_board` reads the same topology back):
+    the cells of `europe_board` with each area's attributes and a connection for each map link (`land`, `sea`, or
+    `strait` for a strait), a `closed` one for each shared cell border that is no link of the map (the cells are
+    INVENTED) and a `sea` one on each coast (a region's cell bordering a sea area's: a board file's shared border
+    needs a connection, the board editor's "Link borders"). A player opens it in the board editor and redraws the
+    outlines over the printed map."""
+    attrs = {**{r.id: map_attributes(r) for r in europe.regions.values()},
+             **{s: map_attributes(None) for s in europe.seas}}
+    areas = _cells(europe, attrs)
+    bare = Board("cells", *FRAME_MM, DICTIONARY, (), areas, {}, border_mm=BORDER_MM)
+    touching = bordering_pairs(bare)
+    wanted: dict[tuple[str, str], str] = {}
+    for r in europe.regions.values():
+        for n in r.neighbours:
+            wanted[tuple(sorted((r.id, n)))] = "land"
+    for sea in europe.seas.values():
+        for n in sea.neighbours | sea.straits:
+            wanted[tuple(sorted((sea.id, n)))] = "strait" if n in sea.straits else "sea"
+    conns = dict(wanted)
+    for pair in touching - set(wanted):
+        coast = (pair[0] in europe.seas) != (pair[1] in europe.seas)
+        conns[pair] = "sea" if coast else "closed"
+    return Board(f"{europe.name}: digitised form (cells around the INVENTED centres)", *FRAME_MM, DICTIONARY,
+                 _anchors(), areas, {}, connections=tuple(Connection(a, b, k) for (a, b), k in sorted(conns.items())),
+                 border_mm=BORDER_MM, source=f"{europe.source} (digitised)")
 
 
 def links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
@@ -158,5 +218,5 @@ def battle_board() -> Board:
     return load_board(str(path))
 
 
-__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "demo_board", "europe_board",
-           "links", "map_point", "voronoi_cells"]
+__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "demo_board",
+           "digitised_board", "europe_board", "links", "map_attributes", "map_point", "voronoi_cells"]
