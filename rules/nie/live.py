@@ -71,10 +71,11 @@ class FigureMove(PendingChange):
         return f"move {self.piece} to {self.at}"
 
 
-def empty_game(source: str = "dashboard") -> NiePosition:
-    """The game a session or a record starts from without a position file: the demo map, January 1805, France to
-    move, no players, no relations, no units (they come from the camera)."""
-    return position_from_dict({"system": SYSTEM, "board": "demo"}, source)
+def empty_game(source: str = "dashboard", board=None) -> NiePosition:
+    """The game a session or a record starts from without a position file: the demo map (or the table's `board`
+    when it is a digitised map, rules/nie/model.py `europe_from_board`), January 1805, France to move, no players,
+    no relations, no units (they come from the camera)."""
+    return position_from_dict({"system": SYSTEM, "board": "demo"}, source, board=board)
 
 
 def without_units(pos: NiePosition) -> NiePosition:
@@ -241,7 +242,7 @@ class NieLive(LiveRules):
     def start(self, s) -> None:
         """The set-up's game (else `empty_game`); each figure's type and nation from the position's unit of its id,
         else from its roster type and side."""
-        game = getattr(self.setup, "game", None) or empty_game()
+        game = getattr(self.setup, "game", None) or empty_game(board=getattr(s, "board", None))
         self.game = without_units(game)
         s.state.turn, s.state.active = self.game.round, self.game.active
         for rp in s.roster.pieces:
@@ -381,11 +382,11 @@ class NieLive(LiveRules):
         kept = next((e.data["engine"] for e in reversed(s.recorded) if not e.undone
                      and isinstance(e.data.get("engine"), dict)), None)
         if kept is not None:
-            game = position_from_dict(kept, "the record's engine state")
+            game = position_from_dict(kept, "the record's engine state", board=getattr(s, "board", None))
         elif s.meta.get("game"):
-            game = position_from_dict(s.meta["game"], "the record's game")
+            game = position_from_dict(s.meta["game"], "the record's game", board=getattr(s, "board", None))
         else:
-            game = empty_game("the record")
+            game = empty_game("the record", getattr(s, "board", None))
         self.game = without_units(game)
         state = GameState(turn=game.round, active=game.active, removed=set(s.state.removed))
         for rp in s.roster.pieces:
