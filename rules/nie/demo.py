@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rules.live import DemoPiece, DemoTable
 from rules.nie.board import battle_board, demo_board, map_point
-from rules.nie.model import load_europe
+from rules.nie.model import carries_topology, load_europe
 
 DEMO_FIGURES = (
     # id, nation, roster type, where it stands (a region, a sea area, or a port region for a squadron in port)
@@ -82,9 +82,18 @@ def demo(board=None) -> DemoTable:
         pieces.append(DemoPiece(fid, float(x + dx), float(y + dy), 0.0))
     at = (board.width_mm + BATTLE_AT[0], BATTLE_AT[1], BATTLE_AT[2])
     pieces += battle_pieces(at)
-    return DemoTable(roster=data_path("demo_figures.toml"), pieces=tuple(pieces), board=board, game=demo_game(),
+    return DemoTable(roster=data_path("demo_figures.toml"), pieces=tuple(pieces), board=board, game=_game_on(board),
                      names={"board": "demo map of Europe (invented)", "roster": "demo figures"},
                      surfaces={"battle": at})
+
+
+def _game_on(board) -> dict | None:
+    """The demo's game, unless the board is a digitised map without the regions it names (then the session starts
+    from an empty game on that map)."""
+    named = {DEMO_BATTLE["region"], *DEMO_GAME["owners"]}
+    if carries_topology(board) and not named <= set(board.areas):
+        return None
+    return demo_game()
 
 
 def demo_game() -> dict:

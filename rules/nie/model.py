@@ -354,6 +354,20 @@ def _check_capitals(regions: Mapping[str, Region], src: str) -> None:
 
 
 _demo: Europe | None = None
+_read: dict[Any, tuple[Any, Europe]] = {}
+"""Digitised maps already read (deriving the borders takes a while): by (path, modification time) for files, by
+identity for a live board (kept beside its map, so the identity stays its)."""
+
+
+def _remember(key: Any, holder: Any, make) -> Europe:
+    hit = _read.get(key)
+    if hit is not None and hit[0] is holder:
+        return hit[1]
+    if len(_read) > 8:
+        _read.clear()
+    europe = make()
+    _read[key] = (holder, europe)
+    return europe
 
 
 def load_europe(ref: str = "demo", base: Path | None = None, board: Board | None = None) -> Europe:
@@ -368,7 +382,7 @@ def load_europe(ref: str = "demo", base: Path | None = None, board: Board | None
         if board is None or not carries_topology(board):
             raise InputError("the position's map is the table's board (board = \"table\"), but no digitised board "
                              "is given: name the board file instead")
-        return europe_from_board(board)
+        return _remember(id(board), board, lambda: europe_from_board(board))
     path = Path(ref)
     if base is not None and not path.is_absolute():
         path = base / path
@@ -385,14 +399,19 @@ def _read_europe(path: Path, ref: str) -> Europe:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not TOML ({exc})") from None
     if "area" in data:
-        board = parse_board(data, str(path))
-        if not carries_topology(board):
-            raise InputError(f"{path}: a board file whose areas carry no map topology (kind = region or sea): "
-                             "digitise it with the board editor's area attributes")
-        europe = europe_from_board(board)
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+        europe = _remember(key, None, lambda: _board_map(data, path))
     else:
         europe = europe_from_dict(data, str(path))
     return Europe(europe.name, europe.regions, europe.seas, ref, europe.invented)
+
+
+def _board_map(data: dict, path: Path) -> Europe:
+    board = parse_board(data, str(path))
+    if not carries_topology(board):
+        raise InputError(f"{path}: a board file whose areas carry no map topology (kind = region or sea): digitise "
+                         "it with the board editor's area attributes")
+    return europe_from_board(board)
 
 
 def map_ref(ref: Any, board: Board | None) -> str:

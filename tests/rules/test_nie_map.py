@@ -4,6 +4,7 @@ errors of a bad digitisation."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
@@ -13,6 +14,8 @@ import pytest
 
 from common.errors import InputError
 from fieldglass.cli import main as run_cli
+from fieldglass.session import Session
+from fieldglass.setup import load_setup
 from gui.board_editor import BoardDraft
 from rules.board import board_to_toml, load_board, parse_board
 from rules.nie import GAME
@@ -187,3 +190,20 @@ def test_a_board_without_topology_is_no_map(tmp_path):
     with pytest.raises(InputError, match="carry no map topology"):
         load_europe(str(path))
     assert europe_from_board(digitised_board(load_europe("demo"))).regions["paris"].capital
+
+
+def test_the_live_table_on_a_digitised_board_file_plays_its_map(tmp_path):
+    """`fieldglass gui --system nie --board FILE`: the set-up's game and a session without a position file take the
+    board file's topology; a position file saying nothing of the map, too."""
+    path = tiny_draft().save(tmp_path / "tiny.toml")
+    setup = load_setup("nie", "synthetic", board=str(path), game=None)
+    assert setup.board.source == str(path) and set(setup.board.areas) == set(SQ)
+    session = Session(dataclasses.replace(setup, game=None), settle_s=0.0)  # a camera's session: no demo game
+    assert session.live.game.board_ref == str(path.resolve())
+    assert session.live.game.europe.regions["london"].port == {"channel", "north_sea"}
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps({"system": "nie", "players": {"france": "anna"}, "units": [
+        {"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "picardy"}]}), encoding="utf-8")
+    with_game = load_setup("nie", "synthetic", board=str(path), game=str(game))
+    assert with_game.game.europe.seas["channel"].straits == {"north_sea"}
+    assert with_game.game.units["fr-inf-1"].at == "picardy"
