@@ -3,7 +3,8 @@ zones and the JSON position file (digest: shared/rules/napoleon-in-europe.md).
 
 The position file::
 
-    {"system": "nie", "board": "demo",            # "demo" (data/europe_demo.toml, INVENTED) or a TOML path
+    {"system": "nie", "board": "demo",            # "demo" (data/europe_demo.toml, INVENTED), a map file or a
+                                                  # digitised board file (TOML path), "table": the live board
      "year": 1805, "month": 1, "round": 1, "start_nation": "france", "active": "france",
      "historical": false,
      "players": {"france": "anna", "britain": "ben"},          # controlled nations (absent: neutral Great Nation)
