@@ -65,6 +65,7 @@ from rules.board import (
     CONNECTION_KINDS,
     Board,
     board_to_toml,
+    bordering_pairs,
     distance_to_outline,
     load_board,
     parse_board,
@@ -311,15 +312,11 @@ class BoardDraft:
     def link_borders(self) -> int:
         """A connection on every shared border that has neither approaches nor a connection: `sea` when either area's
         kind attribute is "sea", else `land` (a strategic map's adjacency drawn as borders). The count added."""
+        kinds = {a["id"]: (a.get("attributes") or {}).get("kind") for a in self.areas}
         n = 0
-        for k, a in enumerate(self.areas):
-            for nb in self.neighbours(a["id"]):
-                other = self._area(nb)
-                if self.areas.index(other) < k or self.connection(a["id"], nb) is not None or \
-                        self.approach(a["id"], nb) is not None or self.approach(nb, a["id"]) is not None:
-                    continue
-                sea = "sea" in ((a.get("attributes") or {}).get("kind"), (other.get("attributes") or {}).get("kind"))
-                self.connect(a["id"], nb, "sea" if sea else "land")
+        for a, b in sorted(bordering_pairs(self.board())):  # InputError when the draft cannot be read
+            if self.connection(a, b) is None and self.approach(a, b) is None and self.approach(b, a) is None:
+                self.connect(a, b, "sea" if "sea" in (kinds[a], kinds[b]) else "land")
                 n += 1
         return n
 
@@ -821,7 +818,11 @@ class BoardEditor(QMainWindow):
             self.say(f"connection {a}-{area}: {kind}")
 
     def link_borders(self) -> None:
-        n = self.draft.link_borders()
+        try:
+            n = self.draft.link_borders()
+        except InputError as exc:
+            self.say(str(exc))
+            return
         self.say(f"{n} connection(s) added on shared borders")
         self.refresh()
 

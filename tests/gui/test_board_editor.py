@@ -19,6 +19,7 @@ from fieldglass.setup import synthetic_scene  # noqa: E402
 from gui.board_editor import BoardDraft, BoardEditor  # noqa: E402
 from rules.board import links, load_board  # noqa: E402
 from rules.marengo.model import demo_board_path, load_demo_board  # noqa: E402
+from rules.nie.demo import data_path  # noqa: E402
 from rules.nie.model import position_from_dict  # noqa: E402
 from rules.nie.strategic import land_move, naval_move  # noqa: E402
 from tests.gui.helpers import SHOTS  # noqa: E402
@@ -163,3 +164,20 @@ def test_digitise_a_strategic_map_by_clicks_and_play_on_it(qtbot, tmp_path):
     assert ed.areas_model.records[3]["attributes"] == 'capital = true, home = "britain", port = ["channel"]'
     ed.areas_model.setData(ed.areas_model.index(1, 0), "artois")
     assert ed.draft.connection("paris", "artois")["kind"] == "land" and ed.draft.connection("paris", "picardy") is None
+
+
+def test_open_a_strategic_board_keeps_attributes_and_connections(qtbot, tmp_path):
+    ed = BoardEditor()
+    qtbot.addWidget(ed)
+    ed.open(data_path("europe_demo_board.toml"))
+    assert ed.validate(), ed.report.toPlainText()
+    assert ed.save(tmp_path / "map.toml")
+    again, shipped = load_board(tmp_path / "map.toml"), load_board(data_path("europe_demo_board.toml"))
+    assert {a.id: a.attributes for a in again.areas.values()} == {a.id: a.attributes for a in shipped.areas.values()}
+    assert again.connections == shipped.connections and links(again) == links(shipped)
+    # links dropped: "Link borders" puts one back on every shared border, the straits stay as marked
+    ed.draft.connections = [c for c in ed.draft.connections if c["kind"] in ("strait", "closed")]
+    assert not ed.validate()
+    ed.link_borders()
+    assert ed.validate(), ed.report.toPlainText()
+    assert ed.draft.connection("channel", "picardy")["kind"] == "sea"  # a coast: either area a sea
