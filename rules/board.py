@@ -297,9 +297,10 @@ class Board:
         return approach_id(a, b) in self.approaches
 
     def connected(self, a: str, b: str) -> list[str]:
-        """Every way two areas connect: "approach" (a shared border) and strategic "land"/"sea" links."""
+        """Every way two areas connect: "approach" (a shared border) and strategic "land"/"sea"/"strait" links (a
+        `closed` border is none)."""
         out = ["approach"] if self.adjacent(a, b) else []
-        out += [c.kind for c in self.connections if {c.a, c.b} == {a, b}]
+        out += [c.kind for c in self.connections if {c.a, c.b} == {a, b} and c.kind != "closed"]
         return out
 
     def roads_between(self, a: str, b: str) -> list[Road]:

@@ -150,7 +150,7 @@ def test_strait_and_closed_connections_and_the_links_of_a_strategic_map():
     data["connection"].append({"areas": ["C", "A"], "kind": "strait"})
     board = parse_board(data, "t.toml")
     assert links(board) == {("A", "B"): ("border", "land"), ("A", "C"): ("strait",)}
-    assert board.connected("A", "C") == ["strait"]
+    assert board.connected("A", "C") == ["strait"] and board.connected("B", "C") == []
     data["connection"][0]["kind"] = "bridge"
     with pytest.raises(InputError, match="kind must be one of land, sea, strait, closed, not 'bridge'"):
         parse_board(data, "t.toml")
