@@ -130,11 +130,15 @@ class FigureMove(PendingChange):
 
 def figure_change(u: Unit, q: Unit, before, after) -> FigureMove | None:
     """The change the rules made to a figure (`u` before, `q` after; `before`, `after` the battles): another area
-    of the map, or on the battle board another zone or formation (§5.5, §8.4 routs, §8.5 squares, §8.6 rallies);
-    None when it stands as it did."""
+    of the map (a battle's figure, once the battle is over: back onto the map, in its region), or on the battle
+    board another zone or formation (§5.5, §8.4 routs, §8.5 squares, §8.6 rallies); None when it stands as it did."""
     if q.at != u.at:
         return FigureMove(u.id, at=q.at)
-    if before is None or after is None or u.id not in before.units or u.id not in after.units:
+    if before is None or u.id not in before.units:
+        return None
+    if before.phase != "over" and (after is None or after.phase == "over" or u.id not in after.units):
+        return FigureMove(u.id, at=q.at)  # the battle is over: its figures go back onto the map (§8.9)
+    if after is None or u.id not in after.units:
         return None
     b0, b1 = before.units[u.id], after.units[u.id]
     moved, turned = b0.zone != b1.zone, b0.square != b1.square

@@ -303,3 +303,24 @@ def test_the_set_up_asks_what_the_camera_cannot_see():
     with pytest.raises(InputError, match="side 'martians' is no Great Nation"):
         bad = dataclasses.replace(roster, pieces=(dataclasses.replace(roster.pieces[0], side="martians"),))
         NieLive.setup_roster(GAME.adapter(), bad, {}, None, "r.toml")
+
+
+def test_when_the_battle_is_over_its_figures_go_back_onto_the_map():
+    s = make_session(game_with(phase="pursuit", loser="B", end_reason="the defender's line is broken"))
+    see(s, 0.0, {uid: facing(z, SQUARES[uid]) for uid, z in ZONES.items()})
+    out = s.apply(s.resolve("end_battle", "fr-inf-3", None, choices={"retreat.*": "vienna"}))
+    assert {ch.piece: (ch.at, ch.zone) for ch in out} == {"fr-inf-3": ("bohemia", None), "fr-cav-2": ("bohemia", None),
+                                                          "au-inf-2": ("vienna", None), "au-art-1": ("vienna", None)}
+    assert s.position.battle.phase == "over" and s.position.unit("fr-inf-3").at == "bohemia"
+    see(s, 2.0, {})  # the figures taken off the battle board and put on the map
+    poses = {"fr-inf-3": "bohemia", "fr-cav-2": "bohemia", "au-inf-2": "vienna", "au-art-1": "vienna"}
+    ids = {p.id: p.marker for p in s.setup.roster.pieces}
+    markers = tuple(MarkerDetection(a.id, CAM.project(np.column_stack([AT.board_to_table(anchor_corners_mm(a)),
+                                                                       np.zeros(4)])))
+                    for a in battle_board().anchors)
+    for dt in (4.0, 4.5):
+        pp = [PiecePose(fid, ids[fid], *map_point(EUROPE, area), 0.0) for fid, _, _, area in DEMO_FIGURES]
+        pp += [PiecePose(fid, ids[fid], map_point(EUROPE, area)[0] + 8.0 * (k % 2), map_point(EUROPE, area)[1]
+                         + 8.0 * (1 - k % 2), 0.0) for k, (fid, area) in enumerate(poses.items())]
+        s.update_reading(TableReading(CAM.pose, tuple(pp), (), (), markers), dt, camera=CAM.intrinsics)
+    assert s.state.pending == {} and {fid: s.position.unit(fid).at for fid in poses} == poses
