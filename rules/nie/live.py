@@ -12,10 +12,16 @@ month, a battle) is the game: the engine's position without units, replaced by t
 the players apply. The moves and removals a resolution orders wait as `FigureMove`s until the map shows them.
 
 The battle board is the table's second surface (`surfaces`, §13.3: registered from its own anchors every frame, so it
-may be moved): a figure standing on it is in the current battle's region, in the zone it is seen in (§3.3).
+may be moved): a figure standing on it is in the current battle's region, in the zone it is seen in (§3.3; in a
+skirmish each row's zones read as one), an infantry figure in square when it is turned more than `square_turn_deg`
+from facing the enemy (§13.1, §8.5). The camera's reading wins; a zone or formation the rules change (a move, a rout,
+a rally, a square formed against a charge, leaving square) waits as a `FigureMove` until the figure stands so.
 
-Nothing on the strategic map is hidden (§4.2 hides only a battle's set-up, which has no player view yet): no player
-views.
+Nothing on the strategic map is hidden; each nation has a player view (`viewers`) in which, while a battle is set up
+behind the screen (§4.2, §13.2), the other side's figures on the battle board are not shown at all; each side
+confirms with the engine's `deploy` (the zones the camera sees), and once both have the screen is removed. What the
+camera cannot see (§13.2: a unit's subtype, a light-blue figure's nation) is asked at set-up: such a figure is not
+placed until the game panel binds it.
 """
 
 from __future__ import annotations
