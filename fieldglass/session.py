@@ -282,8 +282,9 @@ class Session:
     # ---- what the views draw
 
     def piece_views(self) -> list[PieceView]:
-        """Every roster piece in play as the current viewer may see it."""
-        return [self.live.look(self, v) for v in self.true_views()]
+        """Every roster piece in play as the current viewer may see it (a piece the system's `look` withholds from
+        this viewer altogether, None, is left out: e.g. behind a battle's set-up screen)."""
+        return [w for w in (self.live.look(self, v) for v in self.true_views()) if w is not None]
 
     def true_views(self) -> list[PieceView]:
         """Every roster piece in play as it is (the umpire's view)."""
