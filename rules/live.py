@@ -145,6 +145,53 @@ class Start:
     game: Any = None
 
 
+@dataclass(frozen=True)
+class PanelAction:
+    """One action a game-state panel offers: the adapter's action `action` with what it fills in the combat panel
+    (`attacker`, `target`, `choices` as KEY=VALUE pairs), so that the player only types or rolls the dice and
+    resolves; `allowed` False, with `why`, when the rules forbid it now (shown greyed with the reason, not hidden)."""
+
+    label: str
+    action: str
+    attacker: str = ""
+    target: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    allowed: bool = True
+    why: str = ""
+
+    @property
+    def choice_text(self) -> str:
+        """The choices as the combat panel's free choices line takes them: "buy=inf:1 place=paris"."""
+        return " ".join(f"{k}={v}" for k, v in self.choices)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One game-state panel of a system (`LiveRules.panels`), as plain data the dashboard lays out: `title`, `lines`
+    of text above a table of `rows` (cells as text) under `headers`, and `actions` offered below it. Built from the
+    engine's position each time the game changes; the dashboard never interprets its cells."""
+
+    key: str
+    title: str
+    lines: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    actions: tuple[PanelAction, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReportTerms:
+    """A record's after-action report in the game's own terms (`LiveRules.report_terms`), all optional: `turn_titles`
+    the heading of each turn's section by turn number ("Round 2: 1805-02"; absent: "Turn N"), `event_lines` an
+    event's line by its sequence number (absent: the generic summary), `sections` (title, lines) added before the
+    totals (the battles, the purchases...), `losses` False when the generic bases-lost line means nothing here."""
+
+    turn_titles: Mapping[int, str] = field(default_factory=dict)
+    event_lines: Mapping[int, str] = field(default_factory=dict)
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    losses: bool = True
+
+
 DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
 
 
@@ -315,6 +362,16 @@ class LiveRules:
         """Apply a resolution to the game state; moves and removals become pending changes."""
         raise NotImplementedError
 
+    def actors(self, s) -> tuple[str, ...]:
+        """Names besides the pieces that may act in or be the target of an action (e.g. the nations of a strategic
+        game), offered by the combat panel and accepted by the session as an attacker. Default: none."""
+        return ()
+
+    def panels(self, s) -> tuple[Panel, ...]:
+        """The system's game-state panels (date, production, diplomacy...) for the session's current position, as
+        plain data the dashboard shows beside its own panels, refreshed whenever the game changes. Default: none."""
+        return ()
+
     # ---- what a viewer sees
 
     def look(self, s, view):
@@ -423,6 +480,14 @@ class LiveRules:
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
+
+    @classmethod
+    def report_terms(cls, meta: Mapping[str, Any], events) -> ReportTerms:
+        """What a record's after-action report (fieldglass/record/export.py) says in this game's own terms: `meta`
+        the record's metadata, `events` its events in order without the undone ones (each with `seq`, `type`, `t`,
+        `turn`, `phase`, `piece` and `data`). The default: nothing of its own (turns, pieces and combats as
+        recorded)."""
+        return ReportTerms()
 
     # ---- the replay: what it draws and what it hides (fieldglass/replay_session.py)
 
