@@ -26,6 +26,7 @@ from typing import Any
 from common.errors import InputError
 from rules.board import board_to_toml
 from rules.live import DICE, ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
+from rules.nie import panels as nie_panels
 from rules.nie import turn
 from rules.nie.board import battle_board
 from rules.nie.demo import demo as demo_table
@@ -418,6 +419,18 @@ class NieLive(LiveRules):
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
+
+    # ---- the game-state panels and the report (rules/nie/panels.py)
+
+    def actors(self, s) -> tuple[str, ...]:
+        return nie_panels.ACTORS
+
+    def panels(self, s) -> tuple:
+        return nie_panels.panels(s.position if s.position is not None else self.game, self.system.opts)
+
+    @classmethod
+    def report_terms(cls, meta, events):
+        return nie_panels.report_terms(meta, events)
 
 
 __all__ = ["BATTLE", "FigureMove", "NieLive", "area_at", "empty_game", "nation_of", "nie_position", "on_battle_board",
