@@ -182,8 +182,9 @@ class Panel:
 @dataclass(frozen=True)
 class ReportTerms:
     """A record's after-action report in the game's own terms (`LiveRules.report_terms`), all optional: `turn_titles`
-    the heading of each turn's section by turn number ("Round 2: 1805-02"; absent: "Turn N"), `event_lines` an
-    event's line by its sequence number (absent: the generic summary), `sections` (title, lines) added before the
+    the heading of each turn's section by turn number ("Round 2: 1805-02"; absent: "Turn N", turn 0 "Set-up"),
+    `event_lines` an event's line by its sequence number (absent: the generic summary; a `turn` event is shown only
+    with a line of its own), `sections` (title, lines) added before the
     totals (the battles, the purchases...), `losses` False when the generic bases-lost line means nothing here."""
 
     turn_titles: Mapping[int, str] = field(default_factory=dict)

@@ -379,6 +379,17 @@ def _event_line(e, when: str, battle: dict | None) -> str | None:
     return None
 
 
+def _other_line(e) -> str | None:
+    """A turn's end (the engine's lines: the next nation, the month, a production round) or a figure seen in an
+    area of the map, in the game's terms; None: the generic line."""
+    d = e.data
+    if e.type == "turn" and d.get("lines"):
+        return "End of turn: " + "; ".join(str(x) for x in d["lines"])
+    if e.type in ("move", "appeared") and d.get("area"):
+        return f"{e.piece} {'moves to' if e.type == 'move' else 'stands in'} {d['area']}"
+    return None
+
+
 def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
     """A NiE record's report in the game's terms: each round headed by its month (round 2: 1805-02), each action by
     its name and month (a battle's with its region and sides), and sections of the battles (region, sides, winner,
@@ -388,13 +399,17 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
     battles = _Battles()
     purchases: list[str] = []
     politics_done: list[str] = []
+    first = _start_date(meta)[2]
     for e in events:
-        when = round_date(meta, int(e.turn) if e.turn else _start_date(meta)[2])
-        if e.turn:
-            titles.setdefault(int(e.turn), f"Round {e.turn}: {when}")
+        rnd = int(e.turn) if e.turn else first  # turn 0: before the first turn event, the game's starting round
+        when = round_date(meta, rnd)
+        titles.setdefault(int(e.turn or 0), f"{'Round' if e.turn else 'Set-up, round'} {rnd}: {when}")
         if e.type != "combat":
             if e.type == "turn" and isinstance(e.data.get("engine"), dict):
                 battles.see(e.data["engine"], when)
+            text = _other_line(e)
+            if text is not None:
+                lines[e.seq] = text
             continue
         before = battles.current
         engine = e.data.get("engine") if isinstance(e.data.get("engine"), dict) else None
@@ -409,9 +424,8 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
         elif action in WORDS and action != "end_turn":
             politics_done.append(text)
     battles.close()
-    rounds = sorted(titles)
-    span = (f"{titles[rounds[0]].split(': ')[1]} to {titles[rounds[-1]].split(': ')[1]} ({len(rounds)} round(s))"
-            if rounds else "no round recorded")
+    months = sorted({round_date(meta, int(e.turn) if e.turn else first) for e in events})
+    span = f"{months[0]} to {months[-1]} ({len(months)} month(s))" if months else "nothing recorded"
     sections = (("Months", (span,)), ("Battles", tuple(battles.done) or ("none",)),
                 ("Production and purchases", tuple(purchases) or ("none",)),
                 ("Political actions", tuple(politics_done) or ("none",)))
