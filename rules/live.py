@@ -23,6 +23,11 @@ Before there is a session, the wiring's one set-up loader (fieldglass/setup.py `
 `setup_roster(...)` its check of the roster and what it keeps of it. What is about the kind of table comes from
 `GameSystem.table`: a board system reads `--board`, a grid system needs the layout's grid.
 
+Besides its own panels, the dashboard lays out a system's game-state panels (`panels`: plain `Panel` data, e.g. a
+strategic game's date, production and diplomacy, with `PanelAction`s that fill the combat panel) and offers the
+names besides pieces that may act (`actors`, e.g. nations); a record's report takes the system's own words from
+`report_terms` (`ReportTerms`). Every default keeps a system without them as it was.
+
 The same live rules serve the one recorder and the one replay of every system (fieldglass/recording.py,
 fieldglass/replay_session.py): there `s` is a game record's game at one moment (fieldglass/recorded.py
 `RecordedGame`), with `s.system`, `s.roster` (as the record tracks it), `s.layout`, `s.sides`, `s.ground`,
