@@ -82,7 +82,9 @@ CSV_COLUMNS = ("seq", "type", "t", "turn", "phase", "frame", "undone", "piece", 
 
 
 def export_csv(record: Record, out, clean: bool = False) -> int:
+    """One row per event; its summary in the game's own terms where its system gives them (`report_terms`)."""
     grid = bool((record.meta.get("layout") or {}).get("grid"))
+    terms = report_terms(record.meta, record.events(clean=True))
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     n = 0
@@ -90,7 +92,8 @@ def export_csv(record: Record, out, clean: bool = False) -> int:
         j = event_json(e, grid)
         row = [j.get(c) for c in CSV_COLUMNS[:-1]]
         row[6] = int(bool(row[6]))
-        w.writerow(["" if v is None else v for v in row] + [summary(e, grid)])
+        text = None if e.undone else terms.event_lines.get(e.seq)
+        w.writerow(["" if v is None else v for v in row] + [text or summary(e, grid)])
         n += 1
     return n
 

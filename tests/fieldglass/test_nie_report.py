@@ -6,13 +6,14 @@ the map's centre of its area)."""
 from __future__ import annotations
 
 import copy
+import io
 from dataclasses import replace
 
 import pytest
 
 from fieldglass.boards import board_layout
 from fieldglass.record import Record
-from fieldglass.record.export import export_report, report_terms
+from fieldglass.record.export import export_csv, export_report, report_terms
 from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.setup import Setup, demo_roster
 from rules.live import LiveRules, ReportTerms
@@ -88,6 +89,9 @@ def test_the_report_speaks_of_months_nations_battles_and_purchases(record):
     assert "End of turn: round 1 (1805-01) ends: the date marker moves to 1805-02 (§4.1)" in text
     assert "**Battle in bohemia (france v austria), end_battle**:" in text
     assert "## Battles" in text and "won by france" in text and "Losses (bases)" not in text
+    out = io.StringIO()
+    export_csv(record, out)
+    assert "Purchase (1805-01): 1 Infantry at paris (6 PP each)" in out.getvalue()  # the CSV's summaries too
 
 
 def test_a_round_is_a_month_from_the_records_start():
