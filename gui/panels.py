@@ -591,7 +591,9 @@ class SystemPanel(QWidget):
         self.table.setRowCount(len(panel.rows))
         for r, row in enumerate(panel.rows):
             for c, cell in enumerate(row):
-                self.table.setItem(r, c, QTableWidgetItem(str(cell)))
+                item = QTableWidgetItem(str(cell))
+                item.setToolTip(str(cell))  # a long reason cut by the column is read in full here
+                self.table.setItem(r, c, item)
         self.table.setVisible(bool(panel.headers))
         self.actions_list.clear()
         for act in panel.actions:

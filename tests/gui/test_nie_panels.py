@@ -1,7 +1,8 @@
 """The dashboard with --system nie (offscreen): the system's own game-state panels (rules/live.py `Panel`, laid out
 generically by gui/panels.py `SystemPanel`) show the engine's date, production, diplomacy and political actions, and
 an action of a panel fills the combat panel; the board view zoomed to the battle board surface and a fire resolved in
-the combat panel with given dice. Screenshots: out/screenshots/nie-battle-board.png, nie-battle-combat.png."""
+the combat panel with given dice. Screenshots: out/screenshots/nie-panels.png, nie-battle-board.png,
+nie-battle-combat.png."""
 
 from __future__ import annotations
 
@@ -79,6 +80,11 @@ def test_the_panels_show_the_engine_and_an_action_fills_the_combat_panel(qapp, w
     cp.apply()
     _refresh(qapp, window)
     assert {r[0]: r for r in _cells(prod)}["france"][1] == "14"  # refreshed from the game after the purchase
+    window.show_panel("production")
+    _refresh(qapp, window)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    window.save_screenshot(SHOTS / "nie-panels.png")
+    assert (SHOTS / "nie-panels.png").stat().st_size > 10_000
     # a political action the rules forbid now is listed with the engine's reason and fills nothing
     pol = window.system_panels["political"]
     why = {r[0]: r[3] for r in _cells(pol)}
