@@ -548,14 +548,16 @@ class GameStatePanel(QWidget):
 
 class SystemPanel(QWidget):
     """One of a system's own game-state panels (rules.live.Panel): its lines, its table and its actions; an action
-    chosen (double-click, or the button) is handed on through `chosen` to fill the combat panel."""
+    chosen (double-click, or the button) is handed on through `chosen` to fill the combat panel. `read_only` (the
+    replay): no actions."""
 
     chosen = Signal(object)
 
-    def __init__(self, key: str, parent=None):
+    def __init__(self, key: str, parent=None, read_only: bool = False):
         super().__init__(parent)
         self.key = key
         self.panel = None
+        self.read_only = read_only
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -603,7 +605,7 @@ class SystemPanel(QWidget):
             if not act.allowed:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
             self.actions_list.addItem(item)
-        has = bool(panel.actions)
+        has = bool(panel.actions) and not self.read_only
         self.actions_list.setVisible(has)
         self.fill_button.setVisible(has)
         if has:

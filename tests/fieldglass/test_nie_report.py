@@ -42,12 +42,18 @@ def _game_after_the_battle() -> dict:
 
 @pytest.fixture()
 def record(tmp_path):
+    return make_record(tmp_path)
+
+
+def make_record(folder) -> Record:
+    """A small NiE record in `folder`: the demo's figures seen on the map, the battle in Bohemia ended, a purchase,
+    three turns' ends (into February 1805) and a declaration of war."""
     board = demo_board()
     game = position_from_dict(_game_after_the_battle(), "the test")
     roster = demo_roster("nie", board)
     roster = replace(roster, pieces=tuple(p for p in roster.pieces if p.id != "au-inf-2"))
     setup = Setup("by hand", None, board_layout(board), roster, "nie", board=board, game=game)
-    path = tmp_path / "n.fgr"
+    path = folder / "n.fgr"
     rec = Record.create(path, system_meta("nie", None, setup.roster, setup=setup))
     recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=0.0))
     markers = {p.id: p.marker for p in setup.roster.pieces}

@@ -16,10 +16,13 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 import gui  # noqa: E402,F401
+from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.setup import load_setup  # noqa: E402
+from gui.replay import ReplayWindow  # noqa: E402
 from rules.nie import politics, turn  # noqa: E402
 from rules.nie.board import battle_board  # noqa: E402
 from rules.nie.panels import panels  # noqa: E402
+from tests.fieldglass.test_nie_report import make_record  # noqa: E402
 from tests.gui.helpers import SHOTS, open_window  # noqa: E402
 from tests.gui.helpers import refresh as _refresh  # noqa: E402
 
@@ -127,3 +130,20 @@ def test_the_battle_board_surface_and_a_fire_in_the_combat_panel(qapp, window):
     _refresh(qapp, window)
     window.save_screenshot(SHOTS / "nie-battle-combat.png")
     assert (SHOTS / "nie-battle-combat.png").stat().st_size > 10_000
+
+
+def test_the_replay_shows_the_panels_at_each_moment(qapp, tmp_path):
+    win = ReplayWindow(ReplaySession(make_record(tmp_path)))
+    try:
+        tabs = [win.panel_tabs.tabText(i) for i in range(win.panel_tabs.count())]
+        assert tabs == ["Events", "Date", "Production", "Diplomacy", "Political actions"]
+        date = win.system_panels["date"]
+        assert "January 1805 (1805-01), round 1" in date.text.text()
+        assert date.actions_list.isHidden() and date.fill_button.isHidden()  # read only: no actions in a replay
+        win.to_end()
+        qapp.processEvents()
+        assert "February 1805 (1805-02), round 2" in date.text.text()  # after the recorded turns (§4.1)
+        prod = {r[0]: r for r in _cells(win.system_panels["production"])}
+        assert prod["france"][1] == "14"  # 20 PP less the recorded purchase's 6 (§9.5)
+    finally:
+        win.close()
