@@ -238,6 +238,19 @@ def _minors_with_units(pos: NiePosition, nation: str) -> list[str]:
                    and pos.europe.regions[u.at].home is None and pos.owner(u.at) is None})
 
 
+def _uprising_candidates(pos: NiePosition, nation: str) -> list[str]:
+    """The regions of the nation's enemies an uprising could be caused in (§9.9: not a homeland region, except
+    Ireland, Vendée and Don Basin), not yet in uprising; the engine judges each."""
+    out = []
+    for rid, r in pos.europe.regions.items():
+        owner = pos.owner(rid)
+        if owner is None or not pos.at_war(nation, owner) or rid in pos.uprisings:
+            continue
+        if r.home is None or r.uprising_homeland:
+            out.append(rid)
+    return sorted(out)
+
+
 def political_actions(pos: NiePosition, opts: Options = DEFAULT) -> tuple[PanelAction, ...]:
     """The active nation's political actions on every nation or region they may concern, each tried with the engine
     (seeded dice; the outcome thrown away): allowed now, or the engine's reason why not (§9.8)."""
@@ -268,6 +281,9 @@ def political_actions(pos: NiePosition, opts: Options = DEFAULT) -> tuple[PanelA
         out.append(_act(f"annex {r}", "annex", a, r, why=_try(lambda r=r: politics.annex_minor(pos, a, r, d()))))
         out.append(_act(f"diplomatic offensive on {r}", "diplomacy", a, r,
                         why=_try(lambda r=r: politics.diplomatic_offensive_minor(pos, a, r, d()))))
+    for r in _uprising_candidates(pos, a):
+        out.append(_act(f"cause an uprising in {r}", "uprising", a, r,
+                        why=_try(lambda r=r: politics.cause_uprising(pos, a, r))))
     for r in sorted(pos.uprisings):
         if pos.owner(r) == a:
             out.append(_act(f"suppress the uprising in {r}", "suppress", a, r,
@@ -283,8 +299,8 @@ def political_panel(pos: NiePosition, opts: Options = DEFAULT) -> Panel:
     lines = ("PAP (§9.7): " + ", ".join(f"{n} {pos.pap.get(n, 0)}" for n in _nations(pos)),
              f"{pos.active} to act; political actions may be taken at any time with the PAP, annexing a minor in the "
              "nation's own turn, congress annexation and liberation at the congress after a war (§4.1, §9.8)",
-             "cause an uprising: action uprising, target a non-homeland region (or Ireland, Vendee, Don Basin), "
-             "1 PAP (§9.9)")
+             "an uprising elsewhere: action uprising, target any non-homeland region (or Ireland, Vendee, Don "
+             "Basin), 1 PAP (§9.9)")
     return Panel("political", "Political actions", lines, ("action", "PAP", "now", "why not"), rows,
                  tuple(x for x in acts if x.allowed))
 

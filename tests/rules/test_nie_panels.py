@@ -175,3 +175,13 @@ def test_the_live_hooks_and_the_defaults():
     assert set(NATIONS) <= set(live.actors(S()))
     base = LiveRules(None, None)
     assert base.panels(S()) == () and base.actors(S()) == ()  # every other system: no panels of its own
+
+
+def test_uprisings_offered_in_the_enemies_regions():
+    pos = with_changes(position_from_dict(demo_game(), "the demo"), pap={"france": 2})
+    acts = {a.target: a for a in political_panel(pos).actions if a.action == "uprising"}
+    # §9.9: Britain's Ireland (an uprising homeland) and Austria's Bavaria (not its homeland), not London or Vienna
+    assert set(acts) == {"ireland", "bavaria"}
+    after = _resolve(pos, acts["ireland"]).resolution.after
+    assert "ireland" in after.uprisings and after.pap["france"] == 1
+    assert "ireland" not in {a.target for a in political_panel(after).actions if a.action == "uprising"}
