@@ -32,6 +32,7 @@ from typing import Any
 from common.errors import InputError
 from rules.board import board_to_toml
 from rules.live import DICE, ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
+from rules.nie import panels as nie_panels
 from rules.nie import turn
 from rules.nie.board import battle_board, skirmish_zone
 from rules.nie.demo import demo as demo_table
@@ -667,6 +668,18 @@ class NieLive(LiveRules):
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
+
+    # ---- the game-state panels and the report (rules/nie/panels.py)
+
+    def actors(self, s) -> tuple[str, ...]:
+        return nie_panels.ACTORS
+
+    def panels(self, s) -> tuple:
+        return nie_panels.panels(s.position if s.position is not None else self.game, self.system.opts)
+
+    @classmethod
+    def report_terms(cls, meta, events):
+        return nie_panels.report_terms(meta, events)
 
 
 __all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "empty_game",
