@@ -53,7 +53,7 @@ from rules.nie.model import (
     with_changes,
 )
 from rules.nie.options import DEFAULT
-from rules.nie.picture import BattleSurface, battle_items, picture
+from rules.nie.picture import BattleSurface, Threat, battle_items, picture, threat_items
 from rules.picture import Item, Scene
 from rules.system import UMPIRE
 
@@ -340,6 +340,32 @@ def nie_position(places, roster, system, state: GameState, game: NiePosition, lo
     return pos, notes, placements
 
 
+def battle_threats(system, pos: NiePosition, hidden=frozenset(), selected: str | None = None) -> list[Threat]:
+    """Who may fire or charge at whom now (the adapter's targets: §8.3 fire, §8.4 charge, straight ahead only): the
+    selected figure's attacks when it stands in the battle, else those of every figure of the side to act; none
+    during the set-up (§4.2) or for a figure hidden from the viewer."""
+    battle = pos.battle
+    if system is None or battle is None or battle.phase == "setup":
+        return []
+    if selected in battle.units:
+        shooters = [selected]
+    else:
+        shooters = [uid for uid in sorted(battle.units) if uid in pos.units
+                    and battle.side_of_nation(pos.units[uid].nation) == battle.acting]
+    out = []
+    for uid in shooters:
+        if uid in hidden:
+            continue
+        for row in system.targets(pos, uid):
+            if row.target in hidden:
+                continue
+            if row.fire:
+                out.append(Threat(uid, row.target, "fire", f"needs {row.fire_net}" if row.fire_net else ""))
+            if row.melee:
+                out.append(Threat(uid, row.target, "charge", f"needs {row.melee_net}" if row.melee_net else ""))
+    return out
+
+
 class NieLive(LiveRules):
     """Figures located on the strategic map's regions and sea areas; the engine's resolutions replace the game and
     move or remove figures through pending `FigureMove`s.
@@ -607,7 +633,10 @@ class NieLive(LiveRules):
         surface = BattleSurface(boards[BATTLE], s.surface_to_table(BATTLE)) if BATTLE in boards else None
         out = picture(scene, getattr(s, "board", None), surface)
         if surface is not None and scene.position is not None:
-            out += tuple(battle_items(scene, surface.board, surface.to_table, set(self.screened(s))))
+            hidden = set(self.screened(s))
+            out += tuple(battle_items(scene, surface.board, surface.to_table, hidden))
+            threats = battle_threats(getattr(s, "system", None), scene.position, hidden, scene.selected)
+            out += tuple(threat_items(scene.position.battle, threats, surface.board, surface.to_table))
         return out
 
     # ---- the game record
@@ -682,6 +711,6 @@ class NieLive(LiveRules):
         return nie_panels.report_terms(meta, events)
 
 
-__all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "empty_game",
-           "figure_change", "light_blue", "nation_of", "nie_position", "on_battle_board", "square_seen", "turned_deg",
-           "without_units"]
+__all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "battle_threats",
+           "empty_game", "figure_change", "light_blue", "nation_of", "nie_position", "on_battle_board", "square_seen",
+           "turned_deg", "without_units"]
