@@ -33,6 +33,8 @@ ACTIONS = ("drill", "taxation", "leadership", "mobilisation", "influence", "move
 """The Wheel of War's six actions in their order (§4.2): Drill 1 ... Movement 6."""
 KINDS = ("home", "capital", "contested", "uncontested", "impassable")
 SIDES = ("revolution", "empire")
+ABBR = {"britain": "gb", "france": "fr", "austria": "at", "prussia": "pr", "russia": "ru", "ottoman": "ot"}
+"""Short names for General ids ("gb-1") and messages."""
 SPECIALS = ("napoleon", "wellington", "schwarzenberg", "blucher", "kutuzov", "grand_vizier")
 SPECIAL_POWER = {"napoleon": "france", "wellington": "britain", "schwarzenberg": "austria", "blucher": "prussia",
                  "kutuzov": "russia", "grand_vizier": "ottoman"}
@@ -411,28 +413,30 @@ def _int(data: Mapping[str, Any], key: str, default: int, lo: int, hi: int, src:
 
 
 def _generals(items: Any, europe: Europe, src: str) -> dict[str, General]:
+    """The "pieces": every General pawn as {"id", "side" (its Power), "type" ("general" or its special name, §8.9),
+    "area" (a Territory, null off-map), "troops" (0-3, §3.6)}."""
     if not isinstance(items, list):
-        raise InputError(f"{src}: generals must be a list")
+        raise InputError(f"{src}: pieces must be a list")
     out: dict[str, General] = {}
     for i, g in enumerate(items):
         if not isinstance(g, Mapping) or not isinstance(g.get("id"), str):
-            raise InputError(f"{src}: generals[{i}] needs an \"id\"")
-        what = f"{src}: general {g['id']!r}"
+            raise InputError(f"{src}: pieces[{i}] needs an \"id\"")
+        what = f"{src}: piece {g['id']!r}"
         if g["id"] in out:
             raise InputError(f"{what}: the id is used twice")
-        power = _power(g.get("power"), f"{what}: power")
-        at = g.get("at")
+        power = _power(g.get("side"), f"{what}: side")
+        at = g.get("area")
         if at is not None:
-            terr = europe.territory(at, f"{what}: at")
+            terr = europe.territory(at, f"{what}: area")
             if terr.kind == "impassable":
-                raise InputError(f"{what}: at {at}: no General may enter an Impassable Territory (§3.2)")
+                raise InputError(f"{what}: area {at}: no General may enter an Impassable Territory (§3.2)")
         troops = _int(g, "troops", 0, 0, MAX_TROOPS, what)
         if at is None and troops:
             raise InputError(f"{what}: an off-map General has no Troops (§8.6)")
-        special = g.get("special")
-        if special is not None and SPECIAL_POWER.get(special) != power:
-            raise InputError(f"{what}: special must be the {power} special General, not {special!r} (§8.9)")
-        out[g["id"]] = General(g["id"], power, at, troops, special)
+        kind = g.get("type", "general")
+        if kind != "general" and SPECIAL_POWER.get(kind) != power:
+            raise InputError(f"{what}: type must be general or the {power} special General, not {kind!r} (§8.9)")
+        out[g["id"]] = General(g["id"], power, at, troops, None if kind == "general" else kind)
     return out
 
 
@@ -514,7 +518,7 @@ def state_from_dict(data: Mapping[str, Any], src: str = "position") -> State:
     s.influence = _counts(data.get("influence") or {}, f"{src}: influence", 0, 99)
     s.money = _counts(data.get("money") or {}, f"{src}: money")
     s.hands = _counts(data.get("hands") or {}, f"{src}: hands", 0, 40)
-    s.generals = _generals(data.get("generals") or [], europe, src)
+    s.generals = _generals(data.get("pieces") or [], europe, src)
     for tid, p in (data.get("garrisons") or {}).items():
         europe.territory(tid, f"{src}: garrisons")
         s.garrisons[tid] = _power(p, f"{src}: garrisons {tid}")
@@ -560,9 +564,8 @@ def state_to_dict(s: State) -> dict:
         out["minors"] = {p: s.minors[p] for p in POWERS if p in s.minors}
     for key in ("morale", "influence", "money", "hands"):
         out[key] = {p: getattr(s, key)[p] for p in POWERS if p in getattr(s, key)}
-    out["generals"] = [{"id": g.id, "power": g.power, "at": g.at, "troops": g.troops,
-                        **({"special": g.special} if g.special else {})}
-                       for g in sorted(s.generals.values(), key=lambda g: (POWERS.index(g.power), g.id))]
+    out["pieces"] = [{"id": g.id, "side": g.power, "type": g.special or "general", "area": g.at, "troops": g.troops}
+                     for g in sorted(s.generals.values(), key=lambda g: (POWERS.index(g.power), g.id))]
     out["garrisons"] = dict(sorted(s.garrisons.items()))
     out["fortresses"] = sorted(s.fortresses)
     if s.movement is not None:

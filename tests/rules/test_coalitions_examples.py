@@ -16,10 +16,7 @@ def pos(**fields):
 
 
 def gen(gid, power, at, troops=0, special=None):
-    g = {"id": gid, "power": power, "at": at, "troops": troops}
-    if special:
-        g["special"] = special
-    return g
+    return {"id": gid, "side": power, "type": special or "general", "area": at, "troops": troops}
 
 
 def test_e1_status_declaration_sets_the_relations():
@@ -51,7 +48,7 @@ def test_e2_the_wheel_moves_russia_from_leadership_to_mobilisation():
 def _e4_start():
     return pos(statuses={"austria": "british", "prussia": "british", "russia": "french", "ottoman": "expansionist"},
                morale={"ottoman": 2, "britain": 5},
-               generals=[gen("gb-1", "britain", "cornwall", 1), gen("gb-2", "britain", "london", 2),
+               pieces=[gen("gb-1", "britain", "cornwall", 1), gen("gb-2", "britain", "london", 2),
                          gen("fr-1", "france", "paris", 3)],
                garrisons={"lisboa": "france"})
 
@@ -84,7 +81,7 @@ def test_e3_e4_british_movement_sea_moves_and_the_lisboa_battle():
 
 
 def test_e3_sea_move_passes_an_enemy_port():
-    p = pos(generals=[gen("gb-1", "britain", "cornwall", 2)], garrisons={"oporto": "france"})
+    p = pos(pieces=[gen("gb-1", "britain", "cornwall", 2)], garrisons={"oporto": "france"})
     p = movement.start_movement(p, "britain", "france").position
     r = movement.move_turn(p, [Move("gb-1", "sea", ["oporto", "lisboa"])])
     assert r.data["battles"] == [] and r.position.state.generals["gb-1"].at == "lisboa"
@@ -94,7 +91,7 @@ def test_e3_sea_move_passes_an_enemy_port():
 def test_e5_france_strategic_moves_and_the_refused_second_turn():
     p = pos(statuses={"austria": "british", "prussia": "british", "russia": "french", "ottoman": "expansionist"},
             morale={"ottoman": 4},
-            generals=[gen("fr-1", "france", "paris", 3), gen("fr-2", "france", "lombardia", 2),
+            pieces=[gen("fr-1", "france", "paris", 3), gen("fr-2", "france", "lombardia", 2),
                       gen("gb-1", "britain", "lisboa", 2)],
             garrisons={"madrid": "france", "navarra": "france", "catalonia": "france", "lombardia": "france"})
     r = movement.start_movement(p, "france", "ottoman")
@@ -108,7 +105,7 @@ def test_e5_france_strategic_moves_and_the_refused_second_turn():
 
 
 def test_strategic_move_never_attacks():
-    p = pos(generals=[gen("fr-1", "france", "paris", 3), gen("gb-1", "britain", "lisboa", 1)],
+    p = pos(pieces=[gen("fr-1", "france", "paris", 3), gen("gb-1", "britain", "lisboa", 1)],
             garrisons={"madrid": "france", "navarra": "france", "lisboa": "britain"})
     p = movement.start_movement(p, "france", "austria").position
     with pytest.raises(InputError, match="not controlled by france"):
@@ -116,7 +113,7 @@ def test_strategic_move_never_attacks():
 
 
 def test_e6_arbiter_at_12_allows_two_turns():
-    p = pos(morale={"ottoman": 12}, generals=[gen("gb-1", "britain", "london", 1)])
+    p = pos(morale={"ottoman": 12}, pieces=[gen("gb-1", "britain", "london", 1)])
     assert movement.max_move_turns(p, "ottoman") == 2
     r = movement.start_movement(p, "britain", "ottoman")
     r = movement.move_turn(r.position, [])
@@ -132,7 +129,7 @@ def _holland():
                morale={"france": 4, "britain": 5, "prussia": 4, "austria": 3},
                influence={"britain": 3, "prussia": 1},
                hands={"france": 6, "britain": 4, "prussia": 3},
-               generals=[gen("napoleon", "france", "picardie", 3, "napoleon"), gen("fr-2", "france", "lorraine", 3),
+               pieces=[gen("napoleon", "france", "picardie", 3, "napoleon"), gen("fr-2", "france", "lorraine", 3),
                          gen("wellington", "britain", "holland", 2, "wellington"),
                          gen("gb-2", "britain", "london", 1),
                          gen("blucher", "prussia", "holland", 2, "blucher")])
@@ -169,7 +166,7 @@ def test_e7_cards_beyond_a_generals_troops_are_refused():
 def test_e8_austria_turns_neutral():
     p = pos(round=2, phase="diplomacy",
             statuses={"austria": "british", "prussia": "british", "russia": "british", "ottoman": "neutral"},
-            generals=[gen("pr-1", "prussia", "wien", 1), gen("at-1", "austria", "saxonia", 1)],
+            pieces=[gen("pr-1", "prussia", "wien", 1), gen("at-1", "austria", "saxonia", 1)],
             garrisons={"wien": "prussia", "saxonia": "austria"})
     r = diplomacy.declare(p, {"austria": "neutral"})
     st = r.position.state
@@ -184,7 +181,7 @@ def test_e8_austria_turns_neutral():
 def test_e9_peace_to_war_the_garrison_side_is_stronger():
     p = pos(round=2, phase="diplomacy",
             statuses={"austria": "british", "prussia": "neutral", "russia": "british", "ottoman": "neutral"},
-            generals=[gen("ru-1", "russia", "galicia", 0), gen("ru-2", "russia", "polesie", 1)],
+            pieces=[gen("ru-1", "russia", "galicia", 0), gen("ru-2", "russia", "polesie", 1)],
             garrisons={"galicia": "austria", "podolia": "russia", "warszawa": "prussia"})
     r = diplomacy.declare(p, {"austria": "french"})
     st = r.position.state
@@ -196,7 +193,7 @@ def _e11():
     return pos(round=2, minors={"ottoman": "russia"},
                statuses={"austria": "neutral", "prussia": "british", "russia": "british"},
                morale={"britain": 5, "austria": 4, "russia": 6, "france": 7, "prussia": 2},
-               generals=[gen("ru-1", "russia", "wallachia", 0), gen("ru-2", "russia", "bessarabia", 1),
+               pieces=[gen("ru-1", "russia", "wallachia", 0), gen("ru-2", "russia", "bessarabia", 1),
                          gen("ot-1", "ottoman", "bessarabia", 2)],
                garrisons={"bessarabia": "ottoman", "podolia": "russia"})
 
@@ -224,7 +221,7 @@ def test_e10_minor_taken_over_at_peace():
     p = pos(round=2, minors={"prussia": None, "ottoman": None},
             statuses={"austria": "french", "russia": "british", "prussia": "british", "ottoman": "neutral"},
             morale={"austria": 3},
-            generals=[gen("at-1", "austria", "silesia", 1)], garrisons={"silesia": "austria"})
+            pieces=[gen("at-1", "austria", "silesia", 1)], garrisons={"silesia": "austria"})
     r = diplomacy.bid(p, "prussia", {"austria": 1})
     st = r.position.state
     assert diplomacy.allied(st, "austria", "prussia")
@@ -235,12 +232,12 @@ def test_e10_minor_taken_over_at_peace():
 def test_e12_minor_ip_goes_to_its_controller():
     base = dict(minors={"prussia": "britain", "ottoman": None}, statuses={"austria": "french", "russia": "british"},
                 morale={"britain": 5, "austria": 5, "france": 5, "russia": 5})
-    p = pos(**base, generals=[gen("pr-1", "prussia", "saxonia", 3), gen("at-1", "austria", "bohemia", 1)])
+    p = pos(**base, pieces=[gen("pr-1", "prussia", "saxonia", 3), gen("at-1", "austria", "bohemia", 1)])
     p = movement.start_movement(p, "austria", "russia").position
     p = movement.move_turn(p, [Move("at-1", "march", ["saxonia"])]).position
     r = battle.fight(p, "saxonia", cards={})
     assert r.data["winner"] == "defender" and r.position.state.influence == {"britain": 1}
-    p2 = pos(**base, generals=[gen("pr-1", "prussia", "saxonia", 3), gen("gb-1", "britain", "saxonia", 1),
+    p2 = pos(**base, pieces=[gen("pr-1", "prussia", "saxonia", 3), gen("gb-1", "britain", "saxonia", 1),
                                gen("at-1", "austria", "bohemia", 1)])
     p2 = movement.start_movement(p2, "austria", "russia").position
     p2 = movement.move_turn(p2, [Move("at-1", "march", ["saxonia"])]).position
@@ -250,7 +247,7 @@ def test_e12_minor_ip_goes_to_its_controller():
 
 def test_e13_british_sea_support_only_along_a_direct_route():
     for where, ok in (("oporto", True), ("lisboa", False)):
-        p = pos(generals=[gen("fr-1", "france", where, 2), gen("gb-1", "britain", "cornwall", 1),
+        p = pos(pieces=[gen("fr-1", "france", where, 2), gen("gb-1", "britain", "cornwall", 1),
                           gen("gb-2", "britain", where, 1)])
         sd = battle.sides(p, where, "france")
         why = battle.support_reasons(p.state, sd, "gb-1", "defender")
