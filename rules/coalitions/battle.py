@@ -72,6 +72,9 @@ def sides(pos: CoalitionsPosition | State, tid: str, attacker: str, support: Map
     defenders = sd.powers(s, "defender")
     if not defenders:
         raise InputError(f"battle in {tid}: nobody there fights {attacker} (§8.1)")
+    if any(not allied(s, a, b) for a in defenders for b in defenders):
+        raise InputError(f"battle in {tid}: {names(defenders)} are not allies; Powers that are not allies never "
+                         "share a Territory (§3.6, §9.4)")
     for p in defenders:
         if not can_attack(s, attacker, p, tid):
             raise InputError(f"battle in {tid}: {attacker} may not attack {p} there (§9.2)")
