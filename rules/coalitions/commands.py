@@ -106,7 +106,8 @@ def analyze(args) -> int:
         out = {"from": a, "to": b, "adjacent": s.europe.adjacent(a, b), "sea_route": b in s.europe.routes[a],
                "land_steps": steps}
         text = [f"{a} -> {b}: {'adjacent' if out['adjacent'] else 'not adjacent'}; "
-                f"{'a direct Sea Route' if out['sea_route'] else 'no direct Sea Route'}; {steps} step(s) by land"]
+                f"{'a direct Sea Route' if out['sea_route'] else 'no direct Sea Route'}; "
+                + (f"{steps} step(s) by land" if steps is not None else "no path by land")]
     elif a in s.europe.territories:
         out, text = _territory(pos, a)
     elif b and b in s.europe.territories:
