@@ -11,6 +11,7 @@ Registered as `coalitions = "rules.coalitions:GAME"` in the `fieldglass.systems`
 """
 
 from rules.coalitions.adapter import ACTIONS, CoalitionsSystem, adapter
+from rules.coalitions.live import POWER_TONES, CoalitionsLive
 from rules.coalitions.model import (
     POWERS,
     SYSTEM,
@@ -23,11 +24,6 @@ from rules.coalitions.model import (
 from rules.coalitions.options import DEFAULT, Options, load_options
 from rules.system import GameSystem
 
-POWER_TONES = {"britain": "#d83a3a", "france": "#3a5fd8", "austria": "#f2f2f2", "prussia": "#303030",
-               "russia": "#3a9a4a", "ottoman": "#f08a24"}
-"""The Powers' colours (§1): Great Britain red, France blue, Austria white, Prussia black, Russia green, the
-Ottoman Empire orange."""
-
 GAME = GameSystem(
     name=SYSTEM,
     title="Coalitions (Koalicje): six Powers on a map of Territories, the Wheel of War, no dice",
@@ -39,6 +35,7 @@ GAME = GameSystem(
     dumps=dumps,
     adapter=adapter,
     commands="rules.coalitions.commands",
+    live=CoalitionsLive,
     examples={
         "analyze": """\
   fieldglass analyze rules/coalitions/data/example.json --from britain        its action, taxes, Arbiters, relations
