@@ -248,6 +248,8 @@ def declare(pos: CoalitionsPosition, chosen: Mapping[str, str], expelled: Mappin
     log = Log()
     if s.round == 1:
         raise InputError("declare: the first round has no Diplomacy phase (§4.1, §9.7)")
+    if s.phase != "diplomacy":
+        raise InputError("declare: statuses change only in the Diplomacy phase at a round's start (§9.2)")
     for p, st in chosen.items():
         if p not in CHOOSERS:
             raise InputError(f"declare: {p!r} chooses no status (Britain and France lead their Coalitions, §9.2)")

@@ -44,10 +44,18 @@ def end_turn(pos: CoalitionsPosition, opts: Options = DEFAULT) -> Result:
     log = Log()
     if s.movement is not None:
         raise InputError("end_turn: the Movement action is still under way (end it with end_movement, §5.1)")
+    if s.phase == "diplomacy":
+        raise InputError("end_turn: the Diplomacy phase comes first (declare the statuses, §4.1)")
     economy.hand_limits(s, log)
+    if s.mode == "lempereur" and any(g.power != "france" for g in s.generals_at("paris")):
+        s.winner = [p for p in POWERS if p != "france"]
+        log.say("a Grand Coalition General is in Paris at the end of the turn: the players win (§9.8)",
+                winner=s.winner)
+        return log.result("end_turn", s, winner=s.winner)
     if s.turn < len(ACTIONS):
         s.turn += 1
         log.say(f"the Wheel turns: action turn {s.turn} of round {s.round} (§4.2)", turn=s.turn)
+        _bids_due(s, log)
         return log.result("end_turn", s, schedule=schedule(s))
     if s.mode == "competitive":
         economy.paris_check(s, log, opts)
@@ -58,4 +66,12 @@ def end_turn(pos: CoalitionsPosition, opts: Options = DEFAULT) -> Result:
     s.phase = "diplomacy" if s.mode == "competitive" else "action"
     log.say(f"round {s.round} begins" + (" with its Diplomacy phase (§4.1)" if s.phase == "diplomacy" else ""),
             round=s.round)
+    _bids_due(s, log)
     return log.result("end_turn", s, schedule=schedule(s))
+
+
+def _bids_due(s: State, log: Log) -> None:
+    """A Minor whose symbol arrives on Drill is bid for before any action of the turn (§9.6)."""
+    for m in s.minors:
+        if action_of(s, m) == "drill":
+            log.say(f"{m}'s symbol is on Drill: bid for its control before this turn's actions (§9.6)", bid_due=m)

@@ -356,13 +356,31 @@ def test_expelled_powers_pick_neutral_or_expansionist():
     assert diplomacy.declare(p, {}, {"austria": "french"}, opts=anyone).position.state.status("austria") == "french"
 
 
-def test_round_one_has_no_diplomacy():
+def test_statuses_change_only_in_the_diplomacy_phase():
     with pytest.raises(InputError, match="first round"):
         diplomacy.declare(pos(), {"austria": "neutral"})
+    with pytest.raises(InputError, match="only in the Diplomacy phase"):
+        diplomacy.declare(pos(round=3, turn=2), {"austria": "neutral"})
+    with pytest.raises(InputError, match="Diplomacy phase comes first"):
+        turn.end_turn(pos(round=3, phase="diplomacy"))
+
+
+def test_a_minor_on_drill_is_bid_for():
+    p = pos(minors={"ottoman": "russia"}, statuses=BC)
+    t = next(t for t in range(1, 7) if turn.action_of(p, "ottoman", t) == "drill")
+    r = turn.end_turn(pos(minors={"ottoman": "russia"}, statuses=BC, turn=t - 1 if t > 1 else 6))
+    assert any("ottoman's symbol is on Drill" in line for line in r.lines)
+
+
+def test_lempereur_players_win_with_a_general_in_paris():
+    s = scenarios.lempereur().draft()
+    s.generals["gb-1"].at = "paris"
+    r = turn.end_turn(freeze(s))
+    assert r.position.state.winner == ["britain", "austria", "prussia", "russia", "ottoman"]
 
 
 def test_case_two_without_a_garrison_needs_rock_paper_scissors():
-    p = pos(round=2, statuses={**BC, "russia": "british"},
+    p = pos(round=2, phase="diplomacy", statuses={**BC, "russia": "british"},
             pieces=[gen("at-1", "austria", "serbia", 1), gen("ru-1", "russia", "serbia", 1)])
     with pytest.raises(InputError, match="rock-paper-scissors"):
         diplomacy.declare(p, {"russia": "french"})
