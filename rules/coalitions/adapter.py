@@ -201,7 +201,9 @@ class CoalitionsSystem:
         handler = _HANDLERS.get(action)
         if handler is None:
             raise InputError(f"--action {action!r}: Coalitions knows {' '.join(ACTIONS)}")
-        res: Result = handler(_Call(pos, action, _ids(attacker), target, dict(choices or {}), self.opts))
+        call = _Call(pos, action, _ids(attacker), target, dict(choices or {}), self.opts)
+        res: Result = handler(call)
+        res.notes += _out_of_turn(call)
         lines = list(res.lines) + [f"note: {n}" for n in dict.fromkeys(res.notes)]
         return CombatOutcome(res, [], None, lines, res.changes)
 
@@ -234,6 +236,22 @@ class _Call:
         if len(self.ids) != 1 or self.ids[0] not in POWERS:
             raise InputError(f"--action {self.action}: --attacker must be one Power ({' '.join(POWERS)})")
         return self.ids[0]
+
+
+WHEEL_OF = {"drill": "drill", "taxation": "taxation", "leadership": "leadership", "subsidies": "leadership",
+            "mobilisation": "mobilisation", "influence": "influence", "start_movement": "movement"}
+"""The Wheel's action (§4.2) each resolve action belongs to."""
+
+
+def _out_of_turn(c: _Call) -> list[str]:
+    """A note when a Power acts off its place on the Wheel (§4.2); the engine does not refuse it (the players may
+    be catching up or correcting), the result says so."""
+    wheel = WHEEL_OF.get(c.action)
+    if wheel is None or len(c.ids) != 1 or c.ids[0] not in POWERS or (c.action == "start_movement"
+                                                                      and c.ch.get("napoleon")):
+        return []
+    now = turn.action_of(c.pos, c.ids[0])
+    return [] if now == wheel else [f"{c.ids[0]}'s symbol is over {now} this turn, not {wheel} (§4.2)"]
 
 
 def _start_movement(c: _Call) -> Result:

@@ -112,6 +112,17 @@ def support_reasons(s: State, sd: Sides, gid: str, side: str, busy: Sequence[str
     return None
 
 
+def play_order(pos: CoalitionsPosition | State, sd: Sides) -> list[str]:
+    """The order in which the Powers play a card each round of play (§8.4): the attacking Power, the defending
+    Powers, the Powers supporting the attacker, those supporting the defender (a Power may come twice). The rounds
+    repeat until every Power has passed; passing is final."""
+    s = state_of(pos)
+    order = [sd.attacker, *sd.powers(s, "defender", direct_only=True)]
+    for side in SIDES:
+        order += [p for p in POWERS if any(s.general(g).power == p for g in sd.support[side])]
+    return order
+
+
 def base_strength(s: State, sd: Sides, side: str) -> int:
     """Step 1 (§8.2): 1 per General and per Troop on the battle Territory; the Garrison 1, 4 with a Fortress.
     Supporters add none."""
@@ -445,4 +456,4 @@ def preview(pos: CoalitionsPosition | State, tid: str, attacker: str, support: M
     return {"territory": tid, "attacker": attacker, "sides": {k: sd.generals(k) for k in SIDES},
             "garrison": sd.garrison, "base": {k: base_strength(s, sd, k) for k in SIDES},
             "card_slots": {g: card_allowance(s, sd, g) for k in SIDES for g in sd.generals(k)},
-            "support_candidates": cands, "max_troops": MAX_TROOPS}
+            "support_candidates": cands, "play_order": play_order(s, sd), "max_troops": MAX_TROOPS}

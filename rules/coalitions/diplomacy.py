@@ -141,11 +141,13 @@ def send_away(s: State, log: Log, gid: str, choice: str | None, opts: Options, w
     g.at = choice
 
 
-def garrison_to_troop(s: State, log: Log, tid: str, why: str, prefer: str | None = None) -> None:
-    """A removed Garrison becomes a Troop under one of its Power's Generals (the one there first), else 1 Money
-    (§9.4 cases 1-3)."""
+def garrison_to_troop(s: State, log: Log, tid: str, why: str, prefer: str | None = None, only_here: bool = False
+                      ) -> None:
+    """A removed Garrison becomes a Troop under one of its Power's Generals (the one there first; `only_here`: that
+    one only, Case 2's "its General"), else 1 Money (§9.4 cases 1-3)."""
     power = s.garrisons.pop(tid)
-    cands = [g for g in s.generals.values() if g.power == power and g.at is not None and g.troops < MAX_TROOPS]
+    cands = [g for g in s.generals.values() if g.power == power and g.at is not None and g.troops < MAX_TROOPS
+             and (g.at == tid or not only_here)]
     cands.sort(key=lambda g: (g.id != prefer, g.at != tid, g.id))
     if cands:
         cands[0].troops += 1
@@ -231,7 +233,7 @@ def _co_location(s: State, log: Log, tid: str, ch: Mapping[str, str], opts: Opti
         log.say(f"{tid}: {a} and {b} may not share it; {weaker} is weaker ({how}, §9.4 case 2)")
         first = next((g.id for g in s.generals_at(tid) if g.power == weaker), None)
         if s.garrisons.get(tid) == weaker:
-            garrison_to_troop(s, log, tid, "§9.4 case 2", prefer=first)
+            garrison_to_troop(s, log, tid, "§9.4 case 2", prefer=first, only_here=True)
         for g in [g for g in s.generals_at(tid) if g.power == weaker]:
             send_away(s, log, g.id, ch.get(f"to.{g.id}"), opts, "§9.4 case 2")
 

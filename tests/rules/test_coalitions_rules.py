@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from common.errors import InputError
-from rules.coalitions import automa, battle, diplomacy, economy, movement, scenarios, turn
+from rules.coalitions import GAME, automa, battle, diplomacy, economy, movement, scenarios, turn
 from rules.coalitions.model import freeze, position_from_dict
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, load_options
@@ -488,3 +488,25 @@ def test_an_automa_battle_lost_by_france_takes_its_garrison_off():
     st = r.position.state
     assert r.data["coalition"] == 1 + 3 + 5 and r.data["france"] == 2 + 1 + 1
     assert st.generals["fr-1"].at is None and "bavaria" not in st.garrisons
+
+
+def test_card_play_order_and_the_out_of_turn_note():
+    pieces = [gen("fr-1", "france", "holland", 3), gen("fr-2", "france", "picardie", 2),
+              gen("gb-1", "britain", "holland", 2), gen("pr-1", "prussia", "holland", 2),
+              gen("gb-2", "britain", "london", 1)]
+    p = pos(statuses=BC, pieces=pieces)
+    sd = battle.sides(p, "holland", "france", {"fr-2": "attacker", "gb-2": "defender"})
+    assert battle.play_order(p, sd) == ["france", "britain", "prussia", "france", "britain"]  # E7's order (§8.4)
+    system = GAME.adapter()
+    out = system.resolve(p, "taxation", "prussia")
+    assert any("prussia's symbol is over mobilisation this turn, not taxation" in line for line in out.lines)
+    assert not any("symbol" in line for line in system.resolve(p, "drill", "britain").lines)
+
+
+def test_a_weaker_garrison_with_no_general_there_becomes_money():
+    p = pos(round=2, phase="diplomacy", statuses={**BC, "russia": "british"},
+            pieces=[gen("at-1", "austria", "serbia", 2), gen("ru-2", "russia", "moskva", 0)],
+            garrisons={"serbia": "russia"})
+    r = diplomacy.declare(p, {"russia": "french"})
+    st = r.position.state
+    assert "serbia" not in st.garrisons and st.money["russia"] == 1 and st.generals["ru-2"].troops == 0
