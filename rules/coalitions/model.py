@@ -309,14 +309,8 @@ class State:
                 + sum(1 for p in self.garrisons.values() if p == power))
 
     def copy(self) -> State:
-        europe = self.europe
-        self.europe = None  # type: ignore[assignment]  # the map is immutable and shared
-        try:
-            twin = copy.deepcopy(self)
-        finally:
-            self.europe = europe
-        twin.europe = europe
-        return twin
+        """A deep copy sharing the (immutable) map."""
+        return copy.deepcopy(self, {id(self.europe): self.europe})
 
 
 @dataclass(frozen=True)
