@@ -44,7 +44,7 @@ GAME = GameSystem(
         "resolve": (
             "  fieldglass resolve rules/coalitions/data/example.json --action start_movement --attacker france"
             " --target austria\n"
-            "  fieldglass resolve rules/coalitions/data/example.json --action taxation --attacker britain"),
+            "  fieldglass resolve rules/coalitions/data/example.json --action taxation --attacker austria"),
     },
     side_tones=POWER_TONES,
     digest="shared/rules/coalitions.md",
