@@ -107,12 +107,14 @@ def distances(s: State, start: str, sea: bool = False, avoid_enemy_of: str | Non
 
 def nearest_controlled(s: State, power: str, start: str, opts: Options = DEFAULT,
                        exclude: str | None = None) -> list[str]:
-    """The nearest Territories controlled by `power` with no other General of its own (§8.6, §9.4; E9, E11):
-    the shortest path on the map (A17: land; sea routes too for British-Coalition Powers), ties for the player."""
+    """The nearest Territories controlled by `power` with no other General of its own (§8.6, §9.4; E9, E11) and
+    no piece of a Power it is not allied with (they may not share it, §9.4): the shortest path on the map (A17: land;
+    sea routes too for British-Coalition Powers), ties for the player."""
     sea = opts.nearest_sea == "always" or (opts.nearest_sea == "british" and s.status(power) == "british")
     dist = distances(s, start, sea, None if opts.nearest_through_enemy else power)
     own = [t for t, d in dist.items() if d > 0 and s.controller(t) == power
-           and not any(g.power == power and g.id != exclude for g in s.generals_at(t))]
+           and not any(g.power == power and g.id != exclude for g in s.generals_at(t))
+           and all(allied(s, power, q) for q in powers_on(s, t))]
     if not own:
         return []
     best = min(dist[t] for t in own)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from common.errors import InputError
 from rules.coalitions import battle, diplomacy, movement, turn
-from rules.coalitions.model import ACTIONS, POWERS, STATUSES, dumps, load_europe, position_from_dict
+from rules.coalitions.model import ACTIONS, POWERS, STATUSES, dumps, load_europe, position_from_dict, state_to_dict
 from rules.coalitions.movement import Move
 
 EUROPE = load_europe()
@@ -106,3 +106,25 @@ def test_the_wheel_gives_each_power_each_action_once_a_round(dial):
 def test_position_files_round_trip(p):
     text = dumps(p)
     assert dumps(position_from_dict(json.loads(text))) == text
+
+
+@settings(max_examples=120, deadline=None)
+@given(positions(), st.fixed_dictionaries({p: st.sampled_from(STATUSES) for p in ("austria", "prussia", "russia",
+                                                                                    "ottoman")}))
+def test_the_board_update_leaves_only_allies_together(p, chosen):
+    """After the status reveal and the board update (§9.4) no Territory holds pieces of Powers that are not allies,
+    and no Power's piece stands on the Home Territory of a Neutral Power but its own."""
+    d = p.draft()
+    d.round, d.phase = 2, "diplomacy"
+    try:
+        after = diplomacy.declare(position_from_dict(state_to_dict(d)), chosen).position.state
+    except InputError as exc:
+        assert "rock-paper-scissors" in str(exc)
+        return
+    for tid in PLACES:
+        here = diplomacy.powers_on(after, tid)
+        assert all(diplomacy.allied(after, a, b) for a in here for b in here), (tid, here)
+        terr = EUROPE.territories[tid]
+        if terr.is_home and after.status(terr.home) == "neutral":
+            assert set(here) <= {terr.home} | {q for q in here if after.major_of(q) == after.major_of(terr.home)}
+    assert all(0 <= g.troops <= 3 for g in after.generals.values())
