@@ -282,10 +282,11 @@ class CoalitionsLive(LiveRules):
         s.state = state
 
     def record_turn(self, s, inp: dict) -> dict:
-        """The action turn ends (engine: turn.end_turn), with the engine's state after."""
+        """The action turn ends (engine: turn.end_turn), with the engine's state after; the record counts action
+        turns from the game's start (six a round)."""
         res = turn.end_turn(s.position, self.system.opts)
         q = res.after.state
-        data = {"turn": q.round * 10 + q.turn, "active": "britain", "phase": f"round {q.round}, turn {q.turn}",
+        data = {"turn": (q.round - 1) * 6 + q.turn, "active": "britain", "phase": f"round {q.round}, turn {q.turn}",
                 "lines": list(res.lines), "engine": position_to_dict(res.after)}
         if q.winner:
             data["game_winner"] = " and ".join(q.winner)

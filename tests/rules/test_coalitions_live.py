@@ -12,6 +12,7 @@ from common.errors import InputError
 from fieldglass.boards import board_layout
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder, system_meta
+from fieldglass.replay_session import ReplaySession
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster, load_setup
 from rules.board import board_to_toml, parse_board
@@ -136,5 +137,19 @@ def test_a_record_keeps_the_game_and_its_engine_state(session, tmp_path):
     poses = tuple(PiecePose(g, markers[g], *map_point(EUROPE, at), 0.0) for g, at in DEMO.items())
     for i, t in enumerate((0.0, 0.5)):
         recorder.feed(TableReading(object(), poses, (), ()), t, i)
-    ev = recorder.apply({"type": "combat", "action": "taxation", "attacker": "britain"}, 1.0, 2)[0]
-    assert ev.data["engine"]["money"]["britain"] > 0 and "taxes" in ev.data["summary"]
+    ev = recorder.apply({"type": "combat", "action": "taxation", "attacker": "austria"}, 1.0, 2)[0]
+    assert ev.data["engine"]["money"]["austria"] == 9 and "taxes" in ev.data["summary"]
+    recorder.apply({"type": "turn"}, 1.5, 3)
+    for i, t in enumerate((2.0, 2.5)):
+        moved = tuple(PiecePose(g, markers[g], *map_point(EUROPE, "holland" if g == "fr-2" else at), 0.0)
+                      for g, at in DEMO.items())
+        recorder.feed(TableReading(object(), moved, (), ()), t, 4 + i)
+    rec.close()
+    replay = ReplaySession(Record.open(tmp_path / "c.fgr"))
+    replay.seek(len(replay))
+    st = replay.position.state
+    assert st.generals["fr-2"].at == "holland" and st.money["austria"] == 9 and st.turn == 2
+    assert not replay.problems
+    items = replay.picture()
+    check(items)
+    assert {it.piece for it in items if it.kind == "coalitions-pawn"} == set(DEMO)
