@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from common.errors import InputError
 from rules.coalitions.diplomacy import allied, at_war, can_attack, powers_on
-from rules.coalitions.economy import add_morale
+from rules.coalitions.economy import add_morale, hand_limits
 from rules.coalitions.model import POWERS, CoalitionsPosition, Log, Movement, Result, State, names, state_of
 from rules.coalitions.options import DEFAULT, Options
 
@@ -127,6 +127,7 @@ def ask_turn(pos: CoalitionsPosition, agree: bool, opts: Options = DEFAULT) -> R
     if not agree:
         log.say(f"{m.arbiter} refuses Move Turn {nxt}: {m.power}'s Movement ends (§5.1)")
         s.movement = None
+        hand_limits(s, log)
         return log.result("ask_turn", s)
     add_morale(s, m.arbiter, ARBITER_PAY[nxt], opts)
     m.granted = nxt
@@ -143,6 +144,7 @@ def end_movement(pos: CoalitionsPosition) -> Result:
     log = Log()
     log.say(f"{m.power}'s Movement ends after {m.played} Move Turn(s) (§5.1)")
     s.movement = None
+    hand_limits(s, log)  # at the end of every action (§9.5)
     return log.result("end_movement", s)
 
 

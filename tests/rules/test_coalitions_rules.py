@@ -510,3 +510,9 @@ def test_a_weaker_garrison_with_no_general_there_becomes_money():
     r = diplomacy.declare(p, {"russia": "french"})
     st = r.position.state
     assert "serbia" not in st.garrisons and st.money["russia"] == 1 and st.generals["ru-2"].troops == 0
+
+
+def test_the_hand_limit_applies_when_the_movement_ends():
+    p = pos(statuses=BC, hands={"france": 11})
+    p = movement.move_turn(movement.start_movement(p, "france", "ottoman").position, []).position
+    assert movement.end_movement(p).position.state.hands["france"] == 10
