@@ -78,9 +78,13 @@ def _general(pos: CoalitionsPosition, gid: str, system: CoalitionsSystem) -> tup
 def _general_to(pos: CoalitionsPosition, gid: str, tid: str, system: CoalitionsSystem) -> tuple[dict, list[str]]:
     try:
         kind, path, others = infer_kind(pos, gid, tid, system.opts, consent=True)
-        out = {"general": gid, "to": tid, "kind": kind, "path": path, "also": others, "reasons": []}
+        power = pos.state.general(gid).power
+        enemies = [p for p in diplomacy.powers_on(pos.state, tid) if not diplomacy.allied(pos.state, power, p)]
+        out = {"general": gid, "to": tid, "kind": kind, "path": path, "also": others, "reasons": [],
+               "battle_with": enemies}
         text = [f"{gid} -> {tid}: a {kind} along {'-'.join(path)}" + (f" (also {', '.join(others)})" if others
-                                                                     else "")]
+                                                                     else "")
+                + (f"; a battle with {names(enemies)} follows (§8.1)" if enemies else "")]
     except InputError as exc:
         reasons = movement.entry_reasons(pos, pos.state.general(gid).power, tid, system.opts)
         out = {"general": gid, "to": tid, "kind": None, "path": [], "reasons": reasons or [str(exc)]}

@@ -60,6 +60,8 @@ def test_analyze_a_power_and_a_move(capsys):
     code, out, _ = cli(capsys, f"analyze {EXAMPLE} --from gb-2 --to lisboa --json")
     data = json.loads(out)
     assert (data["kind"], data["path"]) == ("sea", ["oporto", "lisboa"])
+    code, out, _ = cli(capsys, f"analyze {EXAMPLE} --from fr-5 --to tyrol --json")
+    assert json.loads(out)["battle_with"] == ["austria"]
     code, out, _ = cli(capsys, f"analyze {EXAMPLE} --from bavaria")
     assert "controlled by austria" in out
 
