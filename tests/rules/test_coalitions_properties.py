@@ -35,7 +35,7 @@ def positions(draw):
                                "garrisons": garrisons, "morale": morale})
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(positions(), st.sampled_from(POWERS), st.data())
 def test_moves_keep_the_stacking_limits(p, power, data):
     arbiters = movement.eligible_arbiters(p, power)
@@ -64,7 +64,7 @@ def test_moves_keep_the_stacking_limits(p, power, data):
             assert tid in r.data["battles"]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(positions(), st.data())
 def test_a_battle_leaves_no_enemies_together(p, data):
     s = p.state
@@ -108,7 +108,7 @@ def test_position_files_round_trip(p):
     assert dumps(position_from_dict(json.loads(text))) == text
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(positions(), st.fixed_dictionaries({p: st.sampled_from(STATUSES) for p in ("austria", "prussia", "russia",
                                                                                     "ottoman")}))
 def test_the_board_update_leaves_only_allies_together(p, chosen):
