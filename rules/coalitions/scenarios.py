@@ -49,7 +49,8 @@ def setup(name: str, players: int = 6, third_minor: str = "russia", napoleon: st
     t = _table(name)
     if t.get("damaged"):
         raise InputError(f"scenario {name}: the rulebook's set-up is damaged (A5: Britain, Russia and the Ottomans "
-                         "missing, France garbled); enter it by hand as a position file")
+                         "missing, France garbled); enter it by hand as a position file (scenarios.template_1809 "
+                         "gives what the text has)")
     s = State(load_europe(board, t["side"]), board, t["side"], name)
     minors = minor_powers(players, third_minor)
     s.minors = {m: None for m in minors}
@@ -64,6 +65,28 @@ def setup(name: str, players: int = 6, third_minor: str = "russia", napoleon: st
     _napoleon(s, t["napoleon"], napoleon)
     s.deck = DECK - sum(s.hands.values())
     return freeze(s)
+
+
+MISSING_1809 = ("britain's set-up is missing", "russia's set-up is missing", "the ottomans' set-up is missing",
+                "france: Lombardia's Troops are unreadable (0 here) and 2 Generals may be lost",
+                "france: Bavaria's Troops read as 2 from \"(z)\"")
+"""What the players must complete in the 1809 template (A5)."""
+
+
+def template_1809(players: int = 6, opts: Options = DEFAULT) -> tuple[CoalitionsPosition, list[str]]:
+    """The 1809 set-up as far as the text has it (A5), to be completed by hand, and the list of what is missing:
+    Britain, Russia and the Ottomans have no Generals, Garrisons or cards; France's Lombardia Troops are unknown."""
+    t = _table("1809")
+    s = State(load_europe("demo", t["side"]), "demo", t["side"], "1809")
+    s.minors = {m: None for m in minor_powers(players)}
+    s.statuses = dict(t["statuses"])
+    s.morale = dict(t["morale"])
+    for p in POWERS:
+        _place(s, p, t[p])
+        if p not in s.minors:
+            s.influence[p] = t["ip"]
+    _napoleon(s, t["napoleon"], None)
+    return freeze(s), list(MISSING_1809)
 
 
 def _place(s: State, power: str, row: Mapping[str, Any]) -> None:

@@ -516,3 +516,12 @@ def test_the_hand_limit_applies_when_the_movement_ends():
     p = pos(statuses=BC, hands={"france": 11})
     p = movement.move_turn(movement.start_movement(p, "france", "ottoman").position, []).position
     assert movement.end_movement(p).position.state.hands["france"] == 10
+
+
+def test_the_1809_template_has_what_the_text_has_and_says_what_is_missing():
+    p, missing = scenarios.template_1809()
+    st = p.state
+    assert not any(g.power in ("britain", "russia", "ottoman") for g in st.generals.values())
+    assert {g.at for g in st.generals.values() if g.power == "austria"} == {"venezia", "tyrol", "bohemia", "galicia"}
+    assert st.garrisons["dalmatia"] == "france" and st.money["prussia"] == 6 and st.influence["france"] == 9
+    assert len(missing) == 5 and any("Lombardia" in m for m in missing)
