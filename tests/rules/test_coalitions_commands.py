@@ -49,8 +49,7 @@ def test_the_pyproject_registers_the_entry_point():
 def test_example_round_trips():
     p = positions.load(EXAMPLE)
     assert positions.dumps(p) == EXAMPLE.read_text()
-    assert positions.loads(positions.dumps(p)) == p or positions.dumps(positions.loads(positions.dumps(p))) == \
-        positions.dumps(p)
+    assert positions.loads(positions.dumps(p)) == p
 
 
 def test_analyze_a_power_and_a_move(capsys):
