@@ -16,6 +16,7 @@ import numpy as np
 
 from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, shared_border_mm
 from rules.coalitions.model import Europe, load_europe
+from rules.geometry import voronoi_cells
 
 FRAME_MM = (1000.0, 700.0)
 """The map file's frame, 1 unit = 1 mm on the table."""
@@ -24,34 +25,6 @@ ANCHOR_INSET_MM = 22.0
 ANCHOR_IDS = (100, 101, 102, 103)
 DICTIONARY = "DICT_4X4_250"
 BORDER_MM = 4.0
-
-
-def _clip(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
-    """The part of a convex polygon where normal . p <= offset (Sutherland-Hodgman against one half-plane)."""
-    out = []
-    n = len(poly)
-    for i in range(n):
-        a, b = poly[i], poly[(i + 1) % n]
-        da, db = float(normal @ a) - offset, float(normal @ b) - offset
-        if da <= 0:
-            out.append(a)
-        if (da < 0 < db) or (db < 0 < da):
-            out.append(a + (b - a) * (da / (da - db)))
-    return np.asarray(out, float).reshape(-1, 2)
-
-
-def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndarray]:
-    """Each site's cell inside the rectangle 0..width x 0..depth, counter-clockwise polygons."""
-    frame = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth]])
-    cells = []
-    for i, p in enumerate(sites):
-        poly = frame
-        for j, q in enumerate(sites):
-            if i == j or len(poly) == 0:
-                continue
-            poly = _clip(poly, q - p, float(q @ q - p @ p) / 2.0)  # the points nearer p than q
-        cells.append(np.round(poly, 1))
-    return cells
 
 
 def map_point(europe: Europe, tid: str) -> tuple[float, float]:

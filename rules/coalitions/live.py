@@ -250,6 +250,11 @@ class CoalitionsLive(LiveRules):
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, getattr(s, "board", None))
 
+    def actors(self, s) -> tuple[str, ...]:
+        """The Powers act themselves (start a movement, taxation, declare, bid...: §4, §9): the combat panel offers
+        them besides the Generals."""
+        return POWERS
+
     # ---- the game record
 
     def record_meta(self, meta: dict) -> dict:

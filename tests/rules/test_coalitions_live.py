@@ -20,7 +20,7 @@ from rules.coalitions import GAME, movement
 from rules.coalitions.board import demo_board, map_point
 from rules.coalitions.demo import demo, demo_game
 from rules.coalitions.live import CoalitionsLive, GeneralMove, power_of
-from rules.coalitions.model import load_europe, position_from_dict
+from rules.coalitions.model import POWERS, load_europe, position_from_dict
 from rules.picture import check
 from rules.system import register, unregister
 from vision.pieces import PiecePose, TableReading
@@ -153,3 +153,16 @@ def test_a_record_keeps_the_game_and_its_engine_state(session, tmp_path):
     items = replay.picture()
     check(items)
     assert {it.piece for it in items if it.kind == "coalitions-pawn"} == set(DEMO)
+
+
+def test_a_power_acts_from_the_combat_panel(session):
+    """The Powers are actors besides the Generals (the contract's `actors`): an action whose actor is a Power is
+    resolved by the session as the combat panel sends it, and a name that is neither a figure nor a Power is one
+    line."""
+    s = session
+    see(s, 0.0, DEMO)
+    assert s.actors() == POWERS
+    with pytest.raises(InputError, match="spain"):
+        s.resolve("start_movement", "spain", "austria")
+    out = s.resolve("start_movement", "france", "austria")
+    assert out.lines[0] == "france chooses austria as Arbiter: austria +1 Morale, now 10 (§5.2)"
