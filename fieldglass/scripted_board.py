@@ -34,7 +34,8 @@ LIFT_MM = 70.0
 @dataclass(frozen=True)
 class BoardFrame:
     """One frame: `places` figure id -> (surface, x_mm, y_mm, heading_deg, lift_mm), the surface "" or the main
-    board's name for the main board (table mm), another surface's name for a point in its board mm; `surfaces`
+    board's name for the main board (table mm), another surface's name for a point and a heading (compass bearing)
+    in its board's frame; `surfaces`
     each other surface's pose (x_mm, y_mm of its origin on the table, rotation_deg counter-clockwise)."""
 
     places: Mapping[str, tuple[str, float, float, float, float]]
@@ -97,7 +98,8 @@ class ScriptedBoardGame:
         lifted = {}
         for pid, (surface, x, y, heading, lift) in sorted(frame.places.items()):
             tx, ty = self.table_point(frame, surface, x, y)
-            placed.append((pid, tx, ty, float(heading)))
+            turned = frame.surfaces[surface][2] if surface in self.surfaces else 0.0  # counter-clockwise
+            placed.append((pid, tx, ty, (float(heading) - float(turned)) % 360.0))
             if lift:
                 lifted[pid] = lift
         if lifted:  # a carried figure: its marker higher above the cloth

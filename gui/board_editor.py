@@ -8,11 +8,25 @@ shared border), roads (click the areas in road order, then "Finish road"), edit 
 attributes in the tables, validate with rules/board.py's validator (every area reachable, approaches paired across
 shared borders, no overlaps) and save TOML (rules.board.board_to_toml). Open an existing board file to edit it.
 
+Strategic maps (areas linked by borders, sea lanes and straits rather than approaches): give each area its free
+attributes in the areas table, a `kind` column and an `attributes` column of TOML `key = value` pairs separated by
+commas (`home = "france", capital = true, port = ["channel", "north_sea"]`), which a game system reads (its README
+says which); "Link borders" adds a connection on every shared border that has neither approaches nor one (kind `sea`
+when either area's kind is "sea", else `land`); Link mode marks a connection between two clicked areas, drawn border
+or not: `land`, `sea` (a sea lane), `strait` (a sea link with a strait's flag) or `closed` (a drawn border that is
+no link), or removes it. The connections table edits their kinds.
+
+To digitise a printed map: photograph it with the anchor stickers on (or use the live frame), set the board's size,
+draw each area over the rectified image (corners snap, so neighbours share their borders exactly), name it and fill
+in its attributes, "Link borders", then mark the links the drawing does not show (straits, sea lanes, closed
+borders) in Link mode, validate and save.
+
 `BoardDraft` is the editor's Qt-free model (TOML-shaped records); the widget only draws it and edits it.
 """
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -47,13 +61,17 @@ from gui.models import RecordsModel
 from rules.board import (
     APPROACH_COUNTS,
     APPROACH_FLAGS,
+    AREA_KEYS,
+    CONNECTION_KINDS,
     Board,
     board_to_toml,
+    bordering_pairs,
     distance_to_outline,
     load_board,
     parse_board,
     points_in_polygon,
     shared_border_mm,
+    toml_value,
     validate_board,
 )
 from vision.markers import detect_markers
@@ -78,10 +96,11 @@ class BoardDraft:
         self.anchors = [{"id": 100 + i, "x_mm": x, "y_mm": y, "size_mm": 30.0, "heading_deg": 0.0}
                         for i, (x, y) in enumerate(((inset, inset), (width_mm - inset, inset),
                                                     (width_mm - inset, depth_mm - inset), (inset, depth_mm - inset)))]
-        self.areas: list[dict] = []
+        self.areas: list[dict] = []  # each with its free "attributes" (a dict)
         self.approaches: list[dict] = []
         self.roads: list[dict] = []
-        self.extra: dict = {}  # boxes, arrows, pontoon, connections: kept as they were read
+        self.connections: list[dict] = []  # {"areas": [a, b], "kind": one of CONNECTION_KINDS}
+        self.extra: dict = {}  # boxes, arrows, pontoon: kept as they were read
 
     # ---- from and to a Board
 
@@ -93,15 +112,16 @@ class BoardDraft:
                      for a in board.anchors]
         d.areas = [{"id": a.id, "name": a.name, "polygon": [list(map(float, p)) for p in np.asarray(a.polygon)],
                     "capacity": a.capacity or 0, "start_positions": a.start_positions,
-                    "beyond_objective": a.beyond_objective} for a in board.areas.values()]
+                    "beyond_objective": a.beyond_objective, "attributes": {k: _plain(v) for k, v in a.attributes}}
+                   for a in board.areas.values()]
         d.approaches = [{"area": ap.area, "to": ap.to, "width": ap.width,
                          **{k: getattr(ap, k) for k in (*APPROACH_COUNTS, *APPROACH_FLAGS)}}
                         for ap in board.approaches.values()]
         d.roads = [{"id": r.id, "class": r.road_class, "areas": list(r.areas)} for r in board.roads]
         d.extra = {"box": [{"id": b.id, "side": b.side, "round": b.round, "entry_area": b.entry_area}
                            for b in board.boxes.values()],
-                   "arrow": [{"from": f, "to": t} for f, t in sorted(board.arrows)],
-                   "connection": [{"areas": [c.a, c.b], "kind": c.kind} for c in board.connections]}
+                   "arrow": [{"from": f, "to": t} for f, t in sorted(board.arrows)]}
+        d.connections = [{"areas": [c.a, c.b], "kind": c.kind} for c in board.connections]
         if board.pontoon_area:
             d.extra["pontoon"] = {"area": board.pontoon_area}
         return d
@@ -116,6 +136,7 @@ class BoardDraft:
                 rec["start_positions"] = int(a["start_positions"])
             if a.get("beyond_objective") in (True, "true", "yes", 1):
                 rec["beyond_objective"] = True
+            rec.update({k: v for k, v in (a.get("attributes") or {}).items() if v != "" and k not in AREA_KEYS})
             areas.append(rec)
         approaches = []
         for ap in self.approaches:
@@ -129,7 +150,8 @@ class BoardDraft:
             approaches.append(rec)
         data = {"board": dict(self.header), "markers": {"dictionary": self.dictionary},
                 "anchor": [dict(a, id=int(a["id"])) for a in self.anchors], "area": areas, "approach": approaches,
-                "road": [dict(r) for r in self.roads if len(r["areas"]) >= 2]}
+                "road": [dict(r) for r in self.roads if len(r["areas"]) >= 2],
+                "connection": [{"areas": list(c["areas"]), "kind": c["kind"]} for c in self.connections]}
         data.update({k: v for k, v in self.extra.items() if v})
         return data
 
@@ -184,7 +206,9 @@ class BoardDraft:
         y = 0.0 if abs(y) <= tol else h if abs(y - h) <= tol else y
         return round(x, 1), round(y, 1)
 
-    def add_area(self, polygon, area_id: str | None = None, name: str | None = None, **attrs) -> dict:
+    def add_area(self, polygon, area_id: str | None = None, name: str | None = None,
+                 attributes: dict | None = None, **attrs) -> dict:
+        """A new area of at least 3 corners (board mm); `attributes` its free attributes (a game system's)."""
         area_id = area_id or self.next_area_id()
         if any(a["id"] == area_id for a in self.areas):
             raise InputError(f"area {area_id} exists already")
@@ -192,15 +216,109 @@ class BoardDraft:
         if len(pts) < 3:
             raise InputError("an area needs at least 3 corners")
         rec = {"id": area_id, "name": name or area_id, "polygon": pts, "capacity": 0, "start_positions": 0,
-               "beyond_objective": False, **attrs}
+               "beyond_objective": False, "attributes": {}, **attrs}
+        for k, v in (attributes or {}).items():
+            self._set_attribute(rec, k, v)
         self.areas.append(rec)
         return rec
 
     def remove_area(self, area_id: str) -> None:
         self.areas = [a for a in self.areas if a["id"] != area_id]
         self.approaches = [ap for ap in self.approaches if area_id not in (ap["area"], ap["to"])]
+        self.connections = [c for c in self.connections if area_id not in c["areas"]]
         for r in self.roads:
             r["areas"] = [x for x in r["areas"] if x != area_id]
+
+    def rename_area(self, old: str, new: str) -> None:
+        """An area's new id, in its approaches, roads and connections too."""
+        for a in self.areas:
+            if a["id"] == old:
+                a["id"] = new
+        for ap in self.approaches:
+            for k in ("area", "to"):
+                if ap[k] == old:
+                    ap[k] = new
+        for r in self.roads:
+            r["areas"] = [new if x == old else x for x in r["areas"]]
+        for c in self.connections:
+            c["areas"] = [new if x == old else x for x in c["areas"]]
+
+    # ---- free attributes (a game system's: kind, home, port...)
+
+    def _area(self, area_id: str) -> dict:
+        rec = next((a for a in self.areas if a["id"] == area_id), None)
+        if rec is None:
+            raise InputError(f"no area {area_id!r} on the board")
+        return rec
+
+    @staticmethod
+    def _set_attribute(rec: dict, key: str, value) -> None:
+        if not key or key in AREA_KEYS or key == "attributes":
+            raise InputError(f"area {rec['id']}: {key!r} is not a free attribute (not one of {', '.join(AREA_KEYS)})")
+        attrs = rec.setdefault("attributes", {})
+        if value in ("", None):
+            attrs.pop(key, None)
+        else:
+            attrs[key] = list(value) if isinstance(value, tuple) else value
+
+    def set_attribute(self, area_id: str, key: str, value) -> None:
+        """One free attribute of an area (text, number, true/false or a list); "" or None removes it."""
+        self._set_attribute(self._area(area_id), key, value)
+
+    def attributes_text(self, area_id: str, skip: tuple[str, ...] = ("kind",)) -> str:
+        """An area's free attributes as TOML pairs, `home = "france", port = ["channel"]` (the table's column)."""
+        attrs = self._area(area_id).get("attributes") or {}
+        return ", ".join(f"{k} = {toml_value(v)}" for k, v in sorted(attrs.items()) if k not in skip)
+
+    def set_attributes_text(self, area_id: str, text: str, keep: tuple[str, ...] = ("kind",)) -> None:
+        """Replace an area's free attributes (but those in `keep`) by TOML pairs separated by commas; InputError
+        (nothing changed) when the text is not that."""
+        rec = self._area(area_id)
+        try:
+            parsed = tomllib.loads(f"a = {{{text}}}")["a"] if text.strip() else {}
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"area {area_id}: attributes must be TOML pairs like home = \"france\", capital = true, "
+                             f"port = [\"channel\"] ({exc})") from None
+        bad = [k for k, v in parsed.items() if isinstance(v, dict) or k in AREA_KEYS]
+        if bad:
+            raise InputError(f"area {area_id}: {bad[0]!r} is not a free attribute")
+        rec["attributes"] = {k: v for k, v in (rec.get("attributes") or {}).items() if k in keep}
+        for k, v in parsed.items():
+            self._set_attribute(rec, k, v)
+
+    # ---- connections (strategic maps: links that need no approach)
+
+    def connection(self, a: str, b: str) -> dict | None:
+        return next((c for c in self.connections if set(c["areas"]) == {a, b}), None)
+
+    def connect(self, a: str, b: str, kind: str = "land") -> dict:
+        """A connection between two areas (replacing the one they have): land, sea, strait or closed."""
+        if kind not in CONNECTION_KINDS:
+            raise InputError(f"connection {a}-{b}: kind must be one of {', '.join(CONNECTION_KINDS)}, not {kind!r}")
+        for x in (a, b):
+            self._area(x)
+        if a == b:
+            raise InputError(f"connection {a}-{b}: a connection joins two areas")
+        rec = self.connection(a, b)
+        if rec is None:
+            rec = {"areas": [a, b], "kind": kind}
+            self.connections.append(rec)
+        rec["kind"] = kind
+        return rec
+
+    def disconnect(self, a: str, b: str) -> None:
+        self.connections = [c for c in self.connections if set(c["areas"]) != {a, b}]
+
+    def link_borders(self) -> int:
+        """A connection on every shared border that has neither approaches nor a connection: `sea` when either area's
+        kind attribute is "sea", else `land` (a strategic map's adjacency drawn as borders). The count added."""
+        kinds = {a["id"]: (a.get("attributes") or {}).get("kind") for a in self.areas}
+        n = 0
+        for a, b in sorted(bordering_pairs(self.board())):  # InputError when the draft cannot be read
+            if self.connection(a, b) is None and self.approach(a, b) is None and self.approach(b, a) is None:
+                self.connect(a, b, "sea" if "sea" in (kinds[a], kinds[b]) else "land")
+                n += 1
+        return n
 
     def area_at(self, x: float, y: float) -> str | None:
         """The first area whose polygon holds the board point (x, y mm), its outline included."""
@@ -324,9 +442,9 @@ class _Canvas(QGraphicsView):
 
 
 class BoardEditor(QMainWindow):
-    """Draw a board's areas, approaches and roads over its rectified image; validate; save TOML."""
+    """Draw a board's areas, approaches, roads and connections over its rectified image; validate; save TOML."""
 
-    MODES = ("area", "approach", "road", "select")
+    MODES = ("area", "approach", "road", "link", "select")
 
     def __init__(self, board: Board | None = None, frame=None, path: str | None = None, parent=None):
         super().__init__(parent)
@@ -339,6 +457,7 @@ class BoardEditor(QMainWindow):
         self.image: np.ndarray | None = None
         self.points: list[tuple[float, float]] = []
         self.road: list[str] = []
+        self.link: list[str] = []  # the first area clicked in link mode
         self.mode = "area"
         self.problems: list[str] = []
 
@@ -350,6 +469,7 @@ class BoardEditor(QMainWindow):
         lay.addLayout(self._build_mode_buttons())
         lay.addLayout(self._build_area_row())
         lay.addLayout(self._build_approach_road_row())
+        lay.addLayout(self._build_link_row())
         self._build_tables(lay)
         lay.addLayout(self._build_edit_buttons())
         self.report = QPlainTextEdit()
@@ -367,7 +487,8 @@ class BoardEditor(QMainWindow):
         QShortcut(QKeySequence("Backspace"), self, self.undo_point)
         self.resize(1400, 800)
         self.say("Area mode: click the corners of an area (they snap to existing corners), double-click or Enter "
-                 "to close it. Approach mode: click inside an area near a border. Road mode: click areas in order.")
+                 "to close it. Approach mode: click inside an area near a border. Road mode: click areas in order. "
+                 "Link mode: click two areas.")
         if frame is not None:
             self.use_frame()
         self.refresh()
@@ -460,10 +581,33 @@ class BoardEditor(QMainWindow):
         row.addWidget(finish_road)
         return row
 
+    def _build_link_row(self) -> QHBoxLayout:
+        """A connection's kind (or remove) for link mode, and linking every shared border."""
+        row = QHBoxLayout()
+        self.link_kind = QComboBox()
+        self.link_kind.addItems([*CONNECTION_KINDS, "remove"])
+        self.link_kind.setToolTip("link mode: the kind of connection between the next two areas clicked (strait: a "
+                                  "sea link with a strait's flag; closed: a drawn border that is no link)")
+        borders = QPushButton("Link borders")
+        borders.setToolTip("a connection on every shared border without approaches or one (sea when either area's "
+                           "kind is sea, else land)")
+        borders.clicked.connect(self.link_borders)
+        row.addWidget(QLabel("connection"))
+        row.addWidget(self.link_kind)
+        row.addWidget(borders)
+        row.addStretch(1)
+        return row
+
     def _build_tables(self, lay: QVBoxLayout) -> None:
-        """The editable tables of areas and approaches, each edit written back to the draft."""
+        """The editable tables of areas, approaches and connections, each edit written back to the draft."""
         self.areas_model = RecordsModel([("id", str), ("name", str), ("capacity", int), ("start_positions", int),
-                                         ("beyond_objective", _flag)])
+                                         ("beyond_objective", _flag), ("kind", str), ("attributes", str)])
+        self.connections_model = RecordsModel([("a", str), ("b", str), ("kind", str)])
+        self.connections_table = QTableView()
+        self.connections_table.setModel(self.connections_model)
+        self.connections_table.verticalHeader().setVisible(False)
+        self.connections_table.horizontalHeader().setStretchLastSection(True)
+        self.connections_model.dataChanged.connect(self._connections_edited)
         self.approaches_model = RecordsModel([("area", str), ("to", str), ("width", str),
                                               *[(k, int) for k in APPROACH_COUNTS], *[(k, _flag) for k in
                                                                                       APPROACH_FLAGS]])
@@ -480,6 +624,8 @@ class BoardEditor(QMainWindow):
         lay.addWidget(self.areas_table, 2)
         lay.addWidget(QLabel("approaches (one per side of a border)"))
         lay.addWidget(self.approaches_table, 2)
+        lay.addWidget(QLabel("connections (strategic links: land, sea, strait, closed)"))
+        lay.addWidget(self.connections_table, 1)
 
     def _build_edit_buttons(self) -> QHBoxLayout:
         buttons = QHBoxLayout()
@@ -587,7 +733,7 @@ class BoardEditor(QMainWindow):
         self.mode = mode
         for b in self.mode_buttons.buttons():
             b.setChecked(b.text().lower() == mode)
-        self.points, self.road = [], []
+        self.points, self.road, self.link = [], [], []
         self.refresh()
 
     def click(self, x: float, y: float, double: bool = False) -> None:
@@ -612,6 +758,8 @@ class BoardEditor(QMainWindow):
             if area and (not self.road or self.road[-1] != area):
                 self.road.append(area)
                 self.say("road: " + " -> ".join(self.road) + " (Finish road when done)")
+        elif self.mode == "link":
+            self._link_click(self.draft.area_at(x, y))
         else:
             area = self.draft.area_at(x, y)
             if area:
@@ -651,6 +799,33 @@ class BoardEditor(QMainWindow):
         self.road = []
         self.refresh()
 
+    def _link_click(self, area: str | None) -> None:
+        """Link mode: the first area clicked, then the second: connect them with the chosen kind (or remove)."""
+        if area is None:
+            self.say("click inside an area")
+            return
+        if not self.link or self.link[0] == area:
+            self.link = [area]
+            self.say(f"connection from {area}: click the other area")
+            return
+        a, kind = self.link[0], self.link_kind.currentText()
+        self.link = []
+        if kind == "remove":
+            self.draft.disconnect(a, area)
+            self.say(f"connection {a}-{area} removed")
+        else:
+            self.draft.connect(a, area, kind)
+            self.say(f"connection {a}-{area}: {kind}")
+
+    def link_borders(self) -> None:
+        try:
+            n = self.draft.link_borders()
+        except InputError as exc:
+            self.say(str(exc))
+            return
+        self.say(f"{n} connection(s) added on shared borders")
+        self.refresh()
+
     def pair_borders(self) -> None:
         n = self.draft.pair_borders(self.width_choice.currentText() if self.width_choice.currentIndex() < 2
                                     else "narrow")
@@ -664,20 +839,34 @@ class BoardEditor(QMainWindow):
             self.refresh()
 
     def _areas_edited(self, *_):
+        """The areas table written back: a new id renames the area everywhere; `kind` and `attributes` are its free
+        attributes (a bad attributes text is reported and the row shows the draft's again)."""
         old = [a["id"] for a in self.draft.areas]
+        again = False
         for a, rec in zip(self.draft.areas, self.areas_model.records, strict=True):
-            if rec["id"] != a["id"]:  # renaming an area renames its approaches and roads
-                for ap in self.draft.approaches:
-                    for k in ("area", "to"):
-                        if ap[k] == a["id"]:
-                            ap[k] = rec["id"]
-                for r in self.draft.roads:
-                    r["areas"] = [rec["id"] if x == a["id"] else x for x in r["areas"]]
-            a.update({k: v for k, v in rec.items() if k != "polygon"})
-        if old != [a["id"] for a in self.draft.areas]:
+            if rec["id"] != a["id"]:  # renaming an area renames its approaches, roads and connections
+                self.draft.rename_area(a["id"], rec["id"])
+            a.update({k: v for k, v in rec.items() if k not in ("polygon", "kind", "attributes")})
+            try:
+                self.draft.set_attribute(a["id"], "kind", str(rec.get("kind") or "").strip())
+                if str(rec.get("attributes") or "") != self.draft.attributes_text(a["id"]):
+                    self.draft.set_attributes_text(a["id"], str(rec.get("attributes") or ""))
+            except InputError as exc:
+                self.say(str(exc))
+                again = True
+        if again or old != [a["id"] for a in self.draft.areas]:
             self.refresh()
         else:
             self._draw()
+
+    def _connections_edited(self, *_):
+        """The connections table written back: a kind not one of CONNECTION_KINDS is reported and undone."""
+        for c, rec in zip(self.draft.connections, self.connections_model.records, strict=True):
+            if rec["kind"] in CONNECTION_KINDS:
+                c["kind"] = rec["kind"]
+            else:
+                self.say(f"connection {'-'.join(c['areas'])}: kind must be one of {', '.join(CONNECTION_KINDS)}")
+        self.refresh()
 
     def _approaches_edited(self, *_):
         for ap, rec in zip(self.draft.approaches, self.approaches_model.records, strict=True):
@@ -690,7 +879,8 @@ class BoardEditor(QMainWindow):
             self.report.setPlainText("the board does not validate:\n" + "\n".join(f"  ✖ {p}" for p in self.problems))
         else:
             self.report.setPlainText(f"valid: {len(self.draft.areas)} areas, {len(self.draft.approaches)} "
-                                     f"approaches, {len(self.draft.roads)} roads; every area reachable")
+                                     f"approaches, {len(self.draft.roads)} roads, {len(self.draft.connections)} "
+                                     "connections; every area reachable")
         self._draw()
         return not self.problems
 
@@ -702,8 +892,14 @@ class BoardEditor(QMainWindow):
 
     def refresh(self) -> None:
         self.areas_model.beginResetModel()
-        self.areas_model.records = [{k: a.get(k) for k, _ in self.areas_model.columns} for a in self.draft.areas]
+        self.areas_model.records = [{**{k: a.get(k) for k, _ in self.areas_model.columns},
+                                     "kind": (a.get("attributes") or {}).get("kind", ""),
+                                     "attributes": self.draft.attributes_text(a["id"])} for a in self.draft.areas]
         self.areas_model.endResetModel()
+        self.connections_model.beginResetModel()
+        self.connections_model.records = [{"a": c["areas"][0], "b": c["areas"][1], "kind": c["kind"]}
+                                          for c in self.draft.connections]
+        self.connections_model.endResetModel()
         self.approaches_model.beginResetModel()
         self.approaches_model.records = [{k: ap.get(k) for k, _ in self.approaches_model.columns}
                                          for ap in self.draft.approaches]
@@ -727,6 +923,7 @@ class BoardEditor(QMainWindow):
         if board is not None:
             self._draw_approaches(sc, board)
             self._draw_roads(sc, board)
+            self._draw_connections(board)
         self._draw_unfinished(sc, board)
         sc.setSceneRect(QRectF(-20, -20, w * self.px_per_mm + 40, h * self.px_per_mm + 40))
         self.canvas.fitInView(sc.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
@@ -792,6 +989,24 @@ class BoardEditor(QMainWindow):
             for p, q in zip(pts[:-1], pts[1:], strict=True):
                 self._line(sc, p, q, pen, 3.5)
 
+    def _draw_connections(self, board: Board) -> None:
+        """Each connection from area centre to area centre: land brown, sea blue dashed, strait thick violet,
+        closed a short red bar across the middle."""
+        styles = {"land": (QColor(200, 150, 90), 2.0, Qt.PenStyle.SolidLine),
+                  "sea": (QColor(90, 160, 255), 2.0, Qt.PenStyle.DashLine),
+                  "strait": (QColor(200, 90, 255), 4.0, Qt.PenStyle.SolidLine),
+                  "closed": (QColor(255, 60, 60), 3.0, Qt.PenStyle.SolidLine)}
+        for c in board.connections:
+            p, q = np.asarray(board.areas[c.a].centre), np.asarray(board.areas[c.b].centre)
+            colour, width, style = styles[c.kind]
+            if c.kind == "closed":  # across the middle, not along: the border is shut
+                mid, d = (p + q) / 2, q - p
+                d = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0) * 8.0
+                p, q = mid - d, mid + d
+            line = self._line(self.canvas.scene(), p, q, _pen(colour, width, style), 3.2)
+            line.setToolTip(f"connection {c.a}-{c.b}: {c.kind}")
+            line.setData(0, f"connection:{c.a}-{c.b}")
+
     def _draw_unfinished(self, sc, board: Board | None) -> None:
         """The area outline and the road being drawn, in cyan on top."""
         if self.points:
@@ -836,6 +1051,11 @@ def _pen(colour: QColor, width: float, style=Qt.PenStyle.SolidLine) -> QPen:
     pen = QPen(colour, width, style)
     pen.setCosmetic(True)
     return pen
+
+
+def _plain(value):
+    """A board attribute's value as the draft keeps it (lists, not tuples)."""
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 def _flag(value) -> bool:

@@ -24,6 +24,8 @@ Napoleon in Europe and Coalitions)::
     capacity = 4                # optional; none = unlimited
     start_positions = 1         # French start-position symbols (Marengo §9.1)
     beyond_objective = false    # east of the objective line (Marengo §9.2)
+    kind = "region"             # any other key is a free attribute of the area (Area.attributes): text, number,
+    port = ["channel"]          # true/false or a list of them; a game system reads the ones it knows
     [[border]]                  # one approach on each side of a shared border (Marengo §3.2)
     areas = ["3", "5"]
     width = "narrow"            # or "wide"
@@ -42,9 +44,14 @@ Napoleon in Europe and Coalitions)::
     entry_area = "1"
     [pontoon]
     area = "1"
-    [[connection]]              # strategic maps: land or sea links that need no shared border
+    [[connection]]              # strategic maps: links between two areas, drawn border or not
     areas = ["X", "Y"]
-    kind = "sea"
+    kind = "sea"                # land, sea, strait (a sea link with a strait's flag) or closed (a drawn border
+                                # that is no link: the two areas are not adjacent)
+
+A strategic map (no approaches) links its areas by shared borders and connections: every shared border needs a
+connection (the board editor's "Link borders" adds one on each), `bordering_pairs` lists the shared borders and
+`links` the pairs that are linked (shared borders not closed, and every other connection).
 
 Geometry is pure numpy: point in polygon by ray casting, distances to outlines, shared borders by sampling.
 """
@@ -64,7 +71,10 @@ from common.errors import InputError
 
 WIDTHS = ("narrow", "wide")
 ROAD_CLASSES = ("main", "secondary")
-CONNECTION_KINDS = ("land", "sea")
+CONNECTION_KINDS = ("land", "sea", "strait", "closed")
+"""`strait`: a sea link marked as a strait; `closed`: two areas share a drawn border but are not linked."""
+AREA_KEYS = ("id", "name", "polygon", "capacity", "start_positions", "beyond_objective")
+"""An [[area]]'s own keys; every other key is a free attribute (`Area.attributes`)."""
 APPROACH_FLAGS = ("art_penalty", "cav_obstacle", "impassable")
 APPROACH_COUNTS = ("inf_penalty", "cav_penalty")
 MIN_SHARED_MM = 5.0
@@ -182,6 +192,9 @@ class Approach:
 
 @dataclass(frozen=True)
 class Area:
+    """An area of the board: its outline in board mm and its free `attributes` ((key, value) pairs sorted by key,
+    values as TOML gives them: text, number, true/false, lists)."""
+
     id: str
     name: str
     polygon: np.ndarray = field(compare=False, repr=False)
@@ -189,6 +202,9 @@ class Area:
     start_positions: int = 0
     beyond_objective: bool = False
     attributes: tuple[tuple[str, Any], ...] = ()
+
+    def attribute(self, key: str, default: Any = None) -> Any:
+        return dict(self.attributes).get(key, default)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -219,7 +235,8 @@ class Box:
 
 @dataclass(frozen=True)
 class Connection:
-    """A strategic link between two areas that need not share a border: land or sea."""
+    """A strategic link between two areas that need not share a border: land, sea or strait; or `closed`, a shared
+    border that links nothing (CONNECTION_KINDS)."""
 
     a: str
     b: str
@@ -280,9 +297,10 @@ class Board:
         return approach_id(a, b) in self.approaches
 
     def connected(self, a: str, b: str) -> list[str]:
-        """Every way two areas connect: "approach" (a shared border) and strategic "land"/"sea" links."""
+        """Every way two areas connect: "approach" (a shared border) and strategic "land"/"sea"/"strait" links (a
+        `closed` border is none)."""
         out = ["approach"] if self.adjacent(a, b) else []
-        out += [c.kind for c in self.connections if {c.a, c.b} == {a, b}]
+        out += [c.kind for c in self.connections if {c.a, c.b} == {a, b} and c.kind != "closed"]
         return out
 
     def roads_between(self, a: str, b: str) -> list[Road]:
@@ -444,8 +462,7 @@ def _parse_areas(data: dict, source: str) -> dict[str, Area]:
         w = f"{source} area {a['id']}"
         if a["id"] in areas:
             raise InputError(f"{w}: listed twice")
-        extra = tuple(sorted((k, v) for k, v in a.items() if k not in (
-            "id", "name", "polygon", "capacity", "start_positions", "beyond_objective")))
+        extra = tuple(sorted((k, _attribute(v, f"{w}: {k}")) for k, v in a.items() if k not in AREA_KEYS))
         bo = a.get("beyond_objective", False)
         if not isinstance(bo, bool):
             raise InputError(f"{w}: beyond_objective must be true or false")
@@ -546,7 +563,7 @@ def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple
             raise InputError(f"{w}: areas must name 2 areas")
         kind = c.get("kind", "land")
         if kind not in CONNECTION_KINDS:
-            raise InputError(f"{w}: kind must be land or sea, not {kind!r}")
+            raise InputError(f"{w}: kind must be one of {', '.join(CONNECTION_KINDS)}, not {kind!r}")
         conns.append(Connection(pair[0], pair[1], kind))
     return tuple(conns)
 
@@ -646,13 +663,15 @@ def _arrow_and_road_problems(board: Board) -> list[str]:
 
 
 def _unreachable(board: Board, ids: list[str]) -> list[str]:
-    """The areas that cannot be reached from the first one through approaches and connections."""
+    """The areas that cannot be reached from the first one through approaches and connections (a closed border is
+    no link)."""
     graph: dict[str, set[str]] = {i: set() for i in ids}
     for ap in board.approaches.values():
         graph[ap.area].add(ap.to)
     for c in board.connections:
-        graph[c.a].add(c.b)
-        graph[c.b].add(c.a)
+        if c.kind != "closed":
+            graph[c.a].add(c.b)
+            graph[c.b].add(c.a)
     seen = {ids[0]}
     todo = deque([ids[0]])
     while todo:
@@ -677,6 +696,28 @@ def validate_board(board: Board) -> list[str]:
     if lost:
         problems.append(f"area(s) {', '.join(lost)} cannot be reached from area {ids[0]}")
     return problems
+
+
+def bordering_pairs(board: Board) -> set[tuple[str, str]]:
+    """The pairs of areas (a < b) whose outlines run together along a border (not just a corner), as validation
+    sees them."""
+    polys = {i: np.asarray(board.areas[i].polygon, float) for i in sorted(board.areas)}
+    return _overlaps_and_borders(board, polys)[1]
+
+
+def links(board: Board) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Every linked pair of areas (a < b) of a strategic map and how: "border" for a shared border that no `closed`
+    connection shuts, and each connection's kind (land, sea, strait); closed borders are left out."""
+    closed = {tuple(sorted((c.a, c.b))) for c in board.connections if c.kind == "closed"}
+    out: dict[tuple[str, str], list[str]] = {}
+    for pair in bordering_pairs(board):
+        if pair not in closed:
+            out.setdefault(pair, []).append("border")
+    for c in board.connections:
+        pair = tuple(sorted((c.a, c.b)))
+        if c.kind != "closed" and c.kind not in out.get(pair, []):
+            out.setdefault(pair, []).append(c.kind)
+    return {k: tuple(v) for k, v in sorted(out.items())}
 
 
 def load_board(path: str | Path, validate: bool = True) -> Board:
@@ -707,6 +748,7 @@ def board_to_toml(board: Board) -> str:
             out.append(f"start_positions = {ar.start_positions}")
         if ar.beyond_objective:
             out.append("beyond_objective = true")
+        out += [f"{_key(k)} = {toml_value(v)}" for k, v in ar.attributes]
     for ap in board.approaches.values():
         out += ["", "[[approach]]", f"area = {_q(ap.area)}", f"to = {_q(ap.to)}", f"width = {_q(ap.width)}"]
         out += [f"{k} = {getattr(ap, k)}" for k in APPROACH_COUNTS if getattr(ap, k)]
@@ -724,6 +766,33 @@ def board_to_toml(board: Board) -> str:
     for c in board.connections:
         out += ["", "[[connection]]", f"areas = [{_q(c.a)}, {_q(c.b)}]", f"kind = {_q(c.kind)}"]
     return "\n".join(out) + "\n"
+
+
+def _attribute(value: Any, where: str) -> Any:
+    """A free attribute's value as kept: text, a number, true/false, or a list of them (tuples); else InputError."""
+    if isinstance(value, list):
+        return tuple(_attribute(v, where) for v in value)
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    raise InputError(f"{where}: an attribute must be text, a number, true/false or a list of them, not {value!r}")
+
+
+def toml_value(value: Any) -> str:
+    """A free attribute's value written as TOML (what `tomllib` reads back to the same value)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return _q(value)
+
+
+def _key(key: str) -> str:
+    """A TOML key: bare when it may be, else quoted."""
+    return key if key and all(ch.isalnum() or ch in "_-" for ch in key) else _q(key)
 
 
 def _q(s: str) -> str:

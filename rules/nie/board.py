@@ -6,8 +6,11 @@ north at small y) and no outline. `europe_board` makes the outlines: each area's
 to its centre than to any other (a Voronoi diagram of the centres), north turned to +y (the table's compass). The
 cells are as INVENTED as the centres: their shared borders need not be the topology's neighbours (the rules read the
 topology, never the cells). A digitised physical map is a board file of rules/board.py's form whose area ids are the
-map file's region and sea ids (`fieldglass gui --system nie --board FILE`); `rules.board.board_to_toml` writes this
-one out as a start.
+map file's region and sea ids (`fieldglass gui --system nie --board FILE`).
+
+A digitised map carries the topology itself (rules/nie/model.py `europe_from_board`): each area's attributes say
+what it is (`kind` region or sea, `home`, `capital`, `port`...), shared borders and connections its neighbours.
+`digitised_board` writes the demo map in that form (data/europe_demo_board.toml), a start for the board editor.
 """
 
 from __future__ import annotations
@@ -17,8 +20,18 @@ from importlib import resources
 
 import numpy as np
 
-from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, load_board, shared_border_mm
-from rules.nie.model import COLS, ROWS, Europe, load_europe, zones
+from rules.board import (
+    MIN_SHARED_MM,
+    Area,
+    Board,
+    BoardAnchor,
+    Connection,
+    bordering_pairs,
+    load_board,
+    shared_border_mm,
+)
+from rules.geometry import voronoi_cells
+from rules.nie.model import COLS, REGION_FLAGS, ROWS, Europe, Region, load_europe, zones
 
 FRAME_MM = (1000.0, 800.0)
 """The map file's frame, 1 unit = 1 mm on the table."""
@@ -29,51 +42,70 @@ DICTIONARY = "DICT_4X4_250"
 BORDER_MM = 4.0
 
 
-def _clip(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
-    """The part of a convex polygon where normal . p <= offset (Sutherland-Hodgman against one half-plane)."""
-    out = []
-    n = len(poly)
-    for i in range(n):
-        a, b = poly[i], poly[(i + 1) % n]
-        da, db = float(normal @ a) - offset, float(normal @ b) - offset
-        if da <= 0:
-            out.append(a)
-        if (da < 0 < db) or (db < 0 < da):
-            out.append(a + (b - a) * (da / (da - db)))
-    return np.asarray(out, float).reshape(-1, 2)
-
-
-def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndarray]:
-    """Each site's cell inside the rectangle 0..width x 0..depth, counter-clockwise polygons."""
-    frame = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth]])
-    cells = []
-    for i, p in enumerate(sites):
-        poly = frame
-        for j, q in enumerate(sites):
-            if i == j or len(poly) == 0:
-                continue
-            normal = q - p  # keep the points nearer p than q: (q - p) . x <= (|q|^2 - |p|^2) / 2
-            poly = _clip(poly, normal, float(q @ q - p @ p) / 2.0)
-        cells.append(np.round(poly, 1))
-    return cells
-
-
 def europe_board(europe: Europe) -> Board:
-    """The map's regions and sea areas as a board of areas (ids the map's ids; attribute `kind` "region" or "sea"),
-    with four anchors in its corners; no approaches (a figure in an area is simply in it)."""
-    width, depth = FRAME_MM
+    """The map's regions and sea areas as a board of areas (ids the map's ids, no attributes: the topology stays
+    the map file's), with four anchors in its corners; no approaches (a figure in an area is simply in it)."""
+    return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", *FRAME_MM, DICTIONARY,
+                 _anchors(), (areas := _cells(europe, {})), {}, connections=links(europe, areas),
+                 border_mm=BORDER_MM, source=f"{europe.source} (cells)")
+
+
+def _cells(europe: Europe, attributes: dict[str, tuple]) -> dict[str, Area]:
+    """Each region's and sea area's cell around its centre (north up: the map's y grows southward)."""
     ids = [*europe.regions, *europe.seas]
     names = {**{r.id: r.name for r in europe.regions.values()}, **{s.id: s.name for s in europe.seas.values()}}
-    sites = np.array([map_point(europe, i) for i in ids], float)  # north up: the map's y grows southward
-    cells = voronoi_cells(sites, width, depth)
-    areas = {i: Area(i, names[i], cell, attributes=(("kind", "region" if i in europe.regions else "sea"),))
-             for i, cell in zip(ids, cells, strict=True)}
+    sites = np.array([map_point(europe, i) for i in ids], float)
+    cells = voronoi_cells(sites, *FRAME_MM)
+    return {i: Area(i, names[i], cell, attributes=attributes.get(i, ())) for i, cell in zip(ids, cells, strict=True)}
+
+
+def _anchors() -> tuple[BoardAnchor, ...]:
+    width, depth = FRAME_MM
     d = ANCHOR_INSET_MM
     corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
-    anchors = tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
-    return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", width, depth, DICTIONARY,
-                 anchors, areas, {}, connections=links(europe, areas), border_mm=BORDER_MM,
-                 source=f"{europe.source} (cells)")
+    return tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
+
+
+def map_attributes(region: Region | None) -> tuple[tuple[str, object], ...]:
+    """A region's (or, for None, a sea area's) topology as a digitised board area's attributes (sorted by key; only
+    what differs from the defaults)."""
+    if region is None:
+        return (("kind", "sea"),)
+    out: list[tuple[str, object]] = [("kind", "region")]
+    if region.home:
+        out.append(("home", region.home))
+    out += [(k, True) for k in REGION_FLAGS if getattr(region, k)]
+    if region.port:
+        out.append(("port", tuple(sorted(region.port))))
+    return tuple(sorted(out))
+
+
+def digitised_board(europe: Europe) -> Board:
+    """The map written as a digitised board (rules/nie/model.py `europe_from_board` reads the same topology back):
+    the cells of `europe_board` with each area's attributes and a connection for each map link (`land`, `sea`, or
+    `strait` for a strait), a `closed` one for each shared cell border that is no link of the map (the cells are
+    INVENTED) and a `sea` one on each coast (a region's cell bordering a sea area's: a board file's shared border
+    needs a connection, the board editor's "Link borders"). A player opens it in the board editor and redraws the
+    outlines over the printed map."""
+    attrs = {**{r.id: map_attributes(r) for r in europe.regions.values()},
+             **{s: map_attributes(None) for s in europe.seas}}
+    areas = _cells(europe, attrs)
+    bare = Board("cells", *FRAME_MM, DICTIONARY, (), areas, {}, border_mm=BORDER_MM)
+    touching = bordering_pairs(bare)
+    wanted: dict[tuple[str, str], str] = {}
+    for r in europe.regions.values():
+        for n in r.neighbours:
+            wanted[tuple(sorted((r.id, n)))] = "land"
+    for sea in europe.seas.values():
+        for n in sea.neighbours | sea.straits:
+            wanted[tuple(sorted((sea.id, n)))] = "strait" if n in sea.straits else "sea"
+    conns = dict(wanted)
+    for pair in touching - set(wanted):
+        coast = (pair[0] in europe.seas) != (pair[1] in europe.seas)
+        conns[pair] = "sea" if coast else "closed"
+    return Board(f"{europe.name}: digitised form (cells around the INVENTED centres)", *FRAME_MM, DICTIONARY,
+                 _anchors(), areas, {}, connections=tuple(Connection(a, b, k) for (a, b), k in sorted(conns.items())),
+                 border_mm=BORDER_MM, source=f"{europe.source} (digitised)")
 
 
 def links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
@@ -151,6 +183,48 @@ def battle_board_from_zones(zone_mm: tuple[float, float] = (80.0, 60.0), margin_
                  source="battle board (zones)")
 
 
+def skirmish_zone(area: str) -> str:
+    """The skirmish zone (§3.3: "the three combat zones of this set-up count as one") a zone of the major battle's
+    board lies in: each line row's and the middle row's three zones read as one (A-left, A-centre, A-right ->
+    A-line; M-* -> M; B-* -> B-line); the reserve and rout zones keep their names. The same printed board serves
+    both kinds of battle."""
+    head, _, flank = area.partition("-")
+    if flank in COLS:
+        return {"A": "A-line", "M": "M", "B": "B-line"}.get(head, area)
+    return area
+
+
+def convex_hull(pts) -> np.ndarray:
+    """The convex hull of points (board mm), counter-clockwise (Andrew's monotone chain): the outline of a
+    skirmish's merged row, whose three zones lie side by side in a band."""
+    p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float).reshape(-1, 2)})
+    if len(p) < 3:
+        return np.asarray(p, float).reshape(-1, 2)
+
+    def half(seq):
+        out: list[tuple[float, float]] = []
+        for q in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (q[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (q[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(q)
+        return out
+
+    lower, upper = half(p), half(reversed(p))
+    return np.asarray(lower[:-1] + upper[:-1], float)
+
+
+def battle_zones(board: Board, major: bool) -> dict[str, np.ndarray]:
+    """Each zone of a battle on the battle board with its outline (board mm): a major battle's are the board's
+    areas; a skirmish's merge each row's zones (`skirmish_zone`, the outline their convex hull)."""
+    if major:
+        return {aid: np.asarray(a.polygon, float) for aid, a in board.areas.items()}
+    rows: dict[str, list] = {}
+    for aid, a in board.areas.items():
+        rows.setdefault(skirmish_zone(aid), []).extend(np.asarray(a.polygon, float).tolist())
+    return {zid: convex_hull(pts) for zid, pts in rows.items()}
+
+
 @lru_cache(maxsize=1)
 def battle_board() -> Board:
     """The shipped demo battle board (data/battle_board_demo.toml, INVENTED geometry: the zones of §3.3)."""
@@ -158,5 +232,6 @@ def battle_board() -> Board:
     return load_board(str(path))
 
 
-__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "demo_board", "europe_board",
-           "links", "map_point", "voronoi_cells"]
+__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "battle_zones", "convex_hull",
+           "demo_board", "digitised_board", "europe_board", "links", "map_attributes", "map_point", "skirmish_zone",
+           "voronoi_cells"]

@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from rules.nie.live import FORWARD_DEG
+
 MAP, BATTLE = "map", "battle"
 
 GAME = {
@@ -147,6 +149,14 @@ def place_of(where: str) -> tuple[str, str]:
     return MAP, where
 
 
+def facing(place: tuple[str, str]) -> float:
+    """The compass bearing, in its surface's own frame, a figure standing at `place` (surface, area) faces: on the
+    battle board the enemy (its zone's side's front, rules/nie/live.py FORWARD_DEG: an infantry turned away from it
+    would be read in square, §13.1), on the map north (a heading means nothing there)."""
+    surface, area = place
+    return FORWARD_DEG.get(area[:1], 0.0) if surface == BATTLE else 0.0
+
+
 def truth() -> list[dict]:
     """The events the record must hold, in order: each figure's appearance where it starts (surface, area), the
     battle board's poses, every move (from and to: surface, area), each action the players resolved (with the
@@ -257,5 +267,5 @@ def stands(areas: Mapping[str, Mapping[str, object]], places: Mapping[str, tuple
     return out
 
 
-__all__ = ["BATTLE", "BATTLE_AT", "BATTLE_MOVED", "FIGURES", "GAME", "MAP", "STEPS", "ZONES", "place_of",
+__all__ = ["BATTLE", "BATTLE_AT", "BATTLE_MOVED", "FIGURES", "GAME", "MAP", "STEPS", "ZONES", "facing", "place_of",
            "spots", "stands", "start_places", "truth"]

@@ -3,7 +3,8 @@ zones and the JSON position file (digest: shared/rules/napoleon-in-europe.md).
 
 The position file::
 
-    {"system": "nie", "board": "demo",            # "demo" (data/europe_demo.toml, INVENTED) or a TOML path
+    {"system": "nie", "board": "demo",            # "demo" (data/europe_demo.toml, INVENTED), a map file or a
+                                                  # digitised board file (TOML path), "table": the live board
      "year": 1805, "month": 1, "round": 1, "start_nation": "france", "active": "france",
      "historical": false,
      "players": {"france": "anna", "britain": "ben"},          # controlled nations (absent: neutral Great Nation)
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from rules.board import Board, links, parse_board
 from rules.position import Piece, Position
 
 SYSTEM = "nie"
@@ -236,16 +238,152 @@ def _check_sea_links(seas: dict[str, Sea], source: str) -> None:
                 raise InputError(f"{source}: sea area {s.id!r} lists {n!r} but not the reverse")
 
 
+# ---------------------------------------------------------------------------------------------- a digitised map
+
+MAP_KINDS = ("region", "sea")
+"""The `kind` attribute of a digitised map's areas (§3.2): a land region or a sea area."""
+REGION_FLAGS = ("capital", "north_africa", "uprising_homeland")
+MAP_ATTRIBUTES = ("kind", "home", "port", "name", *REGION_FLAGS)
+"""The area attributes a digitised map's reader knows; any other is an error (a typo would silently drop a rule)."""
+TABLE_REF = "table"
+"""A position's `board` when its map is the live table's board file, which no path names (a record's own copy)."""
+
+
+def carries_topology(board: Board) -> bool:
+    """Whether a board file is a digitised map (§3.2): its areas say what they are (`kind` = region or sea)."""
+    return any(a.attribute("kind") in MAP_KINDS for a in board.areas.values())
+
+
+def europe_from_board(board: Board) -> Europe:
+    """The map's topology read from a digitised board (rules/board.py form, area ids the region and sea ids):
+
+    - each area's `kind` is "region" or "sea"; a region's `home` a Great Nation (absent or "": a minor nation of
+      its own), `capital`, `north_africa`, `uprising_homeland` true or false, `port` the sea areas its anchor
+      touches (§3.2; a list, or one id);
+    - two regions sharing a drawn border, or joined by a `land` connection, are neighbours; two sea areas sharing
+      one, or joined by a `sea` or `strait` connection, too, and a `strait` connection is one of the straits
+      (§5.4a); a `closed` connection shuts a drawn border; a region and a sea area are linked only by the port;
+    - every Great Nation with a homeland has a capital.
+
+    Errors are one line naming the board file and the area. The areas' centres become `xy` (the map file's frame:
+    board mm with y turned to grow southward)."""
+    src = board.source
+    kinds = {}
+    for a in board.areas.values():
+        kind = a.attribute("kind")
+        if kind not in MAP_KINDS:
+            raise InputError(f"{src}: area {a.id!r}: kind must be region or sea, not {kind!r}")
+        unknown = [k for k, _ in a.attributes if k not in MAP_ATTRIBUTES]
+        if unknown:
+            raise InputError(f"{src}: area {a.id!r}: unknown attribute {unknown[0]!r} (one of "
+                             f"{' '.join(MAP_ATTRIBUTES)})")
+        kinds[a.id] = kind
+    land: dict[str, set[str]] = {i: set() for i, k in kinds.items() if k == "region"}
+    water: dict[str, set[str]] = {i: set() for i, k in kinds.items() if k == "sea"}
+    straits: dict[str, set[str]] = {i: set() for i in water}
+    for (a, b), hows in links(board).items():
+        _link(a, b, hows, kinds, land, water, straits, src)
+    regions = {i: _board_region(board, i, land[i], water, src) for i in land}
+    seas = {i: Sea(i, board.areas[i].name, frozenset(water[i]), frozenset(straits[i]), _board_xy(board, i))
+            for i in water}
+    _check_capitals(regions, src)
+    return Europe(board.name, regions, seas, src, False)
+
+
+def _link(a: str, b: str, hows: tuple[str, ...], kinds: dict[str, str], land: dict, water: dict, straits: dict,
+          src: str) -> None:
+    """One linked pair of a digitised map: region neighbours, sea neighbours and straits; a region and a sea area
+    touch on the coast (their link means nothing: the port attribute says where squadrons land, §3.2)."""
+    pair = (kinds[a], kinds[b])
+    if pair == ("region", "region"):
+        wrong = [h for h in hows if h not in ("border", "land")]
+        if wrong:
+            raise InputError(f"{src}: regions {a!r} and {b!r}: a {wrong[0]} connection joins two regions (land)")
+        land[a].add(b)
+        land[b].add(a)
+    elif pair == ("sea", "sea"):
+        if "land" in hows:
+            raise InputError(f"{src}: sea areas {a!r} and {b!r}: a land connection joins two sea areas (sea, strait)")
+        water[a].add(b)
+        water[b].add(a)
+        if "strait" in hows:
+            straits[a].add(b)
+            straits[b].add(a)
+    else:
+        wrong = [h for h in hows if h in ("land", "strait")]
+        if wrong:
+            raise InputError(f"{src}: areas {a!r} and {b!r}: a {wrong[0]} connection joins a region and a sea area "
+                             "(a port is the region's port attribute)")
+
+
+def _board_region(board: Board, rid: str, neighbours: set[str], water: Mapping[str, Any], src: str) -> Region:
+    """A region from its area's attributes (`europe_from_board`); InputError naming the file and the area."""
+    area = board.areas[rid]
+    what = f"{src}: region {rid!r}"
+    home = area.attribute("home") or None
+    if home is not None and home not in NATIONS:
+        raise InputError(f"{what}: home {home!r} is not a Great Nation ({' '.join(NATIONS)})")
+    flags = {}
+    for key in REGION_FLAGS:
+        value = area.attribute(key, False)
+        if not isinstance(value, bool):
+            raise InputError(f"{what}: {key} must be true or false, not {value!r}")
+        flags[key] = value
+    port = area.attribute("port", ())
+    port = (port,) if isinstance(port, str) else port
+    for sea in port:
+        if sea not in water:
+            raise InputError(f"{what}: port sea {sea!r} is not a sea area of the board")
+    if flags["capital"] and home is None:
+        raise InputError(f"{what}: a capital needs its Great Nation (home)")
+    return Region(rid, area.name, frozenset(neighbours), home, flags["capital"], flags["north_africa"],
+                  flags["uprising_homeland"], frozenset(port), _board_xy(board, rid))
+
+
+def _board_xy(board: Board, area: str) -> tuple[float, float]:
+    x, y = board.areas[area].centre
+    return (round(x, 1), round(board.depth_mm - y, 1))
+
+
+def _check_capitals(regions: Mapping[str, Region], src: str) -> None:
+    """Every Great Nation with a homeland has its capital (§3.2 capital table)."""
+    for nation in NATIONS:
+        home = [r for r in regions.values() if r.home == nation]
+        if home and not any(r.capital for r in home):
+            raise InputError(f"{src}: {nation} has homeland regions ({', '.join(sorted(r.id for r in home))}) but "
+                             "no capital (capital = true)")
+
+
 _demo: Europe | None = None
+_read: dict[Any, tuple[Any, Europe]] = {}
+"""Digitised maps already read (deriving the borders takes a while): by (path, modification time) for files, by
+identity for a live board (kept beside its map, so the identity stays its)."""
 
 
-def load_europe(ref: str = "demo", base: Path | None = None) -> Europe:
-    """The shipped demo topology ("demo") or a TOML file (relative to `base`)."""
+def _remember(key: Any, holder: Any, make) -> Europe:
+    hit = _read.get(key)
+    if hit is not None and hit[0] is holder:
+        return hit[1]
+    if len(_read) > 8:
+        _read.clear()
+    europe = make()
+    _read[key] = (holder, europe)
+    return europe
+
+
+def load_europe(ref: str = "demo", base: Path | None = None, board: Board | None = None) -> Europe:
+    """The map's topology: the shipped demo ("demo"), a map file or a digitised board file (TOML, relative to
+    `base`), or `board`, the live table's board, for "table" (`TABLE_REF`)."""
     global _demo
     if ref == "demo":
         if _demo is None:
             _demo = _read_europe(DEMO_FILE, "demo")
         return _demo
+    if ref == TABLE_REF:
+        if board is None or not carries_topology(board):
+            raise InputError("the position's map is the table's board (board = \"table\"), but no digitised board "
+                             "is given: name the board file instead")
+        return _remember(id(board), board, lambda: europe_from_board(board))
     path = Path(ref)
     if base is not None and not path.is_absolute():
         path = base / path
@@ -253,6 +391,7 @@ def load_europe(ref: str = "demo", base: Path | None = None) -> Europe:
 
 
 def _read_europe(path: Path, ref: str) -> Europe:
+    """A map file ([regions.*], [seas.*]) or a digitised board file ([[area]]s with kind = region or sea)."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -260,8 +399,29 @@ def _read_europe(path: Path, ref: str) -> Europe:
         raise InputError(f"{path}: cannot read the map file ({exc.strerror or exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not TOML ({exc})") from None
-    europe = europe_from_dict(data, str(path))
+    if "area" in data:
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+        europe = _remember(key, None, lambda: _board_map(data, path))
+    else:
+        europe = europe_from_dict(data, str(path))
     return Europe(europe.name, europe.regions, europe.seas, ref, europe.invented)
+
+
+def _board_map(data: dict, path: Path) -> Europe:
+    board = parse_board(data, str(path))
+    if not carries_topology(board):
+        raise InputError(f"{path}: a board file whose areas carry no map topology (kind = region or sea): digitise "
+                         "it with the board editor's area attributes")
+    return europe_from_board(board)
+
+
+def map_ref(ref: Any, board: Board | None) -> str:
+    """The position's map reference: its own `board` when it names a map or board file, else (absent or "demo") the
+    live table's board when that is a digitised map: its file's path when it is one, else "table"."""
+    if ref not in (None, "demo") or board is None or not carries_topology(board):
+        return "demo" if ref is None else ref
+    path = Path(board.source)
+    return str(path.resolve()) if path.suffix == ".toml" and path.is_file() else TABLE_REF
 
 
 # ---------------------------------------------------------------------------------------------- the battle board
@@ -576,12 +736,14 @@ def _moved(value: Any, units: Mapping[str, Unit], source: str) -> list[str]:
 
 def position_from_dict(data: Mapping[str, Any], source: str = "position", board: Any = None) -> NiePosition:
     """The position file read. `board` is the live table's printed board (rules.board.Board, given by the set-up
-    loader to every system on a board): it only locates figures; the topology is the file's own `board`."""
+    loader to every system on a board): the topology is the file's own `board` (a map or digitised board file);
+    when that is absent or "demo" and the table's board is a digitised map (`carries_topology`), that board's."""
     base = Path(source).parent if source not in ("position", "") else None
     board_ref = data.get("board", "demo")
     if not isinstance(board_ref, str):
         raise InputError(f"{source}: board must be \"demo\" or a map TOML path")
-    europe = load_europe(board_ref, base)
+    board_ref = map_ref(board_ref, board)
+    europe = load_europe(board_ref, base, board)
     units = _units_from_dict(data.get("units") or [], europe, source)
     relations, declarations = _relations_from_dict(data.get("relations") or [], source)
     declarations.update(_declaration_order(data.get("declaration_order") or {}, source))

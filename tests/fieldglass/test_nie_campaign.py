@@ -61,7 +61,8 @@ class Builder:
     def frame(self, hand=None, seed: int = 0, carried: tuple | None = None) -> BoardFrame:
         """The table now: every figure at its spot (`carried`: one figure held up at a table point instead), the
         battle board where it lies, a hand reaching toward (x, y, reach) or none."""
-        places = {fid: ("" if s == c.MAP else s, x, y, 0.0, 0.0) for fid, (s, x, y) in self.stands.items()}
+        places = {fid: ("" if s == c.MAP else s, x, y, c.facing(self.places[fid]), 0.0)
+                  for fid, (s, x, y) in self.stands.items()}
         if carried is not None:
             fid, x, y = carried
             places[fid] = ("", x, y, 0.0, LIFT_MM)
@@ -204,6 +205,7 @@ def test_the_replay_shows_the_battle_in_its_zones_and_the_campaign_s_end(recorde
         assert {uid: bu.zone for uid, bu in pos.battle.units.items()} == {
             uid: parse_zone(z, True, uid) for uid, z in c.ZONES.items()}
         assert all(pos.units[uid].at == "moscow" for uid in c.ZONES)
+        assert not any(bu.square for bu in pos.battle.units.values())  # each figure faces the enemy (§13.1)
         assert rs.surface_to_table(c.BATTLE) is not None  # the battle board is drawn where it lay then
         pose = rs.surface_pose(c.BATTLE)
         assert abs(pose.y_mm - c.BATTLE_MOVED[1]) < 2.0 and abs(pose.rotation_deg - c.BATTLE_MOVED[2]) < 0.5
@@ -239,5 +241,6 @@ def test_the_campaign_s_report_names_each_action(recorded, tmp_path):
     out = tmp_path / "campaign.md"
     assert cli_main(["export", str(recorded), "--format", "report", "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "**fire**: fr-art-1 (Artillery) fires at ru-inf-2" in text
-    assert "**purchase**:" in text and "**deploy**:" in text
+    assert "fr-art-1 (Artillery) fires at ru-inf-2 (Infantry) 2 zone(s): needs 9 (§8.3); rolled 5+4 = raw 9" in text
+    assert "- 1805-02: battle in moscow (major), france attacking russia: won by france; units lost: russia 1" in text
+    assert "- Purchase (1805-04): 1 Infantry at paris (6 PP each)" in text

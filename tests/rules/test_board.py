@@ -8,7 +8,9 @@ import pytest
 from common.errors import InputError
 from rules.board import (
     board_to_toml,
+    bordering_pairs,
     distance_to_outline,
+    links,
     load_board,
     parse_board,
     points_in_polygon,
@@ -116,3 +118,39 @@ def test_strategic_connections():
     data = _data(connection=[{"areas": ["A", "C"], "kind": "sea"}])
     board = parse_board(data, "t.toml")
     assert board.connected("A", "C") == ["sea"] and board.connected("A", "B") == ["approach"]
+
+
+def test_area_attributes_round_trip_through_the_board_file(tmp_path):
+    data = _data()
+    data["area"][0].update(kind="region", home="north", capital=True, value=2, ratio=0.5,
+                           port=["bay", "strait sea"], label='say "hi"')
+    board = parse_board(data, "t.toml")
+    a = board.areas["A"]
+    assert a.attribute("port") == ("bay", "strait sea") and a.attribute("capital") is True
+    path = tmp_path / "t.toml"
+    path.write_text(board_to_toml(board), encoding="utf-8")
+    again = load_board(path)
+    assert again.areas["A"].attributes == a.attributes and again.areas["B"].attributes == ()
+    assert again.areas["A"].attribute("label") == 'say "hi"' and again.areas["A"].attribute("ratio") == 0.5
+
+
+def test_an_area_attribute_must_be_a_plain_value():
+    data = _data()
+    data["area"][1]["terrain"] = {"kind": "hill"}
+    with pytest.raises(InputError, match="t.toml area B: terrain: an attribute must be text"):
+        parse_board(data, "t.toml")
+
+
+def test_strait_and_closed_connections_and_the_links_of_a_strategic_map():
+    # a strategic map: no approaches; A-B a shared border linked as land, B-C closed (a drawn border, no link)
+    data = _data(border=[], connection=[{"areas": ["A", "B"], "kind": "land"}, {"areas": ["B", "C"], "kind": "closed"}])
+    board = parse_board(data, "t.toml", validate=False)
+    assert bordering_pairs(board) == {("A", "B"), ("B", "C")}
+    assert validate_board(board) == ["area(s) C cannot be reached from area A"]  # a closed border is no link
+    data["connection"].append({"areas": ["C", "A"], "kind": "strait"})
+    board = parse_board(data, "t.toml")
+    assert links(board) == {("A", "B"): ("border", "land"), ("A", "C"): ("strait",)}
+    assert board.connected("A", "C") == ["strait"] and board.connected("B", "C") == []
+    data["connection"][0]["kind"] = "bridge"
+    with pytest.raises(InputError, match="kind must be one of land, sea, strait, closed, not 'bridge'"):
+        parse_board(data, "t.toml")
