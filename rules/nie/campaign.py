@@ -101,8 +101,7 @@ STEPS: tuple[dict, ...] = (
     {"input": _combat("start_battle", "france", "moscow", **{"from": "lithuania"}),
      "expect": {"battle": "moscow", "major": True, "phase": "setup"}},
     {"surface": {BATTLE: BATTLE_MOVED}},
-    # the set-up is declared (§4.2), then the figures are put into their zones: a battle lists its units only from
-    # its set-up on, and a figure on the battle board of no unit of the battle is left out (rules/nie/live.py)
+    # the set-up is declared (§4.2) with the zones the figures are then put into: the camera reads them there
     {"input": _combat("deploy", "any", **{f"zone__{pid}": z for pid, z in ZONES.items()}),
      "expect": {"phase": "cavalry", "zones": ZONES}},
     {"move": {pid: f"battle:{ZONES[pid]}" for pid in FRENCH + RUSSIANS}},
