@@ -366,6 +366,16 @@ def battle_threats(system, pos: NiePosition, hidden=frozenset(), selected: str |
     return out
 
 
+def figure_nation(s, rp) -> str | None:
+    """The nation a roster figure fights for: the position's unit of its id, else the live game state's (set at the
+    table), else its roster side (a replay keeps no live game state)."""
+    u = s.position.units.get(rp.id) if s.position is not None else None
+    if u is not None:
+        return u.nation
+    states = getattr(getattr(s, "state", None), "states", None)
+    return (states or {}).get(rp.id, {}).get("nation") or nation_of(rp.side)
+
+
 def spare_figure(s, nation: str, kind: str, taken=frozenset()) -> str | None:
     """The roster figure a unit bought (or placed) by the rules takes (§9.5: new units come from the box): one of
     `nation` that is not in the game now (not in the position, not seen on the table, no change pending), whose
@@ -569,7 +579,7 @@ class NieLive(LiveRules):
             pl = self.placements.get(rp.id)
             if rp.id not in battle.units and (pl is None or pl.surface != BATTLE):
                 continue
-            side = battle.side_of_nation(s.state.states.get(rp.id, {}).get("nation") or "")
+            side = battle.side_of_nation(figure_nation(s, rp) or "")
             if side is None or side == mine:
                 continue
             count[side] = count.get(side, 0) + 1
@@ -712,6 +722,16 @@ class NieLive(LiveRules):
                 "production": bool(res.data.get("production")), "lines": list(res.lines),
                 "engine": position_to_dict(q)}
 
+    def hidden_ids(self, s, events) -> list[str]:
+        """The figures behind a battle's set-up screen for the replay's viewer (§4.2, `screened`), longest id first."""
+        return sorted(self.screened(s), key=len, reverse=True)
+
+    def replay_views(self, s, views: list, events, over: bool) -> tuple[list, dict[str, str]]:
+        """The replay's figures less those behind a battle's set-up screen for its viewer (§4.2: a nation sees its
+        own side's deployment, the public neither until the screen is removed; all once the game has ended)."""
+        hidden = {} if over else self.screened(s)
+        return [v for v in views if v.piece.id not in hidden], {}
+
     def record_combat(self, s, inp: dict) -> dict:
         """An action resolved by the engine on the recorded position: its changes (each with `piece`; a unit the engine
         took off `removed`) and the engine's state after (its units too: a replay places the figures from the camera,
@@ -754,5 +774,5 @@ class NieLive(LiveRules):
 
 
 __all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "battle_threats",
-           "empty_game", "figure_change", "light_blue", "nation_of", "nie_position", "on_battle_board", "spare_figure",
-           "square_seen", "turned_deg", "without_units"]
+           "empty_game", "figure_change", "figure_nation", "light_blue", "nation_of", "nie_position",
+           "on_battle_board", "spare_figure", "square_seen", "turned_deg", "without_units"]

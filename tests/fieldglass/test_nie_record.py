@@ -18,7 +18,7 @@ from fieldglass.setup import Setup, demo_roster
 from fieldglass.surfaces import MOVED_MM, TURNED_DEG, locate, pose_data, pose_moved, recorded_poses
 from rules import system as rules_system
 from rules.nie import GAME
-from rules.nie.board import battle_board, demo_board
+from rules.nie.board import battle_board, demo_board, skirmish_zone
 from rules.nie.demo import DEMO_BATTLE, demo_game
 from rules.nie.live import NieLive
 from rules.nie.model import position_from_dict
@@ -131,3 +131,46 @@ def test_the_demo_table_s_record_reads_the_battle_into_its_zones(tmp_path):
         rs.to_end()
         assert {uid: bu.zone.name(True) for uid, bu in rs.position.battle.units.items()} == ZONES
         assert rs.surface_to_table("battle") is not None and not rs.problems
+
+
+def test_the_replay_hides_each_side_s_set_up_from_the_other(tmp_path):
+    """§4.2: while the battle (a skirmish: four figures fill its lines) is set up behind the screen, the replay's
+    nation view shows its own side's figures on the battle board and not the other's, the public view neither, the
+    umpire both; once `deploy` removed the screen (both sides set up), everyone sees every figure."""
+    board = demo_board()
+    game = demo_game()
+    game = {**game, "battle": {**game["battle"], "phase": "setup", "deployed": [], "major": False,
+                               "units": {uid: {"zone": skirmish_zone(z)} for uid, z in ZONES.items()}}}
+    setup = Setup("by hand", None, board_layout(board), demo_roster("nie", board), "nie", board=board,
+                  game=position_from_dict(game, "the demo in its set-up"), surfaces=NieLive.surface_boards(board))
+    path = tmp_path / "setup.fgr"
+    rec = Record.create(path, system_meta("nie", None, setup.roster, setup=setup))
+    cam = VirtualCamera.looking_at_table(1400.0, 800.0, (1920, 1080))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=0.0), camera=cam.intrinsics)
+    markers = {p.id: p.marker for p in setup.roster.pieces}
+    for i in range(3):
+        recorder.feed(reading(cam, FIRST, markers), 0.5 * i, i)
+    recorder.apply({"type": "combat", "action": "deploy", "attacker": "any", "target": "",
+                    "choices": {f"zone.{uid}": skirmish_zone(z) for uid, z in ZONES.items()}}, 1.5, 3)
+    recorder.feed(reading(cam, FIRST, markers), 2.0, 4)
+    rec.close()
+    french = {uid for uid in ZONES if uid.startswith("fr-")}
+    with Record.open(path) as r:
+        rs = ReplaySession(r)
+        deploy = next(i for i, e in enumerate(rs.timeline) if e.type == "combat")
+        rs.seek(deploy)  # the set-up: both sides' figures on the battle board, the screen up
+        assert rs.position.battle.phase == "setup"
+
+        def shown(viewer):
+            rs.set_viewer(viewer)
+            return {v.piece.id for v in rs.piece_views()} & set(ZONES)
+
+        assert shown("umpire") == set(ZONES)
+        assert shown("france") == french and shown("austria") == set(ZONES) - french
+        assert shown("public") == set()
+        assert set(rs.hidden_at()) == set(ZONES)  # the public: no figure of the battle is named
+        rs.set_viewer("austria")
+        assert set(rs.hidden_at()) == french  # austria's view: the French figures' names are withheld too
+        rs.to_end()  # the screen removed
+        assert rs.position.battle.phase != "setup"
+        assert shown("austria") == set(ZONES) and shown("public") == set(ZONES) and rs.hidden_at() == []
