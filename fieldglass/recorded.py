@@ -164,6 +164,9 @@ class RecordedGame:
             if self.game.table == "board" and self.board is None:
                 raise InputError(f"this record keeps no board: the {self.live.noun}s' areas are unknown")
             self.live.restore(self)
+            for e in self.recorded:  # what players set that the camera cannot see, as the game panel sets it
+                if e.type == "piece_state" and not e.undone and e.piece:
+                    self.state.states.setdefault(e.piece, {})[str(e.data.get("key"))] = e.data.get("value")
             self._position, self.notes = self.live.position(self)[:2]
         return self._position
 

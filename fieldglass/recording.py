@@ -240,6 +240,10 @@ class GameRecorder:
             return [self._write("marker", t, frame, self._piece(inp), {"markers": list(inp.get("markers", []))})]
         if kind == "formation":
             return [self._write("formation", t, frame, self._piece(inp), {"formation": inp.get("formation")})]
+        if kind == "state":  # a piece's type, nation... bound by a player (the game panel's setting)
+            pid, key, value = self.game.live.check_state(self.game, self._piece(inp), str(inp.get("key")),
+                                                         inp.get("value"))
+            return [self._write("piece_state", t, frame, pid, {"key": key, "value": value})]
         if kind == "confirm":
             pid = self._piece(inp)
             e = self.tracker.confirm(pid, bool(inp.get("removed", True)), str(inp.get("by", "player")), t, frame)
@@ -250,7 +254,8 @@ class GameRecorder:
             return undone
         if kind == "combat":
             return [self.combat(inp, t, frame, image)]
-        raise InputError(f"unknown input type {kind!r} (turn phase note bookmark marker formation confirm undo combat)")
+        raise InputError(f"unknown input type {kind!r} (turn phase note bookmark marker formation state confirm undo "
+                         "combat)")
 
     def _piece(self, inp: dict) -> str:
         pid = inp.get("piece")

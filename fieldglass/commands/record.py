@@ -49,8 +49,9 @@ and new places clear; a piece unseen for --missing-after seconds is reported mis
 Every event is written at once in its own transaction: a crash loses at most the event being written, and
 --resume goes on from the last frame read, with a record made with the same system, roster, layout, board,
 starting position and rules options (--overwrite replaces a record instead). --inputs reads the players' inputs
-(turns, phases, combats, answers to missing reports, notes, bookmarks, undo) from a JSON Lines file, one object
-per line with the frame it follows.
+(turns, phases, combats, answers to missing reports, notes, bookmarks, undo, and a piece's state the camera
+cannot see, such as a figure's type the set-up asks: {"type": "state", "piece": ID, "key": "type", "value": V})
+from a JSON Lines file, one object per line with the frame it follows.
 """
 
 

@@ -113,27 +113,24 @@ def summary(e: Event, grid: bool = True) -> str:
         dst = d.get("to") or {}
         return f"{e.piece} on the table at {_place_name(dst, grid)} {dst.get('facing') or ''}".rstrip() + (
             " (back)" if d.get("returned") else "") + _area_text(d)
-    if e.type == "missing":
-        return f"{e.piece} missing from {_place_name(d.get('at'), grid)}: a player must confirm"
-    if e.type == "removed":
-        return f"{e.piece} removed (confirmed by {d.get('by')})"
-    if e.type == "kept":
-        return f"{e.piece} still on the table (confirmed by {d.get('by')})"
-    if e.type == "combat":
-        return combat_text(d)
-    if e.type == "turn":
-        return f"turn {d.get('turn')}" + (f", {d['phase']}" if d.get("phase") else "")
-    if e.type == "phase":
-        return f"phase: {d.get('phase')}"
-    if e.type == "note":
-        return f"note{' by ' + d['by'] if d.get('by') else ''}: {d.get('text')}"
-    if e.type == "bookmark":
-        return f"bookmark: {d.get('label')}"
-    if e.type == "marker":
-        return f"{e.piece} markers: {', '.join(d.get('markers', [])) or 'none'}"
-    if e.type == "formation":
-        return f"{e.piece} formation: {d.get('formation')}"
-    return e.type
+    line = _LINES.get(e.type)
+    return line(e, d, grid) if line is not None else e.type
+
+
+_LINES = {
+    "missing": lambda e, d, grid: f"{e.piece} missing from {_place_name(d.get('at'), grid)}: a player must confirm",
+    "removed": lambda e, d, grid: f"{e.piece} removed (confirmed by {d.get('by')})",
+    "kept": lambda e, d, grid: f"{e.piece} still on the table (confirmed by {d.get('by')})",
+    "combat": lambda e, d, grid: combat_text(d),
+    "turn": lambda e, d, grid: f"turn {d.get('turn')}" + (f", {d['phase']}" if d.get("phase") else ""),
+    "phase": lambda e, d, grid: f"phase: {d.get('phase')}",
+    "note": lambda e, d, grid: f"note{' by ' + d['by'] if d.get('by') else ''}: {d.get('text')}",
+    "bookmark": lambda e, d, grid: f"bookmark: {d.get('label')}",
+    "marker": lambda e, d, grid: f"{e.piece} markers: {', '.join(d.get('markers', [])) or 'none'}",
+    "formation": lambda e, d, grid: f"{e.piece} formation: {d.get('formation')}",
+    "piece_state": lambda e, d, grid: f"{e.piece}: {d.get('key')} set to {d.get('value')}",
+}
+"""One line for each other kind of event (`summary`)."""
 
 
 def _roller(label: str, s: dict | None) -> str | None:

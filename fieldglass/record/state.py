@@ -18,6 +18,7 @@ EVENT_TYPES = (
     "combat",  # a rules engine resolution: action, pieces, dice, modifiers, winner, effect, changes
     "marker",  # a marker put on or taken off a piece: data markers
     "formation",  # a piece changed formation: data formation
+    "piece_state",  # what the camera cannot see of a piece, set by a player (its unit type, nation...): data key, value
     "turn",  # a new turn: data turn (and phase)
     "phase",  # a new phase: data phase
     "note",  # a player's note: data text, by

@@ -698,7 +698,8 @@ class NieLive(LiveRules):
 
     def restore(self, s) -> None:
         """The game at a recorded moment: the engine's state kept by the last event that made one (else the
-        record's starting game), each figure's type and nation from its roster type and side."""
+        record's starting game), each figure's type and nation from the game's unit of its id, else from its roster
+        type and side (unset when the set-up asks it, §13.2: a `piece_state` event of the record binds it)."""
         kept = next((e.data["engine"] for e in reversed(s.recorded) if not e.undone
                      and isinstance(e.data.get("engine"), dict)), None)
         if kept is not None:
@@ -709,8 +710,12 @@ class NieLive(LiveRules):
             game = empty_game("the record", getattr(s, "board", None))
         self.game = without_units(game)
         state = GameState(turn=game.round, active=game.active, removed=set(s.state.removed))
-        for rp in s.roster.pieces:
-            state.states[rp.id] = {"type": s.system.piece_type(rp.type), "nation": nation_of(rp.side)}
+        for rp in s.roster.pieces:  # as `start` binds them; what players set later is applied by the record
+            u = game.units.get(rp.id)
+            nation = u.nation if u is not None else nation_of(rp.side)
+            bound = u is not None or asked_type(rp.type, nation) is None
+            state.states[rp.id] = {"type": (u.type if u is not None else s.system.piece_type(rp.type)) if bound
+                                   else None, "nation": nation}
         s.state = state
 
     def record_turn(self, s, inp: dict) -> dict:

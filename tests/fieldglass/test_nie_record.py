@@ -5,10 +5,13 @@ battle's figures back into their zones. (The scripted campaign filmed end to end
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from calibration.board import BoardPose, anchor_corners_mm
+from common.errors import InputError
 from fieldglass.boards import board_layout
 from fieldglass.cli import main as cli_main
 from fieldglass.record import Record
@@ -18,10 +21,10 @@ from fieldglass.setup import Setup, demo_roster
 from fieldglass.surfaces import MOVED_MM, TURNED_DEG, locate, pose_data, pose_moved, recorded_poses
 from rules import system as rules_system
 from rules.nie import GAME
-from rules.nie.board import battle_board, demo_board, skirmish_zone
+from rules.nie.board import battle_board, demo_board, map_point, skirmish_zone
 from rules.nie.demo import DEMO_BATTLE, demo_game
 from rules.nie.live import NieLive
-from rules.nie.model import position_from_dict
+from rules.nie.model import load_europe, position_from_dict
 from vision.markers import MarkerDetection
 from vision.pieces import PiecePose, TableReading
 from vision.synthetic import VirtualCamera
@@ -174,3 +177,39 @@ def test_the_replay_hides_each_side_s_set_up_from_the_other(tmp_path):
         rs.to_end()  # the screen removed
         assert rs.position.battle.phase != "setup"
         assert shown("austria") == set(ZONES) and shown("public") == set(ZONES) and rs.hidden_at() == []
+
+
+def test_a_type_asked_at_set_up_is_recorded_and_replayed(tmp_path):
+    """§13.2: a Russian `cavalry` may be irregular cavalry (its marker under the figure): the set-up asks, the player
+    binds it (a `state` input, as the game panel sets it) and the record keeps it: the replay places the figure
+    with that type only from then on."""
+    board = demo_board()
+    roster = demo_roster("nie", board)
+    ru = replace(roster.pieces[0], id="ru-cav-9", side="russia", type="cavalry",
+                 marker=max(p.marker for p in roster.pieces) + 1)
+    roster = replace(roster, pieces=(*roster.pieces, ru))
+    setup = Setup("by hand", None, board_layout(board), roster, "nie", board=board,
+                  game=position_from_dict({**demo_game(), "battle": None, "units": []}, "the demo"))
+    path = tmp_path / "asked.fgr"
+    rec = Record.create(path, system_meta("nie", None, setup.roster, setup=setup))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=0.0))
+    x, y = map_point(load_europe("demo"), "moscow")
+    seen = TableReading(object(), (PiecePose("ru-cav-9", ru.marker, x, y, 0.0),), (), ())
+    for i in range(2):
+        recorder.feed(seen, 0.5 * i, i)
+    with pytest.raises(InputError, match="no piece 'ru-cav-99' in the roster"):
+        recorder.apply({"type": "state", "piece": "ru-cav-99", "key": "type", "value": "icav"}, 1.0, 2)
+    with pytest.raises(InputError, match="has no formation"):
+        recorder.apply({"type": "state", "piece": "ru-cav-9", "key": "formation", "value": "square"}, 1.0, 2)
+    recorder.apply({"type": "state", "piece": "ru-cav-9", "key": "type", "value": "irregular cavalry"}, 1.0, 2)
+    recorder.feed(seen, 1.5, 3)
+    rec.close()
+    with Record.open(path) as r:
+        bound = [e for e in r.events() if e.type == "piece_state"]
+        assert [(e.piece, e.data) for e in bound] == [("ru-cav-9", {"key": "type", "value": "icav"})]
+        rs = ReplaySession(r)
+        rs.seek(rs.index_of(bound[0].seq))  # before it is bound: asked, not placed
+        assert "ru-cav-9" not in rs.position.units
+        assert any("ru-cav-9" in n and "asked at set-up" in n for n in rs.game.notes)
+        rs.to_end()
+        assert rs.position.units["ru-cav-9"].type == "icav" and rs.position.units["ru-cav-9"].at == "moscow"
