@@ -63,7 +63,7 @@ CHOICE_HELP = """\
   passage       --attacker HOST --target GUEST grant=yes|no
   c_test        --attacker NATION                     dice: 2d6
   sudden_death  --attacker any round=N first=N        dice: 2d6
-  victory       --attacker NATION
+  victory       --attacker NATION|PLAYER   (a player: every nation he controlled, clean, dirty or ultimate, §9.1)
   end_turn      --attacker any                       (next nation; month, production round, PAP)"""
 
 
@@ -416,11 +416,22 @@ def _sudden_death(c: _Call):
                      [r["roll"]], data={"ends": r["ends"]})
 
 
+def _level_line(v: dict) -> str:
+    return (f"{v['nation']}: level {v['level']} {v['name']} ({v['regions']} regions, homeland {v['homeland']}, "
+            f"fleet {v['fleet']}; §9.1)")
+
+
 def _victory(c: _Call):
-    ids = c.ids
-    v = politics.victory_level(c.pos, ids[0])
-    return bt.Result("victory", c.pos, [f"{ids[0]}: level {v['level']} {v['name']} ({v['regions']} regions, "
-                                        f"homeland {v['homeland']}, fleet {v['fleet']}; §9.1)"], data=v)
+    """A nation's victory level (§9.1); a player's (the attacker a player's name) with every nation he controlled:
+    clean, dirty or the ultimate result."""
+    who = c.ids[0] if len(c.ids) == 1 else None
+    if who in set(c.pos.players.values()) and who not in NATIONS:
+        r = politics.player_result(c.pos, who)
+        lines = [f"{who}: {r['result']} with {r['own']}" + (f", gained {', '.join(r['gained'])}" if r["gained"]
+                                                             else "") + " (§9.1)"]
+        return bt.Result("victory", c.pos, lines + [_level_line(v) for v in r["levels"].values()], data=r)
+    v = politics.victory_level(c.pos, c.ids[0])
+    return bt.Result("victory", c.pos, [_level_line(v)], data=v)
 
 
 # Every action's handler: one line where the rules module's function takes the inputs as they come.

@@ -568,6 +568,9 @@ class NiePosition(Position):
     moved: frozenset[str] = frozenset()  # land units that moved in this player turn (§4.1)
     resisting: Mapping[str, str] = field(default_factory=dict)  # minor region -> annexer it resists (§9.8)
     sued: frozenset[str] = frozenset()  # nations that have sued for peace (historical game's end, §9.1)
+    controlled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each player's Great Nations in the order he gained them, the first his own, never shortened: §9.1 judges a
+    player by every nation he controlled, "even if he later loses control of it"."""
 
     @cached_property
     def units(self) -> dict[str, Unit]:
@@ -777,10 +780,26 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position", board:
         _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
         _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
         moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source),
-        sued=frozenset(_nation(n, f"{source}: sued") for n in data.get("sued") or []))
+        sued=frozenset(_nation(n, f"{source}: sued") for n in data.get("sued") or []),
+        controlled=gained_control(_controlled(data.get("controlled"), source), players))
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
+
+
+def _controlled(data: Any, source: str) -> dict[str, tuple[str, ...]]:
+    """The position's `controlled`: player -> Great Nations in the order he gained them (absent: each player's
+    nations of `players`)."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise InputError(f"{source}: controlled must map players to lists of nations")
+    out = {}
+    for player, nations in data.items():
+        if not isinstance(nations, list | tuple) or not nations:
+            raise InputError(f"{source}: controlled {player}: a list of Great Nations, the first his own")
+        out[str(player)] = tuple(_nation(n, f"{source}: controlled {player}") for n in nations)
+    return out
 
 
 def _units_from_dict(items: Any, europe: Europe, source: str) -> dict[str, Unit]:
@@ -888,6 +907,7 @@ def position_to_dict(pos: NiePosition) -> dict:
         "diplomacy_values": {k: dict(v) for k, v in pos.diplomacy_values.items()},
         "owners": dict(pos.owners), "uprisings": sorted(pos.uprisings), "moved": sorted(pos.moved),
         "resisting": dict(pos.resisting), "sued": sorted(pos.sued),
+        "controlled": {p: list(ns) for p, ns in pos.controlled.items()},
         "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
     }
     if pos.battle is not None:
@@ -899,8 +919,22 @@ def dumps(pos: NiePosition) -> str:
     return json.dumps(position_to_dict(pos), indent=1, ensure_ascii=False) + "\n"
 
 
+def gained_control(controlled: Mapping[str, tuple[str, ...]], players: Mapping[str, str]
+                   ) -> dict[str, tuple[str, ...]]:
+    """`controlled` (player -> nations in the order gained) with every nation `players` gives a player added at the
+    end of his list (§9.1: a nation once controlled counts for its player for good)."""
+    out = {p: tuple(ns) for p, ns in controlled.items()}
+    for nation, player in players.items():
+        if nation not in out.get(player, ()):
+            out[player] = (*out.get(player, ()), nation)
+    return out
+
+
 def with_changes(pos: NiePosition, **changes) -> NiePosition:
-    """A new position with fields replaced (units given as a dict id -> Unit keep their order)."""
+    """A new position with fields replaced (units given as a dict id -> Unit keep their order); a change of players
+    adds the nations a player gains to his `controlled` list."""
+    if "players" in changes and "controlled" not in changes:
+        changes["controlled"] = gained_control(pos.controlled, changes["players"])
     if "units" in changes:
         changes["pieces"] = tuple(changes.pop("units").values())
     new = replace(pos, **{k: v for k, v in changes.items() if k != "battle"})

@@ -638,6 +638,28 @@ def victory_level(pos: NiePosition, nation: str) -> dict:
             f"{len(home)}", "fleet": fl[nation]}
 
 
+def player_result(pos: NiePosition, player: str) -> dict:
+    """§9.1 "Victory with more than one nation", unhistorical game: a player is judged by his own nation's level
+    (the first he controlled) and by every nation he gained since, even one he lost again. A Major or Total Victory
+    of his own nation is "dirty" when a gained nation ends in Defeat or Annihilation (levels 5-6), else "clean"
+    (his own nation only, or every gained one at least at Survival); Total Victory plus a Minor Victory or better
+    (level 3 or better: the digest's "plus Minor Victory" read as at least) for a gained nation is the "ultimate"
+    result."""
+    nations = pos.controlled.get(player) or tuple(n for n, p in pos.players.items() if p == player)
+    if not nations:
+        raise InputError(f"{player!r} is no player of this game ({', '.join(sorted(set(pos.players.values())))})")
+    own, gained = nations[0], nations[1:]
+    levels = {n: victory_level(pos, n) for n in nations}
+    mine = levels[own]["level"]
+    result = levels[own]["name"]
+    if gained and mine <= 2:
+        dirty = any(levels[n]["level"] >= 5 for n in gained)
+        result += " (dirty)" if dirty else " (clean)"
+        if mine == 1 and any(levels[n]["level"] <= 3 for n in gained):
+            result = "ultimate result: " + result
+    return {"player": player, "own": own, "gained": list(gained), "levels": levels, "result": result}
+
+
 def historical_result(pos: NiePosition, sued: set[str], french_alliance: set[str]) -> str | None:
     """§9.1 historical game: France sues for peace -> its opponents win; every nation of the anti-French alliance
     has sued -> France wins; else None (the game goes on)."""

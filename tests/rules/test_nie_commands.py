@@ -213,3 +213,17 @@ def test_analyze_a_region_and_a_sea(game, capsys):
     assert out["owner"] is None and out["battle_due"] and out["neighbours"] == ["holland", "picardy", "rhineland"]
     assert run_cli(["analyze", game, "--from", "aegean"]) == 0
     assert "strait to black_sea (§5.4)" in capsys.readouterr().out
+
+
+def test_resolve_victory_for_a_nation_and_for_a_player(tmp_path, capsys):
+    """§9.1: `victory` for a nation gives its level; for a player (a name of `players`) every nation he controlled."""
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({"system": "nie", "board": "demo", "players": {"france": "anna", "britain": "ben"},
+                                "controlled": {"anna": ["france", "prussia"]}}))
+    assert run_cli(["resolve", str(path), "--action", "victory", "--attacker", "anna", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    text = "\n".join(out["lines"])
+    assert text.splitlines()[0] == "anna: Major Victory (clean) with france, gained prussia (§9.1)"
+    assert "prussia: level 4 Survival" in text
+    assert run_cli(["resolve", str(path), "--action", "victory", "--attacker", "britain"]) == 0
+    assert "britain: level 4 Survival" in capsys.readouterr().out

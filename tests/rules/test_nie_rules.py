@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from common.errors import InputError
 from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
-from rules.nie.model import Zone, load_europe, parse_zone, position_from_dict
+from rules.nie.model import Zone, dumps, load_europe, parse_zone, position_from_dict, with_changes
 from rules.nie.options import DEFAULT, Options, load_options
 from tests.rules.nie_util import battle_pos, dice, pos, two, used_up
 
@@ -770,3 +771,37 @@ def test_only_britain_gives_pp():  # §9.4
         politics.give_pp(p, "france", "austria", 4)
     with pytest.raises(InputError, match="Britain has 10"):
         politics.give_pp(p, "britain", "austria", 11)
+
+
+def test_a_player_with_more_than_one_nation_is_judged_by_each():  # §9.1 "Victory with more than one nation"
+    base = dict(players={"france": "anna", "britain": "ben"}, pap={"france": 4},
+                diplomacy_values={"france": {"prussia": 8}})
+    p = pos([], **base)
+    assert p.controlled == {"anna": ("france",), "ben": ("britain",)}
+    # a diplomatic offensive on neutral Prussia: anna controls it from now on, and for good (§9.6, §9.8)
+    won = politics.diplomatic_offensive_neutral(p, "france", "prussia", dice(3, 4)).position
+    assert won.players["prussia"] == "anna" and won.controlled["anna"] == ("france", "prussia")
+    again = position_from_dict(json.loads(dumps(won)))
+    assert again.controlled == won.controlled  # the position file keeps it
+    lost = replace(won, players={"france": "anna", "britain": "ben"})  # control lost again: still judged by it
+    assert politics.player_result(lost, "anna")["gained"] == ["prussia"]
+    # France: Major Victory (6 regions > any other, all its homeland); Prussia: Survival -> a clean victory
+    r = politics.player_result(won, "anna")
+    assert (r["own"], r["levels"]["france"]["name"], r["levels"]["prussia"]["name"]) == (
+        "france", "Major Victory", "Survival")
+    assert r["result"] == "Major Victory (clean)"
+    # Prussia's homeland partly foreign: Defeat -> the victory is dirty
+    berlin_lost = with_changes(won, owners={r: "austria" for r in won.europe.homeland("prussia")[:1]})
+    assert politics.player_result(berlin_lost, "anna")["levels"]["prussia"]["name"] == "Defeat"
+    assert politics.player_result(berlin_lost, "anna")["result"] == "Major Victory (dirty)"
+    # Total Victory for France plus at least a Minor Victory for Prussia: the ultimate result
+    french = ("belgium", "holland", "rhineland", "hanover", "bavaria", "illyria", "venetia", "piedmont", "rome",
+              "naples", "portugal", "morocco")
+    big = with_changes(won, owners={**dict.fromkeys(french, "france"),
+                                    **dict.fromkeys(("saxony", "poland", "algeria", "tunis"), "prussia")})
+    r = politics.player_result(big, "anna")  # France 18 > Prussia 6 + Russia 5; Prussia second most
+    assert (r["levels"]["france"]["name"], r["levels"]["prussia"]["name"]) == ("Total Victory", "Minor Victory")
+    assert r["result"] == "ultimate result: Total Victory (clean)"
+    assert politics.player_result(pos([], **base), "ben")["result"] == politics.victory_level(p, "britain")["name"]
+    with pytest.raises(InputError, match="'cara' is no player"):
+        politics.player_result(p, "cara")
