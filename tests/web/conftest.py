@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.records import live_systems, make_record
+from fieldglass.web.scripted import live_systems, record_scripted
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -47,6 +47,6 @@ def page(browser_context):
 
 @pytest.fixture(scope="session")
 def records(tmp_path_factory) -> dict[str, Path]:
-    """system -> the record of its short game (tests/web/records.py)."""
+    """system -> the record of its short game (fieldglass/web/scripted.py)."""
     folder = tmp_path_factory.mktemp("records")
-    return {name: make_record(name, folder / f"{name}.fgr") for name in live_systems()}
+    return {name: record_scripted(name, folder / f"{name}.fgr") for name in live_systems()}

@@ -12,8 +12,8 @@ import pytest
 from fieldglass.cli import main as cli_main
 from fieldglass.record import Record, Replay
 from fieldglass.replay_session import ReplaySession
+from fieldglass.web.scripted import live_systems
 from tests.web.conftest import SHOTS
-from tests.web.records import live_systems
 
 PIECE_CENTRES = """() => Array.from(document.querySelectorAll('#board path.area[data-piece]')).map(e => {
   const b = e.getBBox(); return [e.dataset.piece, e.dataset.kind, b.x + b.width / 2, b.y + b.height / 2]; })"""
