@@ -47,5 +47,5 @@ def run(args) -> int:
     app = live_app(GameFeed(args.record, args.viewer), max(0.02, args.poll))
     print(f"serving {args.record} ({args.viewer or 'public'} view) on {serve_url(host, port)}", file=sys.stderr,
           flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=1)
     return 0

@@ -80,8 +80,9 @@ def build_view(record: Record, viewer: str | None, title: str) -> View:
     rows = [event_row(session, i + 1, e) for i, e in enumerate(session.timeline)]
     last = rows[-1] if rows else None
     caption = f"{last['clock']}  turn {last['turn']}: {last['text']}" if last else "waiting for the first event"
-    seqs = [e.seq for e in record.events()]
-    return View(len(rows), max(seqs, default=0), [table.items[i] for i in ids], rows, current_combat(session),
+    # the seq from the same reading as the rows: a later one would tell a spectator it had events it never got
+    last_seq = max((e.seq for e in session.timeline), default=0)
+    return View(len(rows), last_seq, [table.items[i] for i in ids], rows, current_combat(session),
                 caption, table_json(record.meta), title, session.viewer, list(session.problems))
 
 

@@ -1,0 +1,113 @@
+"""Live spectators (`fieldglass serve`): a page in headless chromium follows a scripted recording event by event,
+a page opened late catches up, the stream gives a reconnecting spectator exactly the events it missed, and a bounded
+load test (50 spectators, about 10 s, the server a child process) delivers every event to each with the server's
+memory flat. `fieldglass bench web` is the 60 s version. Screenshot: out/screenshots/web-live.png."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from fieldglass.benchmarks.web import run_load
+from fieldglass.cli import main as cli_main
+from fieldglass.record import Record
+from fieldglass.web.live import GameFeed, live_app, parse_address
+from fieldglass.web.scripted import live_systems, record_scripted
+from fieldglass.web.server import app_in_thread
+from tests.web.conftest import SHOTS
+from tests.web.test_replay_page import check_pieces_at
+
+
+def last_seq(path) -> int:
+    with Record.open(path) as rec:
+        return max(e.seq for e in rec.events())
+
+
+def test_a_live_page_follows_a_recording_and_a_late_one_catches_up(browser_context, page, tmp_path):
+    system = live_systems()[0]
+    path = tmp_path / "live.fgr"  # not there yet: the server waits for the recorder
+    steps = []
+    with app_in_thread(live_app(GameFeed(path, "umpire"), poll_s=0.05)) as url:
+        page.goto(url)
+        page.wait_for_selector("#status.live")
+
+        def follow() -> None:
+            seq = last_seq(path)
+            page.wait_for_selector(f"#board[data-seq='{seq}']")  # the page shows the newest committed event
+            with Record.open(path) as rec:
+                n = len(rec.events(clean=True))
+            assert page.get_attribute("#board", "data-count") == str(n)
+            # the live page draws what the replay draws at the same moment: the record's pieces
+            page.evaluate("() => document.getElementById('board').setAttribute('data-index', "
+                          "document.getElementById('board').dataset.count)")
+            check_pieces_at(page, path, n)
+            steps.append(seq)
+
+        record_scripted(system, path, between=follow)
+        assert len(steps) >= 5
+        with Record.open(path) as rec:
+            events = rec.events(clean=True)
+        newest = page.locator("#events li").first
+        assert newest.get_attribute("data-seq") == str(events[-1].seq)
+        assert int(page.get_attribute("#board", "data-received")) == len(events)  # each event once
+        page.screenshot(path=str(SHOTS / "web-live.png"))
+
+        late = browser_context.new_page()  # a spectator who comes (back) after the game
+        late.goto(url)
+        late.wait_for_selector(f"#board[data-seq='{events[-1].seq}']")
+        assert int(late.get_attribute("#board", "data-received")) == len(events)
+        assert late.locator("#events li").count() == min(len(events), 12)
+        late.close()
+        page.goto("about:blank")  # the stream closed before the server stops
+
+
+def test_a_reconnecting_spectator_gets_exactly_the_events_it_missed(records):
+    path = records[live_systems()[0]]
+    with Record.open(path) as rec:
+        seqs = [e.seq for e in rec.events(clean=True)]
+    with app_in_thread(live_app(GameFeed(path, "umpire"))) as url, httpx.Client(timeout=10) as client:
+        state = client.get(url + "state").json()
+        assert state["seq"] == seqs[-1] and state["count"] == len(seqs)
+        missed_from = seqs[len(seqs) // 2]
+        with client.stream("GET", url + "events", headers={"Last-Event-ID": str(missed_from)}) as resp:
+            assert resp.headers["content-type"].startswith("text/event-stream")
+            data = next(json.loads(line[6:]) for line in resp.iter_lines() if line.startswith("data: "))
+        assert [r["seq"] for r in data["new"]] == [s for s in seqs if s > missed_from]
+        assert data["items"]  # and the whole board, to draw at once
+        bad = client.get(url + "events", headers={"Last-Event-ID": "yesterday"})
+        assert bad.status_code == 400
+
+
+def test_the_feed_rebuilds_only_when_the_record_changed(tmp_path):
+    path = tmp_path / "game.fgr"
+    feed = GameFeed(path)
+    assert not feed.poll() and feed.view is None  # no record yet
+    record_scripted(live_systems()[0], path)
+    assert feed.poll() and feed.version == 1
+    assert not feed.poll()  # nothing new
+    with Record.open(path, writable=True) as rec:
+        rec.heartbeat(999, 99.0)  # a commit no spectator sees
+    assert not feed.poll() and feed.version == 1
+    with Record.open(path, writable=True) as rec:
+        rec.append("bookmark", 100.0, 1000, None, {"label": "later"})
+    assert feed.poll() and feed.version == 2 and feed.view.rows[-1]["text"] == "bookmark: later"
+    feed.close()
+
+
+def test_addresses_are_loopback_unless_named_and_bad_ones_are_one_line(records, capsys):
+    assert parse_address(":9000") == ("127.0.0.1", 9000)
+    assert parse_address("0.0.0.0:8080") == ("0.0.0.0", 8080)
+    assert parse_address("[::1]:8080") == ("::1", 8080)
+    assert cli_main(["serve", str(records[live_systems()[0]]), "--address", "localhost:http"]) == 2
+    assert "the port must be a number" in capsys.readouterr().err
+    assert cli_main(["serve", str(records[live_systems()[0]]), "--as", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
+def test_fifty_spectators_get_every_event_and_the_server_memory_stays_flat(tmp_path):
+    figures = run_load(live_systems()[0], spectators=50, seconds=10.0, folder=tmp_path)
+    print("\n".join(figures.lines()))
+    assert len(figures.events) > 20
+    assert figures.complete() == 50, [len(s.seqs) for s in figures.got]
+    assert figures.rss_growth_kb() < 8 * 1024, figures.rss_kb
