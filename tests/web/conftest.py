@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fieldglass.web.scripted import live_systems, record_scripted
+from tests.web.postgres import TempPostgres
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -50,3 +51,21 @@ def records(tmp_path_factory) -> dict[str, Path]:
     """system -> the record of its short game (fieldglass/web/scripted.py)."""
     folder = tmp_path_factory.mktemp("records")
     return {name: record_scripted(name, folder / f"{name}.fgr") for name in live_systems()}
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server of the tests' own (tests/web/postgres.py), for the session."""
+    server = TempPostgres()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def archive_db(postgres, request) -> str:
+    """A new, empty database on the tests' server: its URL."""
+    name = "t_" + "".join(c if c.isalnum() else "_" for c in request.node.name.lower())[:50]
+    return postgres.create_db(name)
