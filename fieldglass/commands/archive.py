@@ -17,18 +17,39 @@ from fieldglass.archive.web import ArchiveSite
 from fieldglass.commands.export import open_for_reading
 from fieldglass.web.live import parse_address, serve_url
 
-EPILOG = """\
-examples:
-  fieldglass archive push game.fgr --db postgresql://club@db.local/club --table "table 3"   prints the archive id
-  fieldglass archive push game.fgr --db $DB --follow      while recording: each committed event as it comes
-  fieldglass archive list --db $DB --system dbx --player anna --json
-  fieldglass archive pull 17 --db $DB --out copy.fgr      the record back, equal event for event
-  fieldglass archive serve --db $DB --address 0.0.0.0:8080   the club's index and every game's replay page
-
+NOTES = """
 --db may also come from FIELDGLASS_ARCHIVE (a PostgreSQL URL or conninfo; keep passwords in ~/.pgpass). Pushing a
 record twice changes nothing, and a push cut off half-way is finished by the next one. With --follow the .fgr stays
 the source of truth: if the archive goes away nothing is lost, and it catches up when it is back.
 """
+
+EXAMPLES = {
+    None: """\
+  fieldglass archive push game.fgr --db postgresql://club@db.local/club --table "table 3"   prints the archive id
+  fieldglass archive list --db $DB --player anna --json
+  fieldglass archive pull 17 --db $DB --out copy.fgr      the record back, equal event for event
+  fieldglass archive serve --db $DB --address 0.0.0.0:8080   the club's index and every game's replay page
+""",
+    "push": """\
+  fieldglass archive push game.fgr --db postgresql://club@db.local/club --table "table 3"   prints the archive id
+  fieldglass archive push game.fgr --db $DB --follow      while recording: each committed event as it comes
+""",
+    "list": """\
+  fieldglass archive list --db $DB                        newest first
+  fieldglass archive list --db $DB --player anna --date 2026-11 --json
+""",
+    "pull": """\
+  fieldglass archive pull 17 --db $DB --out copy.fgr      the record back, equal event for event
+""",
+    "serve": """\
+  fieldglass archive serve --db $DB                       http://127.0.0.1:8766/ (this computer only)
+  fieldglass archive serve --db $DB --address 0.0.0.0:8080 --as public
+""",
+}
+
+
+def _epilog(action: str | None) -> str:
+    return "examples:\n" + EXAMPLES[action] + NOTES
 
 
 def _db(p) -> None:
@@ -44,29 +65,34 @@ def _filters(p) -> None:
 
 
 def add_parser(sub) -> None:
+    fmt = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser("archive", help="the club archive on PostgreSQL: push, list, pull, serve",
-                       description="Keep many tables' game records in one PostgreSQL database.", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description="Keep many tables' game records in one PostgreSQL database.",
+                       epilog=_epilog(None), formatter_class=fmt)
     which = p.add_subparsers(dest="archive", metavar="ACTION", required=True)
-    ps = which.add_parser("push", help="upload a record (idempotent, resumable); prints its archive id")
+    ps = which.add_parser("push", help="upload a record (idempotent, resumable); prints its archive id",
+                          epilog=_epilog("push"), formatter_class=fmt)
     ps.add_argument("record", metavar="GAME.fgr")
     _db(ps)
     ps.add_argument("--table", help="the table the game was played on (searchable)")
     ps.add_argument("--follow", action="store_true", help="keep pushing each committed event as the recorder "
                     "writes it, until interrupted (Ctrl-C, SIGTERM)")
     ps.set_defaults(run=run_push)
-    ls = which.add_parser("list", help="the archive's games, newest first")
+    ls = which.add_parser("list", help="the archive's games, newest first", epilog=_epilog("list"),
+                          formatter_class=fmt)
     _db(ls)
     _filters(ls)
     ls.add_argument("--json", action="store_true", help="one JSON array")
     ls.set_defaults(run=run_list)
-    pl = which.add_parser("pull", help="write an archived game back to a record")
+    pl = which.add_parser("pull", help="write an archived game back to a record", epilog=_epilog("pull"),
+                          formatter_class=fmt)
     pl.add_argument("id", metavar="ID")
     _db(pl)
     pl.add_argument("--out", required=True, metavar="COPY.fgr")
     pl.add_argument("--overwrite", action="store_true", help="replace COPY.fgr if it exists")
     pl.set_defaults(run=run_pull)
-    sv = which.add_parser("serve", help="the club's index and each game's replay page, in a browser")
+    sv = which.add_parser("serve", help="the club's index and each game's replay page, in a browser",
+                          epilog=_epilog("serve"), formatter_class=fmt)
     _db(sv)
     sv.add_argument("--address", default="127.0.0.1:8766", metavar="HOST:PORT",
                     help="where to listen (default 127.0.0.1:8766, this computer only)")

@@ -11,9 +11,9 @@ from fieldglass.web.live import GameFeed, check_viewer, live_app, parse_address,
 
 EPILOG = """\
 examples:
-  fieldglass record --source 0 ... --out game.fgr &     the recorder writes the game
   fieldglass serve game.fgr                             spectators open http://127.0.0.1:8765/ (this computer only)
   fieldglass serve game.fgr --address 0.0.0.0:8080 --as FR    on the local network, as FR sees the game
+  fieldglass record --source 0 ... --out game.fgr       beside it: the recorder writes the game
 
 The server follows the record read-only (it never writes to it, and the recorder does not wait for it): each
 committed event reaches the spectators within a fraction of a second. A spectator that loses the connection catches

@@ -22,6 +22,7 @@ from vision.pieces import PiecePose, TableReading
 from vision.tracking import TrackerConfig
 
 POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))
+PLAYERS = ("Anna Berger", "Ben Carter")
 FRAMES_PER_STEP = 8  # 1.6 s of game time at 5 frames a second: every moved piece settles (settle_s 1.0)
 
 
@@ -55,7 +56,8 @@ def record_scripted(system: str, path: Path, rounds: int = 1, between: Callable[
     setup = load_setup(system, "synthetic")
     markers = {p.id: p.marker for p in setup.roster.pieces}
     places = {pp.piece.id: [pp.x_mm, pp.y_mm, pp.heading_deg] for pp in setup.scene.placements}
-    rec = Record.create(path, system_meta(system, setup.layout, setup.roster, setup=setup), overwrite=True)
+    meta = system_meta(system, setup.layout, setup.roster, players=list(PLAYERS), source="scripted", setup=setup)
+    rec = Record.create(path, meta, overwrite=True)
     recorder = GameRecorder.start(rec, setup.roster, TrackerConfig(settle_s=1.0))
     t, frame = 0.0, 0
     try:

@@ -114,6 +114,8 @@ def test_a_sides_page_withholds_what_that_side_may_not_see(records, tmp_path):
                 session.set_viewer(side)
                 session.piece_views()
                 hidden[side] = session.hidden_at()
+        if not any(hidden.values()):
+            continue
         umpire = tmp_path / f"{system}-umpire.html"
         export(path, umpire, "--as", "umpire")
         umpire_text = umpire.read_text(encoding="utf-8")
