@@ -21,6 +21,7 @@ from fieldglass.recording import (
     table_reader,
 )
 from fieldglass.setup import load_setup
+from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
 from vision.roster import load_roster
 from vision.scripted import scripted_game
@@ -97,6 +98,8 @@ def add_parser(sub) -> None:
     p.add_argument("--missing-after", type=float, default=10.0, metavar="S",
                    help="report a piece missing after S seconds unseen (default 10)")
     p.add_argument("--events", action="store_true", help="print every event as it is written")
+    p.add_argument("--serve", metavar="HOST:PORT", help="also show the game live to spectators' browsers, public "
+                   "view (as `fieldglass serve GAME.fgr --address HOST:PORT`, which can show other views)")
     p.set_defaults(run=run)
 
 
@@ -208,4 +211,5 @@ def run(args) -> int:
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
-    return record_game(args, plan(args))
+    with spectators(args.out, args.serve):
+        return record_game(args, plan(args))

@@ -98,17 +98,25 @@ class GameFeed:
         self.version = 0
         self.record: Record | None = None
         self._data_version: int | None = None
-        self._wall = 0.0
+        self._ino: int | None = None
 
     def _open(self) -> bool:
+        try:
+            ino = self.path.stat().st_ino
+        except OSError:
+            ino = None
+        if self.record is not None and ino != self._ino:
+            self.close()  # the file was replaced (a recording started again with --overwrite): follow the new one
+            self._data_version = None
         if self.record is not None:
             return True
-        if not self.path.exists():
+        if ino is None:
             return False
         try:
             self.record = Record.open(self.path)
         except RecordError:
             return False  # created but not yet written through: the next poll tries again
+        self._ino = ino
         return True
 
     def poll(self) -> bool:

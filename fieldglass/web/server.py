@@ -15,7 +15,8 @@ from pathlib import Path
 
 import uvicorn
 
-from fieldglass.web.live import serve_url
+from common.errors import InputError
+from fieldglass.web.live import GameFeed, check_viewer, live_app, parse_address, serve_url
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -26,12 +27,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.contextmanager
-def app_in_thread(app, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serve `app` with uvicorn in a thread; yields its URL once it listens; stops it afterwards (open streams are
-    closed after one second)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def app_in_thread(app, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve `app` with uvicorn in a thread at `host`:`port` (0: a free port); yields its URL once it listens;
+    stops it afterwards (open streams are closed after one second). InputError when the address is taken."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=1,
                                            lifespan="on"))
@@ -47,6 +52,20 @@ def app_in_thread(app, host: str = "127.0.0.1") -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+@contextlib.contextmanager
+def spectators(record: str | Path, address: str | None, viewer: str | None = None) -> Iterator[str | None]:
+    """While the block runs, show `record` live at `address` (HOST:PORT; None: not at all) as `fieldglass serve`
+    does, from a thread of this process: the recorder's `--serve` hook. Yields the URL (None)."""
+    if not address:
+        yield None
+        return
+    host, port = parse_address(address)
+    check_viewer(record, viewer)
+    with app_in_thread(live_app(GameFeed(record, viewer)), host, port) as url:
+        print(f"spectators: {url} ({viewer or 'public'} view)", file=sys.stderr, flush=True)
+        yield url
 
 
 @contextlib.contextmanager

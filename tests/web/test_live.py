@@ -6,15 +6,18 @@ memory flat. `fieldglass bench web` is the 60 s version. Screenshot: out/screens
 from __future__ import annotations
 
 import json
+import shutil
 
 import httpx
+import pytest
 
+from common.errors import InputError
 from fieldglass.benchmarks.web import run_load
 from fieldglass.cli import main as cli_main
 from fieldglass.record import Record
 from fieldglass.web.live import GameFeed, live_app, parse_address
 from fieldglass.web.scripted import live_systems, record_scripted
-from fieldglass.web.server import app_in_thread
+from fieldglass.web.server import app_in_thread, free_port, spectators
 from tests.web.conftest import SHOTS
 from tests.web.test_replay_page import check_pieces_at
 
@@ -111,3 +114,54 @@ def test_fifty_spectators_get_every_event_and_the_server_memory_stays_flat(tmp_p
     assert len(figures.events) > 20
     assert figures.complete() == 50, [len(s.seqs) for s in figures.got]
     assert figures.rss_growth_kb() < 8 * 1024, figures.rss_kb
+
+
+def test_the_current_combat_and_its_result_show_until_the_next_turn(records, tmp_path):
+    path = tmp_path / "game.fgr"
+    shutil.copy(records[live_systems()[0]], path)
+    with Record.open(path) as rec:
+        ids = [p["id"] for p in rec.meta["roster"]]
+    feed = GameFeed(path, "umpire")
+    assert feed.poll() and feed.view.combat is None
+    with Record.open(path, writable=True) as rec:
+        rec.append("combat", 50.0, 500, None, {"action": "melee", "pieces": [ids[0], ids[-1]], "winner": ids[0],
+                                               "effect": "retreat"})
+        rec.append("note", 51.0, 510, None, {"text": "what a charge"})
+    assert feed.poll()
+    combat = feed.view.combat
+    assert combat is not None and combat["type"] == "combat"
+    assert ids[0] in combat["text"] and ids[-1] in combat["text"] and "retreat" in combat["text"]
+    with Record.open(path, writable=True) as rec:
+        rec.append("turn", 60.0, 600, None, {})
+    assert feed.poll() and feed.view.combat is None  # a new turn: no combat yet
+    feed.close()
+
+
+def test_the_feed_follows_a_record_replaced_by_a_new_recording(records, tmp_path):
+    path = tmp_path / "game.fgr"
+    shutil.copy(records[live_systems()[0]], path)
+    feed = GameFeed(path)
+    assert feed.poll() and feed.view.count > 5
+    with Record.open(path) as old:
+        meta = old.meta
+    with Record.create(path, meta, overwrite=True) as new:  # `fieldglass record --overwrite` starts again
+        new.append("bookmark", 1.0, 1, None, {"label": "a new game"})
+    assert feed.poll() and feed.view.count == 1 and feed.view.rows[0]["text"] == "bookmark: a new game"
+    feed.close()
+
+
+def test_the_recorders_serve_hook_shows_the_record_while_it_runs(records):
+    path = records[live_systems()[0]]
+    port = free_port()
+    with spectators(path, f"127.0.0.1:{port}", "umpire") as url:
+        assert url == f"http://127.0.0.1:{port}/"
+        state = httpx.get(url + "state", timeout=10).json()
+        with Record.open(path) as rec:
+            assert state["count"] == len(rec.events(clean=True)) and state["viewer"] == "umpire"
+        with pytest.raises(InputError, match=f"cannot listen on 127.0.0.1:{port}"), \
+                spectators(path, f"127.0.0.1:{port}"):
+            pass
+    with spectators(path, None) as url:
+        assert url is None
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/state", timeout=2)  # stopped with the recording
