@@ -8,12 +8,13 @@ and the next push sends the rest; a record pushed twice changes nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,19 +252,30 @@ class Follower:
         self.outages = 0
         self._stop = threading.Event()
         self._down = False
+        self._ino: int | None = None
 
     def stop(self) -> None:
         self._stop.set()
 
-    def _data_version(self) -> int | None:
+    def _data_version(self) -> tuple[int, int] | None:
+        """The file and SQLite's count of the commits others made to it (None: no record there yet). A file
+        replaced by a new recording (--overwrite) is followed from then on."""
+        try:
+            ino = self.path.stat().st_ino
+        except OSError:
+            ino = None
+        if self.record is not None and ino != self._ino:
+            self.record.close()
+            self.record = None
         if self.record is None:
-            if not self.path.exists():
+            if ino is None:
                 return None
             try:
                 self.record = Record.open(self.path)
             except InputError:
                 return None
-        return int(self.record.conn.execute("PRAGMA data_version").fetchone()[0])
+            self._ino = ino
+        return ino, int(self.record.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def push_once(self) -> bool:
         """One push of all that is new; False when the archive could not be reached (the next one catches up)."""
@@ -321,3 +333,26 @@ class Follower:
                 self.record.close()
             if self.conn is not None:
                 self.conn.close()
+
+
+@contextlib.contextmanager
+def following(path: str | Path, url: str | None, log: Callable[[str], None] = print,
+              wait_s: float = 15.0) -> Iterator[Follower | None]:
+    """While the block runs, push the record at `path` to the archive at `url` as it is written (None: not at all):
+    the recorder's `--archive` hook. At the end a last push; if the archive is away then, the record keeps
+    everything and says how to push it later."""
+    if not url:
+        yield None
+        return
+    follower = Follower(path, url, log=log)
+    thread = threading.Thread(target=follower.run, name="archive-follower", daemon=True)
+    thread.start()
+    try:
+        yield follower
+    finally:
+        follower.stop()
+        thread.join(wait_s)
+        if thread.is_alive():
+            log(f"the archive is still away: `fieldglass archive push {path} --db URL` sends the rest later")
+        elif follower.game is not None:
+            log(f"archive id {follower.game}")

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from fieldglass.archive.schema import SCHEMA_VERSION, migrate, schema_version
-from fieldglass.archive.store import Follower, connect, list_games, pull, push
+from fieldglass.archive.store import Follower, connect, following, list_games, pull, push
 from fieldglass.archive.web import ArchiveSite
 from fieldglass.cli import main as cli_main
 from fieldglass.record import Record
@@ -224,3 +224,16 @@ def test_push_follow_from_the_command_line_ends_on_sigterm_after_a_last_push(rec
             proc.kill()
     assert proc.returncode == 0, err
     assert out.strip() == str(gid) and "following" in err
+
+
+def test_the_recorders_archive_hook_pushes_while_recording_and_says_the_id(archive_db, tmp_path):
+    path = tmp_path / "game.fgr"
+    said: list[str] = []
+    with following(path, archive_db, said.append) as follower:
+        record_scripted(live_systems()[0], path)
+    assert said[-1] == f"archive id {follower.game}" and follower.pushes >= 1
+    with connect(archive_db) as conn:
+        pull(conn, follower.game, tmp_path / "copy.fgr")
+    assert contents(tmp_path / "copy.fgr") == contents(path)
+    with following(path, None) as nothing:
+        assert nothing is None
