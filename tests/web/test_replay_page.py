@@ -140,3 +140,17 @@ def test_a_wrong_viewer_or_as_for_another_format_is_one_line(records, tmp_path, 
     assert err.startswith("fieldglass: error: view:") and "nobody" in err and err.count("\n") == 1
     assert cli_main(["export", str(path), "--format", "csv", "--as", "umpire"]) == 2
     assert "--as is for --format html" in capsys.readouterr().err
+
+
+def test_the_page_fits_a_phone(records, page, tmp_path):
+    out = tmp_path / "game.html"
+    export(records[live_systems()[0]], out)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(out.as_uri())
+    board, events = page.locator("#board").bounding_box(), page.locator("#events").bounding_box()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing runs off the side
+    assert board["width"] > 300 and board["x"] + board["width"] <= 390
+    assert events["y"] >= board["y"] + board["height"]  # the events under the board, one column
+    page.click("#next")
+    assert page.get_attribute("#board", "data-index") == "1"
+    page.screenshot(path=str(SHOTS / "web-replay-phone.png"), full_page=True)
