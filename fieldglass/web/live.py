@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import sqlite3
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,10 +163,11 @@ class Hub:
         self.cond: asyncio.Condition | None = None
         self.task: asyncio.Task | None = None
         self.spectators = 0
+        self.error: str | None = None
 
     async def start(self) -> None:
         self.cond = asyncio.Condition()
-        await asyncio.to_thread(self.feed.poll)
+        await self._poll()
         self.task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
@@ -175,10 +177,22 @@ class Hub:
                 await self.task
         self.feed.close()
 
+    async def _poll(self) -> bool:
+        """One look at the record; a record that cannot be shown (a view it does not have, a damaged file) is
+        said once, on stderr and in /state, and looked at again: the server stays up for when it can."""
+        try:
+            changed = await asyncio.to_thread(self.feed.poll)
+        except (InputError, sqlite3.Error, OSError) as exc:
+            if str(exc) != self.error:
+                print(f"fieldglass serve: {self.feed.path}: {exc}", file=sys.stderr, flush=True)
+            self.error = str(exc)
+            return False
+        self.error = None
+        return changed
+
     async def _run(self) -> None:
         while True:
-            changed = await asyncio.to_thread(self.feed.poll)
-            if changed:
+            if await self._poll():
                 async with self.cond:
                     self.cond.notify_all()
             await asyncio.sleep(self.poll_s)
@@ -246,6 +260,8 @@ def live_app(feed: GameFeed, poll_s: float = 0.1) -> Starlette:
         view = feed.view
         body = view.message(None) if view is not None else {"count": 0, "seq": 0, "waiting": str(feed.path)}
         body["spectators"] = hub.spectators
+        if hub.error:
+            body["error"] = hub.error
         return JSONResponse(body)
 
     @contextlib.asynccontextmanager

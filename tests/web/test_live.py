@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import httpx
 import pytest
@@ -165,3 +166,18 @@ def test_the_recorders_serve_hook_shows_the_record_while_it_runs(records):
         assert url is None
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/state", timeout=2)  # stopped with the recording
+
+
+def test_a_record_that_cannot_be_shown_is_said_and_the_server_stays_up(records, tmp_path):
+    path = tmp_path / "game.fgr"
+    feed = GameFeed(path, "nobody")  # no record yet, so the view could not be checked when the server started
+    with app_in_thread(live_app(feed, poll_s=0.02)) as url, httpx.Client(timeout=10) as client:
+        assert client.get(url + "state").json()["count"] == 0
+        shutil.copy(records[live_systems()[0]], path)
+        for _ in range(500):  # until the poller has looked at the new file (it looks every 20 ms)
+            state = client.get(url + "state").json()
+            if "error" in state:
+                break
+            time.sleep(0.02)
+        assert "nobody" in state["error"] and state["count"] == 0
+        assert client.get(url).status_code == 200
