@@ -6,6 +6,7 @@ memory flat. `fieldglass bench web` is the 60 s version. Screenshot: out/screens
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
@@ -16,6 +17,7 @@ from common.errors import InputError
 from fieldglass.benchmarks.web import run_load
 from fieldglass.cli import main as cli_main
 from fieldglass.record import Record
+from fieldglass.replay_session import ReplaySession
 from fieldglass.web.live import GameFeed, live_app, parse_address
 from fieldglass.web.scripted import live_systems, record_scripted
 from fieldglass.web.server import app_in_thread, free_port, spectators
@@ -181,3 +183,32 @@ def test_a_record_that_cannot_be_shown_is_said_and_the_server_stays_up(records, 
             time.sleep(0.02)
         assert "nobody" in state["error"] and state["count"] == 0
         assert client.get(url).status_code == 200
+
+
+def test_a_sides_live_view_withholds_what_that_side_may_not_see(records):
+    """For every side of every system with hidden information: nothing a spectator of that side is sent names a
+    piece the side may not name yet (the umpire's view names them all)."""
+    checked = 0
+    for path in records.values():
+        with Record.open(path) as rec:
+            session = ReplaySession(rec)
+            session.to_end()
+            hidden = {}
+            for side in (v for v in session.viewers if v not in ("public", "umpire")):
+                session.set_viewer(side)
+                session.piece_views()
+                hidden[side] = session.hidden_at()
+        for side, ids in hidden.items():
+            if not ids:
+                continue
+            feeds = {view: GameFeed(path, view) for view in (side, "umpire")}
+            sent = {}
+            for view, feed in feeds.items():
+                assert feed.poll()
+                sent[view] = json.dumps(feed.view.message(None))
+                feed.close()
+            for pid in ids:
+                assert re.search(rf"\b{re.escape(pid)}\b", sent["umpire"])
+                assert not re.search(rf"\b{re.escape(pid)}\b", sent[side]), (path.name, side, pid)
+                checked += 1
+    assert checked, "no registered system hides anything: this test checked nothing"
