@@ -20,8 +20,11 @@ SYSLIBS := libzbar.so.0:libzbar0 libEGL.so.1:libegl1 libGL.so.1:libgl1 libfontco
 	libxcb-icccm.so.4:libxcb-icccm4 libxcb-keysyms.so.1:libxcb-keysyms1 libxcb-image.so.0:libxcb-image0 \
 	libxcb-randr.so.0:libxcb-randr0 libxcb-render-util.so.0:libxcb-render-util0 libxcb-shape.so.0:libxcb-shape0 \
 	libxcb-xkb.so.1:libxcb-xkb1
-# Commands: the print tests render PDFs with poppler's pdftoppm and read their text with pdftotext.
-SYSCMDS := pdftoppm:poppler-utils pdftotext:poppler-utils
+# Commands: the print tests render PDFs with poppler's pdftoppm and read their text with pdftotext; the web tests
+# open the pages in Debian's chromium (driven by Playwright, which never downloads a browser of its own here) and run
+# their own PostgreSQL server with initdb and pg_ctl (Debian keeps them in /usr/lib/postgresql/N/bin, off the PATH).
+SYSCMDS := pdftoppm:poppler-utils pdftotext:poppler-utils chromium:chromium
+SYSGLOBS := /usr/lib/postgresql/*/bin/initdb:postgresql
 
 sysdeps:
 	@missing=""; for pair in $(SYSLIBS); do \
@@ -31,6 +34,10 @@ sysdeps:
 	for pair in $(SYSCMDS); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
 	  command -v "$$cmd" >/dev/null 2>&1 || case "$$missing" in *" $$pkg"*) ;; *) missing="$$missing $$pkg";; esac; \
+	done; \
+	for pair in $(SYSGLOBS); do \
+	  pattern=$${pair%%:*}; pkg=$${pair##*:}; \
+	  ls $$pattern >/dev/null 2>&1 || missing="$$missing $$pkg"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \

@@ -13,6 +13,7 @@ from common.errors import InputError
 from fieldglass import __version__
 from fieldglass.commands import (
     analyze,
+    archive,
     bench,
     calibrate,
     check_print,
@@ -26,14 +27,15 @@ from fieldglass.commands import (
     record,
     replay,
     resolve,
+    serve,
     stats,
     systems,
     view,
 )
 
 COMMANDS = (
-    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, stats, print_,
-    check_print, plan, bench,
+    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
+    stats, print_, check_print, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -52,7 +54,9 @@ A first session:
   fieldglass systems                                the game systems and their actions
   fieldglass record --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --out game.fgr
   fieldglass replay game.fgr                        review a recorded game in the replay viewer
-  fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)
+  fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4, html)
+  fieldglass serve game.fgr                         the game live in spectators' browsers (loopback by default)
+  fieldglass archive push game.fgr --db URL         the club archive on PostgreSQL (also list, pull, serve)
   fieldglass stats game.fgr
   fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700

@@ -11,8 +11,9 @@ from fieldglass.progress import progress
 from fieldglass.record import Record
 from fieldglass.record import export as X
 from fieldglass.replay_session import ReplaySession
+from fieldglass.web.page import export_html
 
-FORMATS = ("jsonl", "report", "csv", "png", "mp4")
+FORMATS = ("jsonl", "report", "csv", "png", "mp4", "html")
 
 EPILOG = """\
 examples:
@@ -21,6 +22,7 @@ examples:
   fieldglass export game.fgr --format csv --out game.csv
   fieldglass export game.fgr --format png --out diagrams/   one board diagram per turn, moves as arrows
   fieldglass export game.fgr --format mp4 --out game.mp4    the board view, event by event
+  fieldglass export game.fgr --format html --as FR --out game.html   one self-contained replay page, FR's view
 
 Undone events are exported marked "undone": true (jsonl, csv) unless --clean leaves them out; the report,
 diagrams and video always show the clean game. A damaged record exports what can be read of it, with a warning.
@@ -30,7 +32,7 @@ diagrams and video always show the clean game. A damaged record exports what can
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "export",
-        help="export a game record: jsonl, report, csv, png or mp4",
+        help="export a game record: jsonl, report, csv, png, mp4 or html",
         description="Export a game record (.fgr) for reading, sharing or further analysis.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -41,6 +43,8 @@ def add_parser(sub) -> None:
                    "and GAME.mp4 / GAME-png/ beside the record")
     p.add_argument("--clean", action="store_true", help="leave out undone events (jsonl, csv)")
     p.add_argument("--fps", type=float, default=10.0, help="mp4 frame rate (default 10)")
+    p.add_argument("--as", dest="viewer", metavar="SIDE", help="html: whose view (a side, 'public' or 'umpire'; "
+                   "default public): what that viewer may not see yet is withheld from the page")
     p.set_defaults(run=run)
 
 
@@ -66,6 +70,8 @@ def replay_pictures(record):
 
 
 def run(args) -> int:
+    if args.viewer and args.format != "html":
+        raise InputError(f"--as is for --format html (a {args.format} export shows the whole record)")
     record = open_for_reading(args.record)
     if record.problems:
         record.events()  # salvage now, so the warning names what was lost
@@ -89,6 +95,10 @@ def run(args) -> int:
             folder = Path(args.out) if args.out else src.with_name(src.stem + "-png")
             paths = X.export_png(record, folder, progress, replay_pictures(record))
             print(f"{folder}: {len(paths)} board diagrams ({', '.join(p.name for p in paths)})")
+        elif args.format == "html":
+            path = Path(args.out) if args.out else src.with_suffix(".html")
+            n = export_html(record, path, args.viewer, src.stem, progress)
+            print(f"{path}: replay page, {n} moments")
         else:
             if args.fps <= 0:
                 raise InputError("--fps must be positive")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import sys
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from common.errors import InputError
+from fieldglass.archive.store import following
 from fieldglass.recording import (
     GameRecorder,
     RecordingPlan,
@@ -21,6 +23,7 @@ from fieldglass.recording import (
     table_reader,
 )
 from fieldglass.setup import load_setup
+from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
 from vision.roster import load_roster
 from vision.scripted import scripted_game
@@ -98,6 +101,10 @@ def add_parser(sub) -> None:
     p.add_argument("--missing-after", type=float, default=10.0, metavar="S",
                    help="report a piece missing after S seconds unseen (default 10)")
     p.add_argument("--events", action="store_true", help="print every event as it is written")
+    p.add_argument("--serve", metavar="HOST:PORT", help="also show the game live to spectators' browsers, public "
+                   "view (as `fieldglass serve GAME.fgr --address HOST:PORT`, which can show other views)")
+    p.add_argument("--archive", metavar="URL", help="also push each committed event to the club archive on "
+                   "PostgreSQL (as `fieldglass archive push GAME.fgr --db URL --follow`)")
     p.set_defaults(run=run)
 
 
@@ -209,4 +216,9 @@ def run(args) -> int:
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
-    return record_game(args, plan(args))
+    with spectators(args.out, args.serve), following(args.out, args.archive, _archive_log):
+        return record_game(args, plan(args))
+
+
+def _archive_log(message: str) -> None:
+    print(f"archive: {message}", file=sys.stderr, flush=True)
