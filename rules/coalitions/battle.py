@@ -391,7 +391,8 @@ def _defeated(s: State, log: Log, g: General, ch: Mapping[str, str], opts: Optio
         return
     capital = s.europe.capital(g.power)
     here = g.at
-    blocked = capital is None or s.controller(capital) != g.power or any(
+    # the Capital is the battle's Territory: the winners stand there, so it is no refuge (off-map instead)
+    blocked = capital is None or capital == here or s.controller(capital) != g.power or any(
         o.power == g.power and o.id != g.id and (opts.capital_blocked_by_any_general or o.special)
         for o in s.generals_at(capital))
     if choice is None:

@@ -223,6 +223,16 @@ def test_a_defeated_general_goes_off_map_when_another_is_in_the_capital():
         _fight(pieces, "tyrol", "france", ch={"to.at-1": "capital"})
 
 
+def test_a_general_defeated_in_its_own_capital_goes_off_map():
+    """§8.6: the Capital it would go to is the battle's Territory, held by the winners: no refuge (found by the
+    property test: the defeated Russian stayed in St. Petersburg beside the French)."""
+    pieces = [gen("fr-1", "france", "wien", 3), gen("at-1", "austria", "wien", 0)]
+    r = _fight(pieces, "wien", "france")
+    assert r.data["winner"] == "attacker" and r.position.state.generals["at-1"].at is None
+    with pytest.raises(InputError, match="not open"):
+        _fight(pieces, "wien", "france", ch={"to.at-1": "capital"})
+
+
 def test_kutuzov_withdraws_and_the_battle_goes_on_against_the_garrison():
     pieces = [gen("fr-1", "france", "smolensk", 3), gen("ru-1", "russia", "smolensk", 2, "kutuzov")]
     r = _fight(pieces, "smolensk", "france", {"smolensk": "russia"}, statuses={**BC, "russia": "british"},
