@@ -15,6 +15,7 @@ from fieldglass.commands import (
     analyze,
     bench,
     calibrate,
+    check,
     check_print,
     demo,
     detect,
@@ -32,7 +33,7 @@ from fieldglass.commands import (
 )
 
 COMMANDS = (
-    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, stats, print_,
+    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, stats, check, print_,
     check_print, plan, bench,
 )
 
@@ -54,6 +55,7 @@ A first session:
   fieldglass replay game.fgr                        review a recorded game in the replay viewer
   fieldglass export game.fgr --format report        after-action report (also jsonl, csv, png, mp4)
   fieldglass stats game.fgr
+  fieldglass check game.fgr --repair saved.fgr      what a damaged record still holds, salvaged into a new one
   fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
 """

@@ -16,6 +16,7 @@ from typing import Any
 
 from common.errors import InputError
 from common.fields import FACINGS, field_name, parse_field
+from common.outfiles import write_text
 from rules.system import GameSystem, game_systems
 
 Field = tuple[int, int]
@@ -134,7 +135,8 @@ def dumps(position: Position) -> str:
 
 
 def save(position: Position, path: str | Path) -> None:
-    Path(path).write_text(dumps(position), encoding="utf-8")
+    """Write the position file whole or not at all (InputError naming `path` if it cannot be written)."""
+    write_text(path, dumps(position))
 
 
 # ---------------------------------------------------------------- helpers for systems' parsers

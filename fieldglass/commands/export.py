@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from common.outfiles import check_not_input, write_text
 from fieldglass.progress import progress
 from fieldglass.record import Record
 from fieldglass.record import export as X
@@ -66,6 +67,8 @@ def replay_pictures(record):
 
 
 def run(args) -> int:
+    if args.out:
+        check_not_input(args.out, (args.record,))  # before any work: never over the record itself
     record = open_for_reading(args.record)
     if record.problems:
         record.events()  # salvage now, so the warning names what was lost
@@ -80,8 +83,7 @@ def run(args) -> int:
                 fn = X.export_jsonl if args.format == "jsonl" else X.export_csv
                 text = X.text_of(fn, record, clean=args.clean)
             if args.out:
-                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.out).write_text(text, encoding="utf-8")
+                write_text(args.out, text, (src,))
                 print(f"{args.out}: {args.format} written", file=sys.stderr)
             else:
                 sys.stdout.write(text)

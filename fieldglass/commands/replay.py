@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from common.outfiles import check_image_name
 from fieldglass.record import Record
 from fieldglass.replay_session import ReplaySession
 
@@ -50,6 +51,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Open the record, build its replay session (the model) and hand it to the viewer (gui/replay.py), headless
     without a display; the record is closed whatever happens."""
+    check_image_name(args.screenshot, (args.record,))  # never over the record; before any work
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
         from gui.app import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)

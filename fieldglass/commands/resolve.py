@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from common.outfiles import check_output
 from fieldglass.commands.systems import add_system_options, delegate, position_system, system_examples
 
 TAIL = """
@@ -39,4 +40,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if args.out:  # before any work, so a bad target never costs the printed result
+        check_output(args.out, (args.position, args.options))
     return delegate(position_system(args.position), "resolve", args)
