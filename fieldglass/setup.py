@@ -30,7 +30,7 @@ from fieldglass.session import Session
 from rules.board import load_board
 from rules.live import DemoTable, LiveRules, Start
 from rules.system import GameSystem, game_system
-from vision.roster import Roster, load_roster
+from vision.roster import Roster, check_against_layout, load_roster
 from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece, demo_files, demo_scene
 
 
@@ -127,6 +127,8 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     else:  # a printed board and no layout: the board is the table, its anchors register the camera
         lay = board_layout(brd)
     ros = load_roster(roster) if roster else scene.roster
+    if roster:
+        check_against_layout(ros, lay, str(roster))
     if gs.table == "grid" and lay.grid is None:
         raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
     brought = demo.names if demo is not None else {}  # what the demo calls the files it brings

@@ -10,7 +10,7 @@ from calibration.layout import load_layout
 from common.errors import InputError
 from fieldglass.printing import measure_print
 from vision.markers import aruco_dictionary
-from vision.roster import load_roster
+from vision.roster import check_against_layout, load_roster
 from vision.sources import read_image
 
 EPILOG = """\
@@ -59,6 +59,8 @@ def run(args) -> int:
     camera = load_camera(args.camera)
     layout = load_layout(args.layout)
     roster = load_roster(args.roster) if args.roster else None
+    if roster is not None:
+        check_against_layout(roster, layout, args.roster)
     if args.expect_mm is not None and not args.expect_mm > 0:
         raise InputError(f"--expect-mm {args.expect_mm:g}: must be a positive side in mm")
     if not 0 < args.tolerance < 50:

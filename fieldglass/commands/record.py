@@ -22,7 +22,7 @@ from fieldglass.recording import (
 )
 from fieldglass.setup import load_setup
 from rules.system import default_system, game_system, game_systems, system_names
-from vision.roster import load_roster
+from vision.roster import check_against_layout, load_roster
 from vision.scripted import scripted_game
 from vision.synthetic import SyntheticSource, VirtualCamera, demo_scene
 
@@ -124,6 +124,7 @@ def _setup(args):
         if missing:
             raise InputError(f"--source {args.source}: needs " + ", ".join(f"--{n}" for n in missing))
         intr, layout, roster = load_camera(args.camera), load_layout(args.layout), load_roster(args.roster)
+        check_against_layout(roster, layout, args.roster)  # issue 15 case 16 (robust branch)
 
     def frames(start):
         stream = open_frames(args.source, args.fps, start, args.frames)
