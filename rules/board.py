@@ -58,6 +58,7 @@ Geometry is pure numpy: point in polygon by ray casting, distances to outlines, 
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections import deque
@@ -388,10 +389,20 @@ def approach_id(area: str, to: str) -> str:
 # ---------------------------------------------------------------- parsing
 
 
+# The largest length or angle a board file may give (mm or degrees): a typo beyond it, or a NaN, is one line here
+# instead of a drawing or a grid of samples that runs out of memory.
+MAX_BOARD_MM = 100_000.0
+MAX_POLYGON_POINTS = 10_000
+_ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm", "heading_deg")
+_LISTS = ("anchor", "area", "border", "approach", "box", "road", "arrow", "connection")
+
+
 def _num(table: dict, key: str, where: str, default=None, positive=False) -> float:
     v = table.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise InputError(f"{where}: {key!r} must be a number, not {v!r}")
+    if not math.isfinite(v) or abs(v) > MAX_BOARD_MM:
+        raise InputError(f"{where}: {key!r} must be a finite number of at most {MAX_BOARD_MM:g}, not {v!r}")
     if positive and v <= 0:
         raise InputError(f"{where}: {key!r} must be positive, not {v!r}")
     return float(v)
@@ -413,6 +424,9 @@ def _polygon(raw: Any, where: str) -> np.ndarray:
         poly = None
     if poly is None or poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
         raise InputError(f"{where}: 'polygon' must be a list of at least 3 [x, y] points in board mm")
+    if not np.all(np.isfinite(poly)) or np.any(np.abs(poly) > MAX_BOARD_MM) or len(poly) > MAX_POLYGON_POINTS:
+        raise InputError(f"{where}: 'polygon' must be at most {MAX_POLYGON_POINTS} finite points within "
+                         f"{MAX_BOARD_MM:g} mm")
     if polygon_area(poly) < 1.0:
         raise InputError(f"{where}: the polygon has no area")
     return poly
@@ -446,6 +460,10 @@ def _parse_anchors(data: dict, source: str) -> tuple[BoardAnchor, ...]:
         w = f"{source} anchor {i}"
         if not isinstance(a, dict) or isinstance(a.get("id"), bool) or not isinstance(a.get("id"), int) or a["id"] < 0:
             raise InputError(f"{w}: needs an integer 'id' >= 0")
+        unknown = [k for k in a if k not in _ANCHOR_KEYS]
+        if unknown:
+            later = " (an anchor's height is not supported yet: anchors lie flat)" if unknown[0] == "z_mm" else ""
+            raise InputError(f"{w}: unknown key {unknown[0]!r}{later}")
         anchors.append(BoardAnchor(a["id"], _num(a, "x_mm", w), _num(a, "y_mm", w),
                                    _num(a, "size_mm", w, positive=True), _num(a, "heading_deg", w, default=0.0)))
     ids = [a.id for a in anchors]
@@ -574,6 +592,12 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
         raise InputError(f"{source}: missing [board] with width_mm and depth_mm")
     b = data["board"]
     where = f"{source} [board]"
+    for key in _LISTS:
+        if not isinstance(data.get(key, []), list):
+            raise InputError(f"{source}: {key} must be [[{key}]] tables, not {data[key]!r}")
+    for key in ("markers", "pontoon"):
+        if not isinstance(data.get(key, {}), dict):
+            raise InputError(f"{source}: [{key}] must be a table of keys, not {data[key]!r}")
     width, depth = _num(b, "width_mm", where, positive=True), _num(b, "depth_mm", where, positive=True)
     dictionary = data.get("markers", {}).get("dictionary", "DICT_4X4_250")
     if not isinstance(dictionary, str) or not dictionary.startswith("DICT_"):
@@ -726,6 +750,8 @@ def load_board(path: str | Path, validate: bool = True) -> Board:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read the board file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read the board file (not UTF-8 text: {exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
     return parse_board(data, str(path), validate)
@@ -796,4 +822,5 @@ def _key(key: str) -> str:
 
 
 def _q(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes are TOML's; TOML also wants DEL escaped."""
+    return json.dumps(str(s), ensure_ascii=False).replace("\x7f", "\\u007f")
