@@ -45,10 +45,14 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def open_for_reading(path: str):
+def open_for_reading(path: str, doing: str = "using what can be read"):
+    """Open a record to read and warn, one line each, of everything damaged in it (its events are read first, so
+    that a damaged event is named before any work)."""
     record = Record.open(path)
+    record.events()
+    record.roster()
     for problem in record.problems:
-        print(f"fieldglass: warning: {path}: {problem}; using what can be read", file=sys.stderr)
+        print(f"fieldglass: warning: {path}: {problem}; {doing}", file=sys.stderr)
     return record
 
 
@@ -70,10 +74,6 @@ def run(args) -> int:
     if args.out:
         check_not_input(args.out, (args.record,))  # before any work: never over the record itself
     record = open_for_reading(args.record)
-    if record.problems:
-        record.events()  # salvage now, so the warning names what was lost
-        for problem in record.problems[1:]:
-            print(f"fieldglass: warning: {args.record}: {problem}", file=sys.stderr)
     src = Path(args.record)
     try:
         if args.format in ("jsonl", "csv", "report"):

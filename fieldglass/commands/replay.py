@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from common.errors import InputError
 from common.outfiles import check_image_name
+from fieldglass.commands.export import open_for_reading
 from fieldglass.record import Record
 from fieldglass.replay_session import ReplaySession
 
@@ -58,10 +58,8 @@ def run(args) -> int:
         from gui.replay import show_replay  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    record = Record.open(args.record)
+    record = open_for_reading(args.record, "showing what can be read")
     try:
-        for problem in record.problems:
-            print(f"fieldglass: warning: {args.record}: {problem}; showing what can be read", file=sys.stderr)
         headless = bool(args.headless) or not has_display()
         if headless and not os.environ.get("QT_QPA_PLATFORM"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before show_replay creates Qt's application

@@ -338,6 +338,7 @@ class Record:
                               f"up to {SCHEMA_VERSION})")
         if version < SCHEMA_VERSION:
             rec._migrate(version)
+        rec._sound_meta()
         if rec.writable:
             _pragmas(conn)
         every = rec.meta.get("snapshot_every", SNAPSHOT_EVERY)
@@ -477,6 +478,15 @@ class Record:
         if len(good) < len(raw):
             self._problem(f"roster metadata: {len(raw) - len(good)} damaged piece(s) left out")
         return good
+
+    def _sound_meta(self) -> None:
+        """Damaged metadata every reader relies on is named in `problems` and replaced by what can be used: the
+        roster by its readable pieces, a layout that is not a table by none."""
+        self.meta["roster"] = self.roster()
+        layout = self.meta.get("layout")
+        if layout is not None and not isinstance(layout, dict):
+            self._problem("layout metadata damaged (not a table); drawing without it")
+            self.meta["layout"] = {}
 
     def _problem(self, msg: str) -> None:
         if msg not in self.problems:
