@@ -17,6 +17,7 @@ import numpy as np
 from common.errors import InputError
 from common.fields import column_letters, parse_field
 from common.outfiles import output_file
+from common.text import shorten
 from fieldglass.record.board import Board
 from fieldglass.record.replay import Replay
 from fieldglass.record.state import BoardState
@@ -139,7 +140,7 @@ def summary(e: Event, grid: bool = True) -> str:
     if e.type == "phase":
         return f"phase: {d.get('phase')}"
     if e.type == "note":
-        return f"note{' by ' + d['by'] if d.get('by') else ''}: {d.get('text')}"
+        return f"note{' by ' + shorten(d['by'], 80) if d.get('by') else ''}: {shorten(d.get('text'))}"
     if e.type == "bookmark":
         return f"bookmark: {d.get('label')}"
     if e.type == "marker":
