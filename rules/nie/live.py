@@ -53,7 +53,7 @@ from rules.nie.model import (
     with_changes,
 )
 from rules.nie.options import DEFAULT
-from rules.nie.picture import BattleSurface, battle_items, picture
+from rules.nie.picture import BattleSurface, Threat, battle_items, picture, threat_items
 from rules.picture import Item, Scene
 from rules.system import UMPIRE
 
@@ -340,6 +340,51 @@ def nie_position(places, roster, system, state: GameState, game: NiePosition, lo
     return pos, notes, placements
 
 
+def battle_threats(system, pos: NiePosition, hidden=frozenset(), selected: str | None = None) -> list[Threat]:
+    """Who may fire or charge at whom now (the adapter's targets: §8.3 fire, §8.4 charge, straight ahead only): the
+    selected figure's attacks when it stands in the battle, else those of every figure of the side to act; none
+    during the set-up (§4.2) or for a figure hidden from the viewer."""
+    battle = pos.battle
+    if system is None or battle is None or battle.phase == "setup":
+        return []
+    if selected in battle.units:
+        shooters = [selected]
+    else:
+        shooters = [uid for uid in sorted(battle.units) if uid in pos.units
+                    and battle.side_of_nation(pos.units[uid].nation) == battle.acting]
+    out = []
+    for uid in shooters:
+        if uid in hidden:
+            continue
+        for row in system.targets(pos, uid):
+            if row.target in hidden:
+                continue
+            if row.fire:
+                out.append(Threat(uid, row.target, "fire", f"needs {row.fire_net}" if row.fire_net else ""))
+            if row.melee:
+                out.append(Threat(uid, row.target, "charge", f"needs {row.melee_net}" if row.melee_net else ""))
+    return out
+
+
+def spare_figure(s, nation: str, kind: str, taken=frozenset()) -> str | None:
+    """The roster figure a unit bought (or placed) by the rules takes (§9.5: new units come from the box): one of
+    `nation` that is not in the game now (not in the position, not seen on the table, no change pending), whose
+    roster type is this kind or is still to be asked; a figure never used before the one taken off the table.
+    None when the roster holds none."""
+    seen = {p.piece for p in s.reading.pieces} if getattr(s, "reading", None) is not None else set()
+    fits = []
+    for rp in s.roster.pieces:
+        if rp.id in taken or rp.id in s.position.units or rp.id in seen or rp.id in s.state.pending:
+            continue
+        st = s.state.states.get(rp.id, {})
+        if (st.get("nation") or nation_of(rp.side)) != nation:
+            continue
+        if (st.get("type") or s.system.piece_type(rp.type)) not in (kind, None):
+            continue
+        fits.append((rp.id in s.state.removed, rp.id))
+    return min(fits)[1] if fits else None
+
+
 class NieLive(LiveRules):
     """Figures located on the strategic map's regions and sea areas; the engine's resolutions replace the game and
     move or remove figures through pending `FigureMove`s.
@@ -485,9 +530,22 @@ class NieLive(LiveRules):
                     continue
             s.state.pending[u.id] = ch
             pending.append(ch)
+        taken: set[str] = set()
         for q in after.units.values():
-            if q.id not in s.position.units:
-                s.log(f"{q.id}: a new {q.nation} {q.kind.name} in {q.at}: put a figure there and add it to the roster")
+            if q.id in s.position.units:
+                continue
+            fid = spare_figure(s, q.nation, q.type, taken)
+            if fid is None:
+                s.log(f"{q.id}: a new {q.nation} {q.kind.name} in {q.at}: no spare {q.nation} figure in the roster - "
+                      "put a figure there and add it to the roster")
+                continue
+            taken.add(fid)  # the bought unit is this figure from now on (its id the figure's, §9.5)
+            s.state.removed.discard(fid)
+            s.state.states.setdefault(fid, {}).update(type=q.type, nation=q.nation)
+            ch = FigureMove(fid, at=q.at)
+            s.state.pending[fid] = ch
+            pending.append(ch)
+            s.log(f"{q.id}: a new {q.nation} {q.kind.name} in {q.at} is figure {fid} (a spare figure of the roster)")
         left_out = s.position.battle is None and after.battle is None  # a battle the placement left out stays
         self.game = with_changes(without_units(after), battle=self.game.battle if left_out else after.battle)
         s.state.turn, s.state.active = after.round, after.active
@@ -607,7 +665,10 @@ class NieLive(LiveRules):
         surface = BattleSurface(boards[BATTLE], s.surface_to_table(BATTLE)) if BATTLE in boards else None
         out = picture(scene, getattr(s, "board", None), surface)
         if surface is not None and scene.position is not None:
-            out += tuple(battle_items(scene, surface.board, surface.to_table, set(self.screened(s))))
+            hidden = set(self.screened(s))
+            out += tuple(battle_items(scene, surface.board, surface.to_table, hidden))
+            threats = battle_threats(getattr(s, "system", None), scene.position, hidden, scene.selected)
+            out += tuple(threat_items(scene.position.battle, threats, surface.board, surface.to_table))
         return out
 
     # ---- the game record
@@ -682,6 +743,6 @@ class NieLive(LiveRules):
         return nie_panels.report_terms(meta, events)
 
 
-__all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "empty_game",
-           "figure_change", "light_blue", "nation_of", "nie_position", "on_battle_board", "square_seen", "turned_deg",
-           "without_units"]
+__all__ = ["BATTLE", "FORWARD_DEG", "FigureMove", "NieLive", "area_at", "asked", "asked_type", "battle_threats",
+           "empty_game", "figure_change", "light_blue", "nation_of", "nie_position", "on_battle_board", "spare_figure",
+           "square_seen", "turned_deg", "without_units"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.board_picture import on_table
 from rules.nie.board import battle_zones, map_point
-from rules.picture import Area, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import Area, Item, Label, Line, Scene, ScenePiece, arrow, base_items, pending_items, points
 
 NATION_TONES = {"france": "#3c64dc", "britain": "#dc3232", "prussia": "#8c3cb4", "russia": "#329646",
                 "ottoman": "#d2be8c", "austria": "#a0a0a0", "spain": "#f0d228", "minor": "#8cc8f0"}
@@ -213,4 +213,49 @@ def battle_items(scene: Scene, board, to_table, hidden: set[str] | frozenset[str
     return out
 
 
-__all__ = ["NATION_TONES", "BattleSurface", "battle_items", "nation_tone", "picture", "zone_pending_items"]
+@dataclass(frozen=True)
+class Threat:
+    """One attack the rules allow now on the battle board: `shooter` may `kind` ("fire" or "charge") at `target`;
+    `note` what it needs (§8.3, §8.4)."""
+
+    shooter: str
+    target: str
+    kind: str
+    note: str = ""
+
+
+THREAT_TONES = {"fire": ("fire", "solid"), "charge": ("melee", "dash")}
+"""How a threat is drawn: fire a solid line in the fire colour, a charge dashed in the melee colour."""
+
+
+def threat_items(battle, threats, board, to_table) -> list[Item]:
+    """Who may fire or charge at whom (§8.3, §8.4: only straight ahead, in the same column): a line from the
+    shooter's zone to its target's zone for each allowed attack, with an arrow head at the target; several shooters
+    of one zone fan out so that each line stays visible."""
+    if battle is None or to_table is None or not threats:
+        return []
+    centres = {zid: poly.mean(0) for zid, poly in battle_zones(board, battle.major).items()}
+    out: list[Item] = []
+    fan: dict[str, int] = {}
+    for t in threats:
+        a, b = battle.units[t.shooter].zone.name(battle.major), battle.units[t.target].zone.name(battle.major)
+        if a not in centres or b not in centres:
+            continue
+        k = fan.get(a, 0)
+        fan[a] = k + 1
+        dx = (k - 1.5) * 8.0 + (4.0 if t.kind == "charge" else 0.0)
+        start, end = centres[a] + (dx, 0.0), centres[b] + (dx, 0.0)
+        (sx, sy), (ex, ey) = on_table([start, end], to_table)
+        heading = math.degrees(math.atan2(ex - sx, ey - sy)) % 360.0
+        length = math.hypot(ex - sx, ey - sy)
+        tone, pen = THREAT_TONES.get(t.kind, ("attack", "solid"))
+        paths = arrow((float(sx), float(sy)), heading, length, head_mm=7.0)
+        tip = f"{t.shooter} may {t.kind} at {t.target}" + (f" ({t.note})" if t.note else "")
+        out.append(Line(f"nie-{t.kind}", (paths[0],), tone, pen, 2.0, tip, layer=6, piece=t.shooter,
+                        data=(t.target,)))
+        out.append(Line(f"nie-{t.kind}-head", (paths[1],), tone, "solid", 2.0, tip, layer=6, piece=t.shooter))
+    return out
+
+
+__all__ = ["NATION_TONES", "THREAT_TONES", "BattleSurface", "Threat", "battle_items", "nation_tone", "picture",
+           "threat_items", "zone_pending_items"]

@@ -324,3 +324,38 @@ def test_when_the_battle_is_over_its_figures_go_back_onto_the_map():
                          + 8.0 * (1 - k % 2), 0.0) for k, (fid, area) in enumerate(poses.items())]
         s.update_reading(TableReading(CAM.pose, tuple(pp), (), (), markers), dt, camera=CAM.intrinsics)
     assert s.state.pending == {} and {fid: s.position.unit(fid).at for fid in poses} == poses
+
+
+# ---- who may fire or charge at whom, drawn on the battle board (§8.3, §8.4)
+
+
+def test_the_battle_board_draws_who_may_fire_or_charge_at_whom():
+    s = make_session(game_with(phase="infantry", acting="A"))
+    see(s, 0.0, {"fr-inf-3": facing("A-centre"), "fr-cav-2": facing("A-reserve"),
+                 "au-inf-2": facing("M-centre"), "au-art-1": facing("B-reserve")})
+    assert s.position.battle.units["au-inf-2"].zone.name(True) == "M-centre"
+    rows = {r.target: r for r in s.system.targets(s.position, "fr-inf-3")}
+    lines = [it for it in s.picture() if it.kind in ("nie-fire", "nie-charge")]
+    drawn = {(it.piece, it.data[0], it.kind) for it in lines}
+    want = {("fr-inf-3", t, kind) for t, r in rows.items() for kind, ok in (("nie-fire", r.fire),
+                                                                               ("nie-charge", r.melee)) if ok}
+    assert ("fr-inf-3", "au-inf-2", "nie-fire") in want and drawn == want  # the acting side's attacks, no other
+    fire = next(it for it in lines if it.kind == "nie-fire")
+    assert fire.tip == f"fr-inf-3 may fire at au-inf-2 (needs {rows['au-inf-2'].fire_net})"
+    # the French line at the Austrian in the middle zone: the line runs from A-centre toward M-centre (+y on the board)
+    (x0, y0), (x1, y1) = fire.paths[0]
+    (ax, ay), (mx, my) = zone_point("A-centre"), zone_point("M-centre")
+    assert np.hypot(x1 - x0, y1 - y0) > 0.8 * np.hypot(mx - ax, my - ay)
+    assert (x1 - x0) * (mx - ax) + (y1 - y0) * (my - ay) > 0
+    # the other side acts: now its attacks are drawn; nothing is drawn for a figure out of reach
+    s2 = make_session(game_with(phase="infantry", acting="B"))
+    see(s2, 0.0, {"fr-inf-3": facing("A-centre"), "fr-cav-2": facing("A-reserve"),
+                  "au-inf-2": facing("M-centre"), "au-art-1": facing("B-reserve")})
+    allowed = {(uid, r.target) for uid in ("au-inf-2", "au-art-1") for r in s2.system.targets(s2.position, uid)
+               if r.fire or r.melee}
+    assert allowed and {(it.piece, it.data[0]) for it in s2.picture() if it.kind in ("nie-fire", "nie-charge")} \
+        == allowed
+    # during the set-up nothing is drawn (§4.2)
+    s3 = make_session(game_with(phase="setup"))
+    see(s3, 0.0, {"fr-inf-3": facing("A-centre"), "au-inf-2": facing("M-centre")})
+    assert not [it for it in s3.picture() if it.kind in ("nie-fire", "nie-charge")]
