@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import math
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
@@ -209,4 +210,13 @@ def run(args) -> int:
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
+    check_counts(args)
     return record_game(args, plan(args))
+
+
+def check_counts(args) -> None:
+    """Before any record is made: a frame rate and a number of frames that can be recorded (issue 15 case 17)."""
+    if args.fps is not None and not (math.isfinite(args.fps) and 0 < args.fps <= 1000):
+        raise InputError(f"--fps {args.fps:g}: frames per second must be a number in 0 < fps <= 1000")
+    if args.frames is not None and args.frames <= 0:
+        raise InputError(f"--frames {args.frames}: the number of frames to record must be positive")
