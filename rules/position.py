@@ -106,7 +106,16 @@ def from_dict(data: Any, source: str = "position") -> Position:
     system = data.get("system")
     if not isinstance(system, str):
         raise InputError(f"{source}: missing \"system\" (e.g. \"wiener\")")
-    return get_system(system, source).from_dict(data, source)
+    game = get_system(system, source)
+    try:
+        return game.from_dict(data, source)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # A system's parser that met a value of a kind it did not check: still one line naming the file (each
+        # system names the key itself where it checks it).
+        what = f"missing {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise InputError(f"{source}: not a valid {system} position ({what[:120]})") from None
 
 
 def loads(text: str, source: str = "position") -> Position:
@@ -123,6 +132,8 @@ def load(path: str | Path) -> Position:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the position file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read the position file (not UTF-8 text: {exc.reason})") from None
     return loads(text, str(path))
 
 

@@ -130,6 +130,56 @@ class _DamagedEvent(ValueError):
     """One event row whose columns or data cannot be read (it is skipped and named in `Record.problems`)."""
 
 
+def _finite(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < 1e12
+
+
+def _place(v) -> bool:
+    """A place as events keep it: finite x_mm and y_mm (heading_deg if given)."""
+    return (isinstance(v, dict) and _finite(v.get("x_mm")) and _finite(v.get("y_mm"))
+            and (v.get("heading_deg") is None or _finite(v.get("heading_deg"))))
+
+
+def _text(v) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10**9
+
+
+def _texts(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _change(c) -> bool:
+    """One entry of a combat's `changes`, as `BoardState._change` reads it."""
+    return (isinstance(c, dict) and _text(c.get("piece")) and ("bases" not in c or _whole(c["bases"]))
+            and (c.get("marker") is None or isinstance(c["marker"], str) or _texts(c["marker"]))
+            and all(_text(c.get(k)) for k in ("formation", "facing", "field")))
+
+
+# What each key of an event's data must be where it is given (a key not given is left to its readers' defaults);
+# `to` is required by the events that place a piece.
+_DATA_CHECKS = {
+    "to": _place, "from": lambda v: v is None or _place(v), "at": lambda v: v is None or _place(v),
+    "turn": _whole, "phase": _text, "markers": _texts, "formation": _text, "pieces": _texts,
+    "changes": lambda v: isinstance(v, list) and all(_change(c) for c in v), "by": _text, "label": _text,
+    "turned_deg": lambda v: v is None or _finite(v), "winner": _text, "effect": _text, "action": _text,
+    "dice": lambda v: isinstance(v, list | dict), "sides": lambda v: isinstance(v, dict),
+    "fields": lambda v: isinstance(v, dict),
+}
+
+
+def _data_problem(kind: str, d: dict) -> str | None:
+    if kind in ("move", "appeared") and "to" not in d:
+        return "a move without its 'to' place"
+    for key, ok in _DATA_CHECKS.items():
+        if key in d and not ok(d[key]):
+            return f"its {key!r} is {str(d[key])[:40]!r}"
+    return None
+
+
 def _row_event(row) -> Event:
     seq, kind, t, turn, phase, frame, piece, data, undone, wall = row
     try:
@@ -144,6 +194,9 @@ def _row_event(row) -> Event:
         raise _DamagedEvent(f"event {seq}: damaged (type, phase or piece of the wrong kind)")
     if not (math.isfinite(ev.t) and (ev.wall is None or math.isfinite(ev.wall))):
         raise _DamagedEvent(f"event {seq}: damaged (its time is not a finite number)")
+    problem = _data_problem(ev.type, d)
+    if problem:
+        raise _DamagedEvent(f"event {seq}: damaged ({problem})")
     return ev
 
 
@@ -474,19 +527,24 @@ class Record:
         if not isinstance(raw, list):
             self._problem("roster metadata damaged (not a list of pieces); reading the events without it")
             return []
-        good = [p for p in raw if isinstance(p, dict) and isinstance(p.get("id"), str)]
+        good = [p for p in raw if isinstance(p, dict) and isinstance(p.get("id"), str)
+                and _text(p.get("side")) and _text(p.get("type")) and ("bases" not in p or _whole(p["bases"]))]
         if len(good) < len(raw):
             self._problem(f"roster metadata: {len(raw) - len(good)} damaged piece(s) left out")
         return good
 
     def _sound_meta(self) -> None:
         """Damaged metadata every reader relies on is named in `problems` and replaced by what can be used: the
-        roster by its readable pieces, a layout that is not a table by none."""
+        roster by its readable pieces, a layout that is not a table by none, players that are not names by none."""
         self.meta["roster"] = self.roster()
         layout = self.meta.get("layout")
         if layout is not None and not isinstance(layout, dict):
             self._problem("layout metadata damaged (not a table); drawing without it")
             self.meta["layout"] = {}
+        players = self.meta.get("players")
+        if players is not None and not _texts(players):
+            self._problem("players metadata damaged (not a list of names); left out")
+            self.meta.pop("players")
 
     def _problem(self, msg: str) -> None:
         if msg not in self.problems:
