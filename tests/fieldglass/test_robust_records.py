@@ -356,3 +356,51 @@ def test_a_full_disk_while_recording_is_one_line_and_keeps_the_events(tmp_path):
     rec.close()
     kept = Record.open(path)
     assert [e.seq for e in kept.events()][:10] == list(range(1, 11)) and kept.problems == []
+
+
+# ---------------------------------------------------------------- fault injection: killed writers, resumed
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from fieldglass.record import Record
+from tests.fieldglass.test_robust_records import scripted_events
+path, start, stop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rec = Record.open(path, writable=True) if start else Record.create(path, {"system": "wiener", "roster": []})
+for i, (kind, data) in enumerate(scripted_events()[start:stop], start):
+    rec.append(kind, float(i), i, data=data)
+os.kill(os.getpid(), signal.SIGKILL)  # no clean stop: no checkpoint, no close
+"""
+
+
+def scripted_events() -> list[tuple[str, dict]]:
+    """The events a game writes, in order (notes, turns and bookmarks: enough to tell any two apart)."""
+    out = []
+    for i in range(120):
+        kind = "turn" if i % 17 == 0 else "bookmark" if i % 11 == 0 else "note"
+        out.append((kind, {"turn": i // 17 + 1} if kind == "turn" else {"label": f"b{i}"} if kind == "bookmark"
+                    else {"text": f"n{i}"}))
+    return out
+
+
+def test_a_writer_killed_at_any_moment_loses_nothing_committed_and_doubles_nothing(tmp_path, capsys):
+    moments = [0, 49, 51, 88, 120]  # around the checkpoint every 50 events, and the ends
+    path = tmp_path / "killed.fgr"
+    for start, stop in zip(moments, moments[1:], strict=False):
+        proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path), str(start), str(stop)], cwd=REPO,
+                              capture_output=True, text=True)
+        assert proc.returncode == -9, proc.stderr
+        assert [e.seq for e in Record.open(path).events()] == list(range(1, stop + 1))
+    # killed with events only in the side file: check says so, and --repair makes one whole file of them
+    assert main(["check", str(path)]) == 0
+    assert "side file" in capsys.readouterr().out
+    saved = tmp_path / "saved.fgr"
+    assert main(["check", str(path), "--repair", str(saved)]) == 0
+    capsys.readouterr()
+    got = [(e.type, e.data) for e in Record.open(saved).events()]
+    assert got == scripted_events() and sorted(p.name for p in tmp_path.iterdir() if "saved" in p.name) == [
+        "saved.fgr"]
+    # a writer opening it again folds the side file in: the record is one file after its clean close
+    Record.open(path, writable=True).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["killed.fgr", "saved.fgr"]
+    assert [(e.type, e.data) for e in Record.open(path).events()] == scripted_events()
