@@ -10,6 +10,7 @@ import math
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from common.errors import InputError
+from common.outfiles import check_not_input
 from fieldglass.recording import (
     GameRecorder,
     RecordingPlan,
@@ -211,6 +212,8 @@ def run(args) -> int:
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
     check_counts(args)
+    inputs = (args.source, args.camera, args.layout, args.roster, args.board, args.game, args.options, args.inputs)
+    check_not_input(args.out, inputs)  # --overwrite never deletes a video, a roster or another input
     return record_game(args, plan(args))
 
 

@@ -22,6 +22,7 @@ from fieldglass.record.store import CHECKPOINT_EVERY
 from rules import position as positions
 from tests.fieldglass.test_analyze_cli import POSITION
 from tests.fieldglass.test_record import META, small_game
+from vision.synthetic import demo_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -404,3 +405,18 @@ def test_a_writer_killed_at_any_moment_loses_nothing_committed_and_doubles_nothi
     Record.open(path, writable=True).close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killed.fgr", "saved.fgr"]
     assert [(e.type, e.data) for e in Record.open(path).events()] == scripted_events()
+
+
+def test_record_and_gui_never_write_over_their_inputs(tmp_path, capsys):
+    layout, roster = demo_files()
+    mine = tmp_path / "roster.toml"
+    shutil.copy(roster, mine)
+    before = mine.read_bytes()
+    argv = ["record", "--source", "synthetic", "--layout", str(layout), "--roster", str(mine), "--out", str(mine),
+            "--overwrite"]
+    assert main(argv) == 2
+    assert "is the input" in one_error_line(capsys)
+    assert mine.read_bytes() == before
+    assert main(["gui", "--headless", "--roster", str(mine), "--screenshot", str(mine)]) == 2
+    assert str(mine) in one_error_line(capsys)
+    assert mine.read_bytes() == before
