@@ -24,9 +24,11 @@ from fieldglass.commands.analyze import MAX_ALL_PAIRS
 from fieldglass.record import Record
 from fieldglass.record.export import export_csv, summary
 from fieldglass.record.store import Event
+from rules import position as positions
 from rules.board import load_board
 from tests.fieldglass.test_analyze_cli import POSITION
 from tests.fieldglass.test_record import META
+from tests.rules.marengo_util import blk, mk
 from vision import markers
 from vision.roster import Piece, Roster, load_roster, parse_roster, roster_to_toml
 from vision.sources import read_image
@@ -308,3 +310,35 @@ def test_a_video_without_frames_leaves_no_record(tmp_path, capsys):
     assert main(argv) == 2
     assert "empty.mp4" in one_error_line(capsys)
     assert not list(tmp_path.glob("game.fgr*"))
+
+
+# ---------------------------------------------------------------- case 17: what the rules engines answered silently
+
+
+@pytest.fixture
+def marengo_position(tmp_path) -> Path:
+    pos = mk(blk("au1", "AU", "infantry", 3, area="1"), blk("fr1", "FR", "infantry", 3, area="2"))
+    return write(tmp_path, "m.json", positions.dumps(pos))
+
+
+def test_marengo_names_an_unknown_target_area(marengo_position, capsys):
+    assert main(["resolve", str(marengo_position), "--action", "move", "--attacker", "au1", "--target", "ZZ"]) == 2
+    assert "'ZZ': neither a block nor an area" in one_error_line(capsys)
+
+
+def test_marengo_refuses_dice_it_would_ignore(marengo_position, capsys):
+    argv = ["resolve", str(marengo_position), "--action", "thrust", "--attacker", "au1", "--target", "2"]
+    assert main([*argv, "--dice", "3,4"]) == 2
+    assert "--dice" in one_error_line(capsys)
+    assert main(argv) == 0
+
+
+def test_wiener_warns_of_artillery_and_infantry_sharing_a_field(tmp_path, capsys):
+    shared = {**POSITION, "pieces": [*POSITION["pieces"], {"id": "fr-ir-9", "side": "FR", "type": "infantry",
+                                                           "field": "C3", "facing": "N", "bases": 2}]}
+    path = write(tmp_path, "w.json", json.dumps(shared))
+    assert main(["analyze", str(path), "--from", "fr-art-1", "--to", "au-ir4-1"]) == 0
+    err = capsys.readouterr().err
+    assert f"fieldglass: warning: {path}: C3: fr-art-1 needs a whole field (§3.8)" in err
+    assert main(["analyze", str(write(tmp_path, "ok.json", json.dumps(POSITION))), "--from", "fr-art-1"]) == 0
+    assert "warning" not in capsys.readouterr().err
