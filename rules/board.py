@@ -549,6 +549,8 @@ def _parse_roads(data: dict, source: str, areas: dict[str, Area], boxes: dict[st
     for i, r in enumerate(data.get("road", []), 1):
         rid = r.get("id", f"road-{i}") if isinstance(r, dict) else f"road-{i}"
         w = f"{source} road {rid}"
+        if not isinstance(r, dict):
+            raise InputError(f"{w}: a road is a table with its 'areas', not {r!r}")
         cls = r.get("class", "main")
         if cls not in ROAD_CLASSES:
             raise InputError(f"{w}: class must be main or secondary, not {cls!r}")
@@ -566,7 +568,7 @@ def _parse_arrows(data: dict, source: str, areas: dict[str, Area]) -> frozenset[
     arrows = set()
     for i, ar in enumerate(data.get("arrow", []), 1):
         w = f"{source} arrow {i}"
-        if not isinstance(ar, dict) or ar.get("from") not in areas or ar.get("to") not in areas:
+        if not isinstance(ar, dict) or not all(isinstance(ar.get(k), str) and ar[k] in areas for k in ("from", "to")):
             raise InputError(f"{w}: 'from' and 'to' must be areas")
         arrows.add((ar["from"], ar["to"]))
     return frozenset(arrows)
@@ -577,7 +579,7 @@ def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple
     for i, c in enumerate(data.get("connection", []), 1):
         w = f"{source} connection {i}"
         pair = c.get("areas") if isinstance(c, dict) else None
-        if not (isinstance(pair, list) and len(pair) == 2 and all(x in areas for x in pair)):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) and x in areas for x in pair)):
             raise InputError(f"{w}: areas must name 2 areas")
         kind = c.get("kind", "land")
         if kind not in CONNECTION_KINDS:
@@ -588,6 +590,15 @@ def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple
 
 def parse_board(data: dict, source: str = "board", validate: bool = True) -> Board:
     """A Board from parsed TOML; every error is one line naming `source` and the area, approach or road."""
+    try:
+        return _parse_board(data, source, validate)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a value of a kind no check above expected
+        raise InputError(f"{source}: not a valid board file ({str(exc)[:120]})") from None
+
+
+def _parse_board(data: dict, source: str, validate: bool) -> Board:
     if not isinstance(data, dict) or not isinstance(data.get("board"), dict):
         raise InputError(f"{source}: missing [board] with width_mm and depth_mm")
     b = data["board"]
@@ -610,7 +621,7 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
     arrows = _parse_arrows(data, source, areas)
     conns = _parse_connections(data, source, areas)
     pontoon = data.get("pontoon", {}).get("area")
-    if pontoon is not None and pontoon not in areas:
+    if pontoon is not None and not (isinstance(pontoon, str) and pontoon in areas):
         raise InputError(f"{source} [pontoon]: area {pontoon!r} is not an area")
     board = Board(
         str(b.get("name", "board")), width, depth, dictionary, anchors, areas, approaches, roads,

@@ -53,8 +53,18 @@ class Roster:
 
 
 _TOP_KEYS = ("dictionary", "piece")
-# "unit" is read by the unit cards (fieldglass/printing.py roster_units)
-_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit")
+_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm")
+
+
+def _check_piece_keys(p: dict, where: str) -> None:
+    """A piece's geometry keys are all known: a typo there ("marker_heigth_mm") would silently move the piece.
+    Other keys belong to the game systems, which read them from the piece's table (`LiveRules.setup_roster`: a
+    block's "strength", a figure's "nation", the unit cards' "unit")."""
+    for key in p:
+        geometry = key.endswith("_mm") or key.startswith(("marker", "base"))
+        if geometry and key not in _PIECE_KEYS:
+            raise InputError(f"{where}: unknown key {key!r} (the piece's geometry is "
+                             f"{', '.join(k for k in _PIECE_KEYS if k.endswith('_mm'))})")
 
 
 def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float]:
@@ -97,7 +107,7 @@ def parse_roster(data: dict, where: str = "roster") -> Roster:
         if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
             raise InputError(f"{w}: needs a text 'id'")
         w = f"{where} piece {p['id']!r}"
-        check_keys(p, _PIECE_KEYS, w)
+        _check_piece_keys(p, w)
         marker = p.get("marker")
         if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
             raise InputError(f"{w}: 'marker' must be an integer id >= 0")

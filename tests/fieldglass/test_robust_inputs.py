@@ -111,7 +111,8 @@ def test_a_bad_layout_on_the_command_line_is_one_line(tmp_path, capsys):
     (("marker_height_mm = 3", "marker_height_mm = nan"), "'marker_height_mm' must be a finite number"),
     (("base_mm = [40, 30]", "base_mm = [40, inf]"), "'base_mm' must be two finite numbers"),
     (("marker = 10", "marker = 5000"), "marker 5000 is not in DICT_4X4_250"),
-    (('type = "infantry"', 'type = "infantry"\ncolour = "blue"'), "unknown key 'colour'"),
+    (("marker_height_mm = 3", "marker_heigth_mm = 3"), "unknown key 'marker_heigth_mm'"),
+    (("base_mm = [40, 30]", "base_mm = [40, 30]\nbase_depth_mm = 3"), "unknown key 'base_depth_mm'"),
     (("[[piece]]", "pieces = 3\n[[piece]]"), "unknown key 'pieces'"),
 ])
 def test_bad_rosters_name_the_file_and_the_key(tmp_path, change, message):
