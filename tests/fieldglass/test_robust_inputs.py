@@ -27,6 +27,7 @@ from fieldglass.record.store import Event
 from rules import position as positions
 from rules.board import load_board
 from tests.fieldglass.test_analyze_cli import POSITION
+from tests.fieldglass.test_detect_cli import REALDATA
 from tests.fieldglass.test_record import META
 from tests.rules.marengo_util import blk, mk
 from vision import markers
@@ -263,6 +264,14 @@ def test_a_pyzbar_failure_costs_one_pass_not_the_batch(tmp_path, capsys, monkeyp
         cv2.imwrite(str(paths[-1]), np.full((120, 160, 3), 200, np.uint8))
     assert main(["detect", *map(str, paths)]) == 0
     assert capsys.readouterr().out.count("0 QR codes") == 2
+
+
+def test_the_real_photos_that_crashed_pyzbar_are_read_in_one_batch(capsys):
+    photos = [REALDATA / "qrcode-zxing" / "qrcode-7" / f"01-0{i}.png" for i in range(1, 5)]
+    if not all(p.exists() for p in photos):
+        pytest.skip(f"the zxing qrcode-7 photos are not in {REALDATA}")
+    assert main(["detect", *map(str, photos)]) == 0
+    assert capsys.readouterr().out.count("QR code") == 4
 
 
 # ---------------------------------------------------------------- cases 12, 14: bounded work
