@@ -118,11 +118,18 @@ def from_dict(data: Any, source: str = "position") -> Position:
         raise InputError(f"{source}: not a valid {system} position ({what[:120]})") from None
 
 
+def _no_constant(name: str):
+    raise InputError(f"{name} is not a number a position file may hold")
+
+
 def loads(text: str, source: str = "position") -> Position:
+    """A position from JSON text; NaN and Infinity (which Python's JSON reads, and no rule means) are refused."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     return from_dict(data, source)
 
 

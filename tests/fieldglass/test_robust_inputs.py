@@ -352,3 +352,11 @@ def test_wiener_warns_of_artillery_and_infantry_sharing_a_field(tmp_path, capsys
     assert f"fieldglass: warning: {path}: C3: fr-art-1 needs a whole field (§3.8)" in err
     assert main(["analyze", str(write(tmp_path, "ok.json", json.dumps(POSITION))), "--from", "fr-art-1"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_position_files_refuse_nan_and_infinity(tmp_path, capsys):
+    text = json.dumps(POSITION).replace('"bases": 1', '"bases": NaN', 1)
+    path = write(tmp_path, "nan.json", text)
+    assert main(["analyze", str(path), "--from", "fr-art-1"]) == 2
+    line = one_error_line(capsys)
+    assert "NaN is not a number a position file may hold" in line and str(path) in line
