@@ -26,6 +26,7 @@ into a new record (`fieldglass check GAME.fgr --repair OUT`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import math
@@ -220,7 +221,9 @@ def _lock(path: Path) -> int:
         raise RecordError(f"{path}: cannot open the record for writing ({exc.strerror or exc})") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            return fd  # a file system without locks (some network shares): write unlocked, as before
         os.close(fd)
         raise RecordError(f"{path}: is being written by another fieldglass (one writer per record; wait for it "
                           "to stop, or record to another --out)") from None
@@ -528,7 +531,7 @@ class Record:
             self._problem("roster metadata damaged (not a list of pieces); reading the events without it")
             return []
         good = [p for p in raw if isinstance(p, dict) and isinstance(p.get("id"), str)
-                and _text(p.get("side")) and _text(p.get("type")) and ("bases" not in p or _whole(p["bases"]))]
+                and _text(p.get("side")) and _text(p.get("type")) and ("bases" not in p or _finite(p["bases"]))]
         if len(good) < len(raw):
             self._problem(f"roster metadata: {len(raw) - len(good)} damaged piece(s) left out")
         return good
