@@ -381,7 +381,7 @@ class Record:
         if "meta" not in names or "events" not in names:
             conn.close()
             raise RecordError(f"{path}: not a Fieldglass game record (an SQLite file without its tables)")
-        rec = cls(conn, path, writable)
+        rec = cls(conn, path, writable and not problem)  # a damaged file is never written to: salvage it instead
         if problem:
             rec.problems.append(problem)
         rec.meta = rec._read_meta()
@@ -395,11 +395,11 @@ class Record:
         if version < SCHEMA_VERSION:
             rec._migrate(version)
         rec._sound_meta()
-        if rec.writable:
-            _pragmas(conn)
         every = rec.meta.get("snapshot_every", SNAPSHOT_EVERY)
         rec.snapshot_every = every if isinstance(every, int) and 0 < every < 10**6 else SNAPSHOT_EVERY
         rec._check()
+        if rec.writable:
+            _pragmas(conn)
         return rec
 
     def _migrate(self, version: int) -> None:
@@ -433,7 +433,9 @@ class Record:
         except sqlite3.DatabaseError as exc:
             rows = [str(exc)]
         if rows != ["ok"]:
-            self.problems.append("the file is damaged (" + "; ".join(rows)[:160] + ")")
+            self.problems.append("the file is damaged (" + "; ".join(rows)[:160] + "); "
+                                 + _SALVAGE_HINT.format(path=self.path))
+            self.writable = False  # never written to: salvage it instead
 
     def _read_meta(self) -> dict:
         out = {}

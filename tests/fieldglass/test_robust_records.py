@@ -247,9 +247,12 @@ def test_a_record_cut_short_gives_up_what_sqlite_can_read(tmp_path, capsys):
 
 def test_resuming_a_cut_record_says_how_to_salvage_it(tmp_path):
     path, _ = cut_record(tmp_path)
+    before = path.read_bytes()
     rec = Record.open(path, writable=True)
     assert rec.problems and "fieldglass check" in rec.problems[0]
+    assert not rec.writable
     rec.close()
+    assert path.read_bytes() == before  # a damaged record is never written to
 
 
 # ---------------------------------------------------------------- case 4: one writer per record
