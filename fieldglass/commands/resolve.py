@@ -41,5 +41,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     if args.out:  # before any work, so a bad target never costs the printed result
-        check_output(args.out, (args.position, args.options))
+        # The position file itself may be the --out: stepping a game in place is how a game is played on from the
+        # command line, and the position after replaces it whole (written beside it, then renamed). Any other
+        # input (the rules options) is never written over.
+        check_output(args.out, (args.options,))
     return delegate(position_system(args.position), "resolve", args)

@@ -89,11 +89,16 @@ def position(tmp_path) -> Path:
     return path
 
 
-def test_resolve_never_writes_over_its_position_file(position, capsys):
-    before = position.read_bytes()
-    assert main(["resolve", str(position), *RESOLVE, "--out", str(position)]) == 2
+def test_resolve_never_writes_over_its_options_and_steps_a_position_in_place_whole(position, tmp_path, capsys):
+    options = tmp_path / "options.toml"
+    options.write_text("", encoding="utf-8")
+    assert main(["resolve", str(position), *RESOLVE, "--options", str(options), "--out", str(options)]) == 2
     assert "is the input" in one_error_line(capsys)
-    assert position.read_bytes() == before
+    assert options.read_text(encoding="utf-8") == ""
+    # the position file itself is the one input --out may name: the game stepped on, the file replaced whole
+    assert main(["resolve", str(position), *RESOLVE, "--out", str(position)]) == 0
+    assert positions.load(position).piece("au-ir4-1").bases == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "options.toml"]
 
 
 def test_resolve_checks_its_out_before_the_work_and_makes_missing_folders(position, tmp_path, capsys):
