@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import gui.pdf
 from common.errors import InputError
 from common.outfiles import output_file, write_text
 from fieldglass.cli import main
@@ -428,3 +429,16 @@ def test_record_and_gui_never_write_over_their_inputs(tmp_path, capsys):
     assert main(["gui", "--headless", "--roster", str(mine), "--screenshot", str(mine)]) == 2
     assert str(mine) in one_error_line(capsys)
     assert mine.read_bytes() == before
+
+
+def test_a_pdf_that_fails_half_way_leaves_nothing(tmp_path, monkeypatch, capsys):
+    def half(pages, paper, path, title="Fieldglass"):
+        Path(path).write_bytes(b"%PDF-1.4 half a page")
+        raise InputError(f"{path}: the printer's ink ran out")
+
+    monkeypatch.setattr(gui.pdf, "render_pdf", half)
+    layout, _ = demo_files()
+    out = tmp_path / "anchors.pdf"
+    assert main(["print", "anchors", "--layout", str(layout), "--out", str(out)]) == 2
+    assert "ink ran out" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
