@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from calibration.layout import MAX_GRID_COLS, MAX_GRID_FIELDS, MAX_GRID_ROWS
 from common.errors import InputError
 from common.outfiles import output_file
 from fieldglass.record.state import EVENT_TYPES, BoardState
@@ -155,20 +156,32 @@ def _texts(v) -> bool:
 
 def _change(c) -> bool:
     """One entry of a combat's `changes`, as `BoardState._change` reads it."""
-    return (isinstance(c, dict) and _text(c.get("piece")) and ("bases" not in c or _whole(c["bases"]))
-            and (c.get("marker") is None or isinstance(c["marker"], str) or _texts(c["marker"]))
-            and all(_text(c.get(k)) for k in ("formation", "facing", "field")))
+    return (isinstance(c, dict) and _text(c.get("piece")) and ("bases" not in c or _finite(c["bases"]))
+            and (c.get("marker") is None or isinstance(c["marker"], str | list)))
 
 
-# What each key of an event's data must be where it is given (a key not given is left to its readers' defaults);
+def _sound_grid(g) -> bool:
+    """A record's layout grid as its readers use it (the same bounds as a layout file's)."""
+    return (isinstance(g, dict) and _whole(g.get("cols")) and _whole(g.get("rows"))
+            and 0 < g["cols"] <= MAX_GRID_COLS and 0 < g["rows"] <= MAX_GRID_ROWS
+            and g["cols"] * g["rows"] <= MAX_GRID_FIELDS
+            and all(_finite(g.get(k, 0.0)) for k in ("origin_x_mm", "origin_y_mm", "field_mm"))
+            and _finite(g.get("field_mm", 1.0)) and g.get("field_mm", 1.0) > 0)
+
+
+def _names(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
+
+
+# What the keys every reader relies on must be where an event gives them (the replay's state, the exports, the
+# stats); a key not given is left to its readers' defaults, and any other key is the system's own, kept as it is.
 # `to` is required by the events that place a piece.
 _DATA_CHECKS = {
     "to": _place, "from": lambda v: v is None or _place(v), "at": lambda v: v is None or _place(v),
-    "turn": _whole, "phase": _text, "markers": _texts, "formation": _text, "pieces": _texts,
-    "changes": lambda v: isinstance(v, list) and all(_change(c) for c in v), "by": _text, "label": _text,
-    "turned_deg": lambda v: v is None or _finite(v), "winner": _text, "effect": _text, "action": _text,
-    "dice": lambda v: isinstance(v, list | dict), "sides": lambda v: isinstance(v, dict),
-    "fields": lambda v: isinstance(v, dict),
+    "turn": _whole, "phase": _text, "markers": lambda v: isinstance(v, list), "pieces": _names,
+    "changes": lambda v: isinstance(v, list) and all(_change(c) for c in v),
+    "sides": lambda v: isinstance(v, dict), "fields": lambda v: isinstance(v, dict) and all(
+        isinstance(x, str) for x in v.values()),
 }
 
 
@@ -546,6 +559,9 @@ class Record:
         if layout is not None and not isinstance(layout, dict):
             self._problem("layout metadata damaged (not a table); drawing without it")
             self.meta["layout"] = {}
+        elif layout and layout.get("grid") is not None and not _sound_grid(layout["grid"]):
+            self._problem("layout metadata: its grid is damaged; drawing without it")
+            self.meta["layout"] = {k: v for k, v in layout.items() if k != "grid"}
         players = self.meta.get("players")
         if players is not None and not _texts(players):
             self._problem("players metadata damaged (not a list of names); left out")

@@ -442,3 +442,21 @@ def test_a_pdf_that_fails_half_way_leaves_nothing(tmp_path, monkeypatch, capsys)
     assert main(["print", "anchors", "--layout", str(layout), "--out", str(out)]) == 2
     assert "ink ran out" in one_error_line(capsys)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_grid_in_the_record_is_dropped_not_allocated(game, tmp_path, capsys):
+    layout = {**META["layout"], "grid": {**META["layout"]["grid"], "cols": 10**8, "rows": 10**8}}
+    with contextlib.closing(sqlite3.connect(game)) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'layout'", (json.dumps(layout),))
+        conn.commit()
+    assert main(["stats", str(game), "--png", str(tmp_path / "s.png")]) == 0
+    assert "its grid is damaged" in capsys.readouterr().err
+
+
+def test_a_systems_own_event_keys_are_kept_as_they_are(tmp_path):
+    rec = Record.create(tmp_path / "s.fgr", META)
+    rec.append("combat", 1.0, 1, "fr-1", {"action": "step loss", "markers": [10, 30], "area": "3",
+                                          "changes": [{"piece": "fr-1", "bases": 2, "strength": 2}]})
+    rec.close()
+    rec = Record.open(tmp_path / "s.fgr")
+    assert rec.events()[0].data["markers"] == [10, 30] and rec.problems == []
