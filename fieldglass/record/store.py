@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import math
 import os
@@ -37,6 +36,11 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; records are written unlocked there
+    fcntl = None
 
 from calibration.layout import MAX_GRID_COLS, MAX_GRID_FIELDS, MAX_GRID_ROWS
 from common.errors import InputError
@@ -232,6 +236,8 @@ def _lock(path: Path) -> int:
         fd = os.open(path, os.O_RDWR)
     except OSError as exc:
         raise RecordError(f"{path}: cannot open the record for writing ({exc.strerror or exc})") from None
+    if fcntl is None:
+        return fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
