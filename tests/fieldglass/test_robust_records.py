@@ -460,3 +460,28 @@ def test_a_systems_own_event_keys_are_kept_as_they_are(tmp_path):
     rec.close()
     rec = Record.open(tmp_path / "s.fgr")
     assert rec.events()[0].data["markers"] == [10, 30] and rec.problems == []
+
+
+@pytest.mark.parametrize("full_after", [1, 30, 75])
+def test_a_disk_that_fills_loses_nothing_and_the_recording_goes_on_after(tmp_path, full_after):
+    """The disk fills after `full_after` events (SQLite's page limit stands in for it); the failed event is written
+    again after the resume: the record equals one written without trouble, nothing lost, nothing doubled."""
+    path = tmp_path / "full.fgr"
+    script = scripted_events()
+    rec = Record.create(path, {"system": "wiener", "roster": []})
+    done = 0
+    with pytest.raises(RecordError, match="every event recorded before this one is kept"):
+        for i, (kind, data) in enumerate(script):
+            if i == full_after:
+                pages = rec.conn.execute("PRAGMA page_count").fetchone()[0]
+                rec.conn.execute(f"PRAGMA max_page_count = {pages}")
+            rec.append(kind, float(i), i, data={**data, "pad": "x" * 2000})
+            done = i + 1
+    rec.close()
+    rec = Record.open(path, writable=True)  # room again: go on from the event that failed
+    assert [e.seq for e in rec.events()] == list(range(1, done + 1))
+    for i, (kind, data) in enumerate(script[done:], done):
+        rec.append(kind, float(i), i, data={**data, "pad": "x" * 2000})
+    rec.close()
+    got = [(e.type, {k: v for k, v in e.data.items() if k != "pad"}) for e in Record.open(path).events()]
+    assert got == script
