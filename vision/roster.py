@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,18 +54,20 @@ class Roster:
 
 
 _TOP_KEYS = ("dictionary", "piece")
-_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm")
+# "unit": the unit a piece belongs to (its unit card, fieldglass/printing.py roster_units; a unit's blocks)
+_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit")
 
 
-def _check_piece_keys(p: dict, where: str) -> None:
-    """A piece's geometry keys are all known: a typo there ("marker_heigth_mm") would silently move the piece.
-    Other keys belong to the game systems, which read them from the piece's table (`LiveRules.setup_roster`: a
-    block's "strength", a figure's "nation", the unit cards' "unit")."""
+def _check_piece_keys(p: dict, where: str, system_keys: Iterable[str] | None) -> None:
+    """Every key of a piece is known: its own, and `system_keys` (those the game systems read from its table,
+    `LiveRules.roster_keys`). A typo ("marker_heigth_mm") would otherwise be ignored and move the piece. With
+    `system_keys` None (a reader that knows no system) only the geometry keys are checked."""
     for key in p:
-        geometry = key.endswith("_mm") or key.startswith(("marker", "base"))
-        if geometry and key not in _PIECE_KEYS:
-            raise InputError(f"{where}: unknown key {key!r} (the piece's geometry is "
-                             f"{', '.join(k for k in _PIECE_KEYS if k.endswith('_mm'))})")
+        if key in _PIECE_KEYS or (system_keys is not None and key in system_keys):
+            continue
+        if system_keys is not None or key.endswith("_mm") or key.startswith(("marker", "base")):
+            known = [*_PIECE_KEYS, *(system_keys or ())]
+            raise InputError(f"{where}: unknown key {key!r} (known: {', '.join(known)})")
 
 
 def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float]:
@@ -92,8 +95,9 @@ def check_against_layout(roster: Roster, layout: TableLayout, where: str) -> Non
             raise InputError(f"{where} piece {p.id!r}: marker {p.marker} is also an anchor of the layout")
 
 
-def parse_roster(data: dict, where: str = "roster") -> Roster:
-    """Build a Roster from parsed TOML; every error names `where`, the piece and the key at fault."""
+def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] | None = None) -> Roster:
+    """Build a Roster from parsed TOML; every error names `where`, the piece and the key at fault. `system_keys`:
+    the piece keys the game systems read besides the roster's own (see `_check_piece_keys`)."""
     check_keys(data, _TOP_KEYS, where)
     dictionary = check_dictionary(data.get("dictionary", "DICT_4X4_250"), where)
     raw = data.get("piece", [])
@@ -107,7 +111,7 @@ def parse_roster(data: dict, where: str = "roster") -> Roster:
         if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
             raise InputError(f"{w}: needs a text 'id'")
         w = f"{where} piece {p['id']!r}"
-        _check_piece_keys(p, w)
+        _check_piece_keys(p, w, system_keys)
         marker = p.get("marker")
         if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
             raise InputError(f"{w}: 'marker' must be an integer id >= 0")
@@ -136,8 +140,8 @@ def parse_roster(data: dict, where: str = "roster") -> Roster:
     return Roster(dictionary, tuple(pieces))
 
 
-def load_roster(path: str | Path) -> Roster:
-    return parse_roster(read_toml(path, "roster file"), str(path))
+def load_roster(path: str | Path, system_keys: Iterable[str] | None = None) -> Roster:
+    return parse_roster(read_toml(path, "roster file"), str(path), system_keys)
 
 
 def toml_string(text: str) -> str:

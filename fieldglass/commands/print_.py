@@ -10,6 +10,7 @@ from calibration.intrinsics import parse_board
 from calibration.layout import load_layout
 from common.outfiles import check_output
 from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
+from fieldglass.setup import roster_keys
 from vision.roster import load_roster
 
 EPILOG = """\
@@ -79,7 +80,7 @@ def _write(doc, out: Path, what: str, inputs=()) -> int:
 
 def run_markers(args) -> int:
     check_output(args.out, (args.roster,))
-    roster = load_roster(args.roster)
+    roster = load_roster(args.roster, roster_keys())
     return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels", (args.roster,))
 
 
@@ -96,7 +97,7 @@ def run_board(args) -> int:
 
 def run_cards(args) -> int:
     check_output(args.out, (args.roster,))
-    roster = load_roster(args.roster)
+    roster = load_roster(args.roster, roster_keys())
     units = roster_units(args.roster)
     return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards",
                   (args.roster,))

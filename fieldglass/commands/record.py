@@ -22,7 +22,7 @@ from fieldglass.recording import (
     system_meta,
     table_reader,
 )
-from fieldglass.setup import load_setup
+from fieldglass.setup import load_setup, roster_keys
 from rules.system import default_system, game_system, game_systems, system_names
 from vision.roster import check_against_layout, load_roster
 from vision.scripted import scripted_game
@@ -125,7 +125,8 @@ def _setup(args):
         missing = [n for n in ("camera", "layout", "roster") if not getattr(args, n)]
         if missing:
             raise InputError(f"--source {args.source}: needs " + ", ".join(f"--{n}" for n in missing))
-        intr, layout, roster = load_camera(args.camera), load_layout(args.layout), load_roster(args.roster)
+        intr, layout = load_camera(args.camera), load_layout(args.layout)
+        roster = load_roster(args.roster, roster_keys(args.system))
         check_against_layout(roster, layout, args.roster)  # issue 15 case 16 (robust branch)
 
     def frames(start):

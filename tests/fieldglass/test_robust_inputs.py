@@ -24,6 +24,7 @@ from fieldglass.commands.analyze import MAX_ALL_PAIRS
 from fieldglass.record import Record
 from fieldglass.record.export import export_csv, summary
 from fieldglass.record.store import Event
+from fieldglass.setup import load_setup, roster_keys
 from rules import position as positions
 from rules.board import load_board
 from tests.fieldglass.test_analyze_cli import POSITION
@@ -360,3 +361,17 @@ def test_position_files_refuse_nan_and_infinity(tmp_path, capsys):
     assert main(["analyze", str(path), "--from", "fr-art-1"]) == 2
     line = one_error_line(capsys)
     assert "NaN is not a number a position file may hold" in line and str(path) in line
+
+
+def test_a_roster_key_no_system_reads_is_an_error_and_a_systems_own_key_is_not(tmp_path, capsys):
+    _, roster = demo_files()
+    text = roster.read_text(encoding="utf-8")
+    typo = write(tmp_path, "typo.toml", text.replace('type = "infantry"', 'type = "infantry"\ncolour = "blue"', 1))
+    blocks = write(tmp_path, "blocks.toml", text.replace('type = "infantry"', 'type = "infantry"\nstrength = 3', 1))
+    assert main(["print", "markers", "--roster", str(typo), "--out", str(tmp_path / "a.pdf")]) == 2
+    line = one_error_line(capsys)
+    assert "unknown key 'colour'" in line and str(typo) in line
+    with pytest.raises(InputError, match="unknown key 'strength'"):
+        load_setup("wiener", "synthetic", roster=str(blocks))  # Wiener reads no strength: a typo for it
+    assert load_roster(blocks, roster_keys("marengo")).pieces  # a Marengo block's strength
+    assert main(["print", "markers", "--roster", str(blocks), "--out", str(tmp_path / "b.pdf")]) == 0
