@@ -15,8 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.files import read_json
+from calibration.files import check_keys, read_json
 from common.errors import InputError
+from common.outfiles import write_text
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,26 @@ class CameraIntrinsics:
 
     @classmethod
     def from_json(cls, data: dict, source: str = "camera") -> CameraIntrinsics:
+        """Read the camera file's object; every number is checked finite and in range, naming `source` and the
+        key (a NaN would otherwise be blamed later on the photo)."""
+        check_keys(data, _KEYS, source)
         try:
-            w, h = (int(v) for v in data["image_size"])
-            k = np.asarray(data["camera_matrix"], dtype=float)
-            d = np.asarray(data["dist_coeffs"], dtype=float).ravel()
+            size = data["image_size"]
+            k = np.asarray(_numbers(data["camera_matrix"]), dtype=float)
+            d = np.asarray(_numbers(data["dist_coeffs"]), dtype=float).ravel()
             rms = data.get("rms_px")
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{source}: not a camera file ({_describe(exc)})") from None
-        if k.shape != (3, 3) or d.size not in (4, 5, 8, 12, 14) or w <= 0 or h <= 0:
-            raise InputError(
-                f"{source}: camera_matrix must be 3x3, dist_coeffs 4, 5, 8, 12 or 14 numbers, image_size positive"
-            )
+        if not (isinstance(size, list) and len(size) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in size)):
+            raise InputError(f"{source}: 'image_size' must be [width, height] in pixels, 1..{MAX_IMAGE_SIDE}, "
+                             f"not {size!r}")
+        w, h = size
+        if k.shape != (3, 3) or d.size not in (4, 5, 8, 12, 14):
+            raise InputError(f"{source}: camera_matrix must be 3x3, dist_coeffs 4, 5, 8, 12 or 14 numbers")
+        _check_matrix(k, d, source)
+        if rms is not None and (isinstance(rms, bool) or not isinstance(rms, int | float) or not 0 <= rms < 1e6):
+            raise InputError(f"{source}: 'rms_px' must be a finite number of pixels >= 0, not {rms!r}")
         return cls((w, h), k, d, None if rms is None else float(rms))
 
     def scaled_to(self, image_size: tuple[int, int]) -> CameraIntrinsics:
@@ -64,6 +74,32 @@ class CameraIntrinsics:
         k[1, :] *= sy
         k[2, :] = (0.0, 0.0, 1.0)
         return CameraIntrinsics(tuple(image_size), k, self.dist_coeffs.copy(), self.rms_px)
+
+
+_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rms_px")
+MAX_IMAGE_SIDE = 100_000  # pixels: no camera gives more
+_MAX_COEFF = 1e6  # no lens model's coefficient is larger; a NaN or a huge one is a damaged file
+
+
+def _numbers(value):
+    """`value` (nested lists) if every leaf is a JSON number, not a bool or text that numpy would convert."""
+    if isinstance(value, list):
+        for v in value:
+            _numbers(v)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{value!r} is not a number")
+    return value
+
+
+def _check_matrix(k: np.ndarray, d: np.ndarray, source: str) -> None:
+    if not np.all(np.isfinite(k)) or np.any(np.abs(k) > _MAX_COEFF * 100):
+        raise InputError(f"{source}: 'camera_matrix' must hold finite numbers of pixels, not {k.tolist()!r}")
+    if not (k[0, 0] > 0 and k[1, 1] > 0 and np.allclose(k[2], (0.0, 0.0, 1.0))):
+        raise InputError(f"{source}: 'camera_matrix' must be [[fx,0,cx],[0,fy,cy],[0,0,1]] with fx, fy > 0")
+    if not np.all(np.isfinite(d)) or np.any(np.abs(d) > _MAX_COEFF):
+        raise InputError(f"{source}: 'dist_coeffs' must be finite numbers of at most {_MAX_COEFF:g}, "
+                         f"not {d.tolist()!r}")
 
 
 def _describe(exc: Exception) -> str:
@@ -80,8 +116,9 @@ def load_camera(path: str | Path) -> CameraIntrinsics:
     return CameraIntrinsics.from_json(data, str(path))
 
 
-def save_camera(camera: CameraIntrinsics, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(camera.to_json(), indent=2) + "\n", encoding="utf-8")
+def save_camera(camera: CameraIntrinsics, path: str | Path, inputs=()) -> None:
+    """Write the camera file whole or not at all, never over one of `inputs`."""
+    write_text(path, json.dumps(camera.to_json(), indent=2) + "\n", inputs)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from common.errors import InputError
+from common.outfiles import output_file
+
 
 def to_gray(frame: np.ndarray) -> np.ndarray:
     """An 8-bit grey image from a BGR frame (a grey frame is returned as it is)."""
@@ -16,8 +19,15 @@ def to_gray(frame: np.ndarray) -> np.ndarray:
 
 
 def save_capture(path: str | Path, image: np.ndarray) -> bool:
-    """Write a capture as an image file (the format from the suffix, e.g. .png); False when it cannot be written."""
-    return bool(cv2.imwrite(str(path), image))
+    """Write a capture as an image file (the format from the suffix, e.g. .png), whole or not at all; False when
+    it cannot be written."""
+    try:
+        with output_file(path) as tmp:
+            if not cv2.imwrite(str(tmp), image):
+                raise InputError(f"{path}: cannot write the capture")
+    except InputError:
+        return False
+    return True
 
 
 class CoverageMap:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,15 @@ def read_json(path: str | Path, what: str) -> Any:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
-def number(table: dict, key: str, where: str, *, positive: bool = False, default: float | None = None) -> float:
-    """A number from a parsed table, with a one-line error naming `where` and `key`."""
+# The largest length any file may give, in mm (100 m): a table, a coordinate, a base, a field. Anything larger is a
+# typo, and would only be blamed later on the photo or make a grid or a drawing run out of memory.
+MAX_MM = 100_000.0
+
+
+def number(table: dict, key: str, where: str, *, positive: bool = False, default: float | None = None,
+           limit: float = MAX_MM) -> float:
+    """A finite number from a parsed table, at most `limit` in size (mm unless said), with a one-line error naming
+    `where` and `key`."""
     if key not in table:
         if default is not None:
             return float(default)
@@ -49,6 +57,28 @@ def number(table: dict, key: str, where: str, *, positive: bool = False, default
     value = table[key]
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"{where}: {key!r} must be a number, not {value!r}")
+    if not math.isfinite(value) or abs(value) > limit:
+        raise InputError(f"{where}: {key!r} must be a finite number of at most {limit:g}, not {value!r}")
     if positive and value <= 0:
         raise InputError(f"{where}: {key!r} must be positive, not {value!r}")
     return float(value)
+
+
+def check_keys(table: dict, allowed: tuple[str, ...], where: str, later: dict[str, str] | None = None) -> dict:
+    """`table` itself if every key is one of `allowed`; else InputError naming the first unknown key (a typo
+    would otherwise be ignored silently). `later` maps keys of future features to why they are not read yet."""
+    for key in table:
+        if key not in allowed:
+            why = (later or {}).get(key)
+            if why:
+                raise InputError(f"{where}: unknown key {key!r} ({why})")
+            raise InputError(f"{where}: unknown key {key!r} (known: {', '.join(allowed)})")
+    return table
+
+
+def table_of(data: dict, key: str, where: str, default: dict | None = None) -> dict:
+    """The sub-table `[key]` of parsed TOML, or InputError naming it when it is something else (`markers = 5`)."""
+    value = data.get(key, default)
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: [{key}] must be a table of keys, not {value!r}")
+    return value

@@ -18,6 +18,7 @@ import numpy as np
 from calibration.camera import CameraIntrinsics
 from calibration.layout import check_dictionary
 from common.errors import InputError
+from common.imagehead import image_problem
 
 MIN_IMAGES = 3
 MIN_CHARUCO_CORNERS = 6
@@ -224,6 +225,9 @@ def read_gray(path: str | Path) -> tuple[np.ndarray | None, str | None]:
         return None, "is a folder, not an image"
     except OSError as exc:
         return None, f"cannot read file ({exc.strerror or exc})"
+    problem = image_problem(path)  # from the header, before decoding
+    if problem:
+        return None, problem
     gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE) if data else None
     if gray is None or gray.size == 0:
         return None, "unreadable image"

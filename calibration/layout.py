@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.files import number, read_toml
+from calibration.files import check_keys, number, read_toml, table_of
 from calibration.grid import Grid
 from common.errors import InputError
 
@@ -38,6 +38,34 @@ def check_dictionary(name: str, where: str) -> str:
     if not isinstance(name, str) or not name.startswith("DICT_") or not isinstance(getattr(cv2.aruco, name, None), int):
         raise InputError(f"{where}: unknown marker dictionary {name!r} (use a cv2.aruco name like DICT_4X4_250)")
     return name
+
+
+def dictionary_size(name: str) -> int:
+    """How many markers the cv2.aruco predefined dictionary `name` holds (ids 0 .. size-1)."""
+    return int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name)).bytesList.shape[0])
+
+
+def check_marker_id(marker: int, dictionary: str, where: str) -> int:
+    """`marker` if the dictionary has it, else InputError: a marker id beyond it can never be printed or seen."""
+    size = dictionary_size(dictionary)
+    if not 0 <= marker < size:
+        raise InputError(f"{where}: marker {marker} is not in {dictionary} (ids 0..{size - 1})")
+    return marker
+
+
+# The largest grid a layout may give: columns named up to ZZ (as position files), rows up to 999, and at most
+# MAX_GRID_FIELDS fields, so that a typo (cols = 4000) is one line instead of a dashboard out of memory.
+MAX_GRID_COLS = 702
+MAX_GRID_ROWS = 999
+MAX_GRID_FIELDS = 40_000
+
+_TOP_KEYS = ("table", "markers", "anchor", "grid")
+_TABLE_KEYS = ("width_mm", "depth_mm")
+_MARKERS_KEYS = ("dictionary",)
+_ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm")
+_GRID_KEYS = ("origin_x_mm", "origin_y_mm", "field_mm", "cols", "rows")
+# issue 17 will place anchors above the table; until then a height would be read as flat and mislead registration
+_ANCHOR_LATER = {"z_mm": "an anchor's height above the table is not supported yet; anchors lie flat on it"}
 
 
 def square_corners_mm(x_mm: float, y_mm: float, size_mm: float, heading_deg: float = 0.0, z_mm: float = 0.0):
@@ -89,45 +117,54 @@ class TableLayout:
 
 
 def parse_layout(data: dict, where: str = "layout") -> TableLayout:
-    """Build a TableLayout from parsed TOML; every error names `where`."""
-    table = data.get("table")
-    if not isinstance(table, dict):
+    """Build a TableLayout from parsed TOML; every error names `where` and the key at fault."""
+    check_keys(data, _TOP_KEYS, where)
+    if not isinstance(data.get("table"), dict):
         raise InputError(f"{where}: missing [table] with width_mm and depth_mm")
+    table = check_keys(data["table"], _TABLE_KEYS, f"{where} [table]")
     width = number(table, "width_mm", f"{where} [table]", positive=True)
     depth = number(table, "depth_mm", f"{where} [table]", positive=True)
-    markers = data.get("markers", {})
+    markers = check_keys(table_of(data, "markers", where, {}), _MARKERS_KEYS, f"{where} [markers]")
     dictionary = check_dictionary(markers.get("dictionary", "DICT_4X4_250"), f"{where} [markers]")
     raw_anchors = data.get("anchor", [])
     if not isinstance(raw_anchors, list):
         raise InputError(f"{where}: anchors must be [[anchor]] tables")
-    anchors = []
-    for i, a in enumerate(raw_anchors, 1):
-        w = f"{where} anchor {i}"
-        if not isinstance(a, dict) or not isinstance(a.get("id"), int) or a["id"] < 0:
-            raise InputError(f"{w}: needs an integer 'id' >= 0")
-        size = number(a, "size_mm", w, positive=True)
-        anchors.append(Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size))
+    anchors = [_anchor(a, f"{where} anchor {i}", dictionary) for i, a in enumerate(raw_anchors, 1)]
     ids = [a.id for a in anchors]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise InputError(f"{where}: anchor id(s) {dupes} listed twice")
     if len(anchors) < 2:
         raise InputError(f"{where}: needs at least 2 anchors to register the table (has {len(anchors)})")
-    grid = None
-    if "grid" in data:
-        g = data["grid"]
-        w = f"{where} [grid]"
-        cols, rows = g.get("cols"), g.get("rows")
-        if not (isinstance(cols, int) and isinstance(rows, int) and cols > 0 and rows > 0):
-            raise InputError(f"{w}: 'cols' and 'rows' must be positive integers")
-        grid = Grid(
-            number(g, "origin_x_mm", w, default=0.0),
-            number(g, "origin_y_mm", w, default=0.0),
-            number(g, "field_mm", w, positive=True),
-            cols,
-            rows,
-        )
+    grid = _grid(table_of(data, "grid", where), f"{where} [grid]") if "grid" in data else None
     return TableLayout(width, depth, dictionary, tuple(anchors), grid)
+
+
+def _anchor(a, w: str, dictionary: str) -> Anchor:
+    if not isinstance(a, dict) or isinstance(a.get("id"), bool) or not isinstance(a.get("id"), int) or a["id"] < 0:
+        raise InputError(f"{w}: needs an integer 'id' >= 0")
+    check_keys(a, _ANCHOR_KEYS, w, _ANCHOR_LATER)
+    check_marker_id(a["id"], dictionary, w)
+    size = number(a, "size_mm", w, positive=True)
+    return Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size)
+
+
+def _grid(g: dict, w: str) -> Grid:
+    check_keys(g, _GRID_KEYS, w)
+    cols, rows = g.get("cols"), g.get("rows")
+    if not (isinstance(cols, int) and isinstance(rows, int) and not isinstance(cols, bool)
+            and not isinstance(rows, bool) and cols > 0 and rows > 0):
+        raise InputError(f"{w}: 'cols' and 'rows' must be positive integers")
+    if cols > MAX_GRID_COLS or rows > MAX_GRID_ROWS or cols * rows > MAX_GRID_FIELDS:
+        raise InputError(f"{w}: a {cols} x {rows} grid is too large (at most {MAX_GRID_COLS} columns, "
+                         f"{MAX_GRID_ROWS} rows and {MAX_GRID_FIELDS} fields)")
+    return Grid(
+        number(g, "origin_x_mm", w, default=0.0),
+        number(g, "origin_y_mm", w, default=0.0),
+        number(g, "field_mm", w, positive=True),
+        cols,
+        rows,
+    )
 
 
 def load_layout(path: str | Path) -> TableLayout:

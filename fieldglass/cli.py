@@ -16,6 +16,7 @@ from fieldglass.commands import (
     archive,
     bench,
     calibrate,
+    check,
     check_print,
     demo,
     detect,
@@ -35,7 +36,7 @@ from fieldglass.commands import (
 
 COMMANDS = (
     gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
-    stats, print_, check_print, plan, bench,
+    stats, check, print_, check_print, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -58,6 +59,7 @@ A first session:
   fieldglass serve game.fgr                         the game live in spectators' browsers (loopback by default)
   fieldglass archive push game.fgr --db URL         the club archive on PostgreSQL (also list, pull, serve)
   fieldglass stats game.fgr
+  fieldglass check game.fgr --repair saved.fgr      what a damaged record still holds, salvaged into a new one
   fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
 """

@@ -32,6 +32,7 @@ from calibration.layout import TableLayout
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
 from common.errors import InputError
+from common.outfiles import output_file
 from vision.markers import aruco_dictionary, detect_markers
 from vision.roster import Piece, Roster
 
@@ -540,8 +541,9 @@ def drawable_pages(doc: Document) -> list[Page]:
     return out
 
 
-def write_pdf(doc: Document, path: str | Path) -> Path:
-    """Write the document as a PDF whose pages are exactly the paper (A4 or Letter)."""
+def write_pdf(doc: Document, path: str | Path, inputs: Iterable[str | Path] = ()) -> Path:
+    """Write the document as a PDF whose pages are exactly the paper (A4 or Letter), whole or not at all, never
+    over one of `inputs` (the files it was made from)."""
     try:
         from gui.pdf import render_pdf  # noqa: PLC0415  (PySide6 is an optional extra: needed only here)
     except ImportError as exc:
@@ -551,9 +553,11 @@ def write_pdf(doc: Document, path: str | Path) -> Path:
         raise InputError(f"{path}: is a folder, expected a PDF file name")
     if not path.parent.is_dir():
         raise InputError(f"{path}: folder {path.parent} does not exist")
-    render_pdf(drawable_pages(doc), doc.paper, path, doc.pages[0].title if doc.pages else "Fieldglass")
-    if not path.is_file() or path.stat().st_size == 0:
-        raise InputError(f"{path}: cannot write the PDF")
+    pages = drawable_pages(doc)
+    with output_file(path, inputs) as tmp:  # a PDF that fails half-way leaves nothing behind
+        render_pdf(pages, doc.paper, tmp, doc.pages[0].title if doc.pages else "Fieldglass")
+        if not tmp.is_file() or tmp.stat().st_size == 0:
+            raise InputError(f"{path}: cannot write the PDF")
     return path
 
 

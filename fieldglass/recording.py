@@ -645,6 +645,10 @@ def record_game(args, plan: RecordingPlan) -> int:
     n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume)
     if n is None:
         return 130
+    if n == 0 and not args.resume:  # issue 15 case 17: a source without frames leaves no empty record
+        drop_if_empty(record, out)
+        raise InputError(f"{args.source}: no frame could be read (an empty video, or --frames too small); "
+                         "no record written")
     dt = time.perf_counter() - t0
     resumed = f" (resumed at frame {start})" if args.resume else ""
     print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "

@@ -29,8 +29,8 @@ from fieldglass.boards import board_layout, board_scene
 from fieldglass.session import Session
 from rules.board import load_board
 from rules.live import DemoTable, LiveRules, Start
-from rules.system import GameSystem, game_system
-from vision.roster import Roster, load_roster
+from rules.system import GameSystem, game_system, game_systems
+from vision.roster import Roster, check_against_layout, load_roster
 from vision.synthetic import PlacedPiece, SyntheticScene, TerrainPiece, demo_files, demo_scene
 
 
@@ -126,7 +126,9 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
         lay = scene.layout
     else:  # a printed board and no layout: the board is the table, its anchors register the camera
         lay = board_layout(brd)
-    ros = load_roster(roster) if roster else scene.roster
+    ros = load_roster(roster, roster_keys(system)) if roster else scene.roster
+    if roster:
+        check_against_layout(ros, lay, str(roster))
     if gs.table == "grid" and lay.grid is None:
         raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
     brought = demo.names if demo is not None else {}  # what the demo calls the files it brings
@@ -259,6 +261,13 @@ def _terrain(demo: DemoTable) -> tuple:
     return tuple(TerrainPiece(t.kind, np.asarray(t.polygon_mm, float), float(t.height_mm)) for t in demo.terrain)
 
 
+def roster_keys(system: str | None = None) -> tuple[str, ...]:
+    """The roster piece keys the game systems read besides the roster's own (`LiveRules.roster_keys`): one system's,
+    or every registered one's for a command that reads a roster for any system (print, locate)."""
+    games = [game_system(system)] if system else list(game_systems().values())
+    return tuple(sorted({k for g in games if g.live is not None for k in g.live.roster_keys}))
+
+
 def _piece_tables(path: str | None) -> dict[str, dict]:
     """Each [[piece]] table of a roster file by id, with every key (those a system defines too)."""
     if not path:
@@ -267,4 +276,4 @@ def _piece_tables(path: str | None) -> dict[str, dict]:
     return {p["id"]: p for p in data.get("piece", []) if isinstance(p, dict) and isinstance(p.get("id"), str)}
 
 
-__all__ = ["Setup", "demo_roster", "load_setup", "read_position", "synthetic_scene"]
+__all__ = ["Setup", "demo_roster", "load_setup", "read_position", "roster_keys", "synthetic_scene"]

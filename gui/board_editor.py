@@ -57,6 +57,7 @@ from PySide6.QtWidgets import (
 from calibration.board import TurnedAnchor, rectify_board_image
 from calibration.layout import TableLayout
 from common.errors import InputError
+from common.outfiles import write_text
 from gui.models import RecordsModel
 from rules.board import (
     APPROACH_COUNTS,
@@ -176,10 +177,7 @@ class BoardDraft:
             raise InputError(f"the board does not validate: {problems[0]}"
                              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         path = Path(path)
-        try:
-            path.write_text(self.toml(), encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        write_text(path, self.toml())  # whole or not at all; InputError (one line) when it cannot be written
         return path
 
     # ---- editing

@@ -41,6 +41,7 @@ from calibration.layout import TableLayout, layout_to_toml, parse_layout
 from calibration.projection import table_to_pixels
 from calibration.registration import estimate_pose
 from common.errors import InputError
+from common.outfiles import write_text
 from gui.models import RecordsModel
 from gui.views import LiveMapper, _path_lines, _pen, _polygon, numpy_to_qimage
 from vision.markers import detect_markers
@@ -460,17 +461,20 @@ class CalibrationWizard(QDialog):
 
     def save_layout(self, path) -> bool:
         layout = self.layout_from_form()
-        return layout is not None and self._write(path, lambda: Path(path).write_text(layout_to_toml(layout)))
+        return layout is not None and self._write(path, lambda: write_text(path, layout_to_toml(layout)))
 
     def save_roster(self, path) -> bool:
         roster = self.roster_from_form()
-        return roster is not None and self._write(path, lambda: Path(path).write_text(roster_to_toml(roster)))
+        return roster is not None and self._write(path, lambda: write_text(path, roster_to_toml(roster)))
 
     def _write(self, path, fn) -> bool:
         try:
             fn()
         except OSError as exc:
             self.say(f"{path}: cannot write ({exc.strerror or exc})", bad=True)
+            return False
+        except InputError as exc:  # the shared writer's one line (a folder, a full disk: the old file is kept)
+            self.say(str(exc), bad=True)
             return False
         self.say(f"written: {path}")
         return True

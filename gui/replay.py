@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from common.clock import clock
 from common.errors import InputError
 from common.fields import field_name
+from common.text import MAX_LABEL, shorten
 from gui.app import application
 from gui.models import ListTableModel
 from gui.panels import SystemPanel
@@ -219,7 +220,8 @@ class ReplayBoardView(TableView):
         y = rect.bottom() - (4 + 21 * len(general)) * k
         for n in self.session.notes_shown():
             d = n.event.data
-            text = f"✎ {clock(n.event.t)}{' ' + d['by'] if d.get('by') else ''}: {d.get('text', '')}"
+            text = shorten(f"✎ {clock(n.event.t)}{' ' + d['by'] if d.get('by') else ''}: {d.get('text', '')}",
+                           MAX_LABEL)
             colour = QColor(150, 255, 170) if n.current else QColor(200, 225, 200)
             if n.at_mm is not None:
                 at = self.mapper.points(np.array([n.at_mm]))[0] + np.array([10.0, 10.0])
@@ -937,10 +939,10 @@ class ReplayWindow(QMainWindow):
             text = head + "<br>" + "<br>".join(parts)
         for n in s.notes_shown():
             d = n.event.data
-            who = f" ({html.escape(str(d['by']))})" if d.get("by") else ""
+            who = f" ({html.escape(shorten(d['by'], 80))})" if d.get("by") else ""
             text += (f"<br><span style='color:#1a7f37'>✎ note {clock(n.event.t)}{who}"
                      f"{' at ' + html.escape(s.public_name(n.event.piece, n.event)) if n.event.piece else ''}: "
-                     f"{html.escape(str(d.get('text', '')))}</span>")
+                     f"{html.escape(shorten(d.get('text', ''), MAX_LABEL))}</span>")
         if s.problems:
             text += "<br><span style='color:#b00'>" + html.escape("; ".join(s.problems)) + "</span>"
         self.details.setText(text)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from calibration.projection import pixels_to_table, table_to_pixels
 from common.errors import InputError
 from common.fields import field_name
+from common.outfiles import output_file
 from gui import picture
 from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon
 
@@ -46,9 +47,9 @@ BLOCKED = QColor(255, 50, 50)
 def save_widget_png(widget, path) -> Path:
     """Save what `widget` shows as a PNG at `path` (folders made as needed); InputError if it cannot be written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not widget.grab().save(str(path), "PNG"):
-        raise InputError(f"{path}: cannot write the screenshot")
+    with output_file(path) as tmp:  # whole or not at all
+        if not widget.grab().save(str(tmp), "PNG"):
+            raise InputError(f"{path}: cannot write the screenshot")
     return path
 
 

@@ -58,6 +58,7 @@ Geometry is pure numpy: point in polygon by ray casting, distances to outlines, 
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections import deque
@@ -388,10 +389,20 @@ def approach_id(area: str, to: str) -> str:
 # ---------------------------------------------------------------- parsing
 
 
+# The largest length or angle a board file may give (mm or degrees): a typo beyond it, or a NaN, is one line here
+# instead of a drawing or a grid of samples that runs out of memory.
+MAX_BOARD_MM = 100_000.0
+MAX_POLYGON_POINTS = 10_000
+_ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm", "heading_deg")
+_LISTS = ("anchor", "area", "border", "approach", "box", "road", "arrow", "connection")
+
+
 def _num(table: dict, key: str, where: str, default=None, positive=False) -> float:
     v = table.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise InputError(f"{where}: {key!r} must be a number, not {v!r}")
+    if not math.isfinite(v) or abs(v) > MAX_BOARD_MM:
+        raise InputError(f"{where}: {key!r} must be a finite number of at most {MAX_BOARD_MM:g}, not {v!r}")
     if positive and v <= 0:
         raise InputError(f"{where}: {key!r} must be positive, not {v!r}")
     return float(v)
@@ -413,6 +424,9 @@ def _polygon(raw: Any, where: str) -> np.ndarray:
         poly = None
     if poly is None or poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
         raise InputError(f"{where}: 'polygon' must be a list of at least 3 [x, y] points in board mm")
+    if not np.all(np.isfinite(poly)) or np.any(np.abs(poly) > MAX_BOARD_MM) or len(poly) > MAX_POLYGON_POINTS:
+        raise InputError(f"{where}: 'polygon' must be at most {MAX_POLYGON_POINTS} finite points within "
+                         f"{MAX_BOARD_MM:g} mm")
     if polygon_area(poly) < 1.0:
         raise InputError(f"{where}: the polygon has no area")
     return poly
@@ -446,6 +460,10 @@ def _parse_anchors(data: dict, source: str) -> tuple[BoardAnchor, ...]:
         w = f"{source} anchor {i}"
         if not isinstance(a, dict) or isinstance(a.get("id"), bool) or not isinstance(a.get("id"), int) or a["id"] < 0:
             raise InputError(f"{w}: needs an integer 'id' >= 0")
+        unknown = [k for k in a if k not in _ANCHOR_KEYS]
+        if unknown:
+            later = " (an anchor's height is not supported yet: anchors lie flat)" if unknown[0] == "z_mm" else ""
+            raise InputError(f"{w}: unknown key {unknown[0]!r}{later}")
         anchors.append(BoardAnchor(a["id"], _num(a, "x_mm", w), _num(a, "y_mm", w),
                                    _num(a, "size_mm", w, positive=True), _num(a, "heading_deg", w, default=0.0)))
     ids = [a.id for a in anchors]
@@ -531,6 +549,8 @@ def _parse_roads(data: dict, source: str, areas: dict[str, Area], boxes: dict[st
     for i, r in enumerate(data.get("road", []), 1):
         rid = r.get("id", f"road-{i}") if isinstance(r, dict) else f"road-{i}"
         w = f"{source} road {rid}"
+        if not isinstance(r, dict):
+            raise InputError(f"{w}: a road is a table with its 'areas', not {r!r}")
         cls = r.get("class", "main")
         if cls not in ROAD_CLASSES:
             raise InputError(f"{w}: class must be main or secondary, not {cls!r}")
@@ -548,7 +568,7 @@ def _parse_arrows(data: dict, source: str, areas: dict[str, Area]) -> frozenset[
     arrows = set()
     for i, ar in enumerate(data.get("arrow", []), 1):
         w = f"{source} arrow {i}"
-        if not isinstance(ar, dict) or ar.get("from") not in areas or ar.get("to") not in areas:
+        if not isinstance(ar, dict) or not all(isinstance(ar.get(k), str) and ar[k] in areas for k in ("from", "to")):
             raise InputError(f"{w}: 'from' and 'to' must be areas")
         arrows.add((ar["from"], ar["to"]))
     return frozenset(arrows)
@@ -559,7 +579,7 @@ def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple
     for i, c in enumerate(data.get("connection", []), 1):
         w = f"{source} connection {i}"
         pair = c.get("areas") if isinstance(c, dict) else None
-        if not (isinstance(pair, list) and len(pair) == 2 and all(x in areas for x in pair)):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) and x in areas for x in pair)):
             raise InputError(f"{w}: areas must name 2 areas")
         kind = c.get("kind", "land")
         if kind not in CONNECTION_KINDS:
@@ -570,10 +590,25 @@ def _parse_connections(data: dict, source: str, areas: dict[str, Area]) -> tuple
 
 def parse_board(data: dict, source: str = "board", validate: bool = True) -> Board:
     """A Board from parsed TOML; every error is one line naming `source` and the area, approach or road."""
+    try:
+        return _parse_board(data, source, validate)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a value of a kind no check above expected
+        raise InputError(f"{source}: not a valid board file ({str(exc)[:120]})") from None
+
+
+def _parse_board(data: dict, source: str, validate: bool) -> Board:
     if not isinstance(data, dict) or not isinstance(data.get("board"), dict):
         raise InputError(f"{source}: missing [board] with width_mm and depth_mm")
     b = data["board"]
     where = f"{source} [board]"
+    for key in _LISTS:
+        if not isinstance(data.get(key, []), list):
+            raise InputError(f"{source}: {key} must be [[{key}]] tables, not {data[key]!r}")
+    for key in ("markers", "pontoon"):
+        if not isinstance(data.get(key, {}), dict):
+            raise InputError(f"{source}: [{key}] must be a table of keys, not {data[key]!r}")
     width, depth = _num(b, "width_mm", where, positive=True), _num(b, "depth_mm", where, positive=True)
     dictionary = data.get("markers", {}).get("dictionary", "DICT_4X4_250")
     if not isinstance(dictionary, str) or not dictionary.startswith("DICT_"):
@@ -586,7 +621,7 @@ def parse_board(data: dict, source: str = "board", validate: bool = True) -> Boa
     arrows = _parse_arrows(data, source, areas)
     conns = _parse_connections(data, source, areas)
     pontoon = data.get("pontoon", {}).get("area")
-    if pontoon is not None and pontoon not in areas:
+    if pontoon is not None and not (isinstance(pontoon, str) and pontoon in areas):
         raise InputError(f"{source} [pontoon]: area {pontoon!r} is not an area")
     board = Board(
         str(b.get("name", "board")), width, depth, dictionary, anchors, areas, approaches, roads,
@@ -726,6 +761,8 @@ def load_board(path: str | Path, validate: bool = True) -> Board:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read the board file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read the board file (not UTF-8 text: {exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
     return parse_board(data, str(path), validate)
@@ -796,4 +833,5 @@ def _key(key: str) -> str:
 
 
 def _q(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes are TOML's; TOML also wants DEL escaped."""
+    return json.dumps(str(s), ensure_ascii=False).replace("\x7f", "\\u007f")

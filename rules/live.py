@@ -258,6 +258,9 @@ class LiveRules:
     """The surfaces on this system's table when it has more than one printed board, the main one (`s.board`)
     first: each other one's board comes from `surface_boards` and is registered from its own anchors. () : one
     board (or none)."""
+    roster_keys: tuple[str, ...] = ()
+    """The keys of a roster's [[piece]] tables this system reads besides the geometry (`setup_roster`'s `tables`);
+    any other key in a roster for this system is an error naming it (a typo is never ignored)."""
     removal_events: bool = False
     """Whether a piece a recorded resolution removes also gets its own `removed` event after the resolution (the
     record's state takes it off either way, from the resolution's changes)."""

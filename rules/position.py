@@ -16,6 +16,7 @@ from typing import Any
 
 from common.errors import InputError
 from common.fields import FACINGS, field_name, parse_field
+from common.outfiles import write_text
 from rules.system import GameSystem, game_systems
 
 Field = tuple[int, int]
@@ -105,14 +106,30 @@ def from_dict(data: Any, source: str = "position") -> Position:
     system = data.get("system")
     if not isinstance(system, str):
         raise InputError(f"{source}: missing \"system\" (e.g. \"wiener\")")
-    return get_system(system, source).from_dict(data, source)
+    game = get_system(system, source)
+    try:
+        return game.from_dict(data, source)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # A system's parser that met a value of a kind it did not check: still one line naming the file (each
+        # system names the key itself where it checks it).
+        what = f"missing {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise InputError(f"{source}: not a valid {system} position ({what[:120]})") from None
+
+
+def _no_constant(name: str):
+    raise InputError(f"{name} is not a number a position file may hold")
 
 
 def loads(text: str, source: str = "position") -> Position:
+    """A position from JSON text; NaN and Infinity (which Python's JSON reads, and no rule means) are refused."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     return from_dict(data, source)
 
 
@@ -122,6 +139,8 @@ def load(path: str | Path) -> Position:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the position file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read the position file (not UTF-8 text: {exc.reason})") from None
     return loads(text, str(path))
 
 
@@ -134,7 +153,8 @@ def dumps(position: Position) -> str:
 
 
 def save(position: Position, path: str | Path) -> None:
-    Path(path).write_text(dumps(position), encoding="utf-8")
+    """Write the position file whole or not at all (InputError naming `path` if it cannot be written)."""
+    write_text(path, dumps(position))
 
 
 # ---------------------------------------------------------------- helpers for systems' parsers

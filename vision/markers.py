@@ -461,6 +461,15 @@ def _unique(quads: np.ndarray, existing: np.ndarray, greedy: bool = True) -> np.
     return keep
 
 
+def _zbar_qr(img: np.ndarray) -> list:
+    """pyzbar's QR symbols in one pass; none when pyzbar fails on the result (it raises ValueError for an
+    orientation ZBar reports as unknown, 4294967295): that pass is lost, never the image or the batch."""
+    try:
+        return pyzbar.decode(img, symbols=[pyzbar.ZBarSymbol.QRCODE])
+    except ValueError:
+        return []
+
+
 def detect_qr(image: np.ndarray) -> list[QRDetection]:
     """QR codes read with pyzbar: payload text and corner polygon in px, each code once.
 
@@ -478,7 +487,7 @@ def detect_qr(image: np.ndarray) -> list[QRDetection]:
             passes.append((cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2))
     found: list[QRDetection] = []
     for img, s in passes:
-        for sym in pyzbar.decode(img, symbols=[pyzbar.ZBarSymbol.QRCODE]):
+        for sym in _zbar_qr(img):
             polygon = (np.array([(p.x, p.y) for p in sym.polygon], dtype=np.float64) - (s - 1) / 2) / s
             payload = sym.data.decode("utf-8", errors="replace")
             size = np.ptp(polygon, axis=0).max()

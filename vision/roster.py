@@ -18,11 +18,14 @@ The marker is printed with its top edge toward the base's front, so its orientat
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from calibration.files import number, read_toml
-from calibration.layout import check_dictionary
+from calibration.files import MAX_MM, check_keys, number, read_toml
+from calibration.layout import TableLayout, check_dictionary, check_marker_id
 from common.errors import InputError
 
 
@@ -50,6 +53,23 @@ class Roster:
         return next((p for p in self.pieces if p.id == piece_id), None)
 
 
+_TOP_KEYS = ("dictionary", "piece")
+# "unit": the unit a piece belongs to (its unit card, fieldglass/printing.py roster_units; a unit's blocks)
+_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit")
+
+
+def _check_piece_keys(p: dict, where: str, system_keys: Iterable[str] | None) -> None:
+    """Every key of a piece is known: its own, and `system_keys` (those the game systems read from its table,
+    `LiveRules.roster_keys`). A typo ("marker_heigth_mm") would otherwise be ignored and move the piece. With
+    `system_keys` None (a reader that knows no system) only the geometry keys are checked."""
+    for key in p:
+        if key in _PIECE_KEYS or (system_keys is not None and key in system_keys):
+            continue
+        if system_keys is not None or key.endswith("_mm") or key.startswith(("marker", "base")):
+            known = [*_PIECE_KEYS, *(system_keys or ())]
+            raise InputError(f"{where}: unknown key {key!r} (known: {', '.join(known)})")
+
+
 def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float]:
     value = table.get(key, default)
     if (
@@ -58,10 +78,27 @@ def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
     ):
         raise InputError(f"{where}: {key!r} must be two numbers like [40, 20]")
+    if not all(math.isfinite(v) and abs(v) <= MAX_MM for v in value):
+        raise InputError(f"{where}: {key!r} must be two finite numbers of at most {MAX_MM:g} mm, not {value!r}")
     return float(value[0]), float(value[1])
 
 
-def parse_roster(data: dict, where: str = "roster") -> Roster:
+def check_against_layout(roster: Roster, layout: TableLayout, where: str) -> None:
+    """The roster fits the layout: the same marker dictionary (another one makes phantom markers and loses
+    pieces), and no piece marker that is also an anchor (the table would be registered on a moving piece)."""
+    if roster.dictionary != layout.dictionary:
+        raise InputError(f"{where}: dictionary {roster.dictionary} differs from the layout's {layout.dictionary}; "
+                         "markers of one are misread in the other")
+    anchors = layout.anchor_ids
+    for p in roster.pieces:
+        if p.marker in anchors:
+            raise InputError(f"{where} piece {p.id!r}: marker {p.marker} is also an anchor of the layout")
+
+
+def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] | None = None) -> Roster:
+    """Build a Roster from parsed TOML; every error names `where`, the piece and the key at fault. `system_keys`:
+    the piece keys the game systems read besides the roster's own (see `_check_piece_keys`)."""
+    check_keys(data, _TOP_KEYS, where)
     dictionary = check_dictionary(data.get("dictionary", "DICT_4X4_250"), where)
     raw = data.get("piece", [])
     if not isinstance(raw, list):
@@ -74,9 +111,11 @@ def parse_roster(data: dict, where: str = "roster") -> Roster:
         if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
             raise InputError(f"{w}: needs a text 'id'")
         w = f"{where} piece {p['id']!r}"
+        _check_piece_keys(p, w, system_keys)
         marker = p.get("marker")
         if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
             raise InputError(f"{w}: 'marker' must be an integer id >= 0")
+        check_marker_id(marker, dictionary, w)
         if p["id"] in seen_ids:
             raise InputError(f"{w}: piece id listed twice")
         if marker in seen_markers:
@@ -101,20 +140,27 @@ def parse_roster(data: dict, where: str = "roster") -> Roster:
     return Roster(dictionary, tuple(pieces))
 
 
-def load_roster(path: str | Path) -> Roster:
-    return parse_roster(read_toml(path, "roster file"), str(path))
+def load_roster(path: str | Path, system_keys: Iterable[str] | None = None) -> Roster:
+    return parse_roster(read_toml(path, "roster file"), str(path), system_keys)
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string, quotes, backslashes and control characters escaped (JSON's escapes are
+    TOML's; TOML also wants DEL escaped, which JSON leaves as it is)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def roster_to_toml(roster: Roster) -> str:
-    lines = [f'dictionary = "{roster.dictionary}"']
+    """The roster as TOML text that `load_roster` reads back, whatever its ids and names hold."""
+    lines = [f"dictionary = {toml_string(roster.dictionary)}"]
     for p in roster.pieces:
         lines += [
             "",
             "[[piece]]",
-            f'id = "{p.id}"',
+            f"id = {toml_string(p.id)}",
             f"marker = {p.marker}",
-            f'side = "{p.side}"',
-            f'type = "{p.type}"',
+            f"side = {toml_string(p.side)}",
+            f"type = {toml_string(p.type)}",
             f"base_mm = [{p.base_mm[0]:g}, {p.base_mm[1]:g}]",
             f"marker_mm = {p.marker_mm:g}",
             f"marker_height_mm = {p.marker_height_mm:g}",

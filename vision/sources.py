@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from common.errors import InputError
+from common.imagehead import image_problem
 from vision.synthetic import SyntheticSource, demo_scene
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
@@ -26,6 +27,12 @@ def read_image(path: str | Path) -> np.ndarray:
         raise InputError(f"{path}: file not found")
     if path.is_dir():
         raise InputError(f"{path}: is a folder, expected an image")
+    try:
+        problem = image_problem(path)  # from the header, before decoding a byte
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
+    if problem:
+        raise InputError(f"{path}: {problem}")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise InputError(f"{path}: not an image OpenCV can read")

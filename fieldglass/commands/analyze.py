@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from calibration.files import read_json
+from common.errors import InputError
 from fieldglass.commands.systems import add_system_options, delegate, position_system, system_examples
 
 TAIL = """
@@ -33,5 +35,23 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+# Every ordered pair of pieces (`--all`, where a system offers it) costs memory and time in their square: at most
+# this many pairs (1000 pieces) are analysed; a larger position names its count before any work.
+MAX_ALL_PAIRS = 1_000_000
+
+
+def check_all_pairs(path: str) -> None:
+    """Before `--all`: the position's "pieces" (each system's list of them) make at most MAX_ALL_PAIRS pairs."""
+    data = read_json(path, "position file")
+    pieces = data.get("pieces") if isinstance(data, dict) else None
+    n = len(pieces) if isinstance(pieces, list) else 0
+    if n * (n - 1) > MAX_ALL_PAIRS:
+        raise InputError(f"{path}: {n} pieces make {n * (n - 1)} ordered pairs, too many for --all (at most "
+                         f"{MAX_ALL_PAIRS}); ask about one piece with --from")
+
+
 def run(args) -> int:
-    return delegate(position_system(args.position), "analyze", args)
+    system = position_system(args.position)
+    if getattr(args, "all", False):
+        check_all_pairs(args.position)
+    return delegate(system, "analyze", args)

@@ -10,6 +10,7 @@ from pathlib import Path
 from calibration.camera import save_camera
 from calibration.intrinsics import BOARD_FORMAT, MIN_IMAGES, ImageResult, calibrate_camera, parse_board
 from common.errors import InputError
+from common.outfiles import check_output
 
 CALIBRATE_DESCRIPTION = """\
 Calibrate what Fieldglass needs to turn pixels into table millimetres.
@@ -101,6 +102,7 @@ def run_camera(args) -> int:
     if not out.parent.is_dir():
         raise InputError(f"{out}: folder {out.parent} does not exist")
     paths = expand_images(args.images)
+    check_output(out, paths)  # never over one of the photos
     if not paths:
         raise InputError("calibrate camera: no images given, e.g. fieldglass calibrate camera shots/*.jpg ...")
 
@@ -112,7 +114,7 @@ def run_camera(args) -> int:
     cam = result.camera
     k = cam.camera_matrix
     try:
-        save_camera(cam, out)
+        save_camera(cam, out, paths)
     except OSError as exc:
         raise InputError(f"{out}: cannot write camera file ({exc.strerror or exc})") from None
 

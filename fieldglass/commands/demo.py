@@ -11,6 +11,7 @@ import numpy as np
 
 from calibration.registration import TableRegistration
 from common.errors import InputError
+from common.outfiles import check_image_name, output_file
 from vision.annotate import annotate
 from vision.pieces import read_table
 from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
@@ -57,6 +58,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     if not 0.0 <= args.tilt <= 60.0:
         raise InputError(f"--tilt {args.tilt:g}: the camera tilt must be 0..60 degrees")
+    check_image_name(args.screenshot)
     scene = demo_scene()
     layout = scene.layout
     camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, args.resolution, 1700.0, args.tilt)
@@ -90,9 +92,9 @@ def run(args) -> int:
     print(f"; mean error {np.mean(errors):.2f} mm, max {np.max(errors):.2f} mm" if errors else "")
     if hidden:
         print(f"not seen (hidden by the hand or out of view): {', '.join(hidden)}")
-    args.screenshot.parent.mkdir(parents=True, exist_ok=True)
     shot = annotate(frame, reading, camera.intrinsics, scene.roster, layout)
-    if not cv2.imwrite(str(args.screenshot), shot):
-        raise InputError(f"{args.screenshot}: cannot write the screenshot")
+    with output_file(args.screenshot) as tmp:
+        if not cv2.imwrite(str(tmp), shot):
+            raise InputError(f"{args.screenshot}: cannot write the screenshot")
     print(f"screenshot: {args.screenshot}")
     return 0

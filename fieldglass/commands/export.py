@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from common.outfiles import check_not_input, write_text
 from fieldglass.progress import progress
 from fieldglass.record import Record
 from fieldglass.record import export as X
@@ -48,10 +49,14 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def open_for_reading(path: str):
+def open_for_reading(path: str, doing: str = "using what can be read"):
+    """Open a record to read and warn, one line each, of everything damaged in it (its events are read first, so
+    that a damaged event is named before any work)."""
     record = Record.open(path)
+    record.events()
+    record.roster()
     for problem in record.problems:
-        print(f"fieldglass: warning: {path}: {problem}; using what can be read", file=sys.stderr)
+        print(f"fieldglass: warning: {path}: {problem}; {doing}", file=sys.stderr)
     return record
 
 
@@ -72,11 +77,9 @@ def replay_pictures(record):
 def run(args) -> int:
     if args.viewer and args.format != "html":
         raise InputError(f"--as is for --format html (a {args.format} export shows the whole record)")
+    if args.out:
+        check_not_input(args.out, (args.record,))  # before any work: never over the record itself
     record = open_for_reading(args.record)
-    if record.problems:
-        record.events()  # salvage now, so the warning names what was lost
-        for problem in record.problems[1:]:
-            print(f"fieldglass: warning: {args.record}: {problem}", file=sys.stderr)
     src = Path(args.record)
     try:
         if args.format in ("jsonl", "csv", "report"):
@@ -86,8 +89,7 @@ def run(args) -> int:
                 fn = X.export_jsonl if args.format == "jsonl" else X.export_csv
                 text = X.text_of(fn, record, clean=args.clean)
             if args.out:
-                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.out).write_text(text, encoding="utf-8")
+                write_text(args.out, text, (src,))
                 print(f"{args.out}: {args.format} written", file=sys.stderr)
             else:
                 sys.stdout.write(text)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError
+from common.outfiles import check_image_name
 from fieldglass.commands.demo import _resolution
 from fieldglass.setup import load_setup
 from rules.system import default_system, registered_names
@@ -81,6 +82,8 @@ def run(args) -> int:
     """Build the set-up from the files and hand it to the dashboard (gui/app.py), headless without a display."""
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
+    check_image_name(args.screenshot, (args.source, args.camera, args.layout, args.roster, args.game,
+                                       getattr(args, "board", None), getattr(args, "options", None)))
     args.system = args.system or default_system()
     try:
         from gui import app as dashboard  # noqa: PLC0415  (PySide6: the command line starts without Qt)

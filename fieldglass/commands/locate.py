@@ -9,8 +9,9 @@ from calibration.layout import load_layout
 from calibration.registration import TableRegistration
 from common import jsonout
 from common.errors import InputError
+from fieldglass.setup import roster_keys
 from vision.pieces import TableReading, camera_for_frame, read_table
-from vision.roster import load_roster
+from vision.roster import check_against_layout, load_roster
 from vision.sources import expand_paths, read_image
 
 EPILOG = """\
@@ -91,7 +92,8 @@ def format_reading(image: str, reading: TableReading) -> str:
 def run(args) -> int:
     camera = load_camera(args.camera)
     layout = load_layout(args.layout)
-    roster = load_roster(args.roster)
+    roster = load_roster(args.roster, roster_keys())
+    check_against_layout(roster, layout, args.roster)
     paths = expand_paths(args.images)
     # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
     readings = [(p, locate_image(p, camera, layout, roster)) for p in paths]

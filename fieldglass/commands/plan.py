@@ -7,6 +7,7 @@ from pathlib import Path
 
 from common.errors import InputError
 from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan
+from fieldglass.setup import roster_keys
 from vision.roster import load_roster
 
 EPILOG = """\
@@ -54,7 +55,7 @@ def run(args) -> int:
         raise InputError(f"--markers {args.markers:g}: must be a positive marker side in mm")
     roster = None
     if args.roster is not None:
-        roster = load_roster(args.roster)
+        roster = load_roster(args.roster, roster_keys())
     setup = CameraSetup(table, resolution, args.fov, args.height, args.tilt, args.fov_kind)
     print("\n".join(format_plan(plan(setup, marker_mm=args.markers, roster=roster))))
     return 0

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from calibration.intrinsics import parse_board
 from calibration.layout import load_layout
+from common.outfiles import check_output
 from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
+from fieldglass.setup import roster_keys
 from vision.roster import load_roster
 
 EPILOG = """\
@@ -66,8 +68,8 @@ def add_parser(sub) -> None:
     c.set_defaults(run=run_cards)
 
 
-def _write(doc, out: Path, what: str) -> int:
-    write_pdf(doc, out)
+def _write(doc, out: Path, what: str, inputs=()) -> int:
+    write_pdf(doc, out, inputs)
     for note in doc.notes:
         print(f"fieldglass: warning: {note}", file=sys.stderr)
     pages = len(doc.pages)
@@ -77,13 +79,15 @@ def _write(doc, out: Path, what: str) -> int:
 
 
 def run_markers(args) -> int:
-    roster = load_roster(args.roster)
-    return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels")
+    check_output(args.out, (args.roster,))
+    roster = load_roster(args.roster, roster_keys())
+    return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels", (args.roster,))
 
 
 def run_anchors(args) -> int:
+    check_output(args.out, (args.layout,))
     layout = load_layout(args.layout)
-    return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors")
+    return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors", (args.layout,))
 
 
 def run_board(args) -> int:
@@ -92,6 +96,8 @@ def run_board(args) -> int:
 
 
 def run_cards(args) -> int:
-    roster = load_roster(args.roster)
+    check_output(args.out, (args.roster,))
+    roster = load_roster(args.roster, roster_keys())
     units = roster_units(args.roster)
-    return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards")
+    return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards",
+                  (args.roster,))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import math
 import sys
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from common.errors import InputError
+from common.outfiles import check_not_input
 from fieldglass.archive.store import following
 from fieldglass.recording import (
     GameRecorder,
@@ -22,10 +24,10 @@ from fieldglass.recording import (
     system_meta,
     table_reader,
 )
-from fieldglass.setup import load_setup
+from fieldglass.setup import load_setup, roster_keys
 from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
-from vision.roster import load_roster
+from vision.roster import check_against_layout, load_roster
 from vision.scripted import scripted_game
 from vision.synthetic import SyntheticSource, VirtualCamera, demo_scene
 
@@ -131,7 +133,9 @@ def _setup(args):
         missing = [n for n in ("camera", "layout", "roster") if not getattr(args, n)]
         if missing:
             raise InputError(f"--source {args.source}: needs " + ", ".join(f"--{n}" for n in missing))
-        intr, layout, roster = load_camera(args.camera), load_layout(args.layout), load_roster(args.roster)
+        intr, layout = load_camera(args.camera), load_layout(args.layout)
+        roster = load_roster(args.roster, roster_keys(args.system))
+        check_against_layout(roster, layout, args.roster)  # issue 15 case 16 (robust branch)
 
     def frames(start):
         stream = open_frames(args.source, args.fps, start, args.frames)
@@ -216,9 +220,20 @@ def run(args) -> int:
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
     check_timing(args)
+    check_counts(args)
+    inputs = (args.source, args.camera, args.layout, args.roster, args.board, args.game, args.options, args.inputs)
+    check_not_input(args.out, inputs)  # --overwrite never deletes a video, a roster or another input
     with spectators(args.out, args.serve), following(args.out, args.archive, _archive_log):
         return record_game(args, plan(args))
 
 
 def _archive_log(message: str) -> None:
     print(f"archive: {message}", file=sys.stderr, flush=True)
+
+
+def check_counts(args) -> None:
+    """Before any record is made: a frame rate and a number of frames that can be recorded (issue 15 case 17)."""
+    if args.fps is not None and not (math.isfinite(args.fps) and 0 < args.fps <= 1000):
+        raise InputError(f"--fps {args.fps:g}: frames per second must be a number in 0 < fps <= 1000")
+    if args.frames is not None and args.frames <= 0:
+        raise InputError(f"--frames {args.frames}: the number of frames to record must be positive")

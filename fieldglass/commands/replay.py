@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from common.errors import InputError
+from common.outfiles import check_image_name
+from fieldglass.commands.export import open_for_reading
 from fieldglass.record import Record
 from fieldglass.replay_session import ReplaySession
 
@@ -50,16 +51,15 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Open the record, build its replay session (the model) and hand it to the viewer (gui/replay.py), headless
     without a display; the record is closed whatever happens."""
+    check_image_name(args.screenshot, (args.record,))  # never over the record; before any work
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
         from gui.app import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui.replay import show_replay  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    record = Record.open(args.record)
+    record = open_for_reading(args.record, "showing what can be read")
     try:
-        for problem in record.problems:
-            print(f"fieldglass: warning: {args.record}: {problem}; showing what can be read", file=sys.stderr)
         headless = bool(args.headless) or not has_display()
         if headless and not os.environ.get("QT_QPA_PLATFORM"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before show_replay creates Qt's application

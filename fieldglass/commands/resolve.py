@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from common.outfiles import check_output
 from fieldglass.commands.systems import add_system_options, delegate, position_system, system_examples
 
 TAIL = """
@@ -39,4 +40,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if args.out:  # before any work, so a bad target never costs the printed result
+        # The position file itself may be the --out: stepping a game in place is how a game is played on from the
+        # command line, and the position after replaces it whole (written beside it, then renamed). Any other
+        # input (the rules options) is never written over.
+        check_output(args.out, (args.options,))
     return delegate(position_system(args.position), "resolve", args)

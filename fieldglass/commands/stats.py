@@ -9,6 +9,7 @@ import cv2
 
 from common import jsonout
 from common.errors import InputError
+from common.outfiles import check_not_input, output_file
 from fieldglass.commands.export import open_for_reading
 from fieldglass.record.export import compute_stats, stats_png, stats_text
 
@@ -35,17 +36,26 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def _check_png(path: Path, src: Path) -> None:
+    """Before any work: the plots go to a .png that is not the record."""
+    if path.suffix.lower() != ".png":
+        raise InputError(f"{path}: --png must name a .png file")
+    check_not_input(path, (src,))
+
+
 def run(args) -> int:
+    src = Path(args.record)
+    path = Path(args.png) if args.png else src.with_name(src.stem + "-stats.png")
+    if not args.no_png:
+        _check_png(path, src)
     record = open_for_reading(args.record)
     try:
         stats = compute_stats(record)
         print(jsonout.dumps(stats.to_json()) if args.json else stats_text(stats))
         if not args.no_png:
-            src = Path(args.record)
-            path = Path(args.png) if args.png else src.with_name(src.stem + "-stats.png")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not cv2.imwrite(str(path), stats_png(record, stats)):
-                raise InputError(f"{path}: cannot write the plots")
+            with output_file(path, (src,)) as tmp:
+                if not cv2.imwrite(str(tmp), stats_png(record, stats)):
+                    raise InputError(f"{path}: cannot write the plots")
             if not args.json:
                 print(f"plots: {path}")
     finally:

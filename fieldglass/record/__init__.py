@@ -9,7 +9,7 @@
 
 from fieldglass.record.replay import Replay, TimelineMarker, combat_label
 from fieldglass.record.state import EVENT_TYPES, BoardState, PieceState
-from fieldglass.record.store import FORMAT, SCHEMA_VERSION, Event, Record, RecordError, write_v1_record
+from fieldglass.record.store import FORMAT, SCHEMA_VERSION, Event, Record, RecordError, salvage, write_v1_record
 
 __all__ = [
     "EVENT_TYPES",
@@ -23,5 +23,6 @@ __all__ = [
     "Replay",
     "TimelineMarker",
     "combat_label",
+    "salvage",
     "write_v1_record",
 ]

@@ -16,6 +16,8 @@ import numpy as np
 
 from common.errors import InputError
 from common.fields import column_letters, parse_field
+from common.outfiles import output_file
+from common.text import shorten
 from fieldglass.record.board import Board
 from fieldglass.record.replay import Replay
 from fieldglass.record.state import BoardState
@@ -81,6 +83,18 @@ CSV_COLUMNS = ("seq", "type", "t", "turn", "phase", "frame", "undone", "piece", 
                "heading_deg", "summary")
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection): such text gets a leading
+# apostrophe, which spreadsheets show as plain text. Numbers are written as they are.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value) -> object:
+    """A value for a CSV cell: text that a spreadsheet would run as a formula is made plain text."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def export_csv(record: Record, out, clean: bool = False) -> int:
     """One row per event; its summary in the game's own terms where its system gives them (`report_terms`)."""
     grid = bool((record.meta.get("layout") or {}).get("grid"))
@@ -93,7 +107,7 @@ def export_csv(record: Record, out, clean: bool = False) -> int:
         row = [j.get(c) for c in CSV_COLUMNS[:-1]]
         row[6] = int(bool(row[6]))
         text = None if e.undone else terms.event_lines.get(e.seq)
-        w.writerow(["" if v is None else v for v in row] + [text or summary(e, grid)])
+        w.writerow([csv_cell("" if v is None else v) for v in row] + [csv_cell(text or summary(e, grid))])
         n += 1
     return n
 
@@ -124,7 +138,7 @@ _LINES = {
     "combat": lambda e, d, grid: combat_text(d),
     "turn": lambda e, d, grid: f"turn {d.get('turn')}" + (f", {d['phase']}" if d.get("phase") else ""),
     "phase": lambda e, d, grid: f"phase: {d.get('phase')}",
-    "note": lambda e, d, grid: f"note{' by ' + d['by'] if d.get('by') else ''}: {d.get('text')}",
+    "note": lambda e, d, grid: f"note{' by ' + shorten(d['by'], 80) if d.get('by') else ''}: {shorten(d.get('text'))}",
     "bookmark": lambda e, d, grid: f"bookmark: {d.get('label')}",
     "marker": lambda e, d, grid: f"{e.piece} markers: {', '.join(d.get('markers', [])) or 'none'}",
     "formation": lambda e, d, grid: f"{e.piece} formation: {d.get('formation')}",
@@ -419,8 +433,9 @@ def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
                          f"{len(moves)} moves, {len(combats)} combats",
                          picture=picture_at(i1) if picture_at is not None else None)
         path = folder / f"turn-{turn:02d}.png"
-        if not cv2.imwrite(str(path), img):
-            raise OSError(f"{path}: cannot write")
+        with output_file(path, (record.path,)) as tmp:
+            if not cv2.imwrite(str(tmp), img):
+                raise InputError(f"{path}: cannot write the diagram")
         out.append(path)
     return out
 
@@ -433,30 +448,36 @@ def export_mp4(record: Record, path: Path, fps: float = 10.0, hold_s: float = 0.
     board = Board(record.meta)
     w, h = board.size
     w2, h2 = w + (w % 2), h + (h % 2)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w2, h2))
-    if not writer.isOpened():
-        raise OSError(f"{path}: cannot open an mp4v video writer")
+    with output_file(path, (record.path,)) as tmp:
+        writer = cv2.VideoWriter(str(tmp), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w2, h2))
+        if not writer.isOpened():
+            raise InputError(f"{path}: cannot open an mp4v video writer")
+        try:
+            return _write_frames(writer, replay, board, (w, h, w2, h2), fps, hold_s, progress, picture_at)
+        finally:
+            writer.release()
+
+
+def _write_frames(writer, replay: Replay, board: Board, sizes: tuple[int, int, int, int], fps: float, hold_s: float,
+                  progress: Progress, picture_at: Callable[[int], object] | None) -> int:
+    w, h, w2, h2 = sizes
     hold = max(1, int(round(hold_s * fps)))
     frames = 0
-    grid = bool((record.meta.get("layout") or {}).get("grid"))
-    try:
-        for k in progress(range(len(replay) + 1), len(replay) + 1, "mp4"):
-            state = replay.position_at(k)
-            if k:
-                e = replay.events[k - 1]
-                moves, combats = _overlays([e], replay.position_at(k - 1))
-                title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
-            else:
-                moves, combats, title = [], [], "start"
-            img = board.draw(state, moves, combats, title, picture=picture_at(k) if picture_at is not None else None)
-            if (w2, h2) != (w, h):
-                img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
-            for _ in range(hold):
-                writer.write(img)
-                frames += 1
-    finally:
-        writer.release()
+    grid = bool((replay.record.meta.get("layout") or {}).get("grid"))
+    for k in progress(range(len(replay) + 1), len(replay) + 1, "mp4"):
+        state = replay.position_at(k)
+        if k:
+            e = replay.events[k - 1]
+            moves, combats = _overlays([e], replay.position_at(k - 1))
+            title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
+        else:
+            moves, combats, title = [], [], "start"
+        img = board.draw(state, moves, combats, title, picture=picture_at(k) if picture_at is not None else None)
+        if (w2, h2) != (w, h):
+            img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
+        for _ in range(hold):
+            writer.write(img)
+            frames += 1
     return frames
 
 

@@ -10,26 +10,47 @@ Tables (schema version 2, kept in ``PRAGMA user_version``):
 * ``thumbnails(id, seq, kind, jpeg)``   small JPEGs of the table at each turn and each combat.
 
 WAL journal with synchronous=FULL and one transaction per event (the event, its snapshot and its thumbnail
-together): a process killed at any moment loses at most the event it was writing. Older files are migrated
-forward when opened; a file that is not a record, or is damaged, raises `RecordError` with one line, and a
-damaged record still yields the events that can be read (`Record.problems` says what could not).
+together): a process killed at any moment loses at most the event it was writing. While a record is written its
+newest events live in the side file `GAME.fgr-wal`; they are checkpointed into `GAME.fgr` every
+`CHECKPOINT_EVERY` events, and a clean close checkpoints everything and leaves the journal mode at DELETE, so a
+closed record is one file (after a crash, the events since the last checkpoint are only in the side file until
+the record is opened again beside it). One writer per record: a writer holds an exclusive `flock` on the file,
+which dies with its process. Readers open the file read-only (`mode=ro`, or `immutable=1` on read-only media).
+
+Older files are migrated forward when opened; a file that is not a record, or is damaged, raises `RecordError`
+with one line, and a damaged record still yields the events that can be read (`Record.problems` says what could
+not; an event whose data is damaged is skipped and named there). `salvage(record, out)` copies what can be read
+into a new record (`fieldglass check GAME.fgr --repair OUT`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import math
+import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; records are written unlocked there
+    fcntl = None
+
+from calibration.layout import MAX_GRID_COLS, MAX_GRID_FIELDS, MAX_GRID_ROWS
 from common.errors import InputError
+from common.outfiles import output_file
 from fieldglass.record.state import EVENT_TYPES, BoardState
 
 FORMAT = "fieldglass-record"
 SCHEMA_VERSION = 2
 SNAPSHOT_EVERY = 25
+CHECKPOINT_EVERY = 50  # events between checkpoints of the WAL side file into the record while recording
 
 SCHEMA_V2 = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -111,14 +132,178 @@ class Event:
 _COLUMNS = "seq, type, t, turn, phase, frame, piece, data, undone, wall"
 
 
+class _DamagedEvent(ValueError):
+    """One event row whose columns or data cannot be read (it is skipped and named in `Record.problems`)."""
+
+
+def _finite(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < 1e12
+
+
+def _place(v) -> bool:
+    """A place as events keep it: finite x_mm and y_mm (heading_deg if given)."""
+    return (isinstance(v, dict) and _finite(v.get("x_mm")) and _finite(v.get("y_mm"))
+            and (v.get("heading_deg") is None or _finite(v.get("heading_deg"))))
+
+
+def _text(v) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10**9
+
+
+def _texts(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _change(c) -> bool:
+    """One entry of a combat's `changes`, as `BoardState._change` reads it."""
+    return (isinstance(c, dict) and _text(c.get("piece")) and ("bases" not in c or _finite(c["bases"]))
+            and (c.get("marker") is None or isinstance(c["marker"], str | list)))
+
+
+def _sound_grid(g) -> bool:
+    """A record's layout grid as its readers use it (the same bounds as a layout file's)."""
+    return (isinstance(g, dict) and _whole(g.get("cols")) and _whole(g.get("rows"))
+            and 0 < g["cols"] <= MAX_GRID_COLS and 0 < g["rows"] <= MAX_GRID_ROWS
+            and g["cols"] * g["rows"] <= MAX_GRID_FIELDS
+            and all(_finite(g.get(k, 0.0)) for k in ("origin_x_mm", "origin_y_mm", "field_mm"))
+            and _finite(g.get("field_mm", 1.0)) and g.get("field_mm", 1.0) > 0)
+
+
+def _names(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int) and not isinstance(x, bool) for x in v)
+
+
+# What the keys every reader relies on must be where an event gives them (the replay's state, the exports, the
+# stats); a key not given is left to its readers' defaults, and any other key is the system's own, kept as it is.
+# `to` is required by the events that place a piece.
+_DATA_CHECKS = {
+    "to": _place, "from": lambda v: v is None or _place(v), "at": lambda v: v is None or _place(v),
+    "turn": _whole, "phase": _text, "markers": lambda v: isinstance(v, list), "pieces": _names,
+    "changes": lambda v: isinstance(v, list) and all(_change(c) for c in v),
+    "sides": lambda v: isinstance(v, dict), "fields": lambda v: isinstance(v, dict) and all(
+        isinstance(x, str) for x in v.values()),
+}
+
+
+def _data_problem(kind: str, d: dict) -> str | None:
+    if kind in ("move", "appeared") and "to" not in d:
+        return "a move without its 'to' place"
+    for key, ok in _DATA_CHECKS.items():
+        if key in d and not ok(d[key]):
+            return f"its {key!r} is {str(d[key])[:40]!r}"
+    return None
+
+
 def _row_event(row) -> Event:
     seq, kind, t, turn, phase, frame, piece, data, undone, wall = row
     try:
         d = json.loads(data) if data else {}
-    except (TypeError, json.JSONDecodeError):
-        d = {"unreadable": str(data)[:80]}
-    return Event(int(seq), str(kind), float(t), int(turn or 0), phase, None if frame is None else int(frame), piece,
-                 d if isinstance(d, dict) else {"value": d}, bool(undone), wall)
+        ev = Event(int(seq), str(kind), float(t), int(turn or 0), phase, None if frame is None else int(frame),
+                   piece, d, bool(undone), None if wall is None else float(wall))
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _DamagedEvent(f"event {seq}: damaged ({str(exc)[:60]})") from None
+    if not isinstance(d, dict):
+        raise _DamagedEvent(f"event {seq}: damaged (its data is not a JSON object)")
+    if not (isinstance(phase, str | None) and isinstance(piece, str | None) and kind in EVENT_TYPES):
+        raise _DamagedEvent(f"event {seq}: damaged (type, phase or piece of the wrong kind)")
+    if not (math.isfinite(ev.t) and (ev.wall is None or math.isfinite(ev.wall))):
+        raise _DamagedEvent(f"event {seq}: damaged (its time is not a finite number)")
+    problem = _data_problem(ev.type, d)
+    if problem:
+        raise _DamagedEvent(f"event {seq}: damaged ({problem})")
+    return ev
+
+
+def _connect(path: Path, mode: str) -> sqlite3.Connection:
+    """An SQLite connection: mode "rw" to write, "ro" to read (no writes, no new side files where it cannot),
+    "immutable" to read from read-only media where not even the WAL's `-shm` can be made."""
+    uri = "file:" + urllib.parse.quote(str(path.resolve()))
+    if mode == "ro":
+        uri += "?mode=ro"
+    elif mode == "immutable":
+        uri += "?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, isolation_level=None)
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on the record file for one writer; it dies with the process (flock on its own descriptor,
+    apart from SQLite's own byte-range locks). Raises RecordError when another process holds it."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot open the record for writing ({exc.strerror or exc})") from None
+    if fcntl is None:
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            return fd  # a file system without locks (some network shares): write unlocked, as before
+        os.close(fd)
+        raise RecordError(f"{path}: is being written by another fieldglass (one writer per record; wait for it "
+                          "to stop, or record to another --out)") from None
+    return fd
+
+
+_SALVAGE_HINT = "salvage it into a new record with: fieldglass check {path} --repair NEW.fgr"
+
+
+def _wal_header(path: Path) -> bool:
+    """True if the file's header says WAL mode (bytes 18 and 19 are 2): a record whose writer did not close it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return False
+    return len(head) == 20 and head[18] == 2 and head[19] == 2
+
+
+def _read_tables(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return int(version), names
+
+
+def _open_tables(path: Path, writable: bool) -> tuple[sqlite3.Connection, int, set[str], str | None]:
+    """Connect and read the schema: read-only for readers (immutable on read-only media, where a WAL record's
+    `-shm` cannot be made); with SQLite's schema check off for a file cut short, whose schema refers to pages it
+    no longer has (every table that is still there stays readable). Returns (connection, user_version, table
+    names, the problem met or None)."""
+    modes = ["rw"] if writable else ["ro", "immutable"]
+    if not writable and _wal_header(path) and not Path(f"{path}-wal").exists():
+        modes = ["immutable", "ro"]  # a WAL record nobody is writing: read it without making side files
+    last: Exception | None = None
+    for mode in modes:
+        try:
+            conn = _connect(path, mode)
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
+            version, names = _read_tables(conn)
+            problem = None
+            if mode == "immutable" and Path(f"{path}-wal").exists():
+                problem = (f"read-only media: the events in the side file {path.name}-wal (a recording that did not "
+                           "stop cleanly) cannot be read here; copy both files to a writable folder")
+            return conn, version, names, problem
+        except sqlite3.DatabaseError as exc:
+            last = exc
+            if "unable to open" in str(exc) or "readonly" in str(exc):
+                conn.close()
+                continue  # read-only media: try the next mode
+            try:
+                conn.execute("PRAGMA writable_schema = ON")  # a connection setting: nothing is written
+                version, names = _read_tables(conn)
+            except sqlite3.DatabaseError:
+                conn.close()
+                break
+            return conn, version, names, (f"the file is cut short or damaged ({exc}); "
+                                          + _SALVAGE_HINT.format(path=path))
+    raise RecordError(f"{path}: damaged beyond reading ({last})")
 
 
 class Record:
@@ -133,6 +318,8 @@ class Record:
         self._state: BoardState | None = None
         self._count: int | None = None
         self.snapshot_every = SNAPSHOT_EVERY
+        self._lock_fd: int | None = None  # the one writer's lock (see `_lock`)
+        self._since_checkpoint = 0
 
     # ------------------------------------------------------------------ opening
 
@@ -140,35 +327,49 @@ class Record:
     def create(cls, path: str | Path, meta: dict, overwrite: bool = False,
                snapshot_every: int = SNAPSHOT_EVERY) -> Record:
         path = Path(path)
+        if path.is_dir():
+            raise RecordError(f"{path}: is a folder, expected a game record (.fgr)")
         if path.exists():
             if not overwrite:
                 raise RecordError(f"{path}: already exists (use --resume to go on with it, or another --out)")
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
+            fd = _lock(path)  # a record another process is writing is never deleted under it
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(path) + suffix).unlink(missing_ok=True)
+            finally:
+                os.close(fd)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), isolation_level=None)
-        except sqlite3.Error as exc:
+            lock = _lock(path)
+        except (OSError, sqlite3.Error) as exc:
             raise RecordError(f"{path}: cannot create the record ({exc})") from None
-        _pragmas(conn)
-        conn.execute("BEGIN")
-        _create_tables(conn)
-        full = {"format": FORMAT, "schema": SCHEMA_VERSION, "snapshot_every": int(snapshot_every),
-                "start_time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **meta}
-        conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
-                         [(k, json.dumps(v)) for k, v in full.items()])
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
+        try:
+            _pragmas(conn)
+            conn.execute("BEGIN")
+            _create_tables(conn)
+            full = {"format": FORMAT, "schema": SCHEMA_VERSION, "snapshot_every": int(snapshot_every),
+                    "start_time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **meta}
+            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+                             [(k, json.dumps(v)) for k, v in full.items()])
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.close()
+            os.close(lock)
+            raise RecordError(f"{path}: cannot create the record ({exc})") from None
         rec = cls(conn, path, True)
+        rec._lock_fd = lock
         rec.meta = full
         rec.snapshot_every = int(snapshot_every)
-        rec._state = BoardState.initial(full.get("roster") or [])
+        rec._state = BoardState.initial(rec.roster())
         return rec
 
     @classmethod
     def open(cls, path: str | Path, writable: bool = False) -> Record:
         """Open a record; migrate an older one forward; read what can be read of a damaged one.
 
+        Read-only unless `writable` (then this process becomes its one writer, or RecordError says another is).
         Raises RecordError for a missing file, a file that is not a record, or a newer schema.
         """
         path = Path(path)
@@ -176,20 +377,32 @@ class Record:
             raise RecordError(f"{path}: record not found")
         if path.is_dir():
             raise RecordError(f"{path}: is a folder, expected a game record (.fgr)")
-        with open(path, "rb") as fh:
-            head = fh.read(16)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(16)
+        except OSError as exc:
+            raise RecordError(f"{path}: cannot read the record ({exc.strerror or exc})") from None
         if head != b"SQLite format 3\x00":
             raise RecordError(f"{path}: not a Fieldglass game record (not an SQLite file)")
+        lock = _lock(path) if writable else None
         try:
-            conn = sqlite3.connect(str(path), isolation_level=None)
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise RecordError(f"{path}: damaged beyond reading ({exc})") from None
+            rec = cls._open_checked(path, writable)
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            raise
+        rec._lock_fd = lock
+        return rec
+
+    @classmethod
+    def _open_checked(cls, path: Path, writable: bool) -> Record:
+        conn, version, names, problem = _open_tables(path, writable)
         if "meta" not in names or "events" not in names:
             conn.close()
             raise RecordError(f"{path}: not a Fieldglass game record (an SQLite file without its tables)")
-        rec = cls(conn, path, writable)
+        rec = cls(conn, path, writable and not problem)  # a damaged file is never written to: salvage it instead
+        if problem:
+            rec.problems.append(problem)
         rec.meta = rec._read_meta()
         if rec.meta.get("format") != FORMAT:
             conn.close()
@@ -200,10 +413,12 @@ class Record:
                               f"up to {SCHEMA_VERSION})")
         if version < SCHEMA_VERSION:
             rec._migrate(version)
-        if writable:
-            _pragmas(conn)
-        rec.snapshot_every = int(rec.meta.get("snapshot_every", SNAPSHOT_EVERY))
+        rec._sound_meta()
+        every = rec.meta.get("snapshot_every", SNAPSHOT_EVERY)
+        rec.snapshot_every = every if isinstance(every, int) and 0 < every < 10**6 else SNAPSHOT_EVERY
         rec._check()
+        if rec.writable:
+            _pragmas(conn)
         return rec
 
     def _migrate(self, version: int) -> None:
@@ -237,7 +452,9 @@ class Record:
         except sqlite3.DatabaseError as exc:
             rows = [str(exc)]
         if rows != ["ok"]:
-            self.problems.append("the file is damaged (" + "; ".join(rows)[:160] + ")")
+            self.problems.append("the file is damaged (" + "; ".join(rows)[:160] + "); "
+                                 + _SALVAGE_HINT.format(path=self.path))
+            self.writable = False  # never written to: salvage it instead
 
     def _read_meta(self) -> dict:
         out = {}
@@ -256,14 +473,24 @@ class Record:
     # ------------------------------------------------------------------ reading
 
     def events(self, clean: bool = False) -> list[Event]:
-        """All events in order (the clean view leaves out undone ones). A damaged file yields what it can."""
+        """All events in order (the clean view leaves out undone ones). A damaged file yields what it can; an event
+        whose own data is damaged is skipped and named in `problems`."""
         where = " WHERE undone = 0" if clean else ""
         try:
             rows = self.conn.execute(f"SELECT {_COLUMNS} FROM events{where} ORDER BY seq").fetchall()
-            return [_row_event(r) for r in rows]
         except sqlite3.DatabaseError as exc:
             evs = self._salvage(str(exc))
             return [e for e in evs if not (clean and e.undone)]
+        return [e for e in (self._event(r) for r in rows) if e is not None]
+
+    def _event(self, row) -> Event | None:
+        try:
+            return _row_event(row)
+        except _DamagedEvent as exc:
+            msg = f"{exc}; skipped"
+            if msg not in self.problems:
+                self.problems.append(msg)
+            return None
 
     def _salvage(self, why: str) -> list[Event]:
         """Events read one by one around the damaged pages."""
@@ -280,11 +507,12 @@ class Record:
             except sqlite3.DatabaseError:
                 row = None
                 lost.append(seq)
-            if row is None:
+            ev = None if row is None else self._event(row)
+            if ev is None:
                 misses += 1
             else:
                 misses = 0
-                out.append(_row_event(row))
+                out.append(ev)
             seq += 1
         msg = f"events table damaged ({why}): read {len(out)} events"
         if lost:
@@ -317,7 +545,37 @@ class Record:
             return []
 
     def roster(self) -> list[dict]:
-        return list(self.meta.get("roster", []))
+        """The roster metadata: one dict per piece with a text "id"; damaged entries are left out and named in
+        `problems`."""
+        raw = self.meta.get("roster", [])
+        if not isinstance(raw, list):
+            self._problem("roster metadata damaged (not a list of pieces); reading the events without it")
+            return []
+        good = [p for p in raw if isinstance(p, dict) and isinstance(p.get("id"), str)
+                and _text(p.get("side")) and _text(p.get("type")) and ("bases" not in p or _finite(p["bases"]))]
+        if len(good) < len(raw):
+            self._problem(f"roster metadata: {len(raw) - len(good)} damaged piece(s) left out")
+        return good
+
+    def _sound_meta(self) -> None:
+        """Damaged metadata every reader relies on is named in `problems` and replaced by what can be used: the
+        roster by its readable pieces, a layout that is not a table by none, players that are not names by none."""
+        self.meta["roster"] = self.roster()
+        layout = self.meta.get("layout")
+        if layout is not None and not isinstance(layout, dict):
+            self._problem("layout metadata damaged (not a table); drawing without it")
+            self.meta["layout"] = {}
+        elif layout and layout.get("grid") is not None and not _sound_grid(layout["grid"]):
+            self._problem("layout metadata: its grid is damaged; drawing without it")
+            self.meta["layout"] = {k: v for k, v in layout.items() if k != "grid"}
+        players = self.meta.get("players")
+        if players is not None and not _texts(players):
+            self._problem("players metadata damaged (not a list of names); left out")
+            self.meta.pop("players")
+
+    def _problem(self, msg: str) -> None:
+        if msg not in self.problems:
+            self.problems.append(msg)
 
     def initial_state(self) -> BoardState:
         return BoardState.initial(self.roster())
@@ -360,8 +618,7 @@ class Record:
         conn = self.conn
         if self._count is None:
             self._count = self._clean_count()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             cur = conn.execute(
                 "INSERT INTO events(type, t, wall, turn, phase, frame, piece, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (kind, float(t), time.time(), turn, phase, frame, piece, json.dumps(data, separators=(",", ":"))),
@@ -375,13 +632,37 @@ class Record:
             if thumbnail is not None:
                 conn.execute("INSERT INTO thumbnails(seq, kind, jpeg) VALUES (?, ?, ?)",
                              (ev.seq, thumbnail_kind or kind, sqlite3.Binary(thumbnail)))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         self._state = after
         self._count += 1
+        self._since_checkpoint += 1
+        if self._since_checkpoint >= CHECKPOINT_EVERY:
+            self.checkpoint()
         return ev
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """One write transaction; a write the disk refuses (full, gone read-only) is one RecordError line, and
+        every event committed before it stays in the file."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            raise RecordError(f"{self.path}: cannot write to the record ({exc}); every event recorded before "
+                              "this one is kept (go on with --resume once there is room)") from None
+
+    def checkpoint(self) -> None:
+        """Copy the events from the WAL side file into the record file itself (a copy of GAME.fgr alone then holds
+        them); a busy reader only delays it."""
+        self._since_checkpoint = 0
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def _clean_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM events WHERE undone = 0").fetchone()[0])
@@ -397,20 +678,17 @@ class Record:
                                  "ORDER BY seq DESC LIMIT ?", (int(n),)).fetchall()
         if not rows:
             return []
-        evs = [_row_event(r) for r in rows]
+        evs = [e for e in (self._event(r) for r in rows) if e is not None]
+        if not evs:
+            return []
         first = min(e.seq for e in evs)
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             conn.executemany("UPDATE events SET undone = 1 WHERE seq = ?", [(e.seq,) for e in evs])
             conn.execute("DELETE FROM snapshots WHERE seq >= ?", (first,))
             if tag is not None:
                 conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                              (f"undo:{tag}", json.dumps([e.seq for e in evs])))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         self._state = None
         self._count = None
         return evs
@@ -420,7 +698,8 @@ class Record:
 
     def set_meta(self, key: str, value) -> None:
         self._need_writable()
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
+        with self._transaction():
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
         self.meta[key] = value
 
     def heartbeat(self, frame: int, t: float) -> None:
@@ -428,10 +707,18 @@ class Record:
         self.set_meta("progress", {"frame": int(frame), "t": round(float(t), 4)})
 
     def close(self) -> None:
-        try:
+        """Close; a writer first checkpoints everything and leaves the journal mode at DELETE, so the closed record
+        is one file (a reader still attached keeps it in WAL mode until the next close), then drops its lock."""
+        if self.writable:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self.conn.execute("PRAGMA journal_mode = DELETE")
+        with contextlib.suppress(sqlite3.Error):
             self.conn.close()
-        except sqlite3.Error:
-            pass
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lock_fd)
+            self._lock_fd = None
 
     def __enter__(self) -> Record:
         return self
@@ -444,6 +731,35 @@ def _pragmas(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
+
+
+def salvage(record: Record, out: str | Path) -> int:
+    """Copy what can be read of `record` into a new record at `out` (written whole under a temporary name, then
+    renamed; never over the record itself): its metadata, every readable event with its own seq and undone mark,
+    and the readable thumbnails. Snapshots are left out: they only speed up replay, which works without them.
+    Returns the number of events copied."""
+    events = record.events()
+    thumbs = record.thumbnails()
+    meta = {**record.meta, "format": FORMAT, "schema": SCHEMA_VERSION}
+    with output_file(out, (record.path,)) as tmp:
+        conn = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            conn.execute("BEGIN")
+            _create_tables(conn)
+            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+                             [(k, json.dumps(v)) for k, v in meta.items()])
+            conn.executemany(
+                "INSERT INTO events(seq, type, t, wall, turn, phase, frame, piece, data, undone) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(e.seq, e.type, e.t, e.wall, e.turn, e.phase, e.frame, e.piece,
+                  json.dumps(e.data, separators=(",", ":")), int(e.undone)) for e in events])
+            conn.executemany("INSERT INTO thumbnails(seq, kind, jpeg) VALUES (?, ?, ?)",
+                             [(seq, kind, sqlite3.Binary(jpeg)) for seq, kind, jpeg in thumbs])
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    return len(events)
 
 
 def write_v1_record(path: str | Path, meta: dict, events: Iterable[dict]) -> None:

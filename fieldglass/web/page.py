@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from common.outfiles import write_text
 from fieldglass.record import Record
 from fieldglass.replay_session import ReplaySession
 from fieldglass.web.frames import replay_json, viewer_of
@@ -86,7 +87,7 @@ def export_html(record: Record, path: Path, viewer: str | None = None, title: st
     data = replay_json(session, title or record.path.stem, progress)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(replay_page(data), encoding="utf-8")
+        write_text(path, replay_page(data), (record.path,))  # whole or not at all, never over the record
     except OSError as exc:
         raise InputError(f"{path}: cannot write the replay page ({exc.strerror or exc})") from None
     return len(data["frames"])

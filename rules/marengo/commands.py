@@ -95,6 +95,10 @@ def resolve(args) -> int:
     target = getattr(args, "target", None)
     if target and target in pos.blocks_by_id:
         target = pos.block(target).area
+    elif target and target not in pos.board.areas:
+        raise InputError(f"--target {target!r}: neither a block nor an area of the board {pos.board.name!r}")
+    if getattr(args, "dice", None):  # the game has no dice (README): a roll given would be silently ignored
+        raise InputError("--dice: Marengo rolls no dice; its actions take choices (--choice KEY=VALUE)")
     handler = _ACTION_HANDLERS.get(action)
     if handler is None:
         raise InputError(f"--action {action!r}: Marengo knows {' '.join(_ACTION_HANDLERS)}")

@@ -140,6 +140,7 @@ class MarengoLive(LiveRules):
                      "FR": "French player view"}
     inputs = (CHOICES,)
     noun = "block"
+    roster_keys = ("strength",)  # a block's strength on the marker of its [[piece]] (with its "unit", §2.1)
     target_headers = ("target", "area", "steps", "action", "legal", "cost", "attack", "", "", "outcome")
     target_hint = "an enemy block (its area is the target) or, for a move, a block in the destination"
     removal_events = True

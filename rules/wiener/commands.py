@@ -6,6 +6,7 @@ and resolve.py for the flags) and prints the engine's answer as text or JSON.
 
 from __future__ import annotations
 
+import sys
 from argparse import Namespace
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from rules.geometry import Field
 from rules.position import parse_facing, parse_grid_field
 from rules.wiener import resolve as R
 from rules.wiener.adapter import outcome_lines
-from rules.wiener.analysis import analyze_from, analyze_pair
+from rules.wiener.analysis import analyze_from, analyze_pair, position_warnings
 from rules.wiener.model import WienerPosition
 from rules.wiener.movement import check_move, movement_allowance
 from rules.wiener.options import Options, load_options
@@ -28,9 +29,18 @@ ACTIONS = ("fire", "melee", "gegenzug", "rally", "bombard", "work", "counteratta
            "replace_general")
 
 
+def load_warned(path: str, options: str | None) -> tuple[WienerPosition, Options]:
+    """The position and the rules options; the position's stacking problems (§3.8) are printed as warnings, one
+    line each, so that a field shared by artillery and infantry is never accepted silently."""
+    pos = positions.load(path)
+    opts = load_options(options)
+    for w in position_warnings(pos, opts):
+        print(f"fieldglass: warning: {path}: {w}", file=sys.stderr)
+    return pos, opts
+
+
 def analyze(args) -> int:
-    pos = positions.load(args.position)
-    opts = load_options(args.options)
+    pos, opts = load_warned(args.position, args.options)
     if args.all:
         return _all(pos, opts, args.json)
     if not args.from_id:
@@ -177,8 +187,7 @@ def resolve_args(args):
     """Run the action named by the parsed arguments; returns (Resolution, Dice)."""
     if args.action not in ACTIONS:
         raise InputError(f"--action {args.action!r}: a Wiener position takes one of {', '.join(ACTIONS)}")
-    pos = positions.load(args.position)
-    opts = load_options(args.options)
+    pos, opts = load_warned(args.position, args.options)
     _need_pieces(pos, args)
     dice = _dice(args)
     choices = R.Choices(args.flight, args.follow_up, False if args.capitulate else None, _reroll(args), args.evade)
