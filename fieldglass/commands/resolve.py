@@ -41,8 +41,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     if args.out:  # before any work, so a bad target never costs the printed result
-        # The position file itself may be the --out: stepping a game in place is how a game is played on from the
-        # command line, and the position after replaces it whole (written beside it, then renamed). Any other
-        # input (the rules options) is never written over.
-        check_output(args.out, (args.options,))
+        # never over an input, the position file included: a game is played on from the command line into a new
+        # file each step (game-2.json from game-1.json), so a mistaken action never loses the position before it
+        check_output(args.out, (args.position, args.options))
     return delegate(position_system(args.position), "resolve", args)

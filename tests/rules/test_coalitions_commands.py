@@ -81,14 +81,15 @@ def test_resolve_a_battle_with_cards(capsys, tmp_path):
     s = p.state
     after = tmp_path / "a.json"
     cli(capsys, f"resolve {EXAMPLE} --action start_movement --attacker france --target austria --out {after}")
-    cli(capsys, f"resolve {after} --action move --attacker fr-5 --target tyrol --out {after}")
-    code, out, err = cli(capsys, f"resolve {after} --action battle --attacker france --target tyrol "
-                                 f"--choice cards.fr-5=6 --choice cards.at-2=1 --json --out {after}")
+    moved, fought = tmp_path / "b.json", tmp_path / "c.json"
+    cli(capsys, f"resolve {after} --action move --attacker fr-5 --target tyrol --out {moved}")
+    code, out, err = cli(capsys, f"resolve {moved} --action battle --attacker france --target tyrol "
+                                 f"--choice cards.fr-5=6 --choice cards.at-2=1 --json --out {fought}")
     data = json.loads(out)
     assert code == 0, err
     assert data["strength"]["attacker"]["total"] == 2 + 6 and data["strength"]["defender"]["total"] == 2 + 1
     assert data["winner"] == "attacker"
-    st = positions.load(after).state
+    st = positions.load(fought).state
     assert (st.generals["at-2"].at, st.generals["at-2"].troops) == ("wien", 0)
     assert st.influence["france"] == 1 and st.morale["france"] == s.morale["france"] - 1
     assert s.generals["fr-5"].troops == 1  # the file read before is untouched

@@ -104,13 +104,14 @@ def test_resolve_fire_with_dice_and_out(game, tmp_path, capsys):
     assert run_cli(["resolve", game, "--action", "end_phase", "--attacker", "any", "--out", str(after)]) == 0
     capsys.readouterr()
     # the defender's artillery phase: it has none; end it; then the attacker's infantry phase
-    assert run_cli(["resolve", str(after), "--action", "end_phase", "--attacker", "any", "--out", str(after)]) == 0
+    after2, after3 = tmp_path / "after2.json", tmp_path / "after3.json"
+    assert run_cli(["resolve", str(after), "--action", "end_phase", "--attacker", "any", "--out", str(after2)]) == 0
     capsys.readouterr()
-    assert run_cli(["resolve", str(after), "--action", "fire", "--attacker", "f-i1", "--target", "b-i2",
-                    "--dice", "5,6,2", "--out", str(after)]) == 0
+    assert run_cli(["resolve", str(after2), "--action", "fire", "--attacker", "f-i1", "--target", "b-i2",
+                    "--dice", "5,6,2", "--out", str(after3)]) == 0
     text = capsys.readouterr().out
     assert "raw 11" in text and "leader b-l1 in B-line is eliminated" in text and "b-i2 eliminated" in text
-    units = {u["id"] for u in json.loads(after.read_text())["units"]}
+    units = {u["id"] for u in json.loads(after3.read_text())["units"]}
     assert "b-l1" not in units and "b-i2" not in units
 
 
@@ -141,16 +142,24 @@ def test_hidden_set_up_behind_the_screen(tmp_path, capsys):  # §4.2, §13.2
     path.write_text(json.dumps(SETUP))
     fr = ["--choice", "side=A", "--choice", "zone.f-i1=A-line", "--choice", "zone.f-c1=A-reserve",
           "--choice", "zone.f-a1=A-line"]
-    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *fr, "--out", str(path)]) == 0
+    # never over the position itself: each step into a new file
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *fr, "--out", str(path)]) == 2
+    assert "is the input" in capsys.readouterr().err and json.loads(path.read_text()) == SETUP  # untouched
+    fr_done = tmp_path / "setup-a.json"
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *fr, "--out",
+                    str(fr_done)]) == 0
     assert "side A deployed" in capsys.readouterr().out
+    path = fr_done
     assert run_cli(["view", str(path), "--as", "britain", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["battle"]["units"] == {}
     assert run_cli(["view", str(path), "--as", "france", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)["battle"]["units"]) == {"f-i1", "f-c1", "f-a1"}
     gb = ["--choice", "side=B", "--choice", "zone.b-i1=B-line", "--choice", "zone.b-i2=B-reserve",
           "--choice", "zone.b-l1=B-reserve"]
-    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *gb, "--out", str(path)]) == 0
+    both = tmp_path / "setup-ab.json"
+    assert run_cli(["resolve", str(path), "--action", "deploy", "--attacker", "any", *gb, "--out", str(both)]) == 0
     assert "screen removed" in capsys.readouterr().out
+    path = both
     assert run_cli(["view", str(path), "--as", "britain", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["battle"]["units"]) == 6
     bad = ["--choice", "side=B", "--choice", "zone.b-i1=B-reserve", "--choice", "zone.b-i2=B-reserve",
