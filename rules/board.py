@@ -665,17 +665,19 @@ def _arrow_and_road_problems(board: Board) -> list[str]:
 def _unreachable(board: Board, ids: list[str]) -> list[str]:
     """The areas that cannot be reached from the first one through approaches and connections (a closed border is
     no link)."""
+    if not ids:
+        return []
     graph: dict[str, set[str]] = {i: set() for i in ids}
     for ap in board.approaches.values():
-        graph[ap.area].add(ap.to)
+        graph.setdefault(ap.area, set()).add(ap.to)
     for c in board.connections:
         if c.kind != "closed":
-            graph[c.a].add(c.b)
-            graph[c.b].add(c.a)
+            graph.setdefault(c.a, set()).add(c.b)
+            graph.setdefault(c.b, set()).add(c.a)
     seen = {ids[0]}
     todo = deque([ids[0]])
     while todo:
-        for nb in graph[todo.popleft()]:
+        for nb in graph.get(todo.popleft(), ()):
             if nb not in seen:
                 seen.add(nb)
                 todo.append(nb)
@@ -684,7 +686,8 @@ def _unreachable(board: Board, ids: list[str]) -> list[str]:
 
 def validate_board(board: Board) -> list[str]:
     """Every problem of a board, one line each: overlaps, unpaired approaches, borders without approaches,
-    approaches without a border, arrows off a border, roads that jump, unreachable areas."""
+    approaches without a border, arrows off a border, roads that jump, unreachable areas (an area whose attribute
+    `apart` is true, e.g. a track space or a display's zone beside the map, need not be reached)."""
     ids = sorted(board.areas)
     polys = {i: np.asarray(board.areas[i].polygon, float) for i in ids}
     problems = _off_board(board, polys)
@@ -692,7 +695,7 @@ def validate_board(board: Board) -> list[str]:
     problems += overlaps
     problems += _approach_problems(board, shared)
     problems += _arrow_and_road_problems(board)
-    lost = _unreachable(board, ids)
+    lost = _unreachable(board, [i for i in ids if not board.areas[i].attribute("apart")])
     if lost:
         problems.append(f"area(s) {', '.join(lost)} cannot be reached from area {ids[0]}")
     return problems

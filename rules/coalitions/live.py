@@ -24,6 +24,7 @@ from rules.board import board_to_toml
 from rules.board_picture import on_table
 from rules.coalitions import turn
 from rules.coalitions.board import map_point
+from rules.coalitions.camera import MARKER_KINDS, TOKEN_FACES, MarkerReading, marker_kind, read_markers
 from rules.coalitions.demo import demo as demo_table
 from rules.coalitions.model import (
     ABBR,
@@ -36,7 +37,7 @@ from rules.coalitions.model import (
     position_to_dict,
 )
 from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
-from rules.picture import Area, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import Area, Dot, Item, Label, Scene, ScenePiece, base_items, pending_items, points
 
 CHOICES = ActionInput("choices", "choices", "choices",
                       "cards.GEN=4,4 support.GEN=defender agree=yes to.GEN=T ... (as for fieldglass resolve --choice)")
@@ -64,17 +65,23 @@ def empty_game(source: str = "dashboard") -> CoalitionsPosition:
     return position_from_dict({"system": SYSTEM, "board": "demo"}, source)
 
 
-def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate):
-    """The engine's position from where each pawn stands: the one placement of Coalitions, used live, by the recorder
-    and by the replay. `places`: pawn id -> anything with x_mm, y_mm; `locate(x, y)` names the Territory there;
-    `state` holds each pawn's Power and Troops (the camera cannot count them), the moves the rules ordered (pending
-    until the map shows them: the pawn counts where the rules put it); `game` the rest. A roster pawn not on the map
-    is off-map (§2.2); one on a border or in an Impassable Territory is not guessed: it stays where the game has it,
-    with a note; Generals of the game that no roster pawn stands for keep the game's place.
-    Returns (position, notes, placements)."""
+def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate, board=None,
+                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None):
+    """The engine's position from where each pawn and marker stands: the one placement of Coalitions, used live, by
+    the recorder and by the replay. `places`: piece id -> anything with x_mm, y_mm (and heading_deg); `locate(x, y)`
+    names the area there; `state` holds each pawn's Power and Troops (the camera cannot count them, §13.2), the
+    moves the rules ordered (pending until the map shows them: the pawn counts where the rules put it); `game` the
+    rest. A roster pawn not on the map is off-map (§2.2); one on a border or in an Impassable Territory is not
+    guessed: it stays where the game has it, with a note; Generals of the game that no roster pawn stands for keep
+    the game's place.
+
+    The roster's other markers (rules/coalitions/camera.py, read on `board` turned by `rotation_deg`; `tokens` piece
+    id -> its token) set what they show (`merge_markers`). Returns (position, notes, placements, markers)."""
     s = game.draft()
     placements, notes = {}, []
-    playing, bad = in_play(roster.pieces, state, system, "a General (general, napoleon, wellington, ...)")
+    marks = [(rp, marker_kind(rp.type), power_of(rp.side)) for rp in roster.pieces if marker_kind(rp.type)]
+    pawns = [rp for rp in roster.pieces if not marker_kind(rp.type)]
+    playing, bad = in_play(pawns, state, system, "a General (general, napoleon, wellington, ...)")
     notes += bad
     for rp, st, typ, pend in playing:
         power = st.get("power") or power_of(rp.side)
@@ -95,7 +102,54 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
         troops = int(st.get("troops", 0)) if at else 0
         special = None if typ == "general" else typ
         s.generals[rp.id] = General(rp.id, power, at, troops, special)
-    return freeze(s), notes, placements
+    reading = MarkerReading()
+    if marks and board is not None:
+        reading = read_markers(marks, places, locate, board, s.europe.territories, rotation_deg, tokens)
+        notes += reading.notes + merge_markers(s, reading)
+    return freeze(s), notes, placements, reading
+
+
+def merge_markers(s, reading: MarkerReading) -> list[str]:
+    """Set in the draft state `s` what the markers show (the camera wins, §13.3 step 6: the table is the game):
+    every Garrison when the roster has Garrison faces, every Fortress when it has Fortresses, each Power's track and
+    status whose marker was read, the action turn the Wheel's dial shows. Control markers and fanned Troops
+    (§13.2) are checked against the rules (control from Garrisons and Homes, §3.2; Troops from the history of
+    purchases and losses): a difference is a note. Returns the notes."""
+    notes: list[str] = []
+    if "garrison" in reading.kinds:
+        s.garrisons = dict(reading.garrisons)
+    if "fortress" in reading.kinds:
+        s.fortresses = set(reading.fortresses)
+    s.morale.update(reading.tracks.get("morale", {}))
+    s.influence.update(reading.tracks.get("influence", {}))
+    s.statuses.update(reading.statuses)
+    if reading.wheel_turn is not None:
+        s.turn = reading.wheel_turn
+    for tid, power in sorted(reading.control.items()):
+        if s.controller(tid) != power:
+            notes.append(f"control marker on {tid} says {power}, the rules say {s.controller(tid) or 'nobody'} "
+                         "(§3.2: the Garrison's Power, else the Home's)")
+    for tid, fan in sorted(reading.fans.items()):
+        for power, n in sorted(fan.items()):
+            gens = [g for g in s.generals_at(tid) if g.power == power]
+            if len(gens) == 1 and gens[0].troops != n:
+                notes.append(f"{gens[0].id}: {n} Troops fanned beside it, the history says {gens[0].troops} "
+                             "(§13.2: set its troops if the table is right)")
+    return notes
+
+
+def marker_lines(st, reading: MarkerReading) -> list[str]:
+    """What the markers show, as the headless printout says it: the dial, the tracks, the statuses, the Garrisons."""
+    out = []
+    if reading.wheel_turn is not None:
+        out.append(f"  the Wheel's dial shows action turn {reading.wheel_turn} ({reading.wheel_deg:.0f} degrees)")
+    for track, by in sorted(reading.tracks.items()):
+        out.append(f"  {track}: " + ", ".join(f"{p} {v}" for p, v in sorted(by.items())))
+    if reading.statuses:
+        out.append("  status discs: " + ", ".join(f"{p} {v}" for p, v in sorted(reading.statuses.items())))
+    if "garrison" in reading.kinds:
+        out.append("  Garrisons: " + (", ".join(f"{t} {p}" for t, p in sorted(st.garrisons.items())) or "none"))
+    return out
 
 
 def _territory_at(europe, placement) -> tuple[str | None, str]:
@@ -123,6 +177,8 @@ class CoalitionsLive(LiveRules):
         super().__init__(system, setup)
         self.game: CoalitionsPosition | None = None
         self.placements: dict[str, Any] = {}
+        self.markers = MarkerReading()
+        self.tokens: dict[str, str] = dict(getattr(setup, "tokens", None) or {}) if setup is not None else {}
 
     # ---- the set-up
 
@@ -137,15 +193,22 @@ class CoalitionsLive(LiveRules):
 
     @classmethod
     def setup_roster(cls, system, roster, tables, start, source) -> dict:
-        """Every pawn's side a Power (or its short code) and its type a General, else InputError."""
+        """Every pawn's side a Power (or its short code) and its type a General; every other marker's type one of
+        rules/coalitions/camera.py `MARKER_KINDS`, its side a Power (the dial and a Fortress: any). Keeps `tokens`:
+        each Troop/Garrison face -> the token it is a face of (the roster key `token`, default its id)."""
+        tokens: dict[str, str] = {}
         for rp in roster.pieces:
-            if power_of(rp.side) is None:
+            kind = marker_kind(rp.type)
+            if kind is None and system.piece_type(rp.type) is None:
+                raise InputError(f"{source}: piece {rp.id!r}: type {rp.type!r} is no General (general, or a special "
+                                 "General: napoleon, wellington, schwarzenberg, blucher, kutuzov, grand_vizier) nor "
+                                 f"a marker ({' '.join(MARKER_KINDS)})")
+            if kind not in ("wheel", "fortress") and power_of(rp.side) is None:
                 raise InputError(f"{source}: piece {rp.id!r}: side {rp.side!r} is no Power (one of {' '.join(POWERS)}"
                                  f", or {' '.join(sorted(POWER_CODES))})")
-            if system.piece_type(rp.type) is None:
-                raise InputError(f"{source}: piece {rp.id!r}: type {rp.type!r} is no General (general, or a special "
-                                 "General: napoleon, wellington, schwarzenberg, blucher, kutuzov, grand_vizier)")
-        return {}
+            if kind in TOKEN_FACES:
+                tokens[rp.id] = str((tables.get(rp.id) or {}).get("token") or rp.id)
+        return {"tokens": tokens}
 
     # ---- start and readings
 
@@ -155,6 +218,8 @@ class CoalitionsLive(LiveRules):
         st0 = self.game.state
         s.state.turn, s.state.active = st0.round, "britain"
         for rp in s.roster.pieces:
+            if marker_kind(rp.type):
+                continue
             st = s.state.states.setdefault(rp.id, {})
             g = st0.generals.get(rp.id)
             st.setdefault("type", (g.special or "general") if g is not None else s.system.piece_type(rp.type))
@@ -162,8 +227,10 @@ class CoalitionsLive(LiveRules):
             st.setdefault("troops", g.troops if g is not None else 0)
 
     def position(self, s):
-        pos, notes, self.placements = coalitions_position(s.committed_places(), s.roster, s.system, s.state,
-                                                          self.game, s.locate)
+        pose = getattr(s, "board_pose", None)
+        pos, notes, self.placements, self.markers = coalitions_position(
+            s.committed_places(), s.roster, s.system, s.state, self.game, s.locate, board=getattr(s, "board", None),
+            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens)
         return pos, notes
 
     def placed_as(self, s, pose, change) -> bool:
@@ -237,10 +304,13 @@ class CoalitionsLive(LiveRules):
         lines = [f"  round {st.round}, turn {st.turn}: " + "; ".join(f"{p} {a}" for p, a in turn.schedule(st).items()),
                  f"  {'General':<10}{'Power':<9}{'troops':<8}{'at':<22}{'status':<10}"]
         for v in s.true_views():
+            if marker_kind(v.piece.type):
+                continue
             g = st.generals.get(v.piece.id)
             at = (g.at or "off-map") if g is not None else "not placed"
             lines.append(f"  {v.piece.id:<10}{g.power if g else '?':<9}{g.troops if g else '-'!s:<8}{at:<22}"
                          f"{v.status:<10}")
+        lines += marker_lines(st, self.markers)
         lines += [f"  note: {n}" for n in s.notes]
         return lines
 
@@ -265,6 +335,8 @@ class CoalitionsLive(LiveRules):
         game = getattr(self.setup, "game", None)
         if game is not None:
             meta["game"] = position_to_dict(game)
+        if self.tokens:
+            meta["tokens"] = dict(self.tokens)
         return meta
 
     def restore(self, s) -> None:
@@ -279,8 +351,11 @@ class CoalitionsLive(LiveRules):
         else:
             game = empty_game("the record")
         self.game = game
+        self.tokens = {str(k): str(v) for k, v in (s.meta.get("tokens") or {}).items()}
         state = GameState(turn=game.state.round, active="britain", removed=set(s.state.removed))
         for rp in s.roster.pieces:
+            if marker_kind(rp.type):
+                continue
             g = game.state.generals.get(rp.id)
             state.states[rp.id] = {"type": s.system.piece_type(rp.type), "power": power_of(rp.side),
                                    "troops": g.troops if g is not None else 0}
@@ -355,8 +430,20 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
                 out.append(Area("coalitions-reach", (points(on_table(board.areas[tid].polygon, scene.to_table)),),
                                 "reach", 0.25, tip=f"{sel.piece} may move to {tid} (§5.3)", layer=4, data=(tid,)))
     for p in scene.pieces:
-        out += _pawn(p, scene, board)
+        out += _marker(p, scene) if marker_kind(p.roster_type) else _pawn(p, scene, board)
     return tuple(out)
+
+
+def _marker(p: ScenePiece, scene: Scene) -> list[Item]:
+    """A token, track marker, status disc, Fortress or the dial: a dot in its Power's colour with what it is."""
+    if p.pose is None:
+        return []
+    kind = marker_kind(p.roster_type) or "marker"
+    power = power_of(p.side) or ""
+    tip = f"{p.label}: {power + ' ' if power else ''}{kind}"
+    at = (p.pose[0], p.pose[1])
+    return [Dot("coalitions-marker", at, POWER_TONES.get(power, "outline"), 4.0, tip=tip, layer=7, piece=p.id,
+                z_mm=p.marker_height_mm)]
 
 
 def _pawn(p: ScenePiece, scene: Scene, board) -> list[Item]:

@@ -18,6 +18,7 @@ from fieldglass.setup import Setup, demo_roster, load_setup
 from rules.board import board_to_toml, parse_board
 from rules.coalitions import GAME, movement
 from rules.coalitions.board import demo_board, map_point
+from rules.coalitions.camera import track_areas
 from rules.coalitions.demo import demo, demo_game
 from rules.coalitions.live import CoalitionsLive, GeneralMove, power_of
 from rules.coalitions.model import POWERS, load_europe, position_from_dict
@@ -59,8 +60,9 @@ def see(s: Session, t: float, where: dict[str, str]) -> None:
 
 def test_the_map_cells_hold_their_centres_and_the_board_file_round_trips():
     board = demo_board()
-    assert set(board.areas) == set(EUROPE.territories)
-    for tid in board.areas:
+    # the Territories, and the tracks, status zones and Wheel above the map's frame (§13.1)
+    assert set(board.areas) == set(EUROPE.territories) | set(track_areas())
+    for tid in EUROPE.territories:
         assert board.locate(*map_point(EUROPE, tid)).area == tid
     again = parse_board(tomllib.loads(board_to_toml(board)), "written")
     assert set(again.areas) == set(board.areas)
