@@ -43,8 +43,9 @@ def marker_kind(roster_type: str) -> str | None:
 
 @dataclass
 class MarkerReading:
-    """What the markers on the table say. Only what the roster has markers for is read (`kinds`): a Power's track
-    whose marker is not in the roster stays the game's. `garrisons` Territory -> Power; `fans` Territory -> Power ->
+    """What the markers on the table say. Only what has markers on the table is read (`kinds`: the kinds of marker
+    seen): a Power's track whose marker is not on the table stays the game's, and so do the Garrisons while no
+    token is. `garrisons` Territory -> Power; `fans` Territory -> Power ->
     Troop tokens seen on their Troop face (the table convention of a fan beside the pawn, §13.2); `faces` token ->
     the face seen; `tracks` track -> Power -> value; `statuses` Power -> status; `wheel_turn` the action turn (1-6)
     the dial shows, None when the dial is not read."""
@@ -95,7 +96,7 @@ def read_markers(markers, places: dict[str, Any], locate, board, territories, bo
     `places` piece id -> anything with x_mm, y_mm (and heading_deg: the dial needs it); `locate(x, y)` the
     board's Placement there; `territories` the map's Territories by id; `tokens` piece id -> the token it is a face
     of (default: its id). A marker not in `places` is not on the table."""
-    out = MarkerReading(kinds={k for _, k, _ in markers})
+    out = MarkerReading(kinds={k for rp, k, _ in markers if rp.id in places})
     tokens = tokens or {}
     for rp, kind, power in markers:
         if rp.id not in places:

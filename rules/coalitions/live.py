@@ -66,7 +66,7 @@ def empty_game(source: str = "dashboard") -> CoalitionsPosition:
 
 
 def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate, board=None,
-                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None):
+                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None, fresh=None):
     """The engine's position from where each pawn and marker stands: the one placement of Coalitions, used live, by
     the recorder and by the replay. `places`: piece id -> anything with x_mm, y_mm (and heading_deg); `locate(x, y)`
     names the area there; `state` holds each pawn's Power and Troops (the camera cannot count them, §13.2), the
@@ -76,7 +76,11 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
     the game's place.
 
     The roster's other markers (rules/coalitions/camera.py, read on `board` turned by `rotation_deg`; `tokens` piece
-    id -> its token) set what they show (`merge_markers`). Returns (position, notes, placements, markers)."""
+    id -> its token) set what they show (`merge_markers`). A token shows one face: when the markers of several of
+    its faces have places, the one seen last wins (`fresh(piece id)`: when it was last seen, any increasing number;
+    the face turned down is only not seen any more, its last place kept by the tracker); seen together: not read,
+    with a note.
+    Returns (position, notes, placements, markers)."""
     s = game.draft()
     placements, notes = {}, []
     marks = [(rp, marker_kind(rp.type), power_of(rp.side)) for rp in roster.pieces if marker_kind(rp.type)]
@@ -104,19 +108,42 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
         s.generals[rp.id] = General(rp.id, power, at, troops, special)
     reading = MarkerReading()
     if marks and board is not None:
-        reading = read_markers(marks, places, locate, board, s.europe.territories, rotation_deg, tokens)
+        shown, more = one_face(places, tokens or {}, fresh or (lambda pid: 0.0))
+        notes += more
+        reading = read_markers(marks, shown, locate, board, s.europe.territories, rotation_deg, tokens)
         notes += reading.notes + merge_markers(s, reading)
     return freeze(s), notes, placements, reading
 
 
+def one_face(places, tokens: dict[str, str], fresh) -> tuple[dict, list[str]]:
+    """`places` without the faces a token does not show (see `coalitions_position`), and a note per token left
+    unread."""
+    by_token: dict[str, list[str]] = {}
+    for pid, token in tokens.items():
+        if pid in places:
+            by_token.setdefault(token, []).append(pid)
+    out, notes = dict(places), []
+    for token, faces in sorted(by_token.items()):
+        if len(faces) < 2:
+            continue
+        last = max(fresh(f) for f in faces)
+        now = [f for f in faces if fresh(f) == last]
+        for f in faces:
+            if f not in now or len(now) > 1:
+                out.pop(f, None)
+        if len(now) != 1:
+            notes.append(f"token {token}: faces {', '.join(sorted(faces))} all on the table - not read")
+    return out, notes
+
+
 def merge_markers(s, reading: MarkerReading) -> list[str]:
     """Set in the draft state `s` what the markers show (the camera wins, §13.3 step 6: the table is the game):
-    every Garrison when the roster has Garrison faces, every Fortress when it has Fortresses, each Power's track and
+    every Garrison once a token is on the table, every Fortress once a Fortress is, each Power's track and
     status whose marker was read, the action turn the Wheel's dial shows. Control markers and fanned Troops
     (§13.2) are checked against the rules (control from Garrisons and Homes, §3.2; Troops from the history of
     purchases and losses): a difference is a note. Returns the notes."""
     notes: list[str] = []
-    if "garrison" in reading.kinds:
+    if reading.kinds & set(TOKEN_FACES):
         s.garrisons = dict(reading.garrisons)
     if "fortress" in reading.kinds:
         s.fortresses = set(reading.fortresses)
@@ -138,6 +165,20 @@ def merge_markers(s, reading: MarkerReading) -> list[str]:
     return notes
 
 
+def _fresh(s):
+    """When a piece was last seen: live, its track's time (seconds); in a record, 1 on the table, 0 missing."""
+    tracker = getattr(s, "tracker", None)
+    if tracker is not None:
+        def seen_at(pid: str) -> float:
+            t = tracker.tracks[pid].last_seen_t if pid in tracker.tracks else None
+            return -1.0 if t is None else float(t)
+        return seen_at
+    rs = getattr(s, "record_state", None)
+    if rs is not None:
+        return lambda pid: 1.0 if pid in rs.pieces and rs.pieces[pid].status == "on" else 0.0
+    return None
+
+
 def marker_lines(st, reading: MarkerReading) -> list[str]:
     """What the markers show, as the headless printout says it: the dial, the tracks, the statuses, the Garrisons."""
     out = []
@@ -147,7 +188,7 @@ def marker_lines(st, reading: MarkerReading) -> list[str]:
         out.append(f"  {track}: " + ", ".join(f"{p} {v}" for p, v in sorted(by.items())))
     if reading.statuses:
         out.append("  status discs: " + ", ".join(f"{p} {v}" for p, v in sorted(reading.statuses.items())))
-    if "garrison" in reading.kinds:
+    if reading.kinds & set(TOKEN_FACES):
         out.append("  Garrisons: " + (", ".join(f"{t} {p}" for t, p in sorted(st.garrisons.items())) or "none"))
     return out
 
@@ -230,7 +271,7 @@ class CoalitionsLive(LiveRules):
         pose = getattr(s, "board_pose", None)
         pos, notes, self.placements, self.markers = coalitions_position(
             s.committed_places(), s.roster, s.system, s.state, self.game, s.locate, board=getattr(s, "board", None),
-            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens)
+            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens, fresh=_fresh(s))
         return pos, notes
 
     def placed_as(self, s, pose, change) -> bool:

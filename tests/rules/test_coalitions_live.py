@@ -66,7 +66,7 @@ def test_the_map_cells_hold_their_centres_and_the_board_file_round_trips():
         assert board.locate(*map_point(EUROPE, tid)).area == tid
     again = parse_board(tomllib.loads(board_to_toml(board)), "written")
     assert set(again.areas) == set(board.areas)
-    assert {p.id for p in demo().pieces} == set(DEMO)
+    assert set(DEMO) <= {p.id for p in demo().pieces}  # and the markers (test_coalitions_camera.py)
 
 
 def test_pawns_are_located_with_the_games_troops(session):
