@@ -324,8 +324,12 @@ class Board:
     def locate(self, x_mm: float, y_mm: float) -> Placement:
         """The area and position of a marker point in board mm; on a border or between approaches: flagged."""
         p = np.array([[x_mm, y_mm]], float)
-        hits = [a for a in self.areas.values() if points_in_polygon(p, a.polygon)[0]]
-        near = [a for a in self.areas.values() if distance_to_outline(p, a.polygon)[0] <= self.border_mm]
+        b = self.border_mm
+        # only the areas whose bounding box (grown by the border) holds the point: a board of many areas stays fast
+        cand = [a for a in self.areas.values() if np.all(np.asarray(a.polygon).min(0) - b <= p[0])
+                and np.all(p[0] <= np.asarray(a.polygon).max(0) + b)]
+        hits = [a for a in cand if points_in_polygon(p, a.polygon)[0]]
+        near = [a for a in cand if distance_to_outline(p, a.polygon)[0] <= b]
         if not hits:
             if near:
                 return Placement(near[0].id, None, True, f"on the outline of area {near[0].id}")

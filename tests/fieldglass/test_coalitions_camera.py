@@ -1,0 +1,206 @@
+"""What the camera reads of a Coalitions table besides the pawns (rules/coalitions/camera.py, issue 13, §13.1):
+Garrison/Troop tokens with a marker per face, the Fortress, control markers, the Morale and Influence markers on
+their track spaces, the status discs and the Wheel of War's dial. Readings are fed by hand to the generic Session,
+and a synthetic board is rendered and read back through the camera pipeline (vision.pieces.read_table)."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from calibration.registration import TableRegistration
+from common.errors import InputError
+from fieldglass.boards import board_layout
+from fieldglass.scripted_board import BoardFrame, ScriptedBoardGame
+from fieldglass.session import Session
+from fieldglass.setup import Setup, demo_roster, load_setup
+from rules.board import board_to_toml, parse_board
+from rules.coalitions import GAME
+from rules.coalitions.board import demo_board, map_point
+from rules.coalitions.camera import bearing_on_board, marker_kind, track_areas, wheel_turn
+from rules.coalitions.demo import demo, demo_game, marker_pieces
+from rules.coalitions.live import CoalitionsLive
+from rules.coalitions.model import load_europe, position_from_dict
+from rules.system import register, unregister
+from vision.pieces import PiecePose, TableReading, read_table
+
+EUROPE = load_europe("demo")
+PAWNS = {"gb-1": "london", "gb-2": "cornwall", "fr-1": "normandie_bretagne", "fr-2": "picardie", "fr-3": "lorraine",
+         "at-1": "bavaria", "at-2": "tyrol", "pr-1": "berlin", "ru-1": "livonia", "ot-1": "istanbul"}
+TOKENS = {f"tk{k}": tid for k, tid in enumerate(sorted(demo_game()["garrisons"]), 1)}
+"""The demo's seven tokens -> the Territory each lies on (the 1805 Garrisons, §9.9)."""
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    register(GAME)
+    yield
+    unregister("coalitions")
+
+
+def make_session() -> Session:
+    board = demo_board()
+    roster = demo_roster("coalitions", board)
+    tokens = {rp.id: rp.id.split("-")[0] for rp in roster.pieces if marker_kind(rp.type) in ("troop", "garrison")}
+    setup = Setup("by hand", None, board_layout(board), roster, "coalitions", board=board,
+                  game=position_from_dict(demo_game(), "the demo"), extra={"tokens": tokens})
+    return Session(setup, settle_s=0.0)
+
+
+def layout(game: dict, faces: dict[str, str]) -> dict[str, tuple[float, float, float]]:
+    """Every pawn where the demo has it and the markers as `game` (position file form: Morale, Influence, statuses,
+    Fortresses, the turn) puts them, `faces` each token face on the table -> its Territory: id -> (x, y, heading)."""
+    pawns = {p.id: (p.x_mm, p.y_mm, p.heading_deg) for p in demo().pieces if p.id in PAWNS}
+    marks = marker_pieces(game, demo_board(), faces, [(x, y) for x, y, _ in pawns.values()])
+    return {**pawns, **{p.id: (p.x_mm, p.y_mm, p.heading_deg) for p in marks}}
+
+
+def see(s: Session, t: float, where: dict[str, tuple[float, float, float]]) -> None:
+    markers = {p.id: p.marker for p in s.setup.roster.pieces}
+    poses = tuple(PiecePose(pid, markers[pid], x, y, h) for pid, (x, y, h) in where.items())
+    for dt in (0.0, 0.5):
+        s.update_reading(TableReading(object(), poses, (), ()), t + dt)
+
+
+def game_with(**changes) -> dict:
+    return {**demo_game(), **changes}
+
+
+GARRISONS = {f"tk{k}-g": tid for k, tid in enumerate(sorted(demo_game()["garrisons"]), 1)}
+
+
+def test_the_dial_gives_the_action_turn_and_markers_their_kind():
+    assert [wheel_turn(60.0 * k)[0] for k in range(6)] == [1, 2, 3, 4, 5, 6]
+    assert wheel_turn(355.0)[0] == 1 and wheel_turn(130.0)[0] == 3  # within 15 degrees of a space
+    turn, why = wheel_turn(30.0)
+    assert turn is None and "between two turns" in why
+    # the board turned 90 degrees counter-clockwise on the table: a marker heading 270 on the table points north
+    assert bearing_on_board(270.0, 90.0) == 0.0 and bearing_on_board(350.0, 130.0) == 120.0
+    assert marker_kind("Status disc") == "status" and marker_kind("dial") == "wheel" and marker_kind("general") is None
+
+
+def test_the_track_areas_are_apart_from_the_map_and_the_board_file_round_trips():
+    board = demo_board()
+    assert all(board.areas[a].attribute("apart") for a in track_areas())
+    assert board.areas["morale-7"].attribute("value") == 7 and board.areas["influence-25"].attribute("track") \
+        == "influence"
+    again = parse_board(tomllib.loads(board_to_toml(board)), "written")
+    assert again.areas["status-neutral"].attribute("status") == "neutral"
+
+
+def test_the_demo_table_is_read_back_to_the_set_up():
+    s = make_session()
+    see(s, 0.0, layout(demo_game(), GARRISONS))
+    st, want = s.position.state, demo_game()
+    assert {g: st.generals[g].at for g in PAWNS} == PAWNS
+    assert st.garrisons == want["garrisons"] and st.fortresses == {"istanbul"}
+    assert st.morale == want["morale"] and st.influence == want["influence"] and st.statuses == want["statuses"]
+    assert st.turn == 1 and s.notes == []
+    text = "\n".join(s.describe_lines())
+    assert "the Wheel's dial shows action turn 1" in text and "morale: austria 9" in text
+
+
+def test_tracks_statuses_and_the_wheel_set_the_game():
+    s = make_session()
+    changed = game_with(morale={"britain": 7, "france": 13, "austria": 0, "prussia": 4, "russia": 15, "ottoman": 2},
+                        influence={"britain": 21, "france": 3, "austria": 3, "prussia": 0, "russia": 9, "ottoman": 25},
+                        statuses={"austria": "french", "prussia": "expansionist", "russia": "neutral",
+                                  "ottoman": "british"})
+    for k, t in enumerate((1, 4, 6, 2)):
+        see(s, 10.0 * k, layout({**changed, "turn": t}, GARRISONS))
+        st = s.position.state
+        assert st.turn == t and st.morale == changed["morale"] and st.influence == changed["influence"]
+        assert st.statuses == changed["statuses"]
+    # the turn's actions follow from the dial (§4.2): Britain over Taxation in turn 2
+    assert "britain taxation" in s.describe_lines()[0]
+    # a dial between two spaces is not guessed: the game's turn (1) stands, with a note
+    where = layout(changed, GARRISONS)
+    where["dial"] = (*where["dial"][:2], 95.0)
+    see(s, 50.0, where)
+    assert s.position.state.turn == 1 and any("dial" in n and "between two turns" in n for n in s.notes)
+
+
+def test_a_token_turned_over_shows_its_other_face():
+    s = make_session()
+    see(s, 0.0, layout(demo_game(), GARRISONS))
+    assert s.position.state.controller("bavaria") == "austria"
+    troops = s.position.state.generals["at-1"].troops
+    where = layout(demo_game(), GARRISONS)
+    where["tk1-t"] = where.pop("tk1-g")  # the Bavarian Garrison turned over: its Troop face up, beside at-1
+    see(s, 5.0, where)
+    st = s.position.state
+    assert "bavaria" not in st.garrisons and st.garrisons["lombardia"] == "france"
+    fanned = [n for n in s.notes if n.startswith("at-1:") and "fanned" in n]
+    assert bool(fanned) == (troops != 1)  # one Troop fanned beside the pawn, checked against the history (§13.2)
+    # and back: the Garrison face seen last wins again
+    see(s, 9.0, layout(demo_game(), GARRISONS))
+    assert s.position.state.garrisons["bavaria"] == "austria"
+
+
+def test_markers_where_they_cannot_be_read_are_notes():
+    s = make_session()
+    where = layout(demo_game(), GARRISONS)
+    where["mor-fr"] = where["inf-fr"]  # France's Morale marker on an Influence space
+    where["st-ru"] = (*map_point(EUROPE, "paris"), 0.0)  # a status disc on the map
+    x, y = map_point(EUROPE, "holland")
+    where["tk2-g"] = (x + 18.0, y, 0.0)  # Hellas' Garrison carried to Holland, beside a second one
+    where["tk3-g"] = (x - 18.0, y, 0.0)
+    see(s, 0.0, where)
+    st, notes = s.position.state, " | ".join(s.notes)
+    assert st.morale["france"] == 11 and "mor-fr: france's morale marker on influence-0" in notes
+    assert st.statuses["russia"] == "british" and "st-ru: russia's status disc on paris" in notes
+    assert "a second Garrison on holland" in notes and st.garrisons.get("holland") == "ottoman"
+    assert "hellas" not in st.garrisons and "istanbul" not in st.garrisons
+
+
+def test_the_roster_binds_faces_to_tokens_and_refuses_unknown_markers():
+    setup = load_setup("coalitions", "synthetic")
+    assert setup.tokens["tk1-g"] == setup.tokens["tk1-t"] == "tk1" and "dial" not in setup.tokens
+
+    class Piece:
+        def __init__(self, pid, side, typ):
+            self.id, self.side, self.type = pid, side, typ
+
+    class Bad:
+        pieces = (Piece("x", "france", "flag"),)
+
+    with pytest.raises(InputError, match="type 'flag' is no General .* nor a marker"):
+        CoalitionsLive.setup_roster(GAME.adapter(), Bad, {}, None, "r.toml")
+    Bad.pieces = (Piece("m", "martians", "morale"),)
+    with pytest.raises(InputError, match="side 'martians' is no Power"):
+        CoalitionsLive.setup_roster(GAME.adapter(), Bad, {}, None, "r.toml")
+    Bad.pieces = (Piece("d", "", "wheel"), Piece("f", "", "fortress"), Piece("t", "gb", "troop"))
+    assert CoalitionsLive.setup_roster(GAME.adapter(), Bad, {"t": {"token": "gb-token"}}, None, "r.toml") == \
+        {"tokens": {"t": "gb-token"}}
+
+
+def test_a_rendered_board_is_read_back_through_the_camera():
+    """The acceptance test's first half (issue 13): a synthetic board with the pawns, tokens on both faces, the
+    track markers and the Wheel at several rotations, rendered and read by the camera pipeline, is read back to the
+    right Territories, faces, track values and wheel assignment."""
+    board = demo_board()
+    s = make_session()
+    changed = game_with(morale={"britain": 8, "france": 14, "austria": 6, "prussia": 1, "russia": 3, "ottoman": 10},
+                        influence={"britain": 12, "france": 2, "austria": 0, "prussia": 7, "russia": 19, "ottoman": 4},
+                        statuses={"austria": "british", "prussia": "french", "russia": "expansionist",
+                                  "ottoman": "neutral"})
+    faces = {**GARRISONS, "tk5-t": "livonia"}
+    faces.pop("tk5-g")  # Livonia's token lies on its Troop face: a Troop fanned beside ru-1, no Garrison (§13.2)
+    script = ScriptedBoardGame(board, {}, s.setup.roster)
+    for t in (3, 5):
+        where = layout({**changed, "turn": t}, faces)
+        script.add(BoardFrame({pid: ("", x, y, h, 0.0) for pid, (x, y, h) in where.items()}, {}))
+    cam = script.camera((1920, 1080))
+    reg = TableRegistration(board_layout(board), cam.intrinsics)
+    want_garrisons = {tid: p for tid, p in demo_game()["garrisons"].items() if tid != "livonia"}
+    for i, t, img in script.render((1920, 1080)):
+        s.update_reading(read_table(img, reg, s.setup.roster), 10.0 * i, camera=cam.intrinsics)
+        s.update_reading(read_table(img, reg, s.setup.roster), 10.0 * i + 0.5, camera=cam.intrinsics)
+        st = s.position.state
+        assert {g: st.generals[g].at for g in PAWNS} == PAWNS
+        assert st.garrisons == want_garrisons and st.fortresses == {"istanbul"}
+        assert st.morale == changed["morale"] and st.influence == changed["influence"]
+        assert st.statuses == changed["statuses"] and st.turn == (3, 5)[i]
+        assert s.live.markers.faces["tk5"] == "troop" and s.live.markers.faces["tk1"] == "garrison"
+        assert not [n for n in s.notes if "not read" in n]
