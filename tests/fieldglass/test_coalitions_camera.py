@@ -194,7 +194,7 @@ def test_a_rendered_board_is_read_back_through_the_camera():
     cam = script.camera((1920, 1080))
     reg = TableRegistration(board_layout(board), cam.intrinsics)
     want_garrisons = {tid: p for tid, p in demo_game()["garrisons"].items() if tid != "livonia"}
-    for i, t, img in script.render((1920, 1080)):
+    for i, _t, img in script.render((1920, 1080)):
         s.update_reading(read_table(img, reg, s.setup.roster), 10.0 * i, camera=cam.intrinsics)
         s.update_reading(read_table(img, reg, s.setup.roster), 10.0 * i + 0.5, camera=cam.intrinsics)
         st = s.position.state
