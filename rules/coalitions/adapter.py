@@ -186,10 +186,17 @@ class CoalitionsSystem:
 
     def combat_modifiers(self, pos: CoalitionsPosition, attacker: str, target: str, action: str, supporters=(),
                          **_inputs):
-        g = pos.state.general(attacker)
-        pv = battle.preview(pos, target, g.power, {x: "attacker" for x in supporters}, self.opts)
-        return ([f"Strength {pv['base']['attacker']} on the Territory (§8.2)"],
-                [f"Strength {pv['base']['defender']} on the Territory (§8.2)"])
+        """Before the cards (§8.2-§8.4): each side's Strength on the Territory, its Generals with their card slots and
+        who may support it. The attacker is a General or a Power (the combat panel's actors); an action that is no
+        battle has none."""
+        if action not in ("battle", "move"):
+            return [f"{action}: no Strength to compare (the engine's lines say what it does)"], []
+        power = attacker if attacker in POWERS else pos.state.general(attacker).power
+        pv = battle.preview(pos, target, power, {x: "attacker" for x in supporters}, self.opts)
+        return tuple([f"Strength {pv['base'][side]} on the Territory (§8.2)"]
+                     + [f"{g}: {pv['card_slots'][g]} card(s) (§8.4)" for g in pv["sides"][side]]
+                     + [f"may support: {', '.join(pv['support_candidates'][side]) or 'nobody'} (§8.3)"]
+                     for side in ("attacker", "defender"))
 
     # ---- resolving
 

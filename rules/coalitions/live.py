@@ -22,6 +22,7 @@ from typing import Any
 from common.errors import InputError
 from rules.board import board_to_toml
 from rules.board_picture import on_table
+from rules.coalitions import panels as coalitions_panels
 from rules.coalitions import turn
 from rules.coalitions.board import map_point
 from rules.coalitions.camera import MARKER_KINDS, TOKEN_FACES, MarkerReading, marker_kind, read_markers
@@ -66,7 +67,8 @@ def empty_game(source: str = "dashboard") -> CoalitionsPosition:
 
 
 def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate, board=None,
-                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None, fresh=None):
+                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None, fresh=None,
+                        expected: dict | None = None):
     """The engine's position from where each pawn and marker stands: the one placement of Coalitions, used live, by
     the recorder and by the replay. `places`: piece id -> anything with x_mm, y_mm (and heading_deg); `locate(x, y)`
     names the area there; `state` holds each pawn's Power and Troops (the camera cannot count them, §13.2), the
@@ -76,10 +78,10 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
     the game's place.
 
     The roster's other markers (rules/coalitions/camera.py, read on `board` turned by `rotation_deg`; `tokens` piece
-    id -> its token) set what they show (`merge_markers`). A token shows one face: when the markers of several of
-    its faces have places, the one seen last wins (`fresh(piece id)`: when it was last seen, any increasing number;
-    the face turned down is only not seen any more, its last place kept by the tracker); seen together: not read,
-    with a note.
+    id -> its token) set what they show (`merge_markers`; `expected` what the rules changed, waiting for the map). A
+    token shows one face: when the markers of several of its faces have places, the one seen last wins
+    (`fresh(piece id)`: when it was last seen, any increasing number; the face turned down is only not seen any
+    more, its last place kept by the tracker); seen together: not read, with a note.
     Returns (position, notes, placements, markers)."""
     s = game.draft()
     placements, notes = {}, []
@@ -111,7 +113,7 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
         shown, more = one_face(places, tokens or {}, fresh or (lambda pid: 0.0))
         notes += more
         reading = read_markers(marks, shown, locate, board, s.europe.territories, rotation_deg, tokens)
-        notes += reading.notes + merge_markers(s, reading)
+        notes += reading.notes + merge_markers(s, reading, expected)
     return freeze(s), notes, placements, reading
 
 
@@ -136,22 +138,24 @@ def one_face(places, tokens: dict[str, str], fresh) -> tuple[dict, list[str]]:
     return out, notes
 
 
-def merge_markers(s, reading: MarkerReading) -> list[str]:
-    """Set in the draft state `s` what the markers show (the camera wins, §13.3 step 6: the table is the game):
-    every Garrison once a token is on the table, every Fortress once a Fortress is, each Power's track and
-    status whose marker was read, the action turn the Wheel's dial shows. Control markers and fanned Troops
-    (§13.2) are checked against the rules (control from Garrisons and Homes, §3.2; Troops from the history of
-    purchases and losses): a difference is a note. Returns the notes."""
+def merge_markers(s, reading: MarkerReading, expected: dict[tuple[str, str], Any] | None = None) -> list[str]:
+    """Set in the draft state `s` what the markers show (the table is the game, §13.3 step 6): every Garrison once
+    a token is on the table, every Fortress once a Fortress is, each Power's track and status whose marker was read,
+    the action turn the Wheel's dial shows. What the rules changed last (`expected`, `marker_changes`) waits for the
+    map like a pawn's move: until the camera shows it the rules' value counts (with a note); once it does it is
+    dropped from `expected`. Control markers and fanned Troops (§13.2) are checked against the rules (control
+    from Garrisons and Homes, §3.2; Troops from the history of purchases and losses): a difference is a note.
+    Returns the notes."""
     notes: list[str] = []
-    if reading.kinds & set(TOKEN_FACES):
-        s.garrisons = dict(reading.garrisons)
-    if "fortress" in reading.kinds:
-        s.fortresses = set(reading.fortresses)
-    s.morale.update(reading.tracks.get("morale", {}))
-    s.influence.update(reading.tracks.get("influence", {}))
-    s.statuses.update(reading.statuses)
-    if reading.wheel_turn is not None:
-        s.turn = reading.wheel_turn
+    seen = _seen_values(s, reading)
+    expected = expected if expected is not None else {}
+    for key, value in seen.items():
+        if key in expected and expected[key] != value:
+            notes.append(f"waiting for the map: {_say(key, expected[key])} (the table shows {_say(key, value)})")
+            value = expected[key]
+        else:
+            expected.pop(key, None)
+        _set(s, key, value)
     for tid, power in sorted(reading.control.items()):
         if s.controller(tid) != power:
             notes.append(f"control marker on {tid} says {power}, the rules say {s.controller(tid) or 'nobody'} "
@@ -163,6 +167,70 @@ def merge_markers(s, reading: MarkerReading) -> list[str]:
                 notes.append(f"{gens[0].id}: {n} Troops fanned beside it, the history says {gens[0].troops} "
                              "(§13.2: set its troops if the table is right)")
     return notes
+
+
+def _seen_values(s, reading: MarkerReading) -> dict[tuple[str, str], Any]:
+    """Each value the markers show, by key (kind, name): ("garrison", T) a Power or None, ("fortress", T),
+    ("morale", P), ("influence", P), ("status", P), ("turn", "")."""
+    out: dict[tuple[str, str], Any] = {}
+    if reading.kinds & set(TOKEN_FACES):
+        for tid in set(s.garrisons) | set(reading.garrisons):
+            out[("garrison", tid)] = reading.garrisons.get(tid)
+    if "fortress" in reading.kinds:
+        for tid in set(s.fortresses) | set(reading.fortresses):
+            out[("fortress", tid)] = tid in reading.fortresses
+    for track, by in reading.tracks.items():
+        out.update({(track, p): v for p, v in by.items()})
+    out.update({("status", p): v for p, v in reading.statuses.items()})
+    if reading.wheel_turn is not None:
+        out[("turn", "")] = reading.wheel_turn
+    return out
+
+
+def marker_changes(before, after) -> dict[tuple[str, str], Any]:
+    """What a resolution changed that markers show (the keys of `_seen_values`), with the value after: the states
+    `before` and `after` (rules/coalitions/model.py State)."""
+    out: dict[tuple[str, str], Any] = {}
+    for tid in set(before.garrisons) | set(after.garrisons):
+        if before.garrisons.get(tid) != after.garrisons.get(tid):
+            out[("garrison", tid)] = after.garrisons.get(tid)
+    for tid in before.fortresses ^ after.fortresses:
+        out[("fortress", tid)] = tid in after.fortresses
+    for track in ("morale", "influence"):
+        b, a = getattr(before, track), getattr(after, track)
+        out.update({(track, p): a.get(p, 0) for p in POWERS if a.get(p, 0) != b.get(p, 0)})
+    out.update({("status", p): v for p, v in after.statuses.items() if before.statuses.get(p) != v})
+    if before.turn != after.turn:
+        out[("turn", "")] = after.turn
+    return out
+
+
+def _set(s, key: tuple[str, str], value: Any) -> None:
+    kind, name = key
+    if kind == "garrison":
+        if value is None:
+            s.garrisons.pop(name, None)
+        else:
+            s.garrisons[name] = value
+    elif kind == "fortress":
+        (s.fortresses.add if value else s.fortresses.discard)(name)
+    elif kind in ("morale", "influence"):
+        getattr(s, kind)[name] = value
+    elif kind == "status":
+        s.statuses[name] = value
+    else:
+        s.turn = value
+
+
+def _say(key: tuple[str, str], value: Any) -> str:
+    kind, name = key
+    if kind == "garrison":
+        return f"{value} Garrison on {name}" if value else f"no Garrison on {name}"
+    if kind == "fortress":
+        return f"{'a' if value else 'no'} Fortress on {name}"
+    if kind == "turn":
+        return f"the Wheel at action turn {value}"
+    return f"{name}'s {kind} {value}"
 
 
 def _fresh(s):
@@ -219,6 +287,7 @@ class CoalitionsLive(LiveRules):
         self.game: CoalitionsPosition | None = None
         self.placements: dict[str, Any] = {}
         self.markers = MarkerReading()
+        self.expected: dict[tuple[str, str], Any] = {}
         self.tokens: dict[str, str] = dict(getattr(setup, "tokens", None) or {}) if setup is not None else {}
 
     # ---- the set-up
@@ -271,7 +340,8 @@ class CoalitionsLive(LiveRules):
         pose = getattr(s, "board_pose", None)
         pos, notes, self.placements, self.markers = coalitions_position(
             s.committed_places(), s.roster, s.system, s.state, self.game, s.locate, board=getattr(s, "board", None),
-            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens, fresh=_fresh(s))
+            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens, fresh=_fresh(s),
+            expected=self.expected)
         return pos, notes
 
     def placed_as(self, s, pose, change) -> bool:
@@ -321,6 +391,7 @@ class CoalitionsLive(LiveRules):
                 ch = GeneralMove(gid, at=q.at)
                 s.state.pending[gid] = ch
                 pending.append(ch)
+        self.expected.update(marker_changes(s.position.state, after.state))
         self.game = after
         s.state.turn = after.state.round
         return pending
@@ -361,6 +432,15 @@ class CoalitionsLive(LiveRules):
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, getattr(s, "board", None))
 
+    def panels(self, s) -> tuple:
+        """The Wheel and its actions this turn, tracks and treasury, statuses and Coalitions, battles triggered and
+        their eligible supporters (rules/coalitions/panels.py)."""
+        return coalitions_panels.panels(s.position)
+
+    @classmethod
+    def report_terms(cls, meta, events):
+        return coalitions_panels.report_terms(meta, events)
+
     def actors(self, s) -> tuple[str, ...]:
         """The Powers act themselves (start a movement, taxation, declare, bid...: §4, §9): the combat panel offers
         them besides the Generals."""
@@ -382,15 +462,17 @@ class CoalitionsLive(LiveRules):
 
     def restore(self, s) -> None:
         """The game at a recorded moment: the engine's state kept by the last event that made one, else the record's
-        starting game; each pawn's Power and Troops from it."""
-        kept = next((e.data["engine"] for e in reversed(s.recorded) if not e.undone
-                     and isinstance(e.data.get("engine"), dict)), None)
-        if kept is not None:
-            game = position_from_dict(kept, "the record's engine state")
-        elif s.meta.get("game"):
-            game = position_from_dict(s.meta["game"], "the record's game")
-        else:
-            game = empty_game("the record")
+        starting game; each pawn's Power and Troops from it. What the rules changed that markers show (every engine
+        state against the one before, the latest value of each) counts over the camera's reading, with a note
+        where the map does not show it (`merge_markers`)."""
+        game = position_from_dict(s.meta["game"], "the record's game") if s.meta.get("game") else \
+            empty_game("the record")
+        self.expected = {}
+        for e in s.recorded:
+            if not e.undone and isinstance(e.data.get("engine"), dict):
+                after = position_from_dict(e.data["engine"], "the record's engine state")
+                self.expected.update(marker_changes(game.state, after.state))
+                game = after
         self.game = game
         self.tokens = {str(k): str(v) for k, v in (s.meta.get("tokens") or {}).items()}
         state = GameState(turn=game.state.round, active="britain", removed=set(s.state.removed))

@@ -1,0 +1,145 @@
+"""Coalitions' game-state panels and its after-action report, as plain data (rules/live.py `Panel`, `ReportTerms`):
+the Wheel of War and who does what this action turn (§4.2), the tracks and the treasury (§9.1, §9.5), the statuses
+and the two Coalitions (§9.2), and the battles the Movement under way has triggered with their eligible supporters
+and card allowances (§8.1-§8.4). Every number is the engine's (turn.py, economy.py, battle.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from common.errors import InputError
+from rules.coalitions import battle, economy, turn
+from rules.coalitions.battle import SIDES
+from rules.coalitions.model import ACTIONS, POWERS, STATUSES, CoalitionsPosition
+from rules.live import Panel, PanelAction, ReportTerms
+
+DIRECT = ("drill", "taxation", "influence")
+"""The actions that take nothing but the Power (the others ask choices: Leadership's option, Mobilisation's
+purchases, the Arbiter)."""
+TURNS_A_ROUND = len(ACTIONS)
+"""A record counts action turns from the game's start: six a round (§4.1)."""
+
+
+def wheel_panel(pos: CoalitionsPosition) -> Panel:
+    """The Wheel: round, action turn, phase, and for each Power the action its symbol is over (§4.2) and who acts
+    for it (a Minor's controller, §9.6); Movement comes last (§4.1)."""
+    s = pos.state
+    rows = []
+    for action in ACTIONS:
+        over = [p for p in POWERS if turn.action_of(s, p) == action]
+        doing = turn.powers_doing(s, action)
+        rows.append((action, ", ".join(over) or "-", ", ".join(doing) or "nobody (an uncontrolled Minor, §9.6)"))
+    lines = (f"round {s.round}, action turn {s.turn} of {TURNS_A_ROUND}, phase {s.phase}",
+             "dial order: " + " ".join(s.dial))
+    acts = tuple(PanelAction(f"{p}: {a}", a, p) for p in POWERS if (a := turn.action_of(s, p)) in DIRECT
+                 and p in turn.powers_doing(s, a))
+    return Panel("wheel", "the Wheel of War", lines, ("action", "symbol over it", "performed by"), tuple(rows),
+                 acts)
+
+
+def tracks_panel(pos: CoalitionsPosition) -> Panel:
+    """Morale, IP (Influence), Money, Battle cards in hand and the taxes each Power would raise now."""
+    s = pos.state
+    rows = []
+    for p in POWERS:
+        try:
+            tax = str(economy.tax_value(s, p).get("total", ""))
+        except InputError as e:
+            tax = str(e)
+        rows.append((p, str(s.morale.get(p, 0)), str(s.influence.get(p, 0)), str(s.money.get(p, 0)),
+                     f"{s.hands.get(p, 0)}/{economy.hand_limit(p)}", tax))
+    return Panel("tracks", "tracks and treasury", (f"Battle card deck: {s.deck if s.deck is not None else '?'}",),
+                 ("Power", "Morale", "IP", "Money", "cards", "taxes now"), tuple(rows))
+
+
+def diplomacy_panel(pos: CoalitionsPosition) -> Panel:
+    """The statuses and the two Coalitions (§9.2), the Minors and their controllers (§9.6)."""
+    s = pos.state
+    by = {st: [p for p in POWERS if s.status(p) == st] for st in STATUSES}
+    lines = (f"British Coalition: {', '.join(by['british'])}", f"French Coalition: {', '.join(by['french'])}",
+             f"Neutral: {', '.join(by['neutral']) or '-'}; Expansionist: {', '.join(by['expansionist']) or '-'}")
+    rows = tuple((m, c or "uncontrolled") for m, c in sorted(s.minors.items()))
+    return Panel("diplomacy", "statuses and Coalitions", lines, ("Minor", "controlled by") if rows else (), rows)
+
+
+def battles_panel(pos: CoalitionsPosition) -> Panel:
+    """The battles the Movement under way has triggered (§8.1), each with its sides, base Strength, card slots per
+    General (§8.4) and the Generals eligible to support either side (§8.3); an action per battle for the combat
+    panel (the piles are entered there, `cards.GEN=4,4`)."""
+    s = pos.state
+    mv = s.movement
+    if mv is None:
+        return Panel("battles", "battles", ("no Movement under way",))
+    lines = [f"{mv.power} moves (Arbiter {mv.arbiter or 'none'}), Move Turn {mv.played} of {mv.granted}"]
+    rows, acts = [], []
+    for tid in mv.battles:
+        try:
+            pv = battle.preview(s, tid, mv.power)
+        except InputError as e:
+            lines.append(f"{tid}: {e}")
+            continue
+        for side in SIDES:
+            gens = ", ".join(f"{g} ({pv['card_slots'][g]} cards)" for g in pv["sides"][side])
+            if side == "defender" and pv["garrison"]:
+                gens += f"{', ' if gens else ''}{pv['garrison']} Garrison"
+            rows.append((tid, side, gens, str(pv["base"][side]), ", ".join(pv["support_candidates"][side]) or "-"))
+        acts.append(PanelAction(f"battle in {tid}", "battle", mv.power, tid))
+    if not mv.battles:
+        lines.append("no battle waiting")
+    return Panel("battles", "battles", tuple(lines), ("Territory", "side", "Generals", "Strength", "may support"),
+                 tuple(rows), tuple(acts))
+
+
+def panels(pos: CoalitionsPosition | None) -> tuple[Panel, ...]:
+    if pos is None:
+        return ()
+    return wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), battles_panel(pos)
+
+
+# ---------------------------------------------------------------------------------------------- the report
+
+
+def turn_title(record_turn: int) -> str:
+    """A record's turn number (action turns from the start, six a round) as round and action turn."""
+    if record_turn <= 0:
+        return "Set-up"
+    return f"Round {(record_turn - 1) // TURNS_A_ROUND + 1}, action turn {(record_turn - 1) % TURNS_A_ROUND + 1}"
+
+
+def _combat_line(data: Mapping[str, Any]) -> str:
+    action = str(data.get("action") or "")
+    return f"{action.replace('_', ' ')}: {data.get('summary') or ''}"
+
+
+def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
+    """A Coalitions record's report in the game's terms: each turn headed by its round and action turn, each
+    resolution by its action and the engine's first line, and sections of the battles (with their result), the
+    status changes (declare, §9.3) and the other actions (§9.5)."""
+    titles: dict[int, str] = {}
+    lines: dict[int, str] = {}
+    battles, statuses, actions = [], [], []
+    for e in events:
+        titles.setdefault(int(e.turn or 0), turn_title(int(e.turn or 0)))
+        if e.type == "turn":
+            lines[e.seq] = f"{turn_title(int(e.data.get('turn') or 0))} begins: " + \
+                "; ".join(str(x) for x in e.data.get("lines", ())[:1])
+            continue
+        if e.type != "combat":
+            continue
+        text = _combat_line(e.data)
+        lines[e.seq] = text
+        action = e.data.get("action")
+        if action == "battle":
+            battles.append(f"{turn_title(int(e.turn or 0))}: {text}")
+        elif action in ("declare", "bid"):
+            statuses.append(f"{turn_title(int(e.turn or 0))}: {text}")
+        else:
+            actions.append(f"{turn_title(int(e.turn or 0))}: {text}")
+    sections = (("Battles", tuple(battles) or ("none",)), ("Status changes and bids", tuple(statuses) or ("none",)),
+                ("Actions", tuple(actions) or ("none",)))
+    return ReportTerms(titles, lines, sections, losses=False)
+
+
+__all__ = ["panels", "report_terms", "turn_title"]
