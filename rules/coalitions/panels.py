@@ -120,8 +120,11 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
     titles: dict[int, str] = {}
     lines: dict[int, str] = {}
     battles, statuses, actions = [], [], []
+    game = meta.get("game") or {}
+    first = (int(game.get("round", 1)) - 1) * TURNS_A_ROUND + int(game.get("turn", 1))
     for e in events:
-        titles.setdefault(int(e.turn or 0), turn_title(int(e.turn or 0)))
+        # before the first turn event: the game's starting round and action turn (the record's turn 0)
+        titles.setdefault(int(e.turn or 0), turn_title(int(e.turn or 0) or first))
         if e.type == "turn":
             lines[e.seq] = f"{turn_title(int(e.data.get('turn') or 0))} begins: " + \
                 "; ".join(str(x) for x in e.data.get("lines", ())[:1])
@@ -132,11 +135,12 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
         lines[e.seq] = text
         action = e.data.get("action")
         if action == "battle":
-            battles.append(f"{turn_title(int(e.turn or 0))}: {text}")
+            won = next((str(x) for x in e.data.get("lines", ()) if " wins " in str(x) or "tie" in str(x)), "")
+            battles.append(f"{turn_title(int(e.turn or 0) or first)}: {text}" + (f"; {won}" if won else ""))
         elif action in ("declare", "bid"):
-            statuses.append(f"{turn_title(int(e.turn or 0))}: {text}")
+            statuses.append(f"{turn_title(int(e.turn or 0) or first)}: {text}")
         else:
-            actions.append(f"{turn_title(int(e.turn or 0))}: {text}")
+            actions.append(f"{turn_title(int(e.turn or 0) or first)}: {text}")
     sections = (("Battles", tuple(battles) or ("none",)), ("Status changes and bids", tuple(statuses) or ("none",)),
                 ("Actions", tuple(actions) or ("none",)))
     return ReportTerms(titles, lines, sections, losses=False)
