@@ -2,14 +2,16 @@
 Marengo's blocks on areas.
 
 The session registers the map as a printed board (rules/coalitions/board.py: the demo map's cells, or a board file
-whose area ids are the map's Territory ids) and locates a table point on it (`s.locate`). Each roster piece is one
-General pawn: its `side` a Power (name or short code), its `type` "general" or a special General's name (§8.9).
-`coalitions_position` places every pawn in the Territory its marker lies in (on a border or in an Impassable
-Territory it is left out with a note, not guessed; a pawn not on the map is off-map): it is the one placement of
-Coalitions, used live, by the recorder and by the replay. What the camera cannot see (round and turn, statuses,
-Morale, IP, Money, cards, the Troops under each pawn (§13.2), Garrisons, Fortresses, the Generals not in the roster)
-is the game: the engine's position, replaced by the position after each resolution the players apply. The moves a
-resolution orders wait as `GeneralMove`s until the map shows them.
+whose area ids are the map's Territory ids) and locates a table point on it (`s.locate`). A roster piece is a
+General pawn (its `side` a Power, name or short code; its `type` "general" or a special General's name, §8.9) or
+one of the markers rules/coalitions/camera.py reads (token faces, Fortresses, control markers, track markers, status
+discs, the Wheel's dial, §13.1). `coalitions_position` places every pawn in the Territory its marker lies in (on a
+border or in an Impassable Territory it is left out with a note, not guessed; a pawn not on the map is off-map) and
+sets what the markers show: it is the one placement of Coalitions, used live, by the recorder and by the replay.
+What the camera cannot see (Money, cards, the Troops under each pawn (§13.2), the Generals not in the roster, and
+whatever has no marker on the table) is the game: the engine's position, replaced by the position after each
+resolution the players apply. The moves a resolution orders wait as `GeneralMove`s until the map shows them, the
+markers it changes as `expected` values (`merge_markers`).
 
 Nothing is hidden in the position (cards are entered when played): no player views.
 """
