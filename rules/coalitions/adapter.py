@@ -20,7 +20,7 @@ from rules.system import CombatOutcome, TargetRow
 
 MOVEMENT_ACTIONS = ("start_movement", "move", "battle", "ask_turn", "end_movement")
 WHEEL_ACTIONS = ("drill", "taxation", "leadership", "subsidies", "mobilisation", "influence", "end_turn")
-DIPLOMACY_ACTIONS = ("declare", "bid")
+DIPLOMACY_ACTIONS = ("choose", "declare", "bid")
 AUTOMA_ACTIONS = ("napoleon_card", "race_to_paris", "automa_battle", "mobilise_france")
 ACTIONS = MOVEMENT_ACTIONS + WHEEL_ACTIONS + DIPLOMACY_ACTIONS + AUTOMA_ACTIONS
 
@@ -37,6 +37,7 @@ CHOICE_HELP = """\
   subsidies     --attacker britain offer.POWER=N [accepted=POWER,POWER]
   mobilisation  --attacker POWER [troops.GEN=N] [cards=N] [morale=N] [fortress=T,T]
   end_turn      --attacker any
+  choose        --attacker POWER [status=STATUS] [bid.MINOR=N]   (a secret choice before the reveal, §13.2)
   declare       --attacker any status.POWER=british|french|neutral|expansionist [expel.POWER=STATUS]
                 [to.GEN=T|off] [stay.GEN=no] [rps.TERRITORY=POWER]
   bid           --attacker any --target MINOR bid.POWER=N [to.GEN=T|off] [rps.TERRITORY=POWER]
@@ -96,8 +97,8 @@ class CoalitionsSystem:
     name = "coalitions"
     actions = ACTIONS
     single_piece_actions = frozenset({"start_movement", "ask_turn", "end_movement", "drill", "taxation",
-                                      "leadership", "subsidies", "mobilisation", "influence", "end_turn", "declare",
-                                      "napoleon_card", "race_to_paris", "mobilise_france"})
+                                      "leadership", "subsidies", "mobilisation", "influence", "end_turn", "choose",
+                                      "declare", "napoleon_card", "race_to_paris", "mobilise_france"})
     choice_help = CHOICE_HELP
     types = ("general", *SPECIALS)
     markers = ()
@@ -337,6 +338,11 @@ def _declare(c: _Call) -> Result:
     return diplomacy.declare(c.pos, _prefixed(c.ch, "status."), _prefixed(c.ch, "expel."), c.ch, c.o)
 
 
+def _choose(c: _Call) -> Result:
+    bids = {m: _int(v, f"bid.{m}") for m, v in _prefixed(c.ch, "bid.").items()}
+    return diplomacy.choose(c.pos, c.power, c.ch.get("status"), bids)
+
+
 def _bid(c: _Call) -> Result:
     bids = {p: _int(v, f"bid.{p}") for p, v in _prefixed(c.ch, "bid.").items()}
     return diplomacy.bid(c.pos, c.need("MINOR"), bids, c.ch, c.o)
@@ -366,6 +372,7 @@ _HANDLERS: dict[str, Callable[[_Call], Result]] = {
     "mobilisation": _mobilisation,
     "influence": lambda c: economy.expand_influence(c.pos, c.power),
     "end_turn": lambda c: turn.end_turn(c.pos, c.o),
+    "choose": _choose,
     "declare": _declare,
     "bid": _bid,
     "napoleon_card": _napoleon_card,

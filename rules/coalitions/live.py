@@ -279,6 +279,8 @@ class CoalitionsLive(LiveRules):
 
     inputs = (CHOICES,)
     noun = "General"
+    viewers = POWERS
+    viewer_titles = {p: f"{p} player (its own secret choices, §13.2)" for p in POWERS}
     target_headers = ("target", "territory", "steps", "move", "-", "-", "attack", "margin", "-", "note")
     state_headers = ("General", "Power", "type", "Territory", "facing", "troops", "bases", "markers", "seen",
                      "waiting for")
@@ -290,6 +292,7 @@ class CoalitionsLive(LiveRules):
         self.placements: dict[str, Any] = {}
         self.markers = MarkerReading()
         self.expected: dict[tuple[str, str], Any] = {}
+        self.secrets: dict[str, dict[str, Any]] = {}
         self.tokens: dict[str, str] = dict(getattr(setup, "tokens", None) or {}) if setup is not None else {}
 
     # ---- the set-up
@@ -376,8 +379,22 @@ class CoalitionsLive(LiveRules):
             s.log(line)
 
     def apply(self, s, outcome) -> list[PendingChange]:
+        """Adopt the resolution's position. A secret choice (`choose`, §13.2) changes nothing but is kept for its
+        Power's view until the reveal (`declare` reveals the statuses, `bid` the bids for its Minor)."""
         res = outcome.resolution
         s.log(f"{res.action}: {outcome.lines[0] if outcome.lines else ''}")
+        if res.action == "choose":
+            mine = self.secrets.setdefault(res.data["power"], {})
+            mine.update({k: v for k, v in res.data["secret"].items() if k != "bids"})
+            mine.setdefault("bids", {}).update(res.data["secret"].get("bids", {}))
+            return []
+        if res.action == "declare":
+            for mine in self.secrets.values():
+                mine.pop("status", None)
+        if res.action == "bid":
+            minor = res.data.get("minor")
+            for mine in self.secrets.values():
+                mine.get("bids", {}).pop(minor, None)
         return self._take(s, res.after)
 
     def _take(self, s, after: CoalitionsPosition) -> list[PendingChange]:
@@ -437,7 +454,7 @@ class CoalitionsLive(LiveRules):
     def panels(self, s) -> tuple:
         """The Wheel and its actions this turn, tracks and treasury, statuses and Coalitions, battles triggered and
         their eligible supporters (rules/coalitions/panels.py)."""
-        return coalitions_panels.panels(s.position)
+        return coalitions_panels.panels(s.position, self.secrets, s.viewer)
 
     @classmethod
     def report_terms(cls, meta, events):
@@ -445,8 +462,9 @@ class CoalitionsLive(LiveRules):
 
     def actors(self, s) -> tuple[str, ...]:
         """The Powers act themselves (start a movement, taxation, declare, bid...: §4, §9): the combat panel offers
-        them besides the Generals."""
-        return POWERS
+        them besides the Generals; "any" acts for the whole table (the reveal of the statuses and bids, the end of an
+        action turn)."""
+        return (*POWERS, "any")
 
     # ---- the game record
 

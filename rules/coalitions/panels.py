@@ -14,6 +14,7 @@ from rules.coalitions import battle, economy, turn
 from rules.coalitions.battle import SIDES
 from rules.coalitions.model import ACTIONS, POWERS, STATUSES, CoalitionsPosition
 from rules.live import Panel, PanelAction, ReportTerms
+from rules.system import UMPIRE
 
 DIRECT = ("drill", "taxation", "influence")
 """The actions that take nothing but the Power (the others ask choices: Leadership's option, Mobilisation's
@@ -92,10 +93,41 @@ def battles_panel(pos: CoalitionsPosition) -> Panel:
                  tuple(rows), tuple(acts))
 
 
-def panels(pos: CoalitionsPosition | None) -> tuple[Panel, ...]:
+def secrets_panel(pos: CoalitionsPosition, secrets: Mapping[str, Mapping[str, Any]], viewer: str) -> Panel:
+    """The secret choices made before their reveal (§9.3 statuses, §9.6 bids; §13.2): a Power's own player view
+    shows its choices, every other Power's view only that one was made; the umpire's view shows them all and the
+    reveal as an action (`declare` / `bid` with the entered choices) for the combat panel."""
+    s = pos.state
+    sees_all = viewer == UMPIRE
+    rows = []
+    for p in POWERS:
+        mine = secrets.get(p, {})
+        shown = sees_all or viewer == p
+        status = (mine.get("status") if shown else "chosen") if "status" in mine else "-"
+        bids = ", ".join(f"{m} {n if shown else '?'}" for m, n in sorted(mine.get("bids", {}).items())) or "-"
+        rows.append((p, status, bids))
+    lines = [f"phase {s.phase}: " + ("choose each status in your own view (choose status=...), then reveal"
+                                     if s.phase == "diplomacy" else "statuses are chosen in the Diplomacy phase")]
+    acts = []
+    statuses = tuple((f"status.{p}", str(v["status"])) for p, v in sorted(secrets.items()) if "status" in v)
+    if sees_all and statuses:
+        acts.append(PanelAction("reveal the statuses", "declare", "any", "", statuses))
+    for minor in sorted({m for v in secrets.values() for m in v.get("bids", {})}):
+        bids = tuple((f"bid.{p}", str(v["bids"][minor])) for p, v in sorted(secrets.items())
+                     if minor in v.get("bids", {}))
+        if sees_all:
+            acts.append(PanelAction(f"reveal the bids for {minor}", "bid", "any", minor, bids))
+    if not sees_all:
+        lines.append(f"{viewer}'s view: the other Powers' choices are hidden until the reveal (§13.2)")
+    return Panel("secrets", "secret choices", tuple(lines), ("Power", "status", "bids"), tuple(rows), tuple(acts))
+
+
+def panels(pos: CoalitionsPosition | None, secrets: Mapping[str, Mapping[str, Any]] | None = None,
+           viewer: str = UMPIRE) -> tuple[Panel, ...]:
     if pos is None:
         return ()
-    return wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), battles_panel(pos)
+    return (wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), battles_panel(pos),
+            secrets_panel(pos, secrets or {}, viewer))
 
 
 # ---------------------------------------------------------------------------------------------- the report
@@ -137,6 +169,8 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
         if action == "battle":
             won = next((str(x) for x in e.data.get("lines", ()) if " wins " in str(x) or "tie" in str(x)), "")
             battles.append(f"{turn_title(int(e.turn or 0) or first)}: {text}" + (f"; {won}" if won else ""))
+        elif action == "choose":
+            continue  # the reveal says what was chosen
         elif action in ("declare", "bid"):
             statuses.append(f"{turn_title(int(e.turn or 0) or first)}: {text}")
         else:

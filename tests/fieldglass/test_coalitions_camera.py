@@ -204,3 +204,47 @@ def test_a_rendered_board_is_read_back_through_the_camera():
         assert st.statuses == changed["statuses"] and st.turn == (3, 5)[i]
         assert s.live.markers.faces["tk5"] == "troop" and s.live.markers.faces["tk1"] == "garrison"
         assert not [n for n in s.notes if "not read" in n]
+
+
+def test_secret_statuses_and_bids_are_seen_only_in_their_powers_view_until_revealed():
+    """§13.2: a status chosen (or a bid made) before the reveal is entered in the Power's own view; the others see
+    only that it was made; the umpire's view reveals them all with `declare` (or `bid`) from the panel."""
+    board = demo_board()
+    game = position_from_dict({**demo_game(), "round": 2, "phase": "diplomacy", "minors": {"ottoman": "russia"}},
+                              "round 2")
+    s = Session(Setup("by hand", None, board_layout(board), demo_roster("coalitions", board), "coalitions",
+                      board=board, game=game), settle_s=0.0)
+    see(s, 0.0, {pid: xyz for pid, xyz in layout(demo_game(), GARRISONS).items() if pid in PAWNS})
+    s.choices = {"status": "french"}
+    out = s.resolve("choose", "prussia", "")
+    assert "french" not in " ".join(out.lines)  # the lines say a choice was made, not what
+    assert s.apply(out) == [] and s.position.state.statuses["prussia"] == "neutral"  # nothing changes yet
+    s.choices = {"status": "expansionist", "bid.ottoman": "2"}
+    s.apply(s.resolve("choose", "austria", ""))
+    with pytest.raises(InputError, match="bid.ottoman=20: austria may bid 0 to its Morale 9"):
+        s.choices = {"bid.ottoman": "20"}
+        s.resolve("choose", "austria", "")
+    with pytest.raises(InputError, match="britain chooses no status"):
+        s.choices = {"status": "neutral"}
+        s.resolve("choose", "britain", "")
+
+    def secrets() -> dict:
+        panel = next(p for p in s.panels() if p.key == "secrets")
+        return {r[0]: r[1:] for r in panel.rows}, panel.actions
+
+    s.set_viewer("prussia")
+    rows, acts = secrets()
+    assert rows["prussia"] == ("french", "-") and rows["austria"] == ("chosen", "ottoman ?") and acts == ()
+    s.set_viewer("austria")
+    rows, _ = secrets()
+    assert rows["prussia"] == ("chosen", "-") and rows["austria"] == ("expansionist", "ottoman 2")
+    s.set_viewer("umpire")
+    rows, acts = secrets()
+    reveal = next(a for a in acts if a.action == "declare")
+    assert dict(reveal.choices) == {"status.austria": "expansionist", "status.prussia": "french"}
+    s.choices = dict(reveal.choices)
+    s.apply(s.resolve("declare", "any", ""))
+    st = s.position.state
+    assert st.statuses["prussia"] == "french" and st.statuses["austria"] == "expansionist"
+    rows, acts = secrets()
+    assert rows["prussia"] == ("-", "-") and [a.action for a in acts] == ["bid"]  # the bid waits for its reveal
