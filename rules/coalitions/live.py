@@ -31,6 +31,7 @@ from rules.coalitions.camera import MARKER_KINDS, TOKEN_FACES, MarkerReading, ma
 from rules.coalitions.demo import demo as demo_table
 from rules.coalitions.model import (
     ABBR,
+    ACTIONS,
     POWERS,
     SYSTEM,
     CoalitionsPosition,
@@ -556,6 +557,7 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
         poly = (points(on_table(area.polygon, scene.to_table)),)
         terr = st.europe.territories.get(tid)
         if terr is None:
+            out += _display_items(st, area, poly, scene)
             continue
         ctrl = st.controller(tid)
         tip = f"{terr.name}: {terr.kind}, value {terr.value}, controlled by {ctrl or 'nobody'}" + \
@@ -587,6 +589,36 @@ def _marker(p: ScenePiece, scene: Scene) -> list[Item]:
     at = (p.pose[0], p.pose[1])
     return [Dot("coalitions-marker", at, POWER_TONES.get(power, "outline"), 4.0, tip=tip, layer=7, piece=p.id,
                 z_mm=p.marker_height_mm)]
+
+
+def _display_items(st, area, poly, scene: Scene) -> list[Item]:
+    """A track space, a status zone or the Wheel (rules/coalitions/camera.py areas) as the rules see it now: who
+    stands on the space (§9.1), who has the status (§9.2), every Power's action this turn beside the Wheel (§4.2)."""
+    kind = area.attribute("kind")
+    if kind == "track":
+        track, value = area.attribute("track"), area.attribute("value")
+        who = [p for p in POWERS if getattr(st, track, {}).get(p, 0) == value]
+        tip = f"{track} {value}: {', '.join(who) or 'nobody'}"
+        return [Area("coalitions-track", poly, "area", 0.0, width=0.5, edge_tone="area", tip=tip, layer=3,
+                     data=(area.id,))]
+    if kind == "status":
+        status = area.attribute("status")
+        who = [p for p in POWERS if st.status(p) == status]
+        at = on_table([area.centre], scene.to_table)[0]
+        return [Area("coalitions-status", poly, "area", 0.0, width=1.0, edge_tone="area",
+                     tip=f"{status}: {', '.join(who) or 'nobody'} (§9.2)", layer=3, data=(area.id,)),
+                Label("coalitions-name", tuple(at), status, "muted", 6.0, False, (-18.0, -14.0), layer=5)]
+    if kind == "wheel":
+        plan = turn.schedule(st)
+        at = on_table([area.centre], scene.to_table)[0]
+        lines = [f"{a}: {', '.join(p for p in POWERS if plan[p] == a)}" for a in ACTIONS]
+        out: list[Item] = [Area("coalitions-wheel", poly, "reach", 0.1, width=1.5, edge_tone="area",
+                                tip=f"round {st.round}, action turn {st.turn}: " + "; ".join(lines) + " (§4.2)",
+                                layer=3, data=(area.id,))]
+        out += [Label("coalitions-wheel-action", tuple(at), text, "text", 5.5, k == 0, (36.0, -26.0 + 10.0 * k),
+                      layer=5) for k, text in enumerate([f"round {st.round}, turn {st.turn}", *lines])]
+        return out
+    return []
 
 
 def _pawn(p: ScenePiece, scene: Scene, board) -> list[Item]:

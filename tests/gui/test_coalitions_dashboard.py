@@ -38,7 +38,7 @@ def _cells(widget) -> list[list[str]]:
     return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
 
 
-def test_the_control_map_the_wheel_and_a_battle_with_cards(qapp, window):
+def test_the_control_map_and_the_wheel(qapp, window):
     s = window.session
     st = s.position.state
     assert s.live.markers.wheel_turn == 1 and st.garrisons["bavaria"] == "austria"  # read from the rendered table
@@ -56,6 +56,10 @@ def test_the_control_map_the_wheel_and_a_battle_with_cards(qapp, window):
     items = s.picture()
     bavaria = next(it for it in items if it.kind == "coalitions-territory" and it.data == ("bavaria",))
     assert "controlled by austria, a austria Garrison" in bavaria.tip
+    wheel = next(it for it in items if it.kind == "coalitions-wheel")
+    assert "round 1, action turn 1" in wheel.tip and "movement: france" in wheel.tip
+    morale = {it.data[0]: it.tip for it in items if it.kind == "coalitions-track"}
+    assert morale["morale-11"] == "morale 11: france" and morale["influence-0"].count(",") == 5
     SHOTS.mkdir(parents=True, exist_ok=True)
     window.save_screenshot(SHOTS / "coalitions-map.png")
     assert (SHOTS / "coalitions-map.png").stat().st_size > 10_000
@@ -63,7 +67,11 @@ def test_the_control_map_the_wheel_and_a_battle_with_cards(qapp, window):
     _refresh(qapp, window)
     window.save_screenshot(SHOTS / "coalitions-wheel.png")
     assert (SHOTS / "coalitions-wheel.png").stat().st_size > 10_000
+
+
+def test_a_battle_in_the_combat_panel_with_the_cards(qapp, window):
     # France's Movement: the Arbiter, fr-5 marches into Tyrol (pending until the camera sees it), a battle
+    s = window.session
     s.apply(s.resolve("start_movement", "france", "ottoman"))
     s.apply(s.resolve("move", "fr-5", "tyrol"))
     _refresh(qapp, window)
