@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from common.errors import InputError
 from rules.coalitions import automa, battle, diplomacy, economy, movement, turn
-from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result
+from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, Options, get_options
 from rules.system import CombatOutcome, TargetRow
@@ -28,6 +28,7 @@ CHOICE_HELP = """\
   start_movement --attacker POWER [--target ARBITER] [disband=T,T] [napoleon=yes]
   move          --attacker GEN[,GEN] [--target TERRITORY] [to.GEN=TERRITORY] [kind.GEN=march|sea|strategic|orient]
                 [path.GEN=T,T] [garrison.GEN=T,T] [consent.GEN=yes] [stay.GEN=HOME]   (kind inferred when omitted)
+                [from.GEN=T|off]   (its start, when the camera already shows it at the end)
   battle        --attacker POWER|any --target TERRITORY [support.GEN=attacker|defender] [cards.GEN=4,4]
                 [to.GEN=capital|off|TERRITORY] [retreat=TERRITORY|off] [garrison=no] [kutuzov=T] [vizier=T]
   ask_turn      --attacker POWER agree=yes|no          (the Arbiter's answer)
@@ -284,8 +285,23 @@ def infer_kind(pos: CoalitionsPosition, gid: str, dest: str, opts: Options = DEF
     return fits[0][0], fits[0][1], [k for k, _ in fits[1:]]
 
 
+def seen_from(pos: CoalitionsPosition, starts: Mapping[str, str]) -> CoalitionsPosition:
+    """The position with each General of `starts` back where it stood before the move (a Territory or "off"): the
+    camera may already show it at its end (two snapshots, §13.3), the move is checked from its start."""
+    if not starts:
+        return pos
+    s = pos.draft()
+    for gid, at in starts.items():
+        g = s.general(gid)
+        if at != "off" and at not in s.europe.territories:
+            raise InputError(f"from.{gid}={at}: no Territory of the map (or off)")
+        g.at = None if at == "off" else at
+    return freeze(s)
+
+
 def _move(c: _Call) -> Result:
     moves, notes = [], []
+    c = _Call(seen_from(c.pos, _prefixed(c.ch, "from.")), c.action, c.ids, c.target, c.ch, c.o)
     for gid in c.ids:
         dest = c.ch.get(f"to.{gid}") or (c.target if len(c.ids) == 1 else None)
         if dest is None:

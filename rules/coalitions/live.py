@@ -374,7 +374,7 @@ class CoalitionsLive(LiveRules):
     def next_phase(self, s) -> None:
         """The action turn ends (engine: turn.end_turn, §4.1): the Wheel turns, or a new round begins."""
         res = turn.end_turn(s.position, self.system.opts)
-        for ch in self._take(s, res.after):
+        for ch in self._take(s, res.after, res.changes):
             s.log(f"waiting for the map: {ch.describe()}")
         for line in res.lines:
             s.log(line)
@@ -396,15 +396,27 @@ class CoalitionsLive(LiveRules):
             minor = res.data.get("minor")
             for mine in self.secrets.values():
                 mine.get("bids", {}).pop(minor, None)
-        return self._take(s, res.after)
+        return self._take(s, res.after, res.changes)
 
-    def _take(self, s, after: CoalitionsPosition) -> list[PendingChange]:
-        """Adopt the engine's position: the game now, each pawn's Troops; moves pending until the map matches."""
+    def _take(self, s, after: CoalitionsPosition, changes=()) -> list[PendingChange]:
+        """Adopt the engine's position: the game now, each pawn's Troops; moves pending until the map matches. A
+        pawn the camera sees moved that the resolution did not move (`changes` name the Generals it changed) keeps
+        the game's place: a move is the game's once resolved (§13.3), not because another action was."""
         pending: list[PendingChange] = []
+        involved = {ch.get("general") for ch in changes if isinstance(ch, dict)}
+        unconfirmed = {gid: was for gid, (was, _) in self.seen_moves(s).items() if gid not in involved}
+        if unconfirmed:
+            d = after.draft()
+            for gid, was in unconfirmed.items():
+                if gid in d.generals:
+                    d.generals[gid].at = was
+            after = freeze(d)
         roster_ids = {rp.id for rp in s.roster.pieces}
         for gid, g in s.position.state.generals.items():
             q = after.state.generals.get(gid)
             if q is None or gid not in roster_ids:
+                continue
+            if gid in unconfirmed:  # still a move seen, to be confirmed: not one the rules ordered
                 continue
             s.state.states.setdefault(gid, {}).update(troops=q.troops, power=q.power)
             if q.at != g.at:
@@ -455,7 +467,19 @@ class CoalitionsLive(LiveRules):
     def panels(self, s) -> tuple:
         """The Wheel and its actions this turn, tracks and treasury, statuses and Coalitions, battles triggered and
         their eligible supporters (rules/coalitions/panels.py)."""
-        return coalitions_panels.panels(s.position, self.secrets, s.viewer)
+        return coalitions_panels.panels(s.position, self.secrets, s.viewer, self.seen_moves(s), self.system.opts)
+
+    def seen_moves(self, s) -> dict[str, tuple[str | None, str | None]]:
+        """The roster's pawns the camera sees in another Territory than the game has them (no move of the rules
+        pending): General id -> (the game's Territory, the seen one; None off-map), §13.3."""
+        out = {}
+        if self.game is None or s.position is None:
+            return out
+        for rp in s.roster.pieces:
+            now, was = s.position.state.generals.get(rp.id), self.game.state.generals.get(rp.id)
+            if now is not None and was is not None and now.at != was.at and rp.id not in s.state.pending:
+                out[rp.id] = (was.at, now.at)
+        return out
 
     @classmethod
     def report_terms(cls, meta, events):

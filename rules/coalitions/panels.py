@@ -11,8 +11,10 @@ from typing import Any
 
 from common.errors import InputError
 from rules.coalitions import battle, economy, turn
+from rules.coalitions.adapter import infer_kind, seen_from
 from rules.coalitions.battle import SIDES
 from rules.coalitions.model import ACTIONS, POWERS, STATUSES, CoalitionsPosition
+from rules.coalitions.options import DEFAULT
 from rules.live import Panel, PanelAction, ReportTerms
 from rules.system import UMPIRE
 
@@ -93,6 +95,34 @@ def battles_panel(pos: CoalitionsPosition) -> Panel:
                  tuple(rows), tuple(acts))
 
 
+def moves_panel(pos: CoalitionsPosition, seen: Mapping[str, tuple[str | None, str | None]], opts=None) -> Panel:
+    """The pawns the camera sees away from where the game has them (two snapshots, §13.3 steps 2-3): for each the
+    move the engine proposes (March, then Strategic, then Sea: the first that fits, §5.3) and, when several fit, one
+    action per kind for the player to choose; each fills the combat panel with the move from its start
+    (`from.GEN=`), to be resolved (consents and Garrisons added as choices, §13.2)."""
+    rows, acts = [], []
+    mv = pos.state.movement
+    for gid, (start, end) in sorted(seen.items()):
+        if end is None:
+            rows.append((gid, start or "off-map", "off-map", "-", "taken off the map: not a move (§5.3)"))
+            continue
+        there = seen_from(pos, {gid: start or "off"})
+        try:
+            kind, path, others = infer_kind(there, gid, end, opts or DEFAULT)
+        except InputError as e:
+            rows.append((gid, start or "off-map", end, "-", str(e)))
+            continue
+        rows.append((gid, start or "off-map", end, kind, f"also {', '.join(others)}" if others else
+                     f"by {' '.join(path)}"))
+        for k in (kind, *others):
+            acts.append(PanelAction(f"{gid}: {start} -> {end} ({k})", "move", gid, end,
+                                    ((f"from.{gid}", start or "off"), (f"kind.{gid}", k)),
+                                    mv is not None, "" if mv is not None else "no Movement under way (§5.1)"))
+    lines = ("the camera sees these pawns away from the game: confirm each move" if rows else
+             "every pawn stands where the game has it",)
+    return Panel("moves", "moves seen", lines, ("General", "from", "to", "proposed", "note"), tuple(rows), tuple(acts))
+
+
 def secrets_panel(pos: CoalitionsPosition, secrets: Mapping[str, Mapping[str, Any]], viewer: str) -> Panel:
     """The secret choices made before their reveal (§9.3 statuses, §9.6 bids; §13.2): a Power's own player view
     shows its choices, every other Power's view only that one was made; the umpire's view shows them all and the
@@ -123,11 +153,14 @@ def secrets_panel(pos: CoalitionsPosition, secrets: Mapping[str, Mapping[str, An
 
 
 def panels(pos: CoalitionsPosition | None, secrets: Mapping[str, Mapping[str, Any]] | None = None,
-           viewer: str = UMPIRE) -> tuple[Panel, ...]:
+           viewer: str = UMPIRE, seen: Mapping[str, tuple[str | None, str | None]] | None = None,
+           opts=None) -> tuple[Panel, ...]:
+    """Every panel for the session's position `pos`; `secrets` and `viewer` for the secret choices, `seen` the
+    pawns the camera sees away from the game (General id -> (game's Territory, seen Territory); None off-map)."""
     if pos is None:
         return ()
-    return (wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), battles_panel(pos),
-            secrets_panel(pos, secrets or {}, viewer))
+    return (wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), moves_panel(pos, seen or {}, opts),
+            battles_panel(pos), secrets_panel(pos, secrets or {}, viewer))
 
 
 # ---------------------------------------------------------------------------------------------- the report

@@ -248,3 +248,31 @@ def test_secret_statuses_and_bids_are_seen_only_in_their_powers_view_until_revea
     assert st.statuses["prussia"] == "french" and st.statuses["austria"] == "expansionist"
     rows, acts = secrets()
     assert rows["prussia"] == ("-", "-") and [a.action for a in acts] == ["bid"]  # the bid waits for its reveal
+
+
+def test_a_move_seen_before_it_is_resolved_is_proposed_from_two_snapshots():
+    """§13.3: the camera sees fr-2 already in Holland; the engine proposes the move from where the game has it
+    (a March, §5.3; a Sea Move fits too, so the player may choose), and the chosen proposal resolves it."""
+    board = demo_board()
+    game = position_from_dict(demo_game(), "demo")
+    s = Session(Setup("by hand", None, board_layout(board), demo_roster("coalitions", board), "coalitions",
+                      board=board, game=game), settle_s=0.0)
+    pawns = {pid: xyz for pid, xyz in layout(demo_game(), GARRISONS).items() if pid in PAWNS}
+    see(s, 0.0, pawns)
+    s.apply(s.resolve("start_movement", "france", "ottoman"))
+
+    def moves():
+        return next(p for p in s.panels() if p.key == "moves")
+
+    assert moves().rows == ()
+    see(s, 2.0, {**pawns, "fr-2": (*map_point(EUROPE, "holland"), 0.0), "gb-2": (*map_point(EUROPE, "moskva"), 0.0)})
+    rows = {r[0]: r for r in moves().rows}
+    assert rows["fr-2"][1:4] == ("picardie", "holland", "march")
+    assert "no March, Strategic or Sea Move gets there" in rows["gb-2"][4]
+    act = next(a for a in moves().actions if a.attacker == "fr-2" and dict(a.choices)["kind.fr-2"] == "march")
+    assert act.allowed and dict(act.choices)["from.fr-2"] == "picardie"
+    s.choices = dict(act.choices)
+    out = s.resolve(act.action, act.attacker, act.target)
+    assert out.lines[0] == "fr-2 (france, 3 Troops) march: picardie -> holland (§5.3)"
+    assert s.apply(out) == []  # the map shows it already: nothing pending
+    assert set(r[0] for r in moves().rows) == {"gb-2"} and s.position.state.generals["fr-2"].at == "holland"

@@ -42,8 +42,9 @@ def test_the_control_map_and_the_wheel(qapp, window):
     s = window.session
     st = s.position.state
     assert s.live.markers.wheel_turn == 1 and st.garrisons["bavaria"] == "austria"  # read from the rendered table
-    assert set(window.system_panels) == {"wheel", "tracks", "diplomacy", "battles", "secrets"}
-    assert [w.panel for w in window.system_panels.values()] == list(panels(s.position, s.live.secrets, s.viewer))
+    assert set(window.system_panels) == {"wheel", "tracks", "diplomacy", "moves", "battles", "secrets"}
+    assert [w.panel for w in window.system_panels.values()] == list(panels(s.position, s.live.secrets, s.viewer, {},
+                                                                          s.system.opts))
     wheel = {r[0]: r for r in _cells(window.system_panels["wheel"])}
     assert wheel["drill"][1] == "britain" and turn.schedule(st)["france"] == "movement" and wheel["movement"][1] == \
         "france"
