@@ -102,9 +102,10 @@ def read_markers(markers, places: dict[str, Any], locate, board, territories, bo
         if rp.id not in places:
             continue
         place = places[rp.id]
-        area, why = _area(board, locate(place.x_mm, place.y_mm))
+        placement = locate(place.x_mm, place.y_mm)
+        area, why = _area(board, placement)
         if area is None:
-            if kind != "troop" or why != "not on the board":  # spare Troops lie beside the board
+            if kind != "troop" or placement.area is not None:  # spare Troops lie beside the board
                 out.notes.append(f"{rp.id}: {why} - not read")
             continue
         if kind == "wheel":

@@ -152,6 +152,10 @@ def merge_markers(s, reading: MarkerReading, expected: dict[tuple[str, str], Any
     notes: list[str] = []
     seen = _seen_values(s, reading)
     expected = expected if expected is not None else {}
+    for key in expected:  # a Garrison or Fortress the rules placed where the table shows none yet
+        if key not in seen and (key[0] == "garrison" and reading.kinds & set(TOKEN_FACES)
+                                or key[0] == "fortress" and "fortress" in reading.kinds):
+            seen[key] = None if key[0] == "garrison" else False
     for key, value in seen.items():
         if key in expected and expected[key] != value:
             notes.append(f"waiting for the map: {_say(key, expected[key])} (the table shows {_say(key, value)})")

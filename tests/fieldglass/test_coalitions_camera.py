@@ -18,9 +18,17 @@ from fieldglass.setup import Setup, demo_roster, load_setup
 from rules.board import board_to_toml, parse_board
 from rules.coalitions import GAME
 from rules.coalitions.board import demo_board, map_point
-from rules.coalitions.camera import bearing_on_board, marker_kind, track_areas, wheel_turn
+from rules.coalitions.camera import (
+    MarkerReading,
+    bearing_on_board,
+    marker_kind,
+    read_markers,
+    track_areas,
+    track_point,
+    wheel_turn,
+)
 from rules.coalitions.demo import demo, demo_game, marker_pieces
-from rules.coalitions.live import CoalitionsLive
+from rules.coalitions.live import CoalitionsLive, merge_markers, one_face
 from rules.coalitions.model import load_europe, position_from_dict
 from rules.system import register, unregister
 from vision.pieces import PiecePose, TableReading, read_table
@@ -276,3 +284,61 @@ def test_a_move_seen_before_it_is_resolved_is_proposed_from_two_snapshots():
     assert out.lines[0] == "fr-2 (france, 3 Troops) march: picardie -> holland (§5.3)"
     assert s.apply(out) == []  # the map shows it already: nothing pending
     assert set(r[0] for r in moves().rows) == {"gb-2"} and s.position.state.generals["fr-2"].at == "holland"
+
+
+class _P:
+    """A roster piece as read_markers needs it."""
+
+    def __init__(self, pid: str):
+        self.id = pid
+
+
+class _At:
+    def __init__(self, x: float, y: float, heading: float = 0.0):
+        self.x_mm, self.y_mm, self.heading_deg = x, y, heading
+
+
+def test_control_markers_and_fans_are_checked_against_the_rules():
+    board = demo_board()
+    st = position_from_dict(demo_game(), "demo").draft()
+    marks = [(_P("c1"), "control", "france"), (_P("c2"), "control", "austria"), (_P("f1"), "fortress", None),
+             (_P("t1"), "troop", "austria"), (_P("t2"), "troop", "austria"), (_P("t3"), "troop", "russia")]
+    places = {"c1": _At(*map_point(EUROPE, "bavaria")), "c2": _At(*map_point(EUROPE, "wien")),
+              "f1": _At(*track_point("morale", 3, "britain")), "t1": _At(440.0, 426.0), "t2": _At(425.0, 415.0),
+              "t3": _At(-50.0, -50.0)}
+    reading = read_markers(marks, places, board.locate, board, st.europe.territories)
+    assert reading.control == {"bavaria": "france", "wien": "austria"} and reading.fans == {"bavaria": {"austria": 2}}
+    assert reading.notes == ["f1: a fortress marker on morale-3, which is no Territory - not read"]  # t3 off board
+    notes = merge_markers(st, reading)
+    # tokens on the table: the camera has the Garrisons, and it sees none (Bavaria's is not among these markers)
+    assert notes[0] == ("control marker on bavaria says france, the rules say nobody (§3.2: the Garrison's Power, "
+                        "else the Home's)")
+    assert len(notes) == 1  # at-1 commands 2 Troops (§9.9): the two fanned tokens agree with the history
+
+
+def test_what_the_rules_changed_waits_for_the_map_then_the_table_wins_again():
+    st = position_from_dict(demo_game(), "demo").draft()
+    seen = MarkerReading(kinds={"morale", "garrison"}, tracks={"morale": {"france": 11}},
+                         garrisons={"bavaria": "austria"})
+    expected = {("morale", "france"): 10, ("garrison", "tyrol"): "austria"}
+    notes = merge_markers(st, seen, expected)
+    assert st.morale["france"] == 10 and st.garrisons["tyrol"] == "austria"
+    assert "waiting for the map: france's morale 10 (the table shows france's morale 11)" in notes
+    assert "waiting for the map: austria Garrison on tyrol (the table shows no Garrison on tyrol)" in notes
+    st = position_from_dict(demo_game(), "demo").draft()
+    seen.tracks["morale"]["france"] = 10
+    seen.garrisons["tyrol"] = "austria"
+    assert merge_markers(st, seen, expected) == [] and expected == {}  # shown: nothing waits any more
+    st = position_from_dict(demo_game(), "demo").draft()
+    seen.tracks["morale"]["france"] = 12  # a player's later correction wins
+    merge_markers(st, seen, expected)
+    assert st.morale["france"] == 12
+
+
+def test_a_token_shows_the_face_seen_last():
+    places = {"a-g": _At(0, 0), "a-t": _At(0, 0), "b-g": _At(0, 0)}
+    tokens = {"a-g": "a", "a-t": "a", "b-g": "b"}
+    shown, notes = one_face(places, tokens, {"a-g": 1.0, "a-t": 2.0, "b-g": 0.0}.get)
+    assert set(shown) == {"a-t", "b-g"} and notes == []
+    shown, notes = one_face(places, tokens, lambda pid: 1.0)
+    assert set(shown) == {"b-g"} and notes == ["token a: faces a-g, a-t all on the table - not read"]
