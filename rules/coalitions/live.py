@@ -463,7 +463,8 @@ class CoalitionsLive(LiveRules):
         return lines
 
     def context(self, s) -> dict:
-        return {"placements": self.placements}
+        """Where each pawn was located, and what the rules changed that the map does not show yet (`expected`)."""
+        return {"placements": self.placements, "expected": dict(self.expected)}
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, getattr(s, "board", None))
@@ -585,7 +586,7 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
         poly = (points(on_table(area.polygon, scene.to_table)),)
         terr = st.europe.territories.get(tid)
         if terr is None:
-            out += _display_items(st, area, poly, scene)
+            out += _display_items(st, area, poly, scene) + _waiting_items(area, poly, scene)
             continue
         ctrl = st.controller(tid)
         tip = f"{terr.name}: {terr.kind}, value {terr.value}, controlled by {ctrl or 'nobody'}" + \
@@ -617,6 +618,22 @@ def _marker(p: ScenePiece, scene: Scene) -> list[Item]:
     at = (p.pose[0], p.pose[1])
     return [Dot("coalitions-marker", at, POWER_TONES.get(power, "outline"), 4.0, tip=tip, layer=7, piece=p.id,
                 z_mm=p.marker_height_mm)]
+
+
+def _waiting_items(area, poly, scene: Scene) -> list[Item]:
+    """A track space, status zone or the Wheel where the rules want a marker the table does not show there yet:
+    outlined dashed, with what to move (like a pawn's pending move)."""
+    expected = (scene.context or {}).get("expected", {}) if isinstance(scene.context, dict) else {}
+    kind = area.attribute("kind")
+    want = [f"{name}'s {k} marker" for (k, name), v in expected.items()
+            if (kind == "track" and k == area.attribute("track") and v == area.attribute("value"))
+            or (kind == "status" and k == "status" and v == area.attribute("status"))]
+    if kind == "wheel" and ("turn", "") in expected:
+        want.append(f"the dial to action turn {expected[('turn', '')]}")
+    if not want:
+        return []
+    return [Area("coalitions-waiting", poly, "pending", 0.15, pen="dash", width=2.0,
+                 tip=f"waiting for the map: move {', '.join(sorted(want))} here", layer=6, data=(area.id,))]
 
 
 def _display_items(st, area, poly, scene: Scene) -> list[Item]:

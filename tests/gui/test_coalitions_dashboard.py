@@ -99,3 +99,7 @@ def test_a_battle_in_the_combat_panel_with_the_cards(qapp, window):
     cp.apply()
     _refresh(qapp, window)
     assert {r[0]: r for r in _cells(window.system_panels["tracks"])}["france"][1] == "10"  # a card: -1 Morale
+    # the marker still stands on 11: the rules' 10 counts, and the map shows where to move it
+    waiting = {it.data[0]: it.tip for it in s.picture() if it.kind == "coalitions-waiting"}
+    assert waiting["morale-10"] == "waiting for the map: move france's morale marker here"
+    assert any(n.startswith("waiting for the map: france's morale 10") for n in s.notes)
