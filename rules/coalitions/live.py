@@ -110,6 +110,10 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
                 continue
         troops = int(st.get("troops", 0)) if at else 0
         special = None if typ == "general" else typ
+        was = game.state.generals.get(rp.id)
+        if was is not None and at is not None and was.at is not None and was.troops != troops:
+            notes.append(f"{rp.id}: {troops} Troops set by hand, the history of purchases and losses says "
+                         f"{was.troops} (§13.2)")
         s.generals[rp.id] = General(rp.id, power, at, troops, special)
     reading = MarkerReading()
     if marks and board is not None:

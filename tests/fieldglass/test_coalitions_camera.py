@@ -284,6 +284,10 @@ def test_a_move_seen_before_it_is_resolved_is_proposed_from_two_snapshots():
     assert out.lines[0] == "fr-2 (france, 3 Troops) march: picardie -> holland (§5.3)"
     assert s.apply(out) == []  # the map shows it already: nothing pending
     assert set(r[0] for r in moves().rows) == {"gb-2"} and s.position.state.generals["fr-2"].at == "holland"
+    # the Troops under a pawn set by hand are checked against the history (§13.2)
+    s.set_piece_state("fr-1", "troops", 1)
+    assert s.position.state.generals["fr-1"].troops == 1
+    assert "fr-1: 1 Troops set by hand, the history of purchases and losses says 3 (§13.2)" in s.notes
 
 
 class _P:
