@@ -13,6 +13,7 @@ from common.errors import InputError
 from rules.coalitions import battle, economy, turn
 from rules.coalitions.adapter import infer_kind, seen_from
 from rules.coalitions.battle import SIDES
+from rules.coalitions.camera import marker_kind
 from rules.coalitions.model import ACTIONS, POWERS, STATUSES, CoalitionsPosition
 from rules.coalitions.options import DEFAULT
 from rules.live import Panel, PanelAction, ReportTerms
@@ -173,6 +174,18 @@ def turn_title(record_turn: int) -> str:
     return f"Round {(record_turn - 1) // TURNS_A_ROUND + 1}, action turn {(record_turn - 1) % TURNS_A_ROUND + 1}"
 
 
+def _marker_line(pid: str, kind: str, side: str, area: str | None) -> str:
+    """A marker moved, as the game says it: a track marker to its value, a disc to its zone, the dial's turn."""
+    where = str(area or "off the board")
+    if kind in ("morale", "influence") and where.startswith(f"{kind}-"):
+        return f"{side}'s {kind.capitalize()} marker moved to {where.split('-', 1)[1]} ({pid})"
+    if kind == "status" and where.startswith("status-"):
+        return f"{side}'s status disc moved to {where.split('-', 1)[1]} ({pid})"
+    if kind == "wheel":
+        return f"the Wheel of War's dial turned ({pid})"
+    return f"{side + ' ' if side else ''}{kind} {pid} moved to {where}"
+
+
 def _combat_line(data: Mapping[str, Any]) -> str:
     action = str(data.get("action") or "")
     return f"{action.replace('_', ' ')}: {data.get('summary') or ''}"
@@ -187,9 +200,14 @@ def report_terms(meta: Mapping[str, Any], events) -> ReportTerms:
     battles, statuses, actions = [], [], []
     game = meta.get("game") or {}
     first = (int(game.get("round", 1)) - 1) * TURNS_A_ROUND + int(game.get("turn", 1))
+    kinds = {str(p.get("id")): (marker_kind(str(p.get("type", ""))), str(p.get("side", "")))
+             for p in meta.get("roster") or () if isinstance(p, Mapping)}
     for e in events:
         # before the first turn event: the game's starting round and action turn (the record's turn 0)
         titles.setdefault(int(e.turn or 0), turn_title(int(e.turn or 0) or first))
+        if e.type == "move" and (kinds.get(str(e.piece)) or (None,))[0]:
+            lines[e.seq] = _marker_line(str(e.piece), *kinds[str(e.piece)], e.data.get("area"))
+            continue
         if e.type == "turn":
             lines[e.seq] = f"{turn_title(int(e.data.get('turn') or 0))} begins: " + \
                 "; ".join(str(x) for x in e.data.get("lines", ())[:1])

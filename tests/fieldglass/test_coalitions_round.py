@@ -177,3 +177,5 @@ def test_the_report_speaks_of_action_turns_battles_and_statuses(recorded, tmp_pa
     assert "Round 2, action turn 1: battle: battle in tyrol: france attack austria (§8.1); the defender wins (§8.6)" \
         in text
     assert "declare: prussia: neutral -> french (§9.3)" in text
+    assert "ottoman's Morale marker moved to 3 (mor-ot)" in text and "prussia's status disc moved to french" in text
+    assert "the Wheel of War's dial turned (dial)" in text
