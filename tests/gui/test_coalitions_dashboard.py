@@ -6,6 +6,7 @@ coalitions-wheel.png, coalitions-battle.png."""
 
 from __future__ import annotations
 
+import argparse
 import os
 
 import pytest
@@ -15,6 +16,7 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 import gui  # noqa: E402,F401
+from fieldglass.commands import gui as gui_command  # noqa: E402
 from fieldglass.setup import load_setup  # noqa: E402
 from rules.coalitions import GAME, turn  # noqa: E402
 from rules.coalitions.panels import panels  # noqa: E402
@@ -103,3 +105,19 @@ def test_a_battle_in_the_combat_panel_with_the_cards(qapp, window):
     waiting = {it.data[0]: it.tip for it in s.picture() if it.kind == "coalitions-waiting"}
     assert waiting["morale-10"] == "waiting for the map: move france's morale marker here"
     assert any(n.startswith("waiting for the map: france's morale 10") for n in s.notes)
+
+
+def test_the_headless_dashboard_prints_the_pawns_and_the_markers(qapp, tmp_path, capsys):
+    """--headless picks the busiest of the roster's pawns (the game's Generals without a pawn are not on the table)
+    and prints what the markers show."""
+    register(GAME)
+    parser = argparse.ArgumentParser()
+    gui_command.add_parser(parser.add_subparsers())
+    shot = tmp_path / "gui.png"
+    args = parser.parse_args(["gui", "--system", "coalitions", "--source", "synthetic", "--frames", "1",
+                              "--resolution", "1920x1080", "--screenshot", str(shot)])
+    assert args.run(args) == 0
+    out = capsys.readouterr().out
+    assert "the Wheel's dial shows action turn 1" in out and "morale: austria 9, britain 5, france 11" in out
+    assert "Garrisons: bavaria austria" in out and shot.stat().st_size > 10_000
+    unregister("coalitions")
