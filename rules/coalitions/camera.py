@@ -26,8 +26,9 @@ from rules.coalitions.model import ACTIONS, POWERS, STATUSES
 
 TOKEN_FACES = ("troop", "garrison")
 TRACKS = ("morale", "influence")
-MARKER_KINDS = (*TOKEN_FACES, "fortress", "control", *TRACKS, "status", "wheel")
-"""The roster types of the markers that are not General pawns."""
+MARKER_KINDS = (*TOKEN_FACES, "fortress", "control", *TRACKS, "status", "wheel", "board_side")
+"""The roster types of the markers that are not General pawns. A `board_side` marker is printed on one side of the
+board (§13.1: "a fiducial on each side"): its roster `side` is that board side (revolution or empire)."""
 WHEEL_STEP_DEG = 360.0 / len(ACTIONS)
 WHEEL_TOLERANCE_DEG = 15.0
 """How far (degrees) the dial may lie from one of its six positions and still be read: beyond, it is between two
@@ -60,6 +61,7 @@ class MarkerReading:
     statuses: dict[str, str] = field(default_factory=dict)
     wheel_turn: int | None = None
     wheel_deg: float | None = None
+    board_side: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -102,6 +104,9 @@ def read_markers(markers, places: dict[str, Any], locate, board, territories, bo
         if rp.id not in places:
             continue
         place = places[rp.id]
+        if kind == "board_side":  # printed on the board: seen anywhere, that side is up
+            out.board_side = str(rp.side).strip().lower()
+            continue
         placement = locate(place.x_mm, place.y_mm)
         area, why = _area(board, placement)
         if area is None:

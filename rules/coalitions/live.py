@@ -33,6 +33,7 @@ from rules.coalitions.model import (
     ABBR,
     ACTIONS,
     POWERS,
+    SIDES,
     SYSTEM,
     CoalitionsPosition,
     General,
@@ -167,6 +168,9 @@ def merge_markers(s, reading: MarkerReading, expected: dict[tuple[str, str], Any
         else:
             expected.pop(key, None)
         _set(s, key, value)
+    if reading.board_side is not None and reading.board_side != s.side:
+        notes.append(f"the table shows the {reading.board_side} side of the board, the game is on the {s.side} side "
+                     "(§3.2): start from that side's board and position")
     for tid, power in sorted(reading.control.items()):
         if s.controller(tid) != power:
             notes.append(f"control marker on {tid} says {power}, the rules say {s.controller(tid) or 'nobody'} "
@@ -327,6 +331,11 @@ class CoalitionsLive(LiveRules):
                 raise InputError(f"{source}: piece {rp.id!r}: type {rp.type!r} is no General (general, or a special "
                                  "General: napoleon, wellington, schwarzenberg, blucher, kutuzov, grand_vizier) nor "
                                  f"a marker ({' '.join(MARKER_KINDS)})")
+            if kind == "board_side":
+                if str(rp.side).strip().lower() not in SIDES:
+                    raise InputError(f"{source}: piece {rp.id!r}: a board_side marker's side is the board side it is "
+                                     f"printed on ({' '.join(SIDES)}), not {rp.side!r}")
+                continue
             if kind not in ("wheel", "fortress") and power_of(rp.side) is None:
                 raise InputError(f"{source}: piece {rp.id!r}: side {rp.side!r} is no Power (one of {' '.join(POWERS)}"
                                  f", or {' '.join(sorted(POWER_CODES))})")

@@ -293,8 +293,8 @@ def test_a_move_seen_before_it_is_resolved_is_proposed_from_two_snapshots():
 class _P:
     """A roster piece as read_markers needs it."""
 
-    def __init__(self, pid: str):
-        self.id = pid
+    def __init__(self, pid: str, side: str = "", typ: str = "board_side"):
+        self.id, self.side, self.type = pid, side, typ
 
 
 class _At:
@@ -318,6 +318,19 @@ def test_control_markers_and_fans_are_checked_against_the_rules():
     assert notes[0] == ("control marker on bavaria says france, the rules say nobody (§3.2: the Garrison's Power, "
                         "else the Home's)")
     assert len(notes) == 1  # at-1 commands 2 Troops (§9.9): the two fanned tokens agree with the history
+
+
+def test_the_board_side_marker_says_which_side_is_up():
+    board = demo_board()
+    st = position_from_dict(demo_game(), "demo").draft()
+    side = _P("side-r", "revolution")
+    reading = read_markers([(side, "board_side", None)], {"side-r": _At(-80.0, 20.0)}, board.locate, board,
+                           st.europe.territories)
+    assert reading.board_side == "revolution" and reading.notes == []
+    assert merge_markers(st, reading) == ["the table shows the revolution side of the board, the game is on the "
+                                          "empire side (§3.2): start from that side's board and position"]
+    with pytest.raises(InputError, match="board_side marker's side is the board side"):
+        CoalitionsLive.setup_roster(GAME.adapter(), type("R", (), {"pieces": (_P("s", "france"),)}), {}, None, "r")
 
 
 def test_what_the_rules_changed_waits_for_the_map_then_the_table_wins_again():
