@@ -415,19 +415,25 @@ class CoalitionsLive(LiveRules):
                 mine.get("bids", {}).pop(minor, None)
         return self._take(s, res.after, res.changes)
 
+    def _confirmed(self, s, after: CoalitionsPosition, changes=()) -> tuple[CoalitionsPosition, dict[str, Any]]:
+        """`after` with every pawn the camera sees moved that the resolution did not move (`changes` name the
+        Generals it changed) back where the game has it, and those pawns (id -> the game's Territory)."""
+        involved = {ch.get("general") for ch in changes if isinstance(ch, dict)}
+        unconfirmed = {gid: was for gid, (was, _) in self.seen_moves(s).items() if gid not in involved}
+        if not unconfirmed:
+            return after, unconfirmed
+        d = after.draft()
+        for gid, was in unconfirmed.items():
+            if gid in d.generals:
+                d.generals[gid].at = was
+        return freeze(d), unconfirmed
+
     def _take(self, s, after: CoalitionsPosition, changes=()) -> list[PendingChange]:
         """Adopt the engine's position: the game now, each pawn's Troops; moves pending until the map matches. A
         pawn the camera sees moved that the resolution did not move (`changes` name the Generals it changed) keeps
         the game's place: a move is the game's once resolved (§13.3), not because another action was."""
         pending: list[PendingChange] = []
-        involved = {ch.get("general") for ch in changes if isinstance(ch, dict)}
-        unconfirmed = {gid: was for gid, (was, _) in self.seen_moves(s).items() if gid not in involved}
-        if unconfirmed:
-            d = after.draft()
-            for gid, was in unconfirmed.items():
-                if gid in d.generals:
-                    d.generals[gid].at = was
-            after = freeze(d)
+        after, unconfirmed = self._confirmed(s, after, changes)
         roster_ids = {rp.id for rp in s.roster.pieces}
         for gid, g in s.position.state.generals.items():
             q = after.state.generals.get(gid)
@@ -551,9 +557,10 @@ class CoalitionsLive(LiveRules):
         """The action turn ends (engine: turn.end_turn), with the engine's state after; the record counts action
         turns from the game's start (six a round)."""
         res = turn.end_turn(s.position, self.system.opts)
-        q = res.after.state
+        after = self._confirmed(s, res.after, res.changes)[0]
+        q = after.state
         data = {"turn": (q.round - 1) * 6 + q.turn, "active": "britain", "phase": f"round {q.round}, turn {q.turn}",
-                "lines": list(res.lines), "engine": position_to_dict(res.after)}
+                "lines": list(res.lines), "engine": position_to_dict(after)}
         if q.winner:
             data["game_winner"] = " and ".join(q.winner)
         return data
@@ -571,7 +578,7 @@ class CoalitionsLive(LiveRules):
         pieces = [p for p in attacker.split(",") if p in pos.by_id]
         data = {"action": action, "pieces": pieces, "target": target, "changes": changes, "lines": outcome.lines,
                 "dice": [], "summary": outcome.lines[0] if outcome.lines else str(action),
-                "engine": position_to_dict(outcome.after)}
+                "engine": position_to_dict(self._confirmed(s, outcome.after, outcome.changes)[0])}
         winner = outcome.after.state.winner
         if winner:
             data["game_winner"] = " and ".join(winner)

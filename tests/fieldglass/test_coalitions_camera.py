@@ -12,6 +12,8 @@ import pytest
 from calibration.registration import TableRegistration
 from common.errors import InputError
 from fieldglass.boards import board_layout
+from fieldglass.record import Record
+from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.scripted_board import BoardFrame, ScriptedBoardGame
 from fieldglass.session import Session
 from fieldglass.setup import Setup, demo_roster, load_setup
@@ -32,6 +34,7 @@ from rules.coalitions.live import CoalitionsLive, merge_markers, one_face
 from rules.coalitions.model import load_europe, position_from_dict
 from rules.system import register, unregister
 from vision.pieces import PiecePose, TableReading, read_table
+from vision.tracking import TrackerConfig
 
 EUROPE = load_europe("demo")
 PAWNS = {"gb-1": "london", "gb-2": "cornwall", "fr-1": "normandie_bretagne", "fr-2": "picardie", "fr-3": "lorraine",
@@ -359,3 +362,28 @@ def test_a_token_shows_the_face_seen_last():
     assert set(shown) == {"a-t", "b-g"} and notes == []
     shown, notes = one_face(places, tokens, lambda pid: 1.0)
     assert set(shown) == {"b-g"} and notes == ["token a: faces a-g, a-t all on the table - not read"]
+
+
+def test_a_recorded_resolution_does_not_adopt_a_move_not_yet_resolved(tmp_path):
+    """In a record too, a pawn seen moved without its move resolved stays where the game has it in the engine
+    state a later resolution keeps (§13.3: a move is the game's once confirmed)."""
+    s = make_session()
+    rec = Record.create(tmp_path / "c.fgr", system_meta("coalitions", None, s.setup.roster, setup=s.setup))
+    recorder = GameRecorder.start(rec, config=TrackerConfig(settle_s=0.0))
+    markers = {p.id: p.marker for p in s.setup.roster.pieces}
+    where = {pid: xyz for pid, xyz in layout(demo_game(), GARRISONS).items() if pid in PAWNS}
+    for i, t in enumerate((0.0, 0.5)):
+        recorder.feed(TableReading(object(), tuple(PiecePose(p, markers[p], *xyz) for p, xyz in where.items()), (),
+                                   ()), t, i)
+    where["fr-2"] = (*map_point(EUROPE, "holland"), 0.0)
+    for i, t in enumerate((1.0, 1.5)):
+        recorder.feed(TableReading(object(), tuple(PiecePose(p, markers[p], *xyz) for p, xyz in where.items()), (),
+                                   ()), t, 2 + i)
+    ev = recorder.apply({"type": "combat", "action": "taxation", "attacker": "austria"}, 2.0, 4)[0]
+    assert {p["id"]: p["area"] for p in ev.data["engine"]["pieces"]}["fr-2"] == "picardie"
+    ev = recorder.apply({"type": "combat", "action": "start_movement", "attacker": "france", "target": "ottoman"},
+                        2.5, 5)[0]
+    ev = recorder.apply({"type": "combat", "action": "move", "attacker": "fr-2", "target": "holland",
+                         "choices": {"from.fr-2": "picardie"}}, 3.0, 6)[0]
+    assert {p["id"]: p["area"] for p in ev.data["engine"]["pieces"]}["fr-2"] == "holland"  # now resolved
+    rec.close()
