@@ -1,7 +1,9 @@
 """Coalitions' game-state panels and its after-action report, as plain data (rules/live.py `Panel`, `ReportTerms`):
 the Wheel of War and who does what this action turn (§4.2), the tracks and the treasury (§9.1, §9.5), the statuses
-and the two Coalitions (§9.2), and the battles the Movement under way has triggered with their eligible supporters
-and card allowances (§8.1-§8.4). Every number is the engine's (turn.py, economy.py, battle.py).
+and the two Coalitions (§9.2), the moves the camera saw before they were resolved with the engine's proposal
+(§13.3), the battles the Movement under way has triggered with their eligible supporters and card allowances
+(§8.1-§8.4), and the secret choices made before their reveal (§13.2), each Power seeing only its own. Every number
+is the engine's (turn.py, economy.py, battle.py, adapter.py `infer_kind`). The report's terms close the module.
 """
 
 from __future__ import annotations
