@@ -266,7 +266,8 @@ def marker_lines(st, reading: MarkerReading) -> list[str]:
     """What the markers show, as the headless printout says it: the dial, the tracks, the statuses, the Garrisons."""
     out = []
     if reading.wheel_turn is not None:
-        out.append(f"  the Wheel's dial shows action turn {reading.wheel_turn} ({reading.wheel_deg:.0f} degrees)")
+        turned = round(reading.wheel_deg or 0.0) % 360
+        out.append(f"  the Wheel's dial shows action turn {reading.wheel_turn} (turned {turned} degrees)")
     for track, by in sorted(reading.tracks.items()):
         out.append(f"  {track}: " + ", ".join(f"{p} {v}" for p, v in sorted(by.items())))
     if reading.statuses:
