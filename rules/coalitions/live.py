@@ -618,6 +618,7 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
                         tip=tip, layer=3, data=(tid,)))
         at = on_table([area.centre], scene.to_table)[0]
         out.append(Label("coalitions-name", tuple(at), terr.name, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+        out += _waiting_items(area, poly, scene)
     sel = scene.selection
     if sel is not None:
         for tid in sel.moves:
@@ -642,19 +643,29 @@ def _marker(p: ScenePiece, scene: Scene) -> list[Item]:
 
 
 def _waiting_items(area, poly, scene: Scene) -> list[Item]:
-    """A track space, status zone or the Wheel where the rules want a marker the table does not show there yet:
-    outlined dashed, with what to move (like a pawn's pending move)."""
+    """A track space, status zone, the Wheel or a Territory where the rules want a marker the table does not show
+    there yet (a track marker, a disc, the dial, a Garrison token or Fortress put on or taken off): outlined dashed,
+    with what to do (like a pawn's pending move)."""
     expected = (scene.context or {}).get("expected", {}) if isinstance(scene.context, dict) else {}
     kind = area.attribute("kind")
-    want = [f"{name}'s {k} marker" for (k, name), v in expected.items()
+    if ("garrison", area.id) in expected or ("fortress", area.id) in expected:  # a Territory
+        what = []
+        if ("garrison", area.id) in expected:
+            power = expected[("garrison", area.id)]
+            what.append(f"put a {power} Garrison token here" if power else "take the Garrison token off")
+        if ("fortress", area.id) in expected:
+            what.append("put a Fortress here" if expected[("fortress", area.id)] else "take the Fortress off")
+        return [Area("coalitions-waiting", poly, "pending", 0.15, pen="dash", width=2.0,
+                     tip=f"waiting for the map: {', '.join(what)}", layer=6, data=(area.id,))]
+    want = [f"move {name}'s {k} marker here" for (k, name), v in expected.items()
             if (kind == "track" and k == area.attribute("track") and v == area.attribute("value"))
             or (kind == "status" and k == "status" and v == area.attribute("status"))]
     if kind == "wheel" and ("turn", "") in expected:
-        want.append(f"the dial to action turn {expected[('turn', '')]}")
+        want.append(f"turn the dial to action turn {expected[('turn', '')]}")
     if not want:
         return []
     return [Area("coalitions-waiting", poly, "pending", 0.15, pen="dash", width=2.0,
-                 tip=f"waiting for the map: move {', '.join(sorted(want))} here", layer=6, data=(area.id,))]
+                 tip=f"waiting for the map: {', '.join(sorted(want))}", layer=6, data=(area.id,))]
 
 
 def _display_items(st, area, poly, scene: Scene) -> list[Item]:

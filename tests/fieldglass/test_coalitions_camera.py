@@ -110,6 +110,14 @@ def test_the_demo_table_is_read_back_to_the_set_up():
     assert st.turn == 1 and s.notes == []
     text = "\n".join(s.describe_lines())
     assert "the Wheel's dial shows action turn 1" in text and "morale: austria 9" in text
+    # what the rules changed and the table does not show yet is drawn where to do it (as a resolution leaves it)
+    s.live.expected.update({("garrison", "bavaria"): None, ("garrison", "tyrol"): "austria", ("turn", ""): 2})
+    see(s, 2.0, layout(demo_game(), GARRISONS))
+    waiting = {it.data[0]: it.tip for it in s.picture() if it.kind == "coalitions-waiting"}
+    assert waiting == {"bavaria": "waiting for the map: take the Garrison token off",
+                       "tyrol": "waiting for the map: put a austria Garrison token here",
+                       "wheel": "waiting for the map: turn the dial to action turn 2"}
+    assert s.position.state.turn == 2 and "bavaria" not in s.position.state.garrisons
 
 
 def test_tracks_statuses_and_the_wheel_set_the_game():
