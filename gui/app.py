@@ -618,8 +618,8 @@ def busiest_piece(session) -> str | None:
     if pos is None:
         return None
     for p in pos.pieces:
-        if p.side != session.state.active:
-            continue
+        if p.side != session.state.active or session.roster.piece(p.id) is None:
+            continue  # a piece of the game no marker stands for (a Coalitions General off the roster) is not shown
         n = sum(1 for r in session.system.targets(pos, p.id) if r.fire or r.melee)
         if n > best_n:
             best, best_n = p.id, n

@@ -404,7 +404,9 @@ class CombatPanel(QWidget):
             return None
         self.outcome = outcome
         seed_text = f"  (seed {outcome.seed}, replay with the same seed)" if outcome.seed is not None else ""
-        lines = outcome.lines + [f"dice: {', '.join(map(str, outcome.rolled))}{seed_text}"]
+        # a game without dice (its actions take choices: cards, bids...) has no dice line
+        dice = [f"dice: {', '.join(map(str, outcome.rolled))}{seed_text}"] if self.session.live.uses_dice else []
+        lines = outcome.lines + dice
         self.result.setPlainText("\n".join(lines))
         self.apply_button.setEnabled(True)
         return outcome

@@ -325,8 +325,12 @@ class Board:
     def locate(self, x_mm: float, y_mm: float) -> Placement:
         """The area and position of a marker point in board mm; on a border or between approaches: flagged."""
         p = np.array([[x_mm, y_mm]], float)
-        hits = [a for a in self.areas.values() if points_in_polygon(p, a.polygon)[0]]
-        near = [a for a in self.areas.values() if distance_to_outline(p, a.polygon)[0] <= self.border_mm]
+        b = self.border_mm
+        # only the areas whose bounding box (grown by the border) holds the point: a board of many areas stays fast
+        cand = [a for a in self.areas.values() if np.all(np.asarray(a.polygon).min(0) - b <= p[0])
+                and np.all(p[0] <= np.asarray(a.polygon).max(0) + b)]
+        hits = [a for a in cand if points_in_polygon(p, a.polygon)[0]]
+        near = [a for a in cand if distance_to_outline(p, a.polygon)[0] <= b]
         if not hits:
             if near:
                 return Placement(near[0].id, None, True, f"on the outline of area {near[0].id}")
@@ -700,17 +704,19 @@ def _arrow_and_road_problems(board: Board) -> list[str]:
 def _unreachable(board: Board, ids: list[str]) -> list[str]:
     """The areas that cannot be reached from the first one through approaches and connections (a closed border is
     no link)."""
+    if not ids:
+        return []
     graph: dict[str, set[str]] = {i: set() for i in ids}
     for ap in board.approaches.values():
-        graph[ap.area].add(ap.to)
+        graph.setdefault(ap.area, set()).add(ap.to)
     for c in board.connections:
         if c.kind != "closed":
-            graph[c.a].add(c.b)
-            graph[c.b].add(c.a)
+            graph.setdefault(c.a, set()).add(c.b)
+            graph.setdefault(c.b, set()).add(c.a)
     seen = {ids[0]}
     todo = deque([ids[0]])
     while todo:
-        for nb in graph[todo.popleft()]:
+        for nb in graph.get(todo.popleft(), ()):
             if nb not in seen:
                 seen.add(nb)
                 todo.append(nb)
@@ -719,7 +725,8 @@ def _unreachable(board: Board, ids: list[str]) -> list[str]:
 
 def validate_board(board: Board) -> list[str]:
     """Every problem of a board, one line each: overlaps, unpaired approaches, borders without approaches,
-    approaches without a border, arrows off a border, roads that jump, unreachable areas."""
+    approaches without a border, arrows off a border, roads that jump, unreachable areas (an area whose attribute
+    `apart` is true, e.g. a track space or a display's zone beside the map, need not be reached)."""
     ids = sorted(board.areas)
     polys = {i: np.asarray(board.areas[i].polygon, float) for i in ids}
     problems = _off_board(board, polys)
@@ -727,7 +734,7 @@ def validate_board(board: Board) -> list[str]:
     problems += overlaps
     problems += _approach_problems(board, shared)
     problems += _arrow_and_road_problems(board)
-    lost = _unreachable(board, ids)
+    lost = _unreachable(board, [i for i in ids if not board.areas[i].attribute("apart")])
     if lost:
         problems.append(f"area(s) {', '.join(lost)} cannot be reached from area {ids[0]}")
     return problems

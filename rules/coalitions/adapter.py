@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 from common.errors import InputError
 from rules.coalitions import automa, battle, diplomacy, economy, movement, turn
-from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result
+from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, Options, get_options
 from rules.system import CombatOutcome, TargetRow
 
 MOVEMENT_ACTIONS = ("start_movement", "move", "battle", "ask_turn", "end_movement")
 WHEEL_ACTIONS = ("drill", "taxation", "leadership", "subsidies", "mobilisation", "influence", "end_turn")
-DIPLOMACY_ACTIONS = ("declare", "bid")
+DIPLOMACY_ACTIONS = ("choose", "declare", "bid")
 AUTOMA_ACTIONS = ("napoleon_card", "race_to_paris", "automa_battle", "mobilise_france")
 ACTIONS = MOVEMENT_ACTIONS + WHEEL_ACTIONS + DIPLOMACY_ACTIONS + AUTOMA_ACTIONS
 
@@ -28,6 +28,7 @@ CHOICE_HELP = """\
   start_movement --attacker POWER [--target ARBITER] [disband=T,T] [napoleon=yes]
   move          --attacker GEN[,GEN] [--target TERRITORY] [to.GEN=TERRITORY] [kind.GEN=march|sea|strategic|orient]
                 [path.GEN=T,T] [garrison.GEN=T,T] [consent.GEN=yes] [stay.GEN=HOME]   (kind inferred when omitted)
+                [from.GEN=T|off]   (its start, when the camera already shows it at the end)
   battle        --attacker POWER|any --target TERRITORY [support.GEN=attacker|defender] [cards.GEN=4,4]
                 [to.GEN=capital|off|TERRITORY] [retreat=TERRITORY|off] [garrison=no] [kutuzov=T] [vizier=T]
   ask_turn      --attacker POWER agree=yes|no          (the Arbiter's answer)
@@ -37,6 +38,7 @@ CHOICE_HELP = """\
   subsidies     --attacker britain offer.POWER=N [accepted=POWER,POWER]
   mobilisation  --attacker POWER [troops.GEN=N] [cards=N] [morale=N] [fortress=T,T]
   end_turn      --attacker any
+  choose        --attacker POWER [status=STATUS] [bid.MINOR=N]   (a secret choice before the reveal, §13.2)
   declare       --attacker any status.POWER=british|french|neutral|expansionist [expel.POWER=STATUS]
                 [to.GEN=T|off] [stay.GEN=no] [rps.TERRITORY=POWER]
   bid           --attacker any --target MINOR bid.POWER=N [to.GEN=T|off] [rps.TERRITORY=POWER]
@@ -96,8 +98,8 @@ class CoalitionsSystem:
     name = "coalitions"
     actions = ACTIONS
     single_piece_actions = frozenset({"start_movement", "ask_turn", "end_movement", "drill", "taxation",
-                                      "leadership", "subsidies", "mobilisation", "influence", "end_turn", "declare",
-                                      "napoleon_card", "race_to_paris", "mobilise_france"})
+                                      "leadership", "subsidies", "mobilisation", "influence", "end_turn", "choose",
+                                      "declare", "napoleon_card", "race_to_paris", "mobilise_france"})
     choice_help = CHOICE_HELP
     types = ("general", *SPECIALS)
     markers = ()
@@ -186,10 +188,17 @@ class CoalitionsSystem:
 
     def combat_modifiers(self, pos: CoalitionsPosition, attacker: str, target: str, action: str, supporters=(),
                          **_inputs):
-        g = pos.state.general(attacker)
-        pv = battle.preview(pos, target, g.power, {x: "attacker" for x in supporters}, self.opts)
-        return ([f"Strength {pv['base']['attacker']} on the Territory (§8.2)"],
-                [f"Strength {pv['base']['defender']} on the Territory (§8.2)"])
+        """Before the cards (§8.2-§8.4): each side's Strength on the Territory, its Generals with their card slots and
+        who may support it. The attacker is a General or a Power (the combat panel's actors); an action that is no
+        battle has none."""
+        if action not in ("battle", "move"):
+            return [f"{action}: no Strength to compare (the engine's lines say what it does)"], []
+        power = attacker if attacker in POWERS else pos.state.general(attacker).power
+        pv = battle.preview(pos, target, power, {x: "attacker" for x in supporters}, self.opts)
+        return tuple([f"Strength {pv['base'][side]} on the Territory (§8.2)"]
+                     + [f"{g}: {pv['card_slots'][g]} card(s) (§8.4)" for g in pv["sides"][side]]
+                     + [f"may support: {', '.join(pv['support_candidates'][side]) or 'nobody'} (§8.3)"]
+                     for side in ("attacker", "defender"))
 
     # ---- resolving
 
@@ -276,8 +285,23 @@ def infer_kind(pos: CoalitionsPosition, gid: str, dest: str, opts: Options = DEF
     return fits[0][0], fits[0][1], [k for k, _ in fits[1:]]
 
 
+def seen_from(pos: CoalitionsPosition, starts: Mapping[str, str]) -> CoalitionsPosition:
+    """The position with each General of `starts` back where it stood before the move (a Territory or "off"): the
+    camera may already show it at its end (two snapshots, §13.3), the move is checked from its start."""
+    if not starts:
+        return pos
+    s = pos.draft()
+    for gid, at in starts.items():
+        g = s.general(gid)
+        if at != "off" and at not in s.europe.territories:
+            raise InputError(f"from.{gid}={at}: no Territory of the map (or off)")
+        g.at = None if at == "off" else at
+    return freeze(s)
+
+
 def _move(c: _Call) -> Result:
     moves, notes = [], []
+    c = _Call(seen_from(c.pos, _prefixed(c.ch, "from.")), c.action, c.ids, c.target, c.ch, c.o)
     for gid in c.ids:
         dest = c.ch.get(f"to.{gid}") or (c.target if len(c.ids) == 1 else None)
         if dest is None:
@@ -330,6 +354,11 @@ def _declare(c: _Call) -> Result:
     return diplomacy.declare(c.pos, _prefixed(c.ch, "status."), _prefixed(c.ch, "expel."), c.ch, c.o)
 
 
+def _choose(c: _Call) -> Result:
+    bids = {m: _int(v, f"bid.{m}") for m, v in _prefixed(c.ch, "bid.").items()}
+    return diplomacy.choose(c.pos, c.power, c.ch.get("status"), bids)
+
+
 def _bid(c: _Call) -> Result:
     bids = {p: _int(v, f"bid.{p}") for p, v in _prefixed(c.ch, "bid.").items()}
     return diplomacy.bid(c.pos, c.need("MINOR"), bids, c.ch, c.o)
@@ -359,6 +388,7 @@ _HANDLERS: dict[str, Callable[[_Call], Result]] = {
     "mobilisation": _mobilisation,
     "influence": lambda c: economy.expand_influence(c.pos, c.power),
     "end_turn": lambda c: turn.end_turn(c.pos, c.o),
+    "choose": _choose,
     "declare": _declare,
     "bid": _bid,
     "napoleon_card": _napoleon_card,

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from rules.board import MIN_SHARED_MM, Area, Board, BoardAnchor, Connection, shared_border_mm
+from rules.coalitions.camera import EXTRA_DEPTH_MM, track_areas
 from rules.coalitions.model import Europe, load_europe
 from rules.geometry import voronoi_cells
 
@@ -34,19 +35,23 @@ def map_point(europe: Europe, tid: str) -> tuple[float, float]:
 
 
 def europe_board(europe: Europe) -> Board:
-    """The map's Territories as a board of areas (ids the map's ids, attribute `kind` the Territory's kind) with four
-    anchors in its corners; connections for the land borders and Sea Routes (drawing and validation only)."""
-    width, depth = FRAME_MM
+    """The map's Territories as a board of areas (ids the map's ids, attribute `kind` the Territory's kind), and
+    above the map's frame the Morale and Influence tracks, the Diplomatic Status zones and the Wheel of War
+    (rules/coalitions/camera.py `track_areas`, INVENTED places); four anchors in its corners; connections for the
+    land borders and Sea Routes (drawing and validation only)."""
+    width, depth = FRAME_MM[0], FRAME_MM[1] + EXTRA_DEPTH_MM
     ids = list(europe.territories)
     sites = np.array([map_point(europe, t) for t in ids], float)
-    cells = voronoi_cells(sites, width, depth)
+    cells = voronoi_cells(sites, *FRAME_MM)
     areas = {t: Area(t, europe.territories[t].name, cell, attributes=(("kind", europe.territories[t].kind),))
              for t, cell in zip(ids, cells, strict=True)}
+    links = _links(europe, areas) + _closed(track_areas())
+    areas.update(track_areas())
     d = ANCHOR_INSET_MM
     corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
     anchors = tuple(BoardAnchor(a, x, y, ANCHOR_MM) for a, (x, y) in zip(ANCHOR_IDS, corners, strict=True))
     return Board(f"{europe.name}: cells around the invented centres (INVENTED geometry)", width, depth, DICTIONARY,
-                 anchors, areas, {}, connections=_links(europe, areas), border_mm=BORDER_MM,
+                 anchors, areas, {}, connections=links, border_mm=BORDER_MM,
                  source=f"coalitions {europe.side} map (cells)")
 
 
@@ -68,6 +73,18 @@ def _links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
             if shared_border_mm(pa, pb, BORDER_MM) >= max(MIN_SHARED_MM, 3 * BORDER_MM) / 2:
                 pairs[(a, b)] = "land"  # cells touching without a border of the map: drawn, never read by the rules
     return tuple(Connection(a, b, kind) for (a, b), kind in sorted(pairs.items()))
+
+
+def _closed(areas: dict[str, Area]) -> tuple[Connection, ...]:
+    """Neighbouring track spaces and status zones: a shared border that links nothing (the rules never read it)."""
+    ids = list(areas)
+    out = []
+    for k, a in enumerate(ids):
+        pa = np.asarray(areas[a].polygon, float)
+        for b in ids[k + 1:]:
+            if shared_border_mm(pa, np.asarray(areas[b].polygon, float), BORDER_MM) > 0:
+                out.append(Connection(a, b, "closed"))
+    return tuple(out)
 
 
 @lru_cache(maxsize=2)

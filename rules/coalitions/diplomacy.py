@@ -278,6 +278,41 @@ def declare(pos: CoalitionsPosition, chosen: Mapping[str, str], expelled: Mappin
     return log.result("declare", s, statuses={p: s.status(p) for p in POWERS})
 
 
+def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids: Mapping[str, int] | None = None
+           ) -> Result:
+    """A secret choice made before its reveal (§9.3 the status token, §9.6 a closed-fist bid of Morale; §13.2: entered
+    by hand, hidden from the other Powers until revealed): checked as the reveal will check it, the position
+    unchanged. The lines say that a choice was made, never what it is; `data["secret"]` holds it for the player's
+    own view (rules/coalitions/live.py keeps it until `declare` or `bid` reveals it)."""
+    s = pos.draft()
+    log = Log()
+    if power not in POWERS:
+        raise InputError(f"choose: {power!r} is not a Power (one of {' '.join(POWERS)})")
+    secret: dict = {}
+    if status is not None:
+        if power not in CHOOSERS:
+            raise InputError(f"choose: {power} chooses no status (Britain and France lead their Coalitions, §9.2)")
+        if s.minors.get(power):
+            raise InputError(f"choose: {power} is a controlled Minor; it follows {s.minors[power]} (§9.6)")
+        if status not in STATUSES:
+            raise InputError(f"choose: status: one of {' '.join(STATUSES)}, not {status!r}")
+        if s.round == 1 or s.phase != "diplomacy":
+            raise InputError("choose: a status is chosen only in the Diplomacy phase, from round 2 (§4.1, §9.2)")
+        secret["status"] = status
+        log.say(f"{power} has chosen its status: secret until the reveal (§9.3)", power=power)
+    for minor, n in (bids or {}).items():
+        if minor not in s.minors:
+            raise InputError(f"choose: bid.{minor}: {minor} is not a Minor Power in this game (§9.6)")
+        if not 0 <= n <= s.morale.get(power, 0):
+            raise InputError(f"choose: bid.{minor}={n}: {power} may bid 0 to its Morale {s.morale.get(power, 0)} "
+                             "(§9.6)")
+        secret.setdefault("bids", {})[minor] = n
+        log.say(f"{power} has made its bid for {minor}: secret until the reveal (§9.6)", power=power)
+    if not secret:
+        raise InputError("choose: give status=STATUS or bid.MINOR=N")
+    return log.result("choose", s, power=power, secret=secret)
+
+
 def _expel(s: State, log: Log, power: str, new: str, opts: Options) -> None:
     """Britain or France expels a member of its Coalition, only in the Diplomacy phase (§9.2); A6: the expelled Power
     becomes Neutral or Expansionist (option "any": also the other Coalition). A controlled Minor is expelled only
@@ -347,4 +382,4 @@ def bid(pos: CoalitionsPosition, minor: str, bids: Mapping[str, int], ch: Mappin
     log.say(f"{minor}'s status disc goes under {winner}'s: {minor} is now {s.status(minor)} (§9.6 item 6)",
             minor=minor, controller=winner)
     board_update(s, log, ch or {}, opts)
-    return log.result("bid", s, controller=winner)
+    return log.result("bid", s, controller=winner, minor=minor)

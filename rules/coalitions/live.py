@@ -2,14 +2,16 @@
 Marengo's blocks on areas.
 
 The session registers the map as a printed board (rules/coalitions/board.py: the demo map's cells, or a board file
-whose area ids are the map's Territory ids) and locates a table point on it (`s.locate`). Each roster piece is one
-General pawn: its `side` a Power (name or short code), its `type` "general" or a special General's name (§8.9).
-`coalitions_position` places every pawn in the Territory its marker lies in (on a border or in an Impassable
-Territory it is left out with a note, not guessed; a pawn not on the map is off-map): it is the one placement of
-Coalitions, used live, by the recorder and by the replay. What the camera cannot see (round and turn, statuses,
-Morale, IP, Money, cards, the Troops under each pawn (§13.2), Garrisons, Fortresses, the Generals not in the roster)
-is the game: the engine's position, replaced by the position after each resolution the players apply. The moves a
-resolution orders wait as `GeneralMove`s until the map shows them.
+whose area ids are the map's Territory ids) and locates a table point on it (`s.locate`). A roster piece is a
+General pawn (its `side` a Power, name or short code; its `type` "general" or a special General's name, §8.9) or
+one of the markers rules/coalitions/camera.py reads (token faces, Fortresses, control markers, track markers, status
+discs, the Wheel's dial, §13.1). `coalitions_position` places every pawn in the Territory its marker lies in (on a
+border or in an Impassable Territory it is left out with a note, not guessed; a pawn not on the map is off-map) and
+sets what the markers show: it is the one placement of Coalitions, used live, by the recorder and by the replay.
+What the camera cannot see (Money, cards, the Troops under each pawn (§13.2), the Generals not in the roster, and
+whatever has no marker on the table) is the game: the engine's position, replaced by the position after each
+resolution the players apply. The moves a resolution orders wait as `GeneralMove`s until the map shows them, the
+markers it changes as `expected` values (`merge_markers`).
 
 Nothing is hidden in the position (cards are entered when played): no player views.
 """
@@ -22,12 +24,16 @@ from typing import Any
 from common.errors import InputError
 from rules.board import board_to_toml
 from rules.board_picture import on_table
+from rules.coalitions import panels as coalitions_panels
 from rules.coalitions import turn
 from rules.coalitions.board import map_point
+from rules.coalitions.camera import MARKER_KINDS, TOKEN_FACES, MarkerReading, marker_kind, read_markers
 from rules.coalitions.demo import demo as demo_table
 from rules.coalitions.model import (
     ABBR,
+    ACTIONS,
     POWERS,
+    SIDES,
     SYSTEM,
     CoalitionsPosition,
     General,
@@ -36,7 +42,7 @@ from rules.coalitions.model import (
     position_to_dict,
 )
 from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
-from rules.picture import Area, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import Area, Dot, Item, Label, Scene, ScenePiece, base_items, pending_items, points
 
 CHOICES = ActionInput("choices", "choices", "choices",
                       "cards.GEN=4,4 support.GEN=defender agree=yes to.GEN=T ... (as for fieldglass resolve --choice)")
@@ -64,17 +70,28 @@ def empty_game(source: str = "dashboard") -> CoalitionsPosition:
     return position_from_dict({"system": SYSTEM, "board": "demo"}, source)
 
 
-def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate):
-    """The engine's position from where each pawn stands: the one placement of Coalitions, used live, by the recorder
-    and by the replay. `places`: pawn id -> anything with x_mm, y_mm; `locate(x, y)` names the Territory there;
-    `state` holds each pawn's Power and Troops (the camera cannot count them), the moves the rules ordered (pending
-    until the map shows them: the pawn counts where the rules put it); `game` the rest. A roster pawn not on the map
-    is off-map (§2.2); one on a border or in an Impassable Territory is not guessed: it stays where the game has it,
-    with a note; Generals of the game that no roster pawn stands for keep the game's place.
-    Returns (position, notes, placements)."""
+def coalitions_position(places, roster, system, state: GameState, game: CoalitionsPosition, locate, board=None,
+                        rotation_deg: float = 0.0, tokens: dict[str, str] | None = None, fresh=None,
+                        expected: dict | None = None):
+    """The engine's position from where each pawn and marker stands: the one placement of Coalitions, used live, by
+    the recorder and by the replay. `places`: piece id -> anything with x_mm, y_mm (and heading_deg); `locate(x, y)`
+    names the area there; `state` holds each pawn's Power and Troops (the camera cannot count them, §13.2), the
+    moves the rules ordered (pending until the map shows them: the pawn counts where the rules put it); `game` the
+    rest. A roster pawn not on the map is off-map (§2.2); one on a border or in an Impassable Territory is not
+    guessed: it stays where the game has it, with a note; Generals of the game that no roster pawn stands for keep
+    the game's place.
+
+    The roster's other markers (rules/coalitions/camera.py, read on `board` turned by `rotation_deg`; `tokens` piece
+    id -> its token) set what they show (`merge_markers`; `expected` what the rules changed, waiting for the map). A
+    token shows one face: when the markers of several of its faces have places, the one seen last wins
+    (`fresh(piece id)`: when it was last seen, any increasing number; the face turned down is only not seen any
+    more, its last place kept by the tracker); seen together: not read, with a note.
+    Returns (position, notes, placements, markers)."""
     s = game.draft()
     placements, notes = {}, []
-    playing, bad = in_play(roster.pieces, state, system, "a General (general, napoleon, wellington, ...)")
+    marks = [(rp, marker_kind(rp.type), power_of(rp.side)) for rp in roster.pieces if marker_kind(rp.type)]
+    pawns = [rp for rp in roster.pieces if not marker_kind(rp.type)]
+    playing, bad = in_play(pawns, state, system, "a General (general, napoleon, wellington, ...)")
     notes += bad
     for rp, st, typ, pend in playing:
         power = st.get("power") or power_of(rp.side)
@@ -94,8 +111,170 @@ def coalitions_position(places, roster, system, state: GameState, game: Coalitio
                 continue
         troops = int(st.get("troops", 0)) if at else 0
         special = None if typ == "general" else typ
+        was = game.state.generals.get(rp.id)
+        if was is not None and at is not None and was.at is not None and was.troops != troops:
+            notes.append(f"{rp.id}: {troops} Troops set by hand, the history of purchases and losses says "
+                         f"{was.troops} (§13.2)")
         s.generals[rp.id] = General(rp.id, power, at, troops, special)
-    return freeze(s), notes, placements
+    reading = MarkerReading()
+    if marks and board is not None:
+        shown, more = one_face(places, tokens or {}, fresh or (lambda pid: 0.0))
+        notes += more
+        reading = read_markers(marks, shown, locate, board, s.europe.territories, rotation_deg, tokens)
+        notes += reading.notes + merge_markers(s, reading, expected)
+    return freeze(s), notes, placements, reading
+
+
+def one_face(places, tokens: dict[str, str], fresh) -> tuple[dict, list[str]]:
+    """`places` without the faces a token does not show (see `coalitions_position`), and a note per token left
+    unread."""
+    by_token: dict[str, list[str]] = {}
+    for pid, token in tokens.items():
+        if pid in places:
+            by_token.setdefault(token, []).append(pid)
+    out, notes = dict(places), []
+    for token, faces in sorted(by_token.items()):
+        if len(faces) < 2:
+            continue
+        last = max(fresh(f) for f in faces)
+        now = [f for f in faces if fresh(f) == last]
+        for f in faces:
+            if f not in now or len(now) > 1:
+                out.pop(f, None)
+        if len(now) != 1:
+            notes.append(f"token {token}: faces {', '.join(sorted(faces))} all on the table - not read")
+    return out, notes
+
+
+def merge_markers(s, reading: MarkerReading, expected: dict[tuple[str, str], Any] | None = None) -> list[str]:
+    """Set in the draft state `s` what the markers show (the table is the game, §13.3 step 6): every Garrison once
+    a token is on the table, every Fortress once a Fortress is, each Power's track and status whose marker was read,
+    the action turn the Wheel's dial shows. What the rules changed last (`expected`, `marker_changes`) waits for the
+    map like a pawn's move: until the camera shows it the rules' value counts (with a note); once it does it is
+    dropped from `expected`. Control markers and fanned Troops (§13.2) are checked against the rules (control
+    from Garrisons and Homes, §3.2; Troops from the history of purchases and losses): a difference is a note.
+    Returns the notes."""
+    notes: list[str] = []
+    seen = _seen_values(s, reading)
+    expected = expected if expected is not None else {}
+    for key in expected:  # a Garrison or Fortress the rules placed where the table shows none yet
+        if key not in seen and (key[0] == "garrison" and reading.kinds & set(TOKEN_FACES)
+                                or key[0] == "fortress" and "fortress" in reading.kinds):
+            seen[key] = None if key[0] == "garrison" else False
+    for key, value in seen.items():
+        if key in expected and expected[key] != value:
+            notes.append(f"waiting for the map: {_say(key, expected[key])} (the table shows {_say(key, value)})")
+            value = expected[key]
+        else:
+            expected.pop(key, None)
+        _set(s, key, value)
+    if reading.board_side is not None and reading.board_side != s.side:
+        notes.append(f"the table shows the {reading.board_side} side of the board, the game is on the {s.side} side "
+                     "(§3.2): start from that side's board and position")
+    for tid, power in sorted(reading.control.items()):
+        if s.controller(tid) != power:
+            notes.append(f"control marker on {tid} says {power}, the rules say {s.controller(tid) or 'nobody'} "
+                         "(§3.2: the Garrison's Power, else the Home's)")
+    for tid, fan in sorted(reading.fans.items()):
+        for power, n in sorted(fan.items()):
+            gens = [g for g in s.generals_at(tid) if g.power == power]
+            if len(gens) == 1 and gens[0].troops != n:
+                notes.append(f"{gens[0].id}: {n} Troops fanned beside it, the history says {gens[0].troops} "
+                             "(§13.2: set its troops if the table is right)")
+    return notes
+
+
+def _seen_values(s, reading: MarkerReading) -> dict[tuple[str, str], Any]:
+    """Each value the markers show, by key (kind, name): ("garrison", T) a Power or None, ("fortress", T),
+    ("morale", P), ("influence", P), ("status", P), ("turn", "")."""
+    out: dict[tuple[str, str], Any] = {}
+    if reading.kinds & set(TOKEN_FACES):
+        for tid in set(s.garrisons) | set(reading.garrisons):
+            out[("garrison", tid)] = reading.garrisons.get(tid)
+    if "fortress" in reading.kinds:
+        for tid in set(s.fortresses) | set(reading.fortresses):
+            out[("fortress", tid)] = tid in reading.fortresses
+    for track, by in reading.tracks.items():
+        out.update({(track, p): v for p, v in by.items()})
+    out.update({("status", p): v for p, v in reading.statuses.items()})
+    if reading.wheel_turn is not None:
+        out[("turn", "")] = reading.wheel_turn
+    return out
+
+
+def marker_changes(before, after) -> dict[tuple[str, str], Any]:
+    """What a resolution changed that markers show (the keys of `_seen_values`), with the value after: the states
+    `before` and `after` (rules/coalitions/model.py State)."""
+    out: dict[tuple[str, str], Any] = {}
+    for tid in set(before.garrisons) | set(after.garrisons):
+        if before.garrisons.get(tid) != after.garrisons.get(tid):
+            out[("garrison", tid)] = after.garrisons.get(tid)
+    for tid in before.fortresses ^ after.fortresses:
+        out[("fortress", tid)] = tid in after.fortresses
+    for track in ("morale", "influence"):
+        b, a = getattr(before, track), getattr(after, track)
+        out.update({(track, p): a.get(p, 0) for p in POWERS if a.get(p, 0) != b.get(p, 0)})
+    out.update({("status", p): v for p, v in after.statuses.items() if before.statuses.get(p) != v})
+    if before.turn != after.turn:
+        out[("turn", "")] = after.turn
+    return out
+
+
+def _set(s, key: tuple[str, str], value: Any) -> None:
+    kind, name = key
+    if kind == "garrison":
+        if value is None:
+            s.garrisons.pop(name, None)
+        else:
+            s.garrisons[name] = value
+    elif kind == "fortress":
+        (s.fortresses.add if value else s.fortresses.discard)(name)
+    elif kind in ("morale", "influence"):
+        getattr(s, kind)[name] = value
+    elif kind == "status":
+        s.statuses[name] = value
+    else:
+        s.turn = value
+
+
+def _say(key: tuple[str, str], value: Any) -> str:
+    kind, name = key
+    if kind == "garrison":
+        return f"{value} Garrison on {name}" if value else f"no Garrison on {name}"
+    if kind == "fortress":
+        return f"{'a' if value else 'no'} Fortress on {name}"
+    if kind == "turn":
+        return f"the Wheel at action turn {value}"
+    return f"{name}'s {kind} {value}"
+
+
+def _fresh(s):
+    """When a piece was last seen: live, its track's time (seconds); in a record, 1 on the table, 0 missing."""
+    tracker = getattr(s, "tracker", None)
+    if tracker is not None:
+        def seen_at(pid: str) -> float:
+            t = tracker.tracks[pid].last_seen_t if pid in tracker.tracks else None
+            return -1.0 if t is None else float(t)
+        return seen_at
+    rs = getattr(s, "record_state", None)
+    if rs is not None:
+        return lambda pid: 1.0 if pid in rs.pieces and rs.pieces[pid].status == "on" else 0.0
+    return None
+
+
+def marker_lines(st, reading: MarkerReading) -> list[str]:
+    """What the markers show, as the headless printout says it: the dial, the tracks, the statuses, the Garrisons."""
+    out = []
+    if reading.wheel_turn is not None:
+        turned = round(reading.wheel_deg or 0.0) % 360
+        out.append(f"  the Wheel's dial shows action turn {reading.wheel_turn} (turned {turned} degrees)")
+    for track, by in sorted(reading.tracks.items()):
+        out.append(f"  {track}: " + ", ".join(f"{p} {v}" for p, v in sorted(by.items())))
+    if reading.statuses:
+        out.append("  status discs: " + ", ".join(f"{p} {v}" for p, v in sorted(reading.statuses.items())))
+    if reading.kinds & set(TOKEN_FACES):
+        out.append("  Garrisons: " + (", ".join(f"{t} {p}" for t, p in sorted(st.garrisons.items())) or "none"))
+    return out
 
 
 def _territory_at(europe, placement) -> tuple[str | None, str]:
@@ -114,6 +293,8 @@ class CoalitionsLive(LiveRules):
 
     inputs = (CHOICES,)
     noun = "General"
+    viewers = POWERS
+    viewer_titles = {p: f"{p} player (its own secret choices, §13.2)" for p in POWERS}
     target_headers = ("target", "territory", "steps", "move", "-", "-", "attack", "margin", "-", "note")
     state_headers = ("General", "Power", "type", "Territory", "facing", "troops", "bases", "markers", "seen",
                      "waiting for")
@@ -123,6 +304,10 @@ class CoalitionsLive(LiveRules):
         super().__init__(system, setup)
         self.game: CoalitionsPosition | None = None
         self.placements: dict[str, Any] = {}
+        self.markers = MarkerReading()
+        self.expected: dict[tuple[str, str], Any] = {}
+        self.secrets: dict[str, dict[str, Any]] = {}
+        self.tokens: dict[str, str] = dict(getattr(setup, "tokens", None) or {}) if setup is not None else {}
 
     # ---- the set-up
 
@@ -137,15 +322,27 @@ class CoalitionsLive(LiveRules):
 
     @classmethod
     def setup_roster(cls, system, roster, tables, start, source) -> dict:
-        """Every pawn's side a Power (or its short code) and its type a General, else InputError."""
+        """Every pawn's side a Power (or its short code) and its type a General; every other marker's type one of
+        rules/coalitions/camera.py `MARKER_KINDS`, its side a Power (the dial and a Fortress: any). Keeps `tokens`:
+        each Troop/Garrison face -> the token it is a face of (the roster key `token`, default its id)."""
+        tokens: dict[str, str] = {}
         for rp in roster.pieces:
-            if power_of(rp.side) is None:
+            kind = marker_kind(rp.type)
+            if kind is None and system.piece_type(rp.type) is None:
+                raise InputError(f"{source}: piece {rp.id!r}: type {rp.type!r} is no General (general, or a special "
+                                 "General: napoleon, wellington, schwarzenberg, blucher, kutuzov, grand_vizier) nor "
+                                 f"a marker ({' '.join(MARKER_KINDS)})")
+            if kind == "board_side":
+                if str(rp.side).strip().lower() not in SIDES:
+                    raise InputError(f"{source}: piece {rp.id!r}: a board_side marker's side is the board side it is "
+                                     f"printed on ({' '.join(SIDES)}), not {rp.side!r}")
+                continue
+            if kind not in ("wheel", "fortress") and power_of(rp.side) is None:
                 raise InputError(f"{source}: piece {rp.id!r}: side {rp.side!r} is no Power (one of {' '.join(POWERS)}"
                                  f", or {' '.join(sorted(POWER_CODES))})")
-            if system.piece_type(rp.type) is None:
-                raise InputError(f"{source}: piece {rp.id!r}: type {rp.type!r} is no General (general, or a special "
-                                 "General: napoleon, wellington, schwarzenberg, blucher, kutuzov, grand_vizier)")
-        return {}
+            if kind in TOKEN_FACES:
+                tokens[rp.id] = str((tables.get(rp.id) or {}).get("token") or rp.id)
+        return {"tokens": tokens}
 
     # ---- start and readings
 
@@ -155,6 +352,8 @@ class CoalitionsLive(LiveRules):
         st0 = self.game.state
         s.state.turn, s.state.active = st0.round, "britain"
         for rp in s.roster.pieces:
+            if marker_kind(rp.type):
+                continue
             st = s.state.states.setdefault(rp.id, {})
             g = st0.generals.get(rp.id)
             st.setdefault("type", (g.special or "general") if g is not None else s.system.piece_type(rp.type))
@@ -162,8 +361,11 @@ class CoalitionsLive(LiveRules):
             st.setdefault("troops", g.troops if g is not None else 0)
 
     def position(self, s):
-        pos, notes, self.placements = coalitions_position(s.committed_places(), s.roster, s.system, s.state,
-                                                          self.game, s.locate)
+        pose = getattr(s, "board_pose", None)
+        pos, notes, self.placements, self.markers = coalitions_position(
+            s.committed_places(), s.roster, s.system, s.state, self.game, s.locate, board=getattr(s, "board", None),
+            rotation_deg=pose.rotation_deg if pose is not None else 0.0, tokens=self.tokens, fresh=_fresh(s),
+            expected=self.expected)
         return pos, notes
 
     def placed_as(self, s, pose, change) -> bool:
@@ -190,29 +392,62 @@ class CoalitionsLive(LiveRules):
     def next_phase(self, s) -> None:
         """The action turn ends (engine: turn.end_turn, §4.1): the Wheel turns, or a new round begins."""
         res = turn.end_turn(s.position, self.system.opts)
-        for ch in self._take(s, res.after):
+        for ch in self._take(s, res.after, res.changes):
             s.log(f"waiting for the map: {ch.describe()}")
         for line in res.lines:
             s.log(line)
 
     def apply(self, s, outcome) -> list[PendingChange]:
+        """Adopt the resolution's position. A secret choice (`choose`, §13.2) changes nothing but is kept for its
+        Power's view until the reveal (`declare` reveals the statuses, `bid` the bids for its Minor)."""
         res = outcome.resolution
         s.log(f"{res.action}: {outcome.lines[0] if outcome.lines else ''}")
-        return self._take(s, res.after)
+        if res.action == "choose":
+            mine = self.secrets.setdefault(res.data["power"], {})
+            mine.update({k: v for k, v in res.data["secret"].items() if k != "bids"})
+            mine.setdefault("bids", {}).update(res.data["secret"].get("bids", {}))
+            return []
+        if res.action == "declare":
+            for mine in self.secrets.values():
+                mine.pop("status", None)
+        if res.action == "bid":
+            minor = res.data.get("minor")
+            for mine in self.secrets.values():
+                mine.get("bids", {}).pop(minor, None)
+        return self._take(s, res.after, res.changes)
 
-    def _take(self, s, after: CoalitionsPosition) -> list[PendingChange]:
-        """Adopt the engine's position: the game now, each pawn's Troops; moves pending until the map matches."""
+    def _confirmed(self, s, after: CoalitionsPosition, changes=()) -> tuple[CoalitionsPosition, dict[str, Any]]:
+        """`after` with every pawn the camera sees moved that the resolution did not move (`changes` name the
+        Generals it changed) back where the game has it, and those pawns (id -> the game's Territory)."""
+        involved = {ch.get("general") for ch in changes if isinstance(ch, dict)}
+        unconfirmed = {gid: was for gid, (was, _) in self.seen_moves(s).items() if gid not in involved}
+        if not unconfirmed:
+            return after, unconfirmed
+        d = after.draft()
+        for gid, was in unconfirmed.items():
+            if gid in d.generals:
+                d.generals[gid].at = was
+        return freeze(d), unconfirmed
+
+    def _take(self, s, after: CoalitionsPosition, changes=()) -> list[PendingChange]:
+        """Adopt the engine's position: the game now, each pawn's Troops; moves pending until the map matches. A
+        pawn the camera sees moved that the resolution did not move (`changes` name the Generals it changed) keeps
+        the game's place: a move is the game's once resolved (§13.3), not because another action was."""
         pending: list[PendingChange] = []
+        after, unconfirmed = self._confirmed(s, after, changes)
         roster_ids = {rp.id for rp in s.roster.pieces}
         for gid, g in s.position.state.generals.items():
             q = after.state.generals.get(gid)
             if q is None or gid not in roster_ids:
+                continue
+            if gid in unconfirmed:  # still a move seen, to be confirmed: not one the rules ordered
                 continue
             s.state.states.setdefault(gid, {}).update(troops=q.troops, power=q.power)
             if q.at != g.at:
                 ch = GeneralMove(gid, at=q.at)
                 s.state.pending[gid] = ch
                 pending.append(ch)
+        self.expected.update(marker_changes(s.position.state, after.state))
         self.game = after
         s.state.turn = after.state.round
         return pending
@@ -237,23 +472,49 @@ class CoalitionsLive(LiveRules):
         lines = [f"  round {st.round}, turn {st.turn}: " + "; ".join(f"{p} {a}" for p, a in turn.schedule(st).items()),
                  f"  {'General':<10}{'Power':<9}{'troops':<8}{'at':<22}{'status':<10}"]
         for v in s.true_views():
+            if marker_kind(v.piece.type):
+                continue
             g = st.generals.get(v.piece.id)
             at = (g.at or "off-map") if g is not None else "not placed"
             lines.append(f"  {v.piece.id:<10}{g.power if g else '?':<9}{g.troops if g else '-'!s:<8}{at:<22}"
                          f"{v.status:<10}")
+        lines += marker_lines(st, self.markers)
         lines += [f"  note: {n}" for n in s.notes]
         return lines
 
     def context(self, s) -> dict:
-        return {"placements": self.placements}
+        """Where each pawn was located, and what the rules changed that the map does not show yet (`expected`)."""
+        return {"placements": self.placements, "expected": dict(self.expected)}
 
     def picture(self, s, scene: Scene) -> tuple[Item, ...]:
         return picture(scene, getattr(s, "board", None))
 
+    def panels(self, s) -> tuple:
+        """The Wheel and its actions this turn, tracks and treasury, statuses and Coalitions, battles triggered and
+        their eligible supporters (rules/coalitions/panels.py)."""
+        return coalitions_panels.panels(s.position, self.secrets, s.viewer, self.seen_moves(s), self.system.opts)
+
+    def seen_moves(self, s) -> dict[str, tuple[str | None, str | None]]:
+        """The roster's pawns the camera sees in another Territory than the game has them (no move of the rules
+        pending): General id -> (the game's Territory, the seen one; None off-map), §13.3."""
+        out = {}
+        if self.game is None or s.position is None:
+            return out
+        for rp in s.roster.pieces:
+            now, was = s.position.state.generals.get(rp.id), self.game.state.generals.get(rp.id)
+            if now is not None and was is not None and now.at != was.at and rp.id not in s.state.pending:
+                out[rp.id] = (was.at, now.at)
+        return out
+
+    @classmethod
+    def report_terms(cls, meta, events):
+        return coalitions_panels.report_terms(meta, events)
+
     def actors(self, s) -> tuple[str, ...]:
         """The Powers act themselves (start a movement, taxation, declare, bid...: §4, §9): the combat panel offers
-        them besides the Generals."""
-        return POWERS
+        them besides the Generals; "any" acts for the whole table (the reveal of the statuses and bids, the end of an
+        action turn)."""
+        return (*POWERS, "any")
 
     # ---- the game record
 
@@ -265,22 +526,29 @@ class CoalitionsLive(LiveRules):
         game = getattr(self.setup, "game", None)
         if game is not None:
             meta["game"] = position_to_dict(game)
+        if self.tokens:
+            meta["tokens"] = dict(self.tokens)
         return meta
 
     def restore(self, s) -> None:
         """The game at a recorded moment: the engine's state kept by the last event that made one, else the record's
-        starting game; each pawn's Power and Troops from it."""
-        kept = next((e.data["engine"] for e in reversed(s.recorded) if not e.undone
-                     and isinstance(e.data.get("engine"), dict)), None)
-        if kept is not None:
-            game = position_from_dict(kept, "the record's engine state")
-        elif s.meta.get("game"):
-            game = position_from_dict(s.meta["game"], "the record's game")
-        else:
-            game = empty_game("the record")
+        starting game; each pawn's Power and Troops from it. What the rules changed that markers show (every engine
+        state against the one before, the latest value of each) counts over the camera's reading, with a note
+        where the map does not show it (`merge_markers`)."""
+        game = position_from_dict(s.meta["game"], "the record's game") if s.meta.get("game") else \
+            empty_game("the record")
+        self.expected = {}
+        for e in s.recorded:
+            if not e.undone and isinstance(e.data.get("engine"), dict):
+                after = position_from_dict(e.data["engine"], "the record's engine state")
+                self.expected.update(marker_changes(game.state, after.state))
+                game = after
         self.game = game
+        self.tokens = {str(k): str(v) for k, v in (s.meta.get("tokens") or {}).items()}
         state = GameState(turn=game.state.round, active="britain", removed=set(s.state.removed))
         for rp in s.roster.pieces:
+            if marker_kind(rp.type):
+                continue
             g = game.state.generals.get(rp.id)
             state.states[rp.id] = {"type": s.system.piece_type(rp.type), "power": power_of(rp.side),
                                    "troops": g.troops if g is not None else 0}
@@ -290,9 +558,10 @@ class CoalitionsLive(LiveRules):
         """The action turn ends (engine: turn.end_turn), with the engine's state after; the record counts action
         turns from the game's start (six a round)."""
         res = turn.end_turn(s.position, self.system.opts)
-        q = res.after.state
+        after = self._confirmed(s, res.after, res.changes)[0]
+        q = after.state
         data = {"turn": (q.round - 1) * 6 + q.turn, "active": "britain", "phase": f"round {q.round}, turn {q.turn}",
-                "lines": list(res.lines), "engine": position_to_dict(res.after)}
+                "lines": list(res.lines), "engine": position_to_dict(after)}
         if q.winner:
             data["game_winner"] = " and ".join(q.winner)
         return data
@@ -310,7 +579,7 @@ class CoalitionsLive(LiveRules):
         pieces = [p for p in attacker.split(",") if p in pos.by_id]
         data = {"action": action, "pieces": pieces, "target": target, "changes": changes, "lines": outcome.lines,
                 "dice": [], "summary": outcome.lines[0] if outcome.lines else str(action),
-                "engine": position_to_dict(outcome.after)}
+                "engine": position_to_dict(self._confirmed(s, outcome.after, outcome.changes)[0])}
         winner = outcome.after.state.winner
         if winner:
             data["game_winner"] = " and ".join(winner)
@@ -338,6 +607,7 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
         poly = (points(on_table(area.polygon, scene.to_table)),)
         terr = st.europe.territories.get(tid)
         if terr is None:
+            out += _display_items(st, area, poly, scene) + _waiting_items(area, poly, scene)
             continue
         ctrl = st.controller(tid)
         tip = f"{terr.name}: {terr.kind}, value {terr.value}, controlled by {ctrl or 'nobody'}" + \
@@ -348,6 +618,7 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
                         tip=tip, layer=3, data=(tid,)))
         at = on_table([area.centre], scene.to_table)[0]
         out.append(Label("coalitions-name", tuple(at), terr.name, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+        out += _waiting_items(area, poly, scene)
     sel = scene.selection
     if sel is not None:
         for tid in sel.moves:
@@ -355,8 +626,76 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
                 out.append(Area("coalitions-reach", (points(on_table(board.areas[tid].polygon, scene.to_table)),),
                                 "reach", 0.25, tip=f"{sel.piece} may move to {tid} (§5.3)", layer=4, data=(tid,)))
     for p in scene.pieces:
-        out += _pawn(p, scene, board)
+        out += _marker(p, scene) if marker_kind(p.roster_type) else _pawn(p, scene, board)
     return tuple(out)
+
+
+def _marker(p: ScenePiece, scene: Scene) -> list[Item]:
+    """A token, track marker, status disc, Fortress or the dial: a dot in its Power's colour with what it is."""
+    if p.pose is None:
+        return []
+    kind = marker_kind(p.roster_type) or "marker"
+    power = power_of(p.side) or ""
+    tip = f"{p.label}: {power + ' ' if power else ''}{kind}"
+    at = (p.pose[0], p.pose[1])
+    return [Dot("coalitions-marker", at, POWER_TONES.get(power, "outline"), 4.0, tip=tip, layer=7, piece=p.id,
+                z_mm=p.marker_height_mm)]
+
+
+def _waiting_items(area, poly, scene: Scene) -> list[Item]:
+    """A track space, status zone, the Wheel or a Territory where the rules want a marker the table does not show
+    there yet (a track marker, a disc, the dial, a Garrison token or Fortress put on or taken off): outlined dashed,
+    with what to do (like a pawn's pending move)."""
+    expected = (scene.context or {}).get("expected", {}) if isinstance(scene.context, dict) else {}
+    kind = area.attribute("kind")
+    if ("garrison", area.id) in expected or ("fortress", area.id) in expected:  # a Territory
+        what = []
+        if ("garrison", area.id) in expected:
+            power = expected[("garrison", area.id)]
+            what.append(f"put a {power} Garrison token here" if power else "take the Garrison token off")
+        if ("fortress", area.id) in expected:
+            what.append("put a Fortress here" if expected[("fortress", area.id)] else "take the Fortress off")
+        return [Area("coalitions-waiting", poly, "pending", 0.15, pen="dash", width=2.0,
+                     tip=f"waiting for the map: {', '.join(what)}", layer=6, data=(area.id,))]
+    want = [f"move {name}'s {k} marker here" for (k, name), v in expected.items()
+            if (kind == "track" and k == area.attribute("track") and v == area.attribute("value"))
+            or (kind == "status" and k == "status" and v == area.attribute("status"))]
+    if kind == "wheel" and ("turn", "") in expected:
+        want.append(f"turn the dial to action turn {expected[('turn', '')]}")
+    if not want:
+        return []
+    return [Area("coalitions-waiting", poly, "pending", 0.15, pen="dash", width=2.0,
+                 tip=f"waiting for the map: {', '.join(sorted(want))}", layer=6, data=(area.id,))]
+
+
+def _display_items(st, area, poly, scene: Scene) -> list[Item]:
+    """A track space, a status zone or the Wheel (rules/coalitions/camera.py areas) as the rules see it now: who
+    stands on the space (§9.1), who has the status (§9.2), every Power's action this turn beside the Wheel (§4.2)."""
+    kind = area.attribute("kind")
+    if kind == "track":
+        track, value = area.attribute("track"), area.attribute("value")
+        who = [p for p in POWERS if getattr(st, track, {}).get(p, 0) == value]
+        tip = f"{track} {value}: {', '.join(who) or 'nobody'}"
+        return [Area("coalitions-track", poly, "area", 0.0, width=0.5, edge_tone="area", tip=tip, layer=3,
+                     data=(area.id,))]
+    if kind == "status":
+        status = area.attribute("status")
+        who = [p for p in POWERS if st.status(p) == status]
+        at = on_table([area.centre], scene.to_table)[0]
+        return [Area("coalitions-status", poly, "area", 0.0, width=1.0, edge_tone="area",
+                     tip=f"{status}: {', '.join(who) or 'nobody'} (§9.2)", layer=3, data=(area.id,)),
+                Label("coalitions-name", tuple(at), status, "muted", 6.0, False, (-18.0, -14.0), layer=5)]
+    if kind == "wheel":
+        plan = turn.schedule(st)
+        at = on_table([area.centre], scene.to_table)[0]
+        lines = [f"{a}: {', '.join(p for p in POWERS if plan[p] == a)}" for a in ACTIONS]
+        out: list[Item] = [Area("coalitions-wheel", poly, "reach", 0.1, width=1.5, edge_tone="area",
+                                tip=f"round {st.round}, action turn {st.turn}: " + "; ".join(lines) + " (§4.2)",
+                                layer=3, data=(area.id,))]
+        out += [Label("coalitions-wheel-action", tuple(at), text, "text", 5.5, k == 0, (36.0, -26.0 + 10.0 * k),
+                      layer=5) for k, text in enumerate([f"round {st.round}, turn {st.turn}", *lines])]
+        return out
+    return []
 
 
 def _pawn(p: ScenePiece, scene: Scene, board) -> list[Item]:
