@@ -17,7 +17,7 @@ from calibration.camera import CameraPose
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder, system_meta
 from fieldglass.setup import load_setup
-from rules.system import game_system, system_names
+from rules.system import default_system, game_system, system_names
 from vision.pieces import PiecePose, TableReading
 from vision.tracking import TrackerConfig
 
@@ -27,8 +27,11 @@ FRAMES_PER_STEP = 8  # 1.6 s of game time at 5 frames a second: every moved piec
 
 
 def live_systems() -> list[str]:
-    """Every registered system that has live rules (a table the recorder can follow)."""
-    return [name for name in system_names() if game_system(name).live is not None]
+    """Every registered system that has live rules (a table the recorder can follow), the default system first (the
+    one a test or a benchmark of a single system takes: its plain turns are always allowed)."""
+    default = default_system()
+    names = [name for name in system_names() if game_system(name).live is not None]
+    return sorted(names, key=lambda n: n != default)
 
 
 def script(places: dict[str, list[float]], rounds: int = 1) -> Iterator[tuple[str, object]]:

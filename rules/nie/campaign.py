@@ -52,7 +52,7 @@ FIGURES = (
     ("ru-inf-2", "russia", "infantry", 41, "moscow"),
     ("ru-inf-3", "russia", "infantry", 42, "moscow"),
     ("ru-inf-4", "russia", "infantry", 43, "moscow"),
-    ("ru-cav-1", "russia", "cavalry", 44, "moscow"),
+    ("ru-cav-1", "russia", "cav", 44, "moscow"),  # bound at set-up: a plain Russian "cavalry" is asked (§13.2)
     ("ru-art-1", "russia", "artillery", 45, "moscow"),
     ("ru-inf-5", "russia", "infantry", 46, "st_petersburg"),
     ("france-inf-1", "france", "infantry", 36, None),  # the engine names a bought unit NATION-TYPE-N (§9.5)

@@ -13,7 +13,7 @@ from rules.nie.board import battle_board, demo_board
 from rules.nie.model import parse_zone, position_from_dict
 
 NATION = {fid: nation for fid, nation, _, _, _ in c.FIGURES}
-KIND = {"infantry": "inf", "cavalry": "cav", "artillery": "art"}
+KIND = {"infantry": "inf", "cavalry": "cav", "cav": "cav", "artillery": "art"}
 
 
 def start_position():
