@@ -15,8 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.files import check_keys, read_json
 from common.errors import InputError
+from common.files import check_keys, read_json
 from common.outfiles import write_text
 
 

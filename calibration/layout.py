@@ -28,9 +28,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.files import check_keys, number, read_toml, table_of
 from calibration.grid import Grid
 from common.errors import InputError
+from common.files import check_keys, number, read_toml, table_of
 
 
 def check_dictionary(name: str, where: str) -> str:

@@ -26,12 +26,12 @@ from typing import ClassVar
 import cv2
 import numpy as np
 
-from calibration.files import read_toml
 from calibration.intrinsics import BoardSpec, charuco_board
 from calibration.layout import TableLayout
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
 from common.errors import InputError
+from common.files import read_toml
 from common.outfiles import output_file
 from vision.markers import aruco_dictionary, detect_markers
 from vision.roster import Piece, Roster

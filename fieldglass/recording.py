@@ -29,10 +29,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.files import read_toml
 from calibration.layout import TableLayout, layout_to_toml
 from calibration.registration import TableRegistration
 from common.errors import InputError
+from common.files import read_toml
 from fieldglass.boards import board_layout
 from fieldglass.progress import progress
 from fieldglass.record import Event, Record

@@ -22,9 +22,9 @@ import numpy as np
 
 from calibration.board import BoardPose, TurnedAnchor
 from calibration.camera import CameraIntrinsics, load_camera
-from calibration.files import read_toml
 from calibration.layout import TableLayout, load_layout
 from common.errors import InputError
+from common.files import read_toml
 from fieldglass.boards import board_layout, board_scene
 from fieldglass.session import Session
 from rules.board import load_board

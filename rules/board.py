@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from common.errors import InputError
+from common.files import read_toml
 
 WIDTHS = ("narrow", "wide")
 ROAD_CLASSES = ("main", "secondary")
@@ -764,15 +764,7 @@ def links(board: Board) -> dict[tuple[str, str], tuple[str, ...]]:
 
 def load_board(path: str | Path, validate: bool = True) -> Board:
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the board file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: cannot read the board file (not UTF-8 text: {exc.reason})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
-    return parse_board(data, str(path), validate)
+    return parse_board(read_toml(path, "board file"), str(path), validate)
 
 
 def board_to_toml(board: Board) -> str:

@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from calibration.files import MAX_MM, check_keys, number, read_toml
 from calibration.layout import TableLayout, check_dictionary, check_marker_id
 from common.errors import InputError
+from common.files import MAX_MM, check_keys, number, read_toml
 
 
 @dataclass(frozen=True)

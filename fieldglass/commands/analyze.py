@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from calibration.files import read_json
 from common.errors import InputError
+from common.files import read_json
 from fieldglass.commands.systems import add_system_options, delegate, position_system, system_examples
 
 TAIL = """

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from calibration.files import read_json
 from common import jsonout
 from common.errors import InputError
+from common.files import read_json
 from rules.system import game_system, game_systems
 
 

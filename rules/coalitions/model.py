@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from common.files import read_toml
 from rules.position import Piece, Position
 
 SYSTEM = "coalitions"
@@ -176,14 +176,7 @@ def europe_from_dict(data: Mapping[str, Any], side: str, src: str) -> Europe:
 
 @lru_cache(maxsize=16)
 def _read_map(path: str, side: str) -> Europe:
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the map file ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not TOML ({exc})") from None
-    return europe_from_dict(data, side, path)
+    return europe_from_dict(read_toml(path, "map file"), side, path)
 
 
 def load_europe(ref: str = "demo", side: str = "empire", base: Path | None = None) -> Europe:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from common.files import read_toml
 from rules.board import Board, links, parse_board
 from rules.position import Piece, Position
 
@@ -392,13 +392,7 @@ def load_europe(ref: str = "demo", base: Path | None = None, board: Board | None
 
 def _read_europe(path: Path, ref: str) -> Europe:
     """A map file ([regions.*], [seas.*]) or a digitised board file ([[area]]s with kind = region or sea)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the map file ({exc.strerror or exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not TOML ({exc})") from None
+    data = read_toml(path, "map file")
     if "area" in data:
         key = (str(path.resolve()), path.stat().st_mtime_ns)
         europe = _remember(key, None, lambda: _board_map(data, path))
