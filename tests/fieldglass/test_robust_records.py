@@ -90,15 +90,16 @@ def position(tmp_path) -> Path:
     return path
 
 
-def test_resolve_never_writes_over_its_options_and_steps_a_position_in_place_whole(position, tmp_path, capsys):
+def test_resolve_never_writes_over_its_options_nor_its_position(position, tmp_path, capsys):
     options = tmp_path / "options.toml"
     options.write_text("", encoding="utf-8")
     assert main(["resolve", str(position), *RESOLVE, "--options", str(options), "--out", str(options)]) == 2
     assert "is the input" in one_error_line(capsys)
     assert options.read_text(encoding="utf-8") == ""
-    # the position file itself is the one input --out may name: the game stepped on, the file replaced whole
-    assert main(["resolve", str(position), *RESOLVE, "--out", str(position)]) == 0
-    assert positions.load(position).piece("au-ir4-1").bases == 2
+    # nor over the position file: the game is played on into a new file, the position before kept as it was
+    before = position.read_bytes()
+    assert main(["resolve", str(position), *RESOLVE, "--out", str(position)]) == 2
+    assert "is the input" in one_error_line(capsys) and position.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "options.toml"]
 
 

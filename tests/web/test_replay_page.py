@@ -15,7 +15,8 @@ from fieldglass.replay_session import ReplaySession
 from fieldglass.web.scripted import live_systems
 from tests.web.conftest import SHOTS
 
-PIECE_CENTRES = """() => Array.from(document.querySelectorAll('#board path.area[data-piece]')).map(e => {
+PIECE_CENTRES = """() => Array.from(document.querySelectorAll(
+  '#board path.area[data-piece], #board circle.dot[data-piece]')).map(e => {
   const b = e.getBBox(); return [e.dataset.piece, e.dataset.kind, b.x + b.width / 2, b.y + b.height / 2]; })"""
 
 
@@ -24,7 +25,7 @@ def export(record, out, *extra) -> None:
 
 
 def drawn_pieces(page) -> dict[str, list[tuple[float, float]]]:
-    """piece id -> the centres (table mm) of the areas drawn for it."""
+    """piece id -> the centres (table mm) of the areas (a base) and dots (a marker) drawn for it."""
     depth = float(page.get_attribute("#board", "data-depth-mm"))
     out: dict[str, list[tuple[float, float]]] = {}
     for pid, _kind, cx, cy in page.evaluate(PIECE_CENTRES):
