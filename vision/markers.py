@@ -125,7 +125,7 @@ def _gray8(image: np.ndarray) -> np.ndarray:
 
 def _sample(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Bilinear grey values at (..., 2) float px points (OpenCV convention), float32; from a uint8 image they are
-    rounded to whole grey levels (well below the sensor's noise: enough to decode, not to measure edges)."""
+    rounded to whole grey levels (uniform +-0.5: a tenth of the sensor's noise in variance)."""
     pts = np.asarray(points, dtype=np.float32)
     return _sample_xy(gray, pts[..., 0], pts[..., 1])
 
@@ -245,8 +245,9 @@ def refine_corners(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corners measured from the quads' four edges; returns (refined (N, 4, 2), ok (N,)).
 
-    `gray` is the grey image, uint8 or float32 (a uint8 image is converted only around the quads); a float32
-    `gray` may be a crop of the frame whose top-left pixel is the frame's `origin` (x, y). `modules` is
+    `gray` is the grey image, uint8 or float32 (a uint8 image is converted only around the quads: edges are
+    measured on float grey values, not on levels rounded by sampling); a float32 `gray` may be a crop of the frame
+    whose top-left pixel is the frame's `origin` (x, y). `modules` is
     the number of bits across a marker including its black border (6 for 4x4). Along each side, 16 normals between
     15 % and 85 % of its length (clear of the corners' blur). On each normal the edge is first found coarsely as
     the strongest dark-to-light step within most of a bit, then measured as the centroid of the gradient there:
@@ -494,7 +495,8 @@ def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_250") -> list[
             keep = _unique(new, quads)
             ids += [i for (i, _), k in zip(decoded, keep, strict=True) if k]
             quads = np.concatenate([quads, new[keep]])
-    order = sorted(range(len(ids)), key=lambda k: (ids[k], quads[k, :, 1].mean(), quads[k, :, 0].mean()))
+    centre = quads.reshape(-1, 4, 2).mean(axis=1)
+    order = np.lexsort((centre[:, 0], centre[:, 1], np.array(ids, dtype=int)))  # by id, then top to bottom
     return [MarkerDetection(ids[k], quads[k]) for k in order]
 
 
@@ -530,9 +532,9 @@ def _unique(quads: np.ndarray, existing: np.ndarray, greedy: bool = True) -> np.
         dist = np.linalg.norm(centre[:, None] - e_centre[None], axis=2)
         keep &= ~(dist < 0.5 * np.maximum(side[:, None], e_side[None])).any(axis=1)
     if greedy:
-        for i in np.flatnonzero(keep):
-            close = np.linalg.norm(centre[i + 1 :] - centre[i], axis=1) < 0.5 * np.maximum(side[i + 1 :], side[i])
-            keep[i + 1 :] &= ~close
+        dist = np.linalg.norm(centre[:, None] - centre[None], axis=2)
+        close = np.triu(dist < 0.5 * np.maximum(side[:, None], side[None]), k=1)  # i < j, the same square
+        keep &= ~close[keep].any(axis=0)  # a later square close to an earlier one (kept or not) goes
     return keep
 
 
