@@ -81,9 +81,11 @@ def detector_parameters(
     # and the few that cannot be get cornerSubPix there (_subpix_fallback). Saves ~12 % of detectMarkers.
     p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     # Two threshold windows, 7 and 17 px, instead of OpenCV's three (3, 13, 23): the 3 px window outlines noise,
-    # not 12-40 px markers, and 23 adds nothing 17 does not find. 0.6x the time, the same markers found
-    # (synthetic 4K and 1080p frames, `fieldglass bench vision`).
-    p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax, p.adaptiveThreshWinSizeStep = 7, 17, 10
+    # not 12-40 px markers, and 23 adds nothing 17 does not find: 0.6x the time, the same markers found. Above
+    # 2048 px one window of 7 px finds them all (the black border of a 20 mm marker is 4-5 px wide there): 0.45x
+    # the time of OpenCV's plain tuned detector (synthetic 4K and 1080p frames, `fieldglass bench vision`).
+    p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeStep = 7, 10
+    p.adaptiveThreshWinSizeMax = 7 if longest_side_px > _UPSCALE_MAX_SIDE else 17
     if aruco_dictionary(dictionary).maxCorrectionBits <= 2:
         # Codes 3-5 bits apart (4x4, 16h5): a corrected bit turns other squares, AprilTags among them, into ids.
         # Exact codes only; blurred small markers are decoded from their refined corners instead (_decode).
@@ -405,6 +407,25 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
     return ids, rots, rho_best, rho_other
 
 
+def _border_contrast(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.ndarray:
+    """Per quad: median grey of the quiet zone (half a bit outside) minus median grey of the black border (the
+    middle of its bits). Positive for a marker even with corners a px off; most squares OpenCV rejects are not
+    markers and have no such ring."""
+    h = _homographies(quads)
+    cells = (np.arange(modules) + 0.5) / modules
+    light = np.median(_sample(gray, _apply(h, _ring(cells, -0.5 / modules))), axis=1)
+    dark = np.median(_sample(gray, _apply(h, _ring(cells, 0.5 / modules))), axis=1)
+    return light - dark
+
+
+def _ring(cells: np.ndarray, inset: float) -> np.ndarray:
+    """Unit-square points along all four sides, `inset` in from them (negative: outside), at `cells` along each."""
+    n = len(cells)
+    near, far = np.full(n, inset), np.full(n, 1 - inset)
+    return np.concatenate([np.column_stack([cells, near]), np.column_stack([cells, far]),
+                           np.column_stack([near, cells]), np.column_stack([far, cells])])
+
+
 def _clockwise(quads: np.ndarray) -> np.ndarray:
     """Quads in clockwise order in the image (y down), as OpenCV's are: a mirrored grid could read as another id."""
     x, y = quads[:, :, 0], quads[:, :, 1]
@@ -431,6 +452,7 @@ def _decode(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> list[tuple[
     return [(int(ids[i]), np.roll(quads[i], rots[i], axis=0)) for i in accept]
 
 
+_SCREEN_CONTRAST = 6.0  # grey levels; half of _match's 12, since the corners are not refined yet
 _SUBPIX_CRITERIA = (cv2.TERM_CRITERIA_MAX_ITER | cv2.TERM_CRITERIA_EPS, 30, 0.1)  # OpenCV's aruco defaults
 
 
@@ -488,6 +510,9 @@ def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_250") -> list[
         cands = np.concatenate([cands, inner])
         sides = np.linalg.norm(cands - np.roll(cands, 1, axis=1), axis=2).mean(axis=1)
         cands = cands[(sides >= 0.8 * MIN_SIDE_PX) & _unique(cands, quads, greedy=False)]
+        # Only squares with a dark border in a light quiet zone are worth refining (at 4K none of the rest ever
+        # decodes; at 1080p the screen keeps every one that does).
+        cands = cands[_border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST]
         refined, ok = refine_corners(grayf, cands, modules, origin=origin)
         decoded = _decode(gray, refined[ok], dictionary)
         if decoded:
