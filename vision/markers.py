@@ -57,9 +57,11 @@ def _is_apriltag(dictionary: str) -> bool:
 
 
 def detector_parameters(
-    dictionary: str = "DICT_4X4_250", longest_side_px: int = 1920, small_only: bool = False
+    dictionary: str = "DICT_4X4_250", longest_side_px: int = 1920, small_only: bool = False,
+    large_frame: bool | None = None,
 ) -> cv2.aruco.DetectorParameters:
     """cv2.aruco parameters for one dictionary family on images whose longer side is `longest_side_px`.
+    `large_frame`: the image is (part of) a frame over 2048 px (by default: when the image itself is).
 
     Chosen by measurement on rendered frames with exact corners and on shared/realdata/apriltag-nasa:
     - minMarkerPerimeterRate from MIN_SIDE_PX: OpenCV's 0.03 of the longer side rejects a 20 mm marker (~25 px)
@@ -85,7 +87,9 @@ def detector_parameters(
     # 2048 px one window of 7 px finds them all (the black border of a 20 mm marker is 4-5 px wide there): 0.45x
     # the time of OpenCV's plain tuned detector (synthetic 4K and 1080p frames, `fieldglass bench vision`).
     p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeStep = 7, 10
-    p.adaptiveThreshWinSizeMax = 7 if longest_side_px > _UPSCALE_MAX_SIDE else 17
+    if large_frame is None:
+        large_frame = longest_side_px > _UPSCALE_MAX_SIDE
+    p.adaptiveThreshWinSizeMax = 7 if large_frame else 17
     if aruco_dictionary(dictionary).maxCorrectionBits <= 2:
         # Codes 3-5 bits apart (4x4, 16h5): a corrected bit turns other squares, AprilTags among them, into ids.
         # Exact codes only; blurred small markers are decoded from their refined corners instead (_decode).
@@ -103,9 +107,10 @@ def detector_parameters(
     return p
 
 
-@lru_cache(maxsize=16)
-def _detector(dictionary: str, longest_side_px: int, small_only: bool = False) -> cv2.aruco.ArucoDetector:
-    params = detector_parameters(dictionary, longest_side_px, small_only)
+@lru_cache(maxsize=64)
+def _detector(dictionary: str, longest_side_px: int, small_only: bool = False,
+              large_frame: bool | None = None) -> cv2.aruco.ArucoDetector:
+    params = detector_parameters(dictionary, longest_side_px, small_only, large_frame)
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
@@ -468,18 +473,28 @@ def _subpix_fallback(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.nd
     return out
 
 
-def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_250") -> list[MarkerDetection]:
-    """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom)."""
+def detect_markers(
+    image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None
+) -> list[MarkerDetection]:
+    """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
+
+    `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read exactly as that
+    frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel."""
     gray = _gray8(image)
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
-    scales = [1, 2] if max(gray.shape) <= _UPSCALE_MAX_SIDE else [1]
+    frame_side = frame_side_px or max(gray.shape)
+    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE else [1]
+    large = frame_side > _UPSCALE_MAX_SIDE
     accepted: list[tuple[int, np.ndarray]] = []
     rejected: list[np.ndarray] = []
     for s in scales:
         img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
         small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
-        corners, found_ids, rej = _detector(dictionary, max(img.shape), small_only).detectMarkers(img)
+        side = max(img.shape)
+        if frame_side_px:  # crops come in all sizes: a few detectors, the smallest marker a little under 10 px
+            side = -(-side // 128) * 128
+        corners, found_ids, rej = _detector(dictionary, side, small_only, large).detectMarkers(img)
         back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
         if found_ids is not None:
             for i, c in zip(found_ids.ravel(), corners, strict=True):

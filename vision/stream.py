@@ -1,15 +1,32 @@
-"""Marker detection over a video stream: follow the markers seen last frame, and scan the whole frame now and then.
+"""Marker detection over a video stream: look again only where the picture changed.
 
-Between two frames a still piece does not move and a moving one moves a few pixels, so re-measuring last frame's
-corners on the new frame (`track_markers`) finds them at a fraction of a full scan's cost. A full scan every
-`full_every` frames, and whenever nothing is known, picks up pieces that appear and markers that moved too far.
+A game table is still most of the time: between two moves nothing changes but a hand. `ChangeDetector` compares
+each frame with the last settled picture at low resolution (cells of `cell_px` px, grey means) and re-detects
+markers only in the regions that changed, padded by a marker's size; every marker outside them is kept as it was
+(its pixels did not change, so neither did its corners). A full scan runs at the start, when much of the picture
+changed at once (a bumped camera, the light), and, spread over the frames, on a slow background schedule: one
+tile of the frame is re-detected every `refresh_every` frames, so no frame pays for a whole scan.
+
+`LiveReader` puts it in front of `read_table`: the table pose is kept while the anchors' corners stay put (no
+registration on a still frame) and fitted again as soon as an anchor is re-detected anywhere else (a bumped camera
+heals at its next frame).
+
+`StreamDetector`, the older scheme (last frame's markers tracked, a full scan every `full_every` frames), stays for
+sources whose every frame moves (a hand-held camera).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
 import numpy as np
 
+from calibration.registration import TableRegistration
 from vision.markers import MarkerDetection, detect_markers, track_markers
+from vision.pieces import TableReading, locate_pieces, read_table
+from vision.roster import Roster
 
 
 class StreamDetector:
@@ -38,3 +55,225 @@ class StreamDetector:
         # A marker lost while tracking (hidden, or moved too far) comes back with the next full scan.
         self.known = found
         return found
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """Tuning of `ChangeDetector`: grey levels 0-255, sizes in full-resolution pixels."""
+
+    cell_px: int = 8  # the picture is compared in cells of this many px square (grey means)
+    threshold: float = 16.0  # a cell changed when its mean moved by this many grey levels: a hand, a piece, not
+    # noise (2-4 levels, averaged over a cell) nor a camera trembling by half a px (under 10 levels at an edge)
+    full_share: float = 0.35  # more of the frame changed than this: a full scan (a bump, the light) is cheaper
+    refresh_tiles: tuple[int, int] = (8, 4)  # the background scan: the frame in columns x rows of tiles ...
+    refresh_every: int = 2  # ... and one tile re-detected every this many frames (64 frames for a whole pass)
+    marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
+
+
+@dataclass
+class FrameWork:
+    """What `ChangeDetector.detect` did for one frame: 'full', 'regions' or 'still' (nothing re-detected), the
+    share of the frame's pixels it re-detected (a full scan is 1.0), and the regions (x0, y0, x1, y1 px)."""
+
+    kind: str
+    share: float
+    regions: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+
+class ChangeDetector:
+    """`detect(frame)` for consecutive frames of one still camera; returns what `detect_markers` would."""
+
+    def __init__(self, dictionary: str, config: ChangeConfig | None = None):
+        self.dictionary = dictionary
+        self.config = config or ChangeConfig()
+        self.known: list[MarkerDetection] = []
+        self.reference: np.ndarray | None = None  # the last settled picture, one grey mean per cell (float32)
+        self.frames = 0
+        self.tile = 0
+        self.last = FrameWork("none", 0.0)
+
+    def reset(self) -> None:
+        """Forget what was seen: the next frame gets a full scan (a camera change, a jump in a video)."""
+        self.reference = None
+        self.known = []
+
+    def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
+        cfg = self.config
+        h, w = frame.shape[:2]
+        small = _cells(frame, cfg.cell_px)
+        self.frames += 1
+        if self.reference is None or self.reference.shape != small.shape:
+            return self._full(frame, small)
+        changed = np.abs(small - self.reference) >= cfg.threshold
+        if changed.mean() > cfg.full_share:
+            return self._full(frame, small)
+        reach, margin = self._reach()
+        regions = _regions(changed, cfg.cell_px, reach, w, h)
+        if self.frames % cfg.refresh_every == 0:
+            regions.append(self._next_tile(w, h))
+        if not regions:
+            self.last = FrameWork("still", 0.0)
+            return self.known
+        crops = _merge([(inner, _box(*_grow(inner, margin), cfg.cell_px, w, h)) for inner in regions])
+        share = sum((x1 - x0) * (y1 - y0) for _, (x0, y0, x1, y1) in crops) / float(w * h)
+        if share > cfg.full_share:
+            return self._full(frame, small)
+        markers = self.known
+        for inner, crop in crops:
+            markers = self._redetect(frame, inner, crop, markers)
+            # The picture there is settled now: later frames are compared with this one.
+            cx0, cy0, cx1, cy1 = (v // cfg.cell_px for v in inner)
+            self.reference[cy0:cy1, cx0:cx1] = small[cy0:cy1, cx0:cx1]
+        self.known = _sorted(markers)
+        self.last = FrameWork("regions", share, [crop for _, crop in crops])
+        return self.known
+
+    def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
+        self.known = detect_markers(frame, self.dictionary)
+        self.reference = small
+        self.last = FrameWork("full", 1.0)
+        return self.known
+
+    def _reach(self) -> tuple[int, int]:
+        """(reach, margin) px from the largest marker's side: a changed cell concerns every marker whose centre is
+        within `reach` of it (three quarters of a side: any marker it touches), and a marker is read in a crop
+        reaching `margin` beyond its centre's region (its half-diagonal, quiet zone and edge search)."""
+        sides = [np.linalg.norm(m.corners - np.roll(m.corners, 1, axis=0), axis=1).max() for m in self.known]
+        side = max(sides, default=self.config.marker_px)
+        return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
+
+    def _next_tile(self, w: int, h: int) -> tuple[int, int, int, int]:
+        cols, rows = self.config.refresh_tiles
+        c, r = self.tile % cols, (self.tile // cols) % rows
+        self.tile += 1
+        return _box(c * w // cols, r * h // rows, (c + 1) * w // cols, (r + 1) * h // rows, self.config.cell_px, w, h)
+
+    def _redetect(self, frame: np.ndarray, inner: tuple[int, int, int, int], crop: tuple[int, int, int, int],
+                  markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
+        """`markers` with those whose centre lies in `inner` replaced by what a detection in `crop` (`inner` and
+        a margin) finds there; one found with its centre in the margin belongs to another region, or to none and
+        then it did not change."""
+        x0, y0, x1, y1 = crop
+        found = detect_markers(frame[y0:y1, x0:x1], self.dictionary, frame_side_px=max(frame.shape[:2]))
+        ix0, iy0, ix1, iy1 = inner
+
+        def inside(c: np.ndarray) -> bool:
+            x, y = c.mean(axis=0)
+            return ix0 <= x < ix1 and iy0 <= y < iy1
+
+        shifted = [MarkerDetection(m.id, m.corners + (x0, y0)) for m in found]
+        return [m for m in markers if not inside(m.corners)] + [m for m in shifted if inside(m.corners)]
+
+
+def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
+    """The frame's grey mean per cell x cell px (float32): shrunk first, converted to grey after (cheaper)."""
+    h, w = frame.shape[:2]
+    small = cv2.resize(frame, (max(w // cell, 1), max(h // cell, 1)), interpolation=cv2.INTER_AREA)
+    if small.ndim == 3:
+        small = cv2.cvtColor(small, cv2.COLOR_BGRA2GRAY if small.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+    return small.astype(np.float32)
+
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 px, the end exclusive
+
+
+def _grow(box: Box, by: int) -> Box:
+    return box[0] - by, box[1] - by, box[2] + by, box[3] + by
+
+
+def _box(x0: int, y0: int, x1: int, y1: int, cell: int, w: int, h: int) -> Box:
+    """A box clipped to the frame, its edges on cell boundaries (outward)."""
+    x0, y0 = max(0, x0 // cell * cell), max(0, y0 // cell * cell)
+    x1, y1 = min(w, -(-x1 // cell) * cell), min(h, -(-y1 // cell) * cell)
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _regions(changed: np.ndarray, cell: int, reach: int, w: int, h: int) -> list[Box]:
+    """Boxes (px) around each group of changed cells, grown by `reach` px."""
+    if not changed.any():
+        return []
+    grow = 2 * (-(-reach // cell)) + 1
+    mask = cv2.dilate(changed.astype(np.uint8), np.ones((grow, grow), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return [_box(int(x) * cell, int(y) * cell, int(x + bw) * cell, int(y + bh) * cell, cell, w, h)
+            for x, y, bw, bh, _ in stats[1:n]]
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _union(a: Box, b: Box) -> Box:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def _merge(pairs: list[tuple[Box, Box]]) -> list[tuple[Box, Box]]:
+    """(inner, crop) pairs whose crops overlap replaced by their unions, until no crops overlap: a marker
+    between two regions is read once, whole."""
+    pairs = list(pairs)
+    i = 0
+    while i < len(pairs):
+        for j in range(i + 1, len(pairs)):
+            if _overlap(pairs[i][1], pairs[j][1]):
+                (ai, ac), (bi, bc) = pairs[i], pairs.pop(j)
+                pairs[i] = (_union(ai, bi), _union(ac, bc))
+                i = -1  # start again: the union may overlap earlier crops
+                break
+        i += 1
+    return pairs
+
+
+def _sorted(markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
+    """As detect_markers sorts them: by id, then top to bottom, then left to right."""
+    return sorted(markers, key=lambda m: (m.id, float(m.corners[:, 1].mean()), float(m.corners[:, 0].mean())))
+
+
+class LiveReader:
+    """`read(frame)` -> TableReading for consecutive frames of one camera, re-detecting only what changed.
+
+    The table pose is re-fitted only when an anchor's corners changed (it was re-detected in a changed region or
+    a full scan): on a still table, or with a hand over the pieces, the last pose stands. With the anchors and
+    the pieces in two dictionaries every frame is read in full (`read_table`)."""
+
+    def __init__(self, registration: TableRegistration, roster: Roster, config: ChangeConfig | None = None):
+        self.registration = registration
+        self.roster = roster
+        layout = registration.layout
+        self.detector = ChangeDetector(layout.dictionary, config) if roster.dictionary == layout.dictionary else None
+        self._anchors: dict[int, np.ndarray] | None = None
+        self._last: TableReading | None = None
+
+    def reset(self, registration: TableRegistration | None = None) -> None:
+        """Start again with a full scan (and a new registration when the camera changed)."""
+        if registration is not None:
+            self.registration = registration
+        if self.detector is not None:
+            self.detector.reset()
+        self._anchors = None
+        self._last = None
+
+    @property
+    def work(self) -> FrameWork:
+        return self.detector.last if self.detector is not None else FrameWork("full", 1.0)
+
+    def read(self, frame: np.ndarray) -> TableReading:
+        if self.detector is None:
+            return read_table(frame, self.registration, self.roster)
+        markers = self.detector.detect(frame)
+        if self.detector.last.kind == "still" and self._last is not None:
+            return self._last  # nothing re-detected: the same markers, the same pose, the same pieces
+        layout = self.registration.layout
+        anchors = {m.id: m.corners for m in markers if m.id in layout.anchor_ids}
+        pose = self.registration.pose
+        if pose is None or not _same(anchors, self._anchors):
+            reading = read_table(frame, self.registration, self.roster, markers)
+        else:  # the anchors stood still, and so did the camera: the pose stands
+            pieces, unknown, conflicts = locate_pieces(markers, self.roster, layout, self.registration.lens, pose)
+            reading = TableReading(pose, tuple(pieces), tuple(unknown), tuple(conflicts), tuple(markers))
+        self._anchors = anchors
+        self._last = reading
+        return reading
+
+
+def _same(a: dict[int, np.ndarray], b: dict[int, np.ndarray] | None) -> bool:
+    return b is not None and a.keys() == b.keys() and all(a[k] is b[k] or np.array_equal(a[k], b[k]) for k in a)
