@@ -282,8 +282,9 @@ class Session:
     # ---- what the views draw
 
     def piece_views(self) -> list[PieceView]:
-        """Every roster piece in play as the current viewer may see it."""
-        return [self.live.look(self, v) for v in self.true_views()]
+        """Every roster piece in play as the current viewer may see it (a piece the system's `look` withholds from
+        this viewer altogether, None, is left out: e.g. behind a battle's set-up screen)."""
+        return [w for w in (self.live.look(self, v) for v in self.true_views()) if w is not None]
 
     def true_views(self) -> list[PieceView]:
         """Every roster piece in play as it is (the umpire's view)."""
@@ -334,6 +335,14 @@ class Session:
     def title(self) -> str | None:
         """The selection panel's line about the selection, when the system gives one."""
         return self.live.title(self)
+
+    def panels(self) -> tuple:
+        """The system's game-state panels for the current position (rules.live.Panel; none for most systems)."""
+        return self.live.panels(self)
+
+    def actors(self) -> tuple[str, ...]:
+        """Names besides the pieces that may act in an action (a strategic game's nations; none for most systems)."""
+        return self.live.actors(self)
 
     def describe_lines(self) -> list[str]:
         """The headless printout of the system's table (empty: the dashboard's generic one)."""
@@ -478,9 +487,12 @@ class Session:
         return self.system.resolve(self.position, action, attacker, target, **{**self._choice_kw(), **kw})
 
     def _need(self, *pids: str) -> None:
+        actors = self.actors()
         for pid in pids:
             if self.board is not None and pid in self.board.areas:
                 continue  # an area of the board, named as an action's target
+            if pid in actors:
+                continue  # a name the system lets act besides its pieces (a nation)
             if not self.in_position(pid):
                 if self.board is not None:
                     raise InputError(f"{pid!r} is not on the board (not seen, on a border, or removed)")

@@ -16,7 +16,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, qInstallMessageHandler
+import numpy as np
+from PySide6.QtCore import QByteArray, QRectF, QSettings, Qt, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
-from gui.panels import CombatPanel, GameStatePanel, SelectionPanel
+from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
@@ -41,16 +42,20 @@ from vision.sources import open_source
 from vision.synthetic import SyntheticSource, demo_scene
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
+SYSTEM_PANEL_KEYS = ("F5", "F6", "F7", "F8", "F9")
+"""The shortcuts of a system's own panels (rules.live.Panel), in the order it gives them."""
 SHORTCUTS = """\
 Esc               clear the selection
 Tab / Shift+Tab   select the next / previous piece on the table
 click, Shift+click  select a piece, then a second piece for the pair
 F                 fit the views      + / -  zoom
 1 / 2 / 3         live view / board view / both
+Ctrl+Shift+0, 1.. the board view over the whole table / zoomed to one surface (a map, a battle board)
 G / L             grid / labels on or off
 P                 pause or resume the camera
 N                 next phase (the other side becomes active)
 F2 / F3 / F4      targets / combat / game state panel
+F5 ... F9         the game system's own panels (e.g. date, production, diplomacy)
 Ctrl+Return       resolve the combat with the typed dice
 Ctrl+D            roll the dice (seeded) and resolve
 Ctrl+Shift+Return apply the result to the game state
@@ -135,8 +140,41 @@ class MainWindow(QMainWindow):
             self.docks[key] = dock
         self.tabifyDockWidget(self.docks["targets"], self.docks["combat"])
         self.tabifyDockWidget(self.docks["combat"], self.docks["game"])
+        self.system_panels: dict[str, SystemPanel] = {}
+        self._refresh_system_panels()
         self.docks["targets"].raise_()
         self.combat_panel.applied.connect(self._schedule)
+
+    def _system_dock(self, panel) -> SystemPanel:
+        """A dock for one of the system's own panels (rules.live.Panel), tabbed with the game state panel."""
+        widget = SystemPanel(panel.key)
+        widget.chosen.connect(self.fill_combat)
+        dock = QDockWidget(panel.title, self)
+        dock.setObjectName(f"dock-system-{panel.key}")
+        dock.setWidget(widget)
+        dock.setMinimumWidth(360)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        last = self.docks[list(self.system_panels)[-1]] if self.system_panels else self.docks["game"]
+        self.tabifyDockWidget(last, dock)
+        self.docks[panel.key] = dock
+        self.system_panels[panel.key] = widget
+        return widget
+
+    def _refresh_system_panels(self) -> None:
+        """Lay out the system's panels for the session's position (a panel new since the last time gets its dock)."""
+        try:
+            panels = self.session.panels()
+        except InputError as exc:  # a position the system cannot describe yet: said, not raised
+            self.statusBar().showMessage(str(exc), 8000)
+            return
+        for panel in panels:
+            widget = self.system_panels.get(panel.key) or self._system_dock(panel)
+            widget.show_panel(panel)
+
+    def fill_combat(self, act) -> None:
+        """A panel's action (rules.live.PanelAction) filled into the combat panel, which comes to the front."""
+        self.combat_panel.prefill(act)
+        self.show_panel("combat")
 
     def _build_status_bar(self) -> None:
         """Frame rate, pieces seen, calibration health and the camera's state, permanently in the status bar."""
@@ -178,6 +216,45 @@ class MainWindow(QMainWindow):
             self.viewer_actions[viewer] = act
         self.viewer_actions[s.viewer].setChecked(True)
 
+    def _surface_menu(self, menu) -> None:
+        """View > Surface: the board view over the whole table or zoomed to one surface (Ctrl+Shift+1, 2, ...) when the
+        system's table has more than one (a map and a battle board)."""
+        names = tuple(self.session.live.surfaces)
+        if len(names) < 2:
+            return
+        sub = menu.addMenu("Surface")
+        self._action(sub, "Whole table", "Ctrl+Shift+0", lambda: self.show_surface(None))
+        for i, name in enumerate(names, start=1):
+            self._action(sub, f"{name.capitalize()} surface", f"Ctrl+Shift+{i}", lambda n=name: self.show_surface(n))
+
+    def surface_rect(self, name: str) -> QRectF | None:
+        """Where a surface of the table lies in the board view's scene: its board's corners through its registered
+        pose (the main surface: the board, or the table where the board is the table); None while the surface is not
+        registered or the view has no picture yet."""
+        s, view = self.session, self.board_view
+        main = name == (s.live.surfaces or ("",))[0]
+        board = s.board if main else s.surface_boards.get(name)
+        to_table = s.to_table if main else s.surface_to_table(name)
+        if board is None or view.mapper is None or (not main and to_table is None):
+            return None
+        corners = [(0.0, 0.0), (board.width_mm, 0.0), (board.width_mm, board.depth_mm), (0.0, board.depth_mm)]
+        table = np.asarray(to_table(corners) if to_table is not None else corners, float)
+        px = view.mapper.points(table)
+        (x0, y0), (x1, y1) = px.min(axis=0), px.max(axis=0)
+        return QRectF(float(x0), float(y0), float(x1 - x0), float(y1 - y0))
+
+    def show_surface(self, name: str | None) -> None:
+        """Zoom the board view to one surface of the table (None: the whole table)."""
+        if name is None:
+            self.board_view.fit()
+            return
+        rect = self.surface_rect(name)
+        if rect is None:
+            self.statusBar().showMessage(f"the {name} surface is not registered yet (its anchors not seen)", 6000)
+            return
+        self.board_view.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        self.board_view._user_zoom = True  # kept when new frames come in, until Fit
+
     def set_viewer(self, viewer: str) -> None:
         """Show the table as `viewer` may see it (hidden identities withheld) and refresh every panel."""
         self.session.set_viewer(viewer)
@@ -215,6 +292,7 @@ class MainWindow(QMainWindow):
             act = self._action(v, text, sc, lambda on, k=key: on and self.set_view_mode(k), checkable=True)
             group.addAction(act)
             self.view_actions[key] = act
+        self._surface_menu(v)
         v.addSeparator()
         self._action(v, "Fit", "F", self.fit_views)
         self._action(v, "Zoom in", "+", lambda: self._zoom(1.25))
@@ -229,7 +307,8 @@ class MainWindow(QMainWindow):
                                checkable=True, checked=abs(mm - self.board_mm_per_px) < 1e-6)
             sg.addAction(act)
         v.addSeparator()
-        for key, sc in (("targets", "F2"), ("combat", "F3"), ("game", "F4")):
+        for key, sc in (("targets", "F2"), ("combat", "F3"), ("game", "F4"),
+                        *zip(self.system_panels, SYSTEM_PANEL_KEYS, strict=False)):
             self._action(v, f"{self.docks[key].windowTitle().replace('&&', '&')} panel", sc,
                          lambda k=key: self.show_panel(k))
         g = mb.addMenu("&Game")
@@ -324,6 +403,7 @@ class MainWindow(QMainWindow):
         self.selection_panel.refresh()
         self.combat_panel.refresh()
         self.game_panel.refresh()
+        self._refresh_system_panels()
         self._update_status()
 
     def _update_status(self) -> None:

@@ -1,4 +1,5 @@
-"""The side panels: the selection (targets and the pair's analysis), the combat panel and the game state panel.
+"""The side panels: the selection (targets and the pair's analysis), the combat panel, the game state panel and a
+system's own game-state panels (rules/live.py `Panel`, laid out as they come).
 
 Every number and rule shown here comes from the session, which asks the rules engine; the panels only lay it out.
 """
@@ -26,6 +27,8 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QTableView,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -136,6 +139,7 @@ class CombatPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.outcome = None
+        self.extra_names: list[str] = []
         self._build_widgets()
         self._build_inputs()
         self._build_buttons()
@@ -273,9 +277,10 @@ class CombatPanel(QWidget):
     # ---- keeping up with the table
 
     def refresh(self) -> None:
-        """Refill the piece lists from the position, keeping the choice; follow the table's selection."""
+        """Refill the piece lists from the position (and the names besides pieces the system lets act, and any a
+        panel's action filled in), keeping the choice; follow the table's selection."""
         s = self.session
-        ids = s.piece_names()
+        ids = list(dict.fromkeys([*s.piece_names(), *s.actors(), *self.extra_names]))
         self._syncing = True
         for combo in (self.attacker, self.target):
             cur = combo.currentText()
@@ -284,6 +289,24 @@ class CombatPanel(QWidget):
                 combo.addItems(ids)
                 combo.setCurrentText(cur)
         self._syncing = False
+
+    def prefill(self, act) -> None:
+        """Fill in a panel's action (rules.live.PanelAction): the action, its attacker and target (a name that is not
+        a piece, e.g. a region, is added to the lists) and its choices, so that the player only resolves."""
+        for name in (act.attacker, act.target):
+            if name:
+                self.extra_names.append(name)
+        self.refresh()
+        self._syncing = True
+        self.action.setCurrentText(act.action)
+        self.attacker.setCurrentText(act.attacker)
+        if act.target:
+            self.target.setCurrentText(act.target)
+        self._syncing = False
+        if self.choices is not None:
+            self.choices.setText(act.choice_text)
+        self._changed()
+        self.result.setPlainText(f"{act.label}: filled in; type or roll the dice and resolve")
 
     def follow_selection(self) -> None:
         s = self.session
@@ -521,3 +544,77 @@ class GameStatePanel(QWidget):
         if self.log.toPlainText() != text:
             self.log.setPlainText(text)
             self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
+
+
+class SystemPanel(QWidget):
+    """One of a system's own game-state panels (rules.live.Panel): its lines, its table and its actions; an action
+    chosen (double-click, or the button) is handed on through `chosen` to fill the combat panel. `read_only` (the
+    replay): no actions."""
+
+    chosen = Signal(object)
+
+    def __init__(self, key: str, parent=None, read_only: bool = False):
+        super().__init__(parent)
+        self.key = key
+        self.panel = None
+        self.read_only = read_only
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = QTableWidget()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAlternatingRowColors(True)
+        self.actions_list = QListWidget()
+        self.actions_list.setMaximumHeight(130)
+        self.actions_list.itemDoubleClicked.connect(lambda item: self.fill(self.actions_list.row(item)))
+        self.fill_button = QPushButton("Fill the combat panel")
+        self.fill_button.setToolTip("the chosen action, its attacker, target and choices: then resolve")
+        self.fill_button.clicked.connect(lambda: self.fill(self.actions_list.currentRow()))
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.text)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(self.actions_list)
+        lay.addWidget(self.fill_button)
+
+    def show_panel(self, panel) -> None:
+        """Lay out `panel` (unchanged data is left as it is, so a selection in the table survives a refresh)."""
+        if panel == self.panel:
+            return
+        self.panel = panel
+        self.text.setText("\n".join(panel.lines))
+        self.table.clear()
+        self.table.setColumnCount(len(panel.headers))
+        self.table.setHorizontalHeaderLabels(list(panel.headers))
+        self.table.setRowCount(len(panel.rows))
+        for r, row in enumerate(panel.rows):
+            for c, cell in enumerate(row):
+                item = QTableWidgetItem(str(cell))
+                item.setToolTip(str(cell))  # a long reason cut by the column is read in full here
+                self.table.setItem(r, c, item)
+        self.table.setVisible(bool(panel.headers))
+        self.actions_list.clear()
+        for act in panel.actions:
+            item = QListWidgetItem(act.label + ("" if act.allowed else f"  (not now: {act.why})"))
+            item.setToolTip(f"{act.action} {act.attacker} {act.target} {act.choice_text}".strip()
+                            + ("" if act.allowed else f"\n{act.why}"))
+            if not act.allowed:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+            self.actions_list.addItem(item)
+        has = bool(panel.actions) and not self.read_only
+        self.actions_list.setVisible(has)
+        self.fill_button.setVisible(has)
+        if has:
+            self.actions_list.setCurrentRow(next((i for i, a in enumerate(panel.actions) if a.allowed), -1))
+
+    def fill(self, row: int) -> None:
+        """Hand the action of this row on (`chosen`), when the rules allow it now."""
+        if self.panel is None or not 0 <= row < len(self.panel.actions):
+            return
+        act = self.panel.actions[row]
+        if act.allowed:
+            self.chosen.emit(act)

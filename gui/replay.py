@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTableView,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -43,6 +44,7 @@ from common.errors import InputError
 from common.fields import field_name
 from gui.app import application
 from gui.models import ListTableModel
+from gui.panels import SystemPanel
 from gui.picture import _path_lines, _pen, _polygon, _qp
 from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, numpy_to_qimage, save_widget_png
 from rules.picture import rectangle
@@ -551,7 +553,11 @@ class ReplayWindow(QMainWindow):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.table, 3)
+        self.system_panels: dict[str, SystemPanel] = {}
+        self.panel_tabs = QTabWidget()
+        self.panel_tabs.setObjectName("system-panels")
+        self.panel_tabs.addTab(self.table, "Events")
+        rl.addWidget(self.panel_tabs, 3)
         rl.addWidget(self.details, 0)
         rl.addWidget(self.thumb, 0)
         self.split = QSplitter(Qt.Orientation.Horizontal)
@@ -853,6 +859,21 @@ class ReplayWindow(QMainWindow):
         self._sync_boxes()
         self._update_details()
         self._update_labels()
+        self._refresh_system_panels()
+
+    def _refresh_system_panels(self) -> None:
+        """The system's own game-state panels (rules.live.Panel) at the replay's moment, each a tab beside the events
+        (read only: their actions belong to the live dashboard)."""
+        try:
+            panels = self.session.live.panels(self.session)
+        except InputError:  # a moment the record cannot place: the events say why
+            return
+        for panel in panels:
+            widget = self.system_panels.get(panel.key)
+            if widget is None:
+                widget = self.system_panels[panel.key] = SystemPanel(panel.key, read_only=True)
+                self.panel_tabs.addTab(widget, panel.title)
+            widget.show_panel(panel)
 
     def _follow_row(self) -> None:
         row = self.session.index - 1

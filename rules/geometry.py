@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import numpy as np
+
 from common.fields import FACINGS
 
 Field = tuple[int, int]
@@ -139,3 +141,33 @@ def line_fields(a: Field, b: Field) -> tuple[tuple[Field, ...], tuple[tuple[Fiel
         tuple((ax + x, ay + y) for x, y in crossed),
         tuple(((ax + p[0], ay + p[1]), (ax + q[0], ay + q[1])) for p, q in corners),
     )
+
+
+def clip_half_plane(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
+    """The part of a convex polygon (N x 2, mm) where normal . p <= offset (Sutherland-Hodgman against one
+    half-plane)."""
+    out = []
+    n = len(poly)
+    for i in range(n):
+        a, b = poly[i], poly[(i + 1) % n]
+        da, db = float(normal @ a) - offset, float(normal @ b) - offset
+        if da <= 0:
+            out.append(a)
+        if (da < 0 < db) or (db < 0 < da):
+            out.append(a + (b - a) * (da / (da - db)))
+    return np.asarray(out, float).reshape(-1, 2)
+
+
+def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndarray]:
+    """Each site's cell inside the rectangle 0..width x 0..depth (mm): the points nearer it than any other site, as
+    counter-clockwise polygons rounded to 0.1 mm (a map's invented outlines around its invented centres)."""
+    frame = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth]])
+    cells = []
+    for i, p in enumerate(sites):
+        poly = frame
+        for j, q in enumerate(sites):
+            if i == j or len(poly) == 0:
+                continue
+            poly = clip_half_plane(poly, q - p, float(q @ q - p @ p) / 2.0)  # the points nearer p than q
+        cells.append(np.round(poly, 1))
+    return cells

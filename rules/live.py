@@ -23,6 +23,11 @@ Before there is a session, the wiring's one set-up loader (fieldglass/setup.py `
 `setup_roster(...)` its check of the roster and what it keeps of it. What is about the kind of table comes from
 `GameSystem.table`: a board system reads `--board`, a grid system needs the layout's grid.
 
+Besides its own panels, the dashboard lays out a system's game-state panels (`panels`: plain `Panel` data, e.g. a
+strategic game's date, production and diplomacy, with `PanelAction`s that fill the combat panel) and offers the
+names besides pieces that may act (`actors`, e.g. nations); a record's report takes the system's own words from
+`report_terms` (`ReportTerms`). Every default keeps a system without them as it was.
+
 The same live rules serve the one recorder and the one replay of every system (fieldglass/recording.py,
 fieldglass/replay_session.py): there `s` is a game record's game at one moment (fieldglass/recorded.py
 `RecordedGame`), with `s.system`, `s.roster` (as the record tracks it), `s.layout`, `s.sides`, `s.ground`,
@@ -143,6 +148,54 @@ class Start:
     ground: Any = None
     states: Mapping[str, dict] = field(default_factory=dict)
     game: Any = None
+
+
+@dataclass(frozen=True)
+class PanelAction:
+    """One action a game-state panel offers: the adapter's action `action` with what it fills in the combat panel
+    (`attacker`, `target`, `choices` as KEY=VALUE pairs), so that the player only types or rolls the dice and
+    resolves; `allowed` False, with `why`, when the rules forbid it now (shown greyed with the reason, not hidden)."""
+
+    label: str
+    action: str
+    attacker: str = ""
+    target: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    allowed: bool = True
+    why: str = ""
+
+    @property
+    def choice_text(self) -> str:
+        """The choices as the combat panel's free choices line takes them: "buy=inf:1 place=paris"."""
+        return " ".join(f"{k}={v}" for k, v in self.choices)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One game-state panel of a system (`LiveRules.panels`), as plain data the dashboard lays out: `title`, `lines`
+    of text above a table of `rows` (cells as text) under `headers`, and `actions` offered below it. Built from the
+    engine's position each time the game changes; the dashboard never interprets its cells."""
+
+    key: str
+    title: str
+    lines: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    actions: tuple[PanelAction, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReportTerms:
+    """A record's after-action report in the game's own terms (`LiveRules.report_terms`), all optional: `turn_titles`
+    the heading of each turn's section by turn number ("Round 2: 1805-02"; absent: "Turn N", turn 0 "Set-up"),
+    `event_lines` an event's line by its sequence number (absent: the generic summary; a `turn` event is shown only
+    with a line of its own), `sections` (title, lines) added before the
+    totals (the battles, the purchases...), `losses` False when the generic bases-lost line means nothing here."""
+
+    turn_titles: Mapping[int, str] = field(default_factory=dict)
+    event_lines: Mapping[int, str] = field(default_factory=dict)
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    losses: bool = True
 
 
 DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
@@ -315,10 +368,22 @@ class LiveRules:
         """Apply a resolution to the game state; moves and removals become pending changes."""
         raise NotImplementedError
 
+    def actors(self, s) -> tuple[str, ...]:
+        """Names besides the pieces that may act in or be the target of an action (e.g. the nations of a strategic
+        game), offered by the combat panel and accepted by the session as an attacker. Default: none."""
+        return ()
+
+    def panels(self, s) -> tuple[Panel, ...]:
+        """The system's game-state panels (date, production, diplomacy...) for the session's current position, as
+        plain data the dashboard shows beside its own panels, refreshed whenever the game changes. Default: none."""
+        return ()
+
     # ---- what a viewer sees
 
     def look(self, s, view):
-        """A piece as the current viewer may see it (a hidden block: an anonymous label); default: as it is."""
+        """A piece as the current viewer may see it (a hidden block: an anonymous label), or None when the viewer may
+        not see it at all (a figure of the other side behind a battle's set-up screen: left out of the views, the
+        picture and the tables); default: as it is."""
         return view
 
     def resolve_id(self, s, pid: str) -> str | None:
@@ -423,6 +488,14 @@ class LiveRules:
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
+
+    @classmethod
+    def report_terms(cls, meta: Mapping[str, Any], events) -> ReportTerms:
+        """What a record's after-action report (fieldglass/record/export.py) says in this game's own terms: `meta`
+        the record's metadata, `events` its events in order without the undone ones (each with `seq`, `type`, `t`,
+        `turn`, `phase`, `piece` and `data`). The default: nothing of its own (turns, pieces and combats as
+        recorded)."""
+        return ReportTerms()
 
     # ---- the replay: what it draws and what it hides (fieldglass/replay_session.py)
 

@@ -929,7 +929,9 @@ def _render_static(scene: SyntheticScene, geom: _Geometry) -> _Static:
         _draw_terrain(canvas, geom, t, i, tex_scale)
     anchor_px = {}
     for a in layout.anchors:
-        _draw_flat_marker(canvas, geom, layout.dictionary, a.id, (a.x_mm, a.y_mm), 0.0, a.size_mm, 0.0)
+        # a turned anchor (a board lying turned on the table, calibration.board.TurnedAnchor) is drawn turned
+        _draw_flat_marker(canvas, geom, layout.dictionary, a.id, (a.x_mm, a.y_mm), getattr(a, "heading_deg", 0.0),
+                          a.size_mm, 0.0)
         anchor_px[a.id] = geom.project(a.corners_mm())
     dictionary = scene.roster.dictionary
     shapes = [_piece_shape(geom, i, p) for i, p in enumerate(scene.placements)]

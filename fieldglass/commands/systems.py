@@ -75,8 +75,9 @@ def run(args) -> int:
     if args.json:
         print(jsonout.dumps({"systems": rows}))
         return 0
+    width = max((len(r["name"]) for r in rows), default=0) + 2  # a long name never runs into its title
     for r in rows:
         sides = " ".join(r["sides"]) if isinstance(r["sides"], list) else r["sides"]
-        print(f"{r['name']:<10}{r['title']}" + ("  (the default)" if r["default"] else ""))
-        print(f"{'':<10}table: {r['table']}; sides: {sides}; actions: {' '.join(r['actions'])}")
+        print(f"{r['name']:<{width}}{r['title']}" + ("  (the default)" if r["default"] else ""))
+        print(f"{'':<{width}}table: {r['table']}; sides: {sides}; actions: {' '.join(r['actions'])}")
     return 0

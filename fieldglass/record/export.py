@@ -14,11 +14,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from common.errors import InputError
 from common.fields import column_letters, parse_field
 from fieldglass.record.board import Board
 from fieldglass.record.replay import Replay
 from fieldglass.record.state import BoardState
 from fieldglass.record.store import Event, Record
+from fieldglass.recorded import system_of
+from rules.live import LiveRules, ReportTerms
+from rules.system import game_system
 
 Progress = Callable[[Iterable, int, str], Iterable]
 
@@ -78,7 +82,9 @@ CSV_COLUMNS = ("seq", "type", "t", "turn", "phase", "frame", "undone", "piece", 
 
 
 def export_csv(record: Record, out, clean: bool = False) -> int:
+    """One row per event; its summary in the game's own terms where its system gives them (`report_terms`)."""
     grid = bool((record.meta.get("layout") or {}).get("grid"))
+    terms = report_terms(record.meta, record.events(clean=True))
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     n = 0
@@ -86,7 +92,8 @@ def export_csv(record: Record, out, clean: bool = False) -> int:
         j = event_json(e, grid)
         row = [j.get(c) for c in CSV_COLUMNS[:-1]]
         row[6] = int(bool(row[6]))
-        w.writerow(["" if v is None else v for v in row] + [summary(e, grid)])
+        text = None if e.undone else terms.event_lines.get(e.seq)
+        w.writerow(["" if v is None else v for v in row] + [text or summary(e, grid)])
         n += 1
     return n
 
@@ -311,11 +318,24 @@ def _clock(t: float) -> str:
     return f"{m:02d}:{s:02d}"
 
 
+def report_terms(meta: dict, events: list[Event]) -> ReportTerms:
+    """The record's system's words for its report (rules/live.py `LiveRules.report_terms`; a record whose system is
+    not registered here: none)."""
+    try:
+        live = game_system(system_of(meta), "the record's system").live or LiveRules
+    except InputError:
+        return ReportTerms()
+    return live.report_terms(meta, events)
+
+
 def export_report(record: Record, name: str = "game") -> str:
+    """The after-action report (Markdown): a section per turn, each event on a line, the totals; in the game's own
+    terms where its system gives them (`report_terms`: a turn's heading, an event's line, sections of its own)."""
     meta = record.meta
     grid = bool((meta.get("layout") or {}).get("grid"))
     events = record.events(clean=True)
     stats = compute_stats(record)
+    terms = report_terms(meta, events)
     lines = [f"# After-action report: {name}", ""]
     lines.append(f"- system: {meta.get('system')}")
     lines.append(f"- started: {meta.get('start_time')}")
@@ -329,25 +349,28 @@ def export_report(record: Record, name: str = "game") -> str:
     for e in events:
         by_turn.setdefault(e.turn, []).append(e)
     for turn in sorted(by_turn):
-        lines += ["", f"## {'Set-up' if turn == 0 else f'Turn {turn}'}", ""]
+        lines += ["", f"## {terms.turn_titles.get(turn, 'Set-up' if turn == 0 else f'Turn {turn}')}", ""]
         phase = None
         for e in by_turn[turn]:
-            if e.type == "turn":
+            if e.type == "turn" and e.seq not in terms.event_lines:
                 continue
             if e.phase != phase and e.phase:
                 phase = e.phase
                 lines += ["", f"### {phase.capitalize()}", ""]
             if e.type == "phase":
                 continue
-            text = summary(e, grid)
-            if e.type == "combat":
+            text = terms.event_lines.get(e.seq) or summary(e, grid)
+            if e.type == "combat" and ":" in text:
                 text = "**" + text.split(":", 1)[0] + "**:" + text.split(":", 1)[1]
             lines.append(f"- {_clock(e.t)} {text}")
         row = stats.lost.get(turn, {})
         losses = ", ".join(f"{s} {row.get(s, 0)}" for s in stats.sides)
         gone = stats.removed.get(turn, {})
         extra = "; ".join(f"{s}: {', '.join(v)} gone" for s, v in gone.items())
-        lines += ["", f"Losses (bases): {losses}" + (f" ({extra})" if extra else "")]
+        if terms.losses:
+            lines += ["", f"Losses (bases): {losses}" + (f" ({extra})" if extra else "")]
+    for title, body in terms.sections:
+        lines += ["", f"## {title}", "", *(f"- {x}" for x in body)]
     lines += ["", "## Totals", "", "```", stats_text(stats), "```", ""]
     return "\n".join(lines)
 

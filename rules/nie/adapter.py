@@ -28,7 +28,8 @@ ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
 CHOICE_HELP = """\
   start_battle  --attacker NATION[,NATION] --target REGION  [from=REGION | from.ID=REGION] [amphibious=yes]
-  deploy        --attacker any  zone.ID=ZONE ... [side=A|B]  (every unit of the side(s); hidden until both)
+  deploy        --attacker any|A|B|NATION|UNIT  [zone.ID=ZONE ...] [side=A|B]  (every unit of the side(s); no
+                zones: those the battle holds, the camera's; hidden until both)
   move          --attacker UNIT --target ZONE          (battle board)
   fire          --attacker UNIT --target UNIT  [leader=ID]      dice: 2d6 then the hit's 1d6
   charge        --attacker UNIT --target UNIT  [square=yes] [abort=yes] [evade=yes]   dice: 2d6 att, 2d6 def
@@ -296,6 +297,32 @@ def _start_battle(c: _Call):
     return bt.start(c.pos, region, c.ids, came, _yes(c.ch.get("amphibious")))
 
 
+def _deploy_side(c: _Call) -> str | None:
+    """The side a `deploy` sets up: `side=`, else the --attacker when it names one (A, B, a nation of the battle or
+    one of its units), else None (both)."""
+    if c.ch.get("side"):
+        return c.ch["side"]
+    b = c.pos.battle
+    who = c.ids[0] if c.ids and b is not None else "any"
+    if who in ("A", "B"):
+        return who
+    if who in c.pos.units:
+        return b.side_of_nation(c.pos.units[who].nation)
+    return b.side_of_nation(who) if b is not None else None
+
+
+def _deploy(c: _Call):
+    """§4.2 set-up: the zones given (`zone.ID=ZONE`), else the zones the position's battle already holds for the
+    deploying side's units (on the live table: where the camera sees them on the battle board)."""
+    side = _deploy_side(c)
+    zones = _prefixed(c.ch, "zone.")
+    b = c.pos.battle
+    if not zones and b is not None:
+        zones = {uid: bu.zone.name(b.major) for uid, bu in b.units.items()
+                 if uid in c.pos.units and side in (None, b.side_of_nation(c.pos.units[uid].nation))}
+    return bt.deploy(c.pos, zones, side)
+
+
 def _charge(c: _Call):
     ch = c.ch
     return bt.charge(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o, _yes(ch.get("square")), _yes(ch.get("abort")),
@@ -399,7 +426,7 @@ def _victory(c: _Call):
 # Every action's handler: one line where the rules module's function takes the inputs as they come.
 _HANDLERS = {
     "start_battle": _start_battle,
-    "deploy": lambda c: bt.deploy(c.pos, _prefixed(c.ch, "zone."), c.ch.get("side")),
+    "deploy": _deploy,
     "move": lambda c: bt.move(c.pos, c.ids[0], c.need("ZONE"), c.o),
     "fire": lambda c: bt.fire(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o, c.ch.get("leader")),
     "charge": _charge,

@@ -30,6 +30,7 @@ from rules.board import (
     load_board,
     shared_border_mm,
 )
+from rules.geometry import voronoi_cells
 from rules.nie.model import COLS, REGION_FLAGS, ROWS, Europe, Region, load_europe, zones
 
 FRAME_MM = (1000.0, 800.0)
@@ -39,35 +40,6 @@ ANCHOR_INSET_MM = 25.0
 ANCHOR_IDS = (100, 101, 102, 103)
 DICTIONARY = "DICT_4X4_250"
 BORDER_MM = 4.0
-
-
-def _clip(poly: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
-    """The part of a convex polygon where normal . p <= offset (Sutherland-Hodgman against one half-plane)."""
-    out = []
-    n = len(poly)
-    for i in range(n):
-        a, b = poly[i], poly[(i + 1) % n]
-        da, db = float(normal @ a) - offset, float(normal @ b) - offset
-        if da <= 0:
-            out.append(a)
-        if (da < 0 < db) or (db < 0 < da):
-            out.append(a + (b - a) * (da / (da - db)))
-    return np.asarray(out, float).reshape(-1, 2)
-
-
-def voronoi_cells(sites: np.ndarray, width: float, depth: float) -> list[np.ndarray]:
-    """Each site's cell inside the rectangle 0..width x 0..depth, counter-clockwise polygons."""
-    frame = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth]])
-    cells = []
-    for i, p in enumerate(sites):
-        poly = frame
-        for j, q in enumerate(sites):
-            if i == j or len(poly) == 0:
-                continue
-            normal = q - p  # keep the points nearer p than q: (q - p) . x <= (|q|^2 - |p|^2) / 2
-            poly = _clip(poly, normal, float(q @ q - p @ p) / 2.0)
-        cells.append(np.round(poly, 1))
-    return cells
 
 
 def europe_board(europe: Europe) -> Board:
@@ -211,6 +183,48 @@ def battle_board_from_zones(zone_mm: tuple[float, float] = (80.0, 60.0), margin_
                  source="battle board (zones)")
 
 
+def skirmish_zone(area: str) -> str:
+    """The skirmish zone (§3.3: "the three combat zones of this set-up count as one") a zone of the major battle's
+    board lies in: each line row's and the middle row's three zones read as one (A-left, A-centre, A-right ->
+    A-line; M-* -> M; B-* -> B-line); the reserve and rout zones keep their names. The same printed board serves
+    both kinds of battle."""
+    head, _, flank = area.partition("-")
+    if flank in COLS:
+        return {"A": "A-line", "M": "M", "B": "B-line"}.get(head, area)
+    return area
+
+
+def convex_hull(pts) -> np.ndarray:
+    """The convex hull of points (board mm), counter-clockwise (Andrew's monotone chain): the outline of a
+    skirmish's merged row, whose three zones lie side by side in a band."""
+    p = sorted({(float(x), float(y)) for x, y in np.asarray(pts, float).reshape(-1, 2)})
+    if len(p) < 3:
+        return np.asarray(p, float).reshape(-1, 2)
+
+    def half(seq):
+        out: list[tuple[float, float]] = []
+        for q in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (q[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (q[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(q)
+        return out
+
+    lower, upper = half(p), half(reversed(p))
+    return np.asarray(lower[:-1] + upper[:-1], float)
+
+
+def battle_zones(board: Board, major: bool) -> dict[str, np.ndarray]:
+    """Each zone of a battle on the battle board with its outline (board mm): a major battle's are the board's
+    areas; a skirmish's merge each row's zones (`skirmish_zone`, the outline their convex hull)."""
+    if major:
+        return {aid: np.asarray(a.polygon, float) for aid, a in board.areas.items()}
+    rows: dict[str, list] = {}
+    for aid, a in board.areas.items():
+        rows.setdefault(skirmish_zone(aid), []).extend(np.asarray(a.polygon, float).tolist())
+    return {zid: convex_hull(pts) for zid, pts in rows.items()}
+
+
 @lru_cache(maxsize=1)
 def battle_board() -> Board:
     """The shipped demo battle board (data/battle_board_demo.toml, INVENTED geometry: the zones of §3.3)."""
@@ -218,5 +232,6 @@ def battle_board() -> Board:
     return load_board(str(path))
 
 
-__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "demo_board",
-           "digitised_board", "europe_board", "links", "map_attributes", "map_point", "voronoi_cells"]
+__all__ = ["BATTLE_ANCHOR_IDS", "FRAME_MM", "battle_board", "battle_board_from_zones", "battle_zones", "convex_hull",
+           "demo_board", "digitised_board", "europe_board", "links", "map_attributes", "map_point", "skirmish_zone",
+           "voronoi_cells"]

@@ -44,11 +44,13 @@ DEMO_GAME = {
 
 DEMO_BATTLE = {
     "region": "bohemia", "attacker": ["france"], "defender": ["austria"], "major": True, "phase": "infantry",
-    "units": {"fr-inf-3": {"zone": "A-centre"}, "fr-cav-2": {"zone": "A-reserve"}, "au-inf-2": {"zone": "B-centre"},
-              "au-art-1": {"zone": "B-reserve"}},
+    "deployed": ["A", "B"],
+    "units": {"fr-inf-3": {"zone": "A-centre"}, "fr-cav-2": {"zone": "A-reserve"},
+              "au-inf-2": {"zone": "B-centre", "square": True}, "au-art-1": {"zone": "B-reserve"}},
 }
 """The demo's battle (the position file's form): France attacks Austria in Bohemia; its four figures stand on the
-battle board in these zones (the camera reads them there)."""
+battle board in these zones (the camera reads them there), the Austrian infantry in square: its figure turned
+sideways (§8.5, read from its marker's rotation, §13.1)."""
 DEMO_BATTLE_UNITS = (("fr-inf-3", "france", "inf"), ("fr-cav-2", "france", "cav"),
                      ("au-inf-2", "austria", "inf"), ("au-art-1", "austria", "art"))
 BATTLE_AT = (40.0, 150.0, 0.0)
@@ -103,8 +105,21 @@ def demo_game() -> dict:
     return {**DEMO_GAME, "units": units, "battle": DEMO_BATTLE}
 
 
+SQUARE_TURN_DEG = 90.0
+"""How far the demo turns a figure in square from facing the enemy (§8.5: sideways)."""
+
+
+def battle_heading(zone: str, square: bool, rotation_deg: float) -> float:
+    """The compass bearing in the table frame (0 = +y) of a figure in `zone` facing the enemy (the attacker's zones
+    face +y on the board, the defender's -y; the middle row: the attacker's way), turned sideways when `square`, on a
+    battle board turned counter-clockwise by `rotation_deg` (a bearing on the board is the table's plus it)."""
+    front = 180.0 if zone.startswith("B-") else 0.0
+    return (front + (SQUARE_TURN_DEG if square else 0.0) - rotation_deg) % 360.0
+
+
 def battle_pieces(at: tuple[float, float, float]) -> list[DemoPiece]:
-    """The battle's figures at the centres of their zones on the battle board lying at `at` (x, y, rotation)."""
+    """The battle's figures at the centres of their zones on the battle board lying at `at` (x, y, rotation), each
+    facing the enemy or, in square, turned sideways."""
     brd = battle_board()
     x0, y0, rot = at
     t = math.radians(rot)
@@ -112,8 +127,9 @@ def battle_pieces(at: tuple[float, float, float]) -> list[DemoPiece]:
     for uid, st in DEMO_BATTLE["units"].items():
         bx, by = brd.areas[st["zone"]].centre
         x, y = x0 + bx * math.cos(t) - by * math.sin(t), y0 + bx * math.sin(t) + by * math.cos(t)
-        out.append(DemoPiece(uid, float(x), float(y), 0.0))
+        out.append(DemoPiece(uid, float(x), float(y), battle_heading(st["zone"], bool(st.get("square")), rot)))
     return out
 
 
-__all__ = ["BATTLE_AT", "DEMO_BATTLE", "DEMO_FIGURES", "DEMO_GAME", "battle_pieces", "demo", "demo_game"]
+__all__ = ["BATTLE_AT", "DEMO_BATTLE", "DEMO_FIGURES", "DEMO_GAME", "battle_heading", "battle_pieces", "demo",
+           "demo_game"]

@@ -37,7 +37,8 @@ _C = ("c_france", "c_britain", "c_prussia", "c_russia", "c_ottoman", "c_austria"
 _RANGES = {**{k: (0, 13) for k in _TARGETS}, **{k: (0, 7) for k in _PURSUIT}, **{k: (-9, 6) for k in _CHARGE},
            **{k: (0, 20) for k in _CAPITALS}, **{k: (0, 12) for k in _C},
            "militia_square_fail_max": (0, 6), "stalemate_rounds": (1, 10), "c_test_losses": (1, 50),
-           "heavy_cavalry_cost": (1, 30), "medium_game_rounds": (1, 60), "gb_land_units_per_production": (0, 20)}
+           "heavy_cavalry_cost": (1, 30), "medium_game_rounds": (1, 60), "gb_land_units_per_production": (0, 20),
+           "square_turn_deg": (1, 179)}
 
 DIGEST_CELLS = {"fire_inf_inf": 9, "fire_inf_cav": 8, "fire_art_inf_1": 8, "fire_art_inf_2": 9, "charge_cav_inf": 2,
                 "pursuit_inf_inf": 6, "pursuit_inf_leader": 6, "pursuit_cav_art": 3,
@@ -112,6 +113,9 @@ class Options:
     pap_floor_zero: bool = True  # A21
     pursue_rout_zone: bool = True  # A22
     gb_land_units_per_production: int = 2  # §9.5
+    # §13.1 the live table: an infantry figure on the battle board turned more than this many degrees from facing
+    # the enemy is in square (§8.5: "turned sideways or backwards"; the digest suggests 45)
+    square_turn_deg: int = 45
 
     def with_values(self, values: dict[str, Any], source: str = "options") -> Options:
         return replace(self, **checked_values(self, values, source, _RANGES, _CHOICES, "nie"))

@@ -5,6 +5,7 @@ area (rules/nie/board.py `map_point`) on the demo map's cells (the board is the 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -301,3 +302,33 @@ def test_a_figure_on_the_battle_board_without_a_battle_is_not_placed():
                          camera=cam.intrinsics)
     assert "fr-inf-3" not in s.position.units
     assert "fr-inf-3: on the battle board, but there is no battle - not placed" in s.notes
+
+
+def _with_spares(roster, *spares):
+    """The demo roster and spare figures (id, side, type) on markers of their own (figures in the box, §9.5)."""
+    last = max(p.marker for p in roster.pieces)
+    extra = tuple(replace(roster.pieces[0], id=pid, side=side, type=typ, marker=last + 1 + k)
+                  for k, (pid, side, typ) in enumerate(spares))
+    return replace(roster, pieces=roster.pieces + extra)
+
+
+def test_a_purchase_takes_a_spare_figure_of_the_roster():
+    board = demo_board()
+    game = position_from_dict({**DEMO_GAME, "month": 3}, "the demo")
+    roster = _with_spares(demo_roster("nie", board), ("fr-box-1", "france", "cavalry"),
+                          ("fr-box-2", "france", "infantry"), ("gb-box-1", "britain", "infantry"))
+    s = Session(Setup("by hand", None, board_layout(board), roster, "nie", board=board, game=game), settle_s=0.0)
+    see(s, 0.0, DEMO)
+    out = s.resolve("purchase", "france", "", choices={"buy": "inf:1", "place": "paris"})
+    pending = s.apply(out)
+    # the bought infantry is the spare French infantry figure (not the cavalry, not Britain's): put it in Paris
+    assert [(ch.piece, ch.at) for ch in pending] == [("fr-box-2", "paris")]
+    assert any(line.endswith("in paris is figure fr-box-2 (a spare figure of the roster)") for line in s.state.log)
+    assert s.position.unit("fr-box-2").at == "paris" and s.position.unit("fr-box-2").type == "inf"
+    see(s, 2.0, {**DEMO, "fr-box-2": "paris"})
+    assert s.state.pending == {} and s.position.unit("fr-box-2").at == "paris"
+    # Britain buys cavalry: its only spare figure is infantry, so none is taken; said, not guessed
+    before = len(s.state.log)
+    s.apply(s.resolve("purchase", "britain", "", choices={"buy": "cav:1", "place": "london"}))
+    assert [line for line in s.state.log[before:] if "no spare britain figure in the roster" in line]
+    assert "gb-box-1" not in s.state.pending and "gb-box-1" not in s.position.units

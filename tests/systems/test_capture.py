@@ -163,6 +163,7 @@ def test_the_dashboard_draws_it_and_resolves_from_its_panel(qapp, tmp_path):
         cp = win.combat_panel
         assert [cp.action.itemText(i) for i in range(cp.action.count())] == ["capture"]
         assert not cp.roll_button.isVisible() and cp.extra == {}  # no dice, no inputs: built from the system
+        assert win.system_panels == {} and s.actors() == ()  # the contract's defaults: no panels, only pieces act
         cp.follow_selection()
         cp.resolve_button.click()
         assert "takes" in cp.result.toPlainText()
@@ -300,7 +301,9 @@ def test_every_export_and_the_stats(recorded, tmp_path, capsys):
     combat = next(json.loads(x) for x in (out / "game.jsonl").read_text().splitlines()
                   if json.loads(x)["type"] == "combat")
     assert combat["action"] == "capture" and combat["winner"] == "attacker"
-    assert f"**capture**: {a} takes {b} in L7" in (out / "game.md").read_text()
+    report = (out / "game.md").read_text()
+    assert f"**capture**: {a} takes {b} in L7" in report
+    assert "## Set-up" in report and "Losses (bases)" in report  # no report terms of its own: the generic report
     assert f"capture: {a} takes {b} in L7" in (out / "game.csv").read_text()
     assert sorted(p.name for p in (out / "png").iterdir()) == ["turn-00.png", "turn-02.png"]
     assert (out / "game.mp4").stat().st_size > 1000
