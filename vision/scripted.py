@@ -99,6 +99,11 @@ class ScriptedGame:
     def still(self, places, n):
         self._add(places, None, 0, n)
 
+    def add(self, places, hand: tuple[float, float, float] | None = None, seed: int = 0, n: int = 1) -> None:
+        """`n` frames of the pieces at `places` (id -> (x mm, y mm, heading, lift mm)) with a hand (x mm, y mm,
+        reach 0-1) over the table or none: for scripts of their own (the live benchmark's)."""
+        self._add(places, hand, seed, n)
+
     def move(self, places: dict, pid: str, to_cell: str, to_heading: float, style: str, seed: int,
              rest: int = 7) -> None:
         x0, y0, h0, _ = places[pid]

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
+from fieldglass.benchmarks.live import add_parser as add_live_bench
 from fieldglass.benchmarks.realdata import realdata_figures
 from fieldglass.benchmarks.record import add_parser as add_record_bench
 from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
@@ -54,6 +55,7 @@ def add_parser(sub) -> None:
     v.set_defaults(run=run_vision)
     add_record_bench(which)
     add_limits_bench(which)
+    add_live_bench(which)
     add_system_benches(which)
 
 
