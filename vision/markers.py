@@ -241,10 +241,13 @@ def _median_kept(values: np.ndarray, kept: np.ndarray) -> np.ndarray:
 def _line_corners(centre: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner k where the lines of sides k-1 and k meet: (corners (N,4,2), solvable (N,4))."""
     c_prev, d_prev = np.roll(centre, 1, axis=1), np.roll(direction, 1, axis=1)
-    a = np.stack([d_prev, -direction], axis=-1)  # N,4,2,2: c_prev + s d_prev = centre + r direction
-    solvable = np.abs(np.linalg.det(a)) > 0.05  # sides within ~3 degrees of parallel: no usable corner
-    sol = np.linalg.solve(np.where(solvable[..., None, None], a, np.eye(2)), (centre - c_prev)[..., None])
-    return c_prev + sol[..., 0, :] * d_prev, solvable
+    # c_prev + s d_prev = centre + r direction, by Cramer's rule (numpy's batched solve calls LAPACK, whose
+    # threads cost more than these 2 x 2 systems on a busy machine)
+    det = -d_prev[..., 0] * direction[..., 1] + direction[..., 0] * d_prev[..., 1]
+    solvable = np.abs(det) > 0.05  # sides within ~3 degrees of parallel: no usable corner
+    rhs = centre - c_prev
+    s = (-rhs[..., 0] * direction[..., 1] + direction[..., 0] * rhs[..., 1]) / np.where(solvable, det, 1.0)
+    return c_prev + np.where(solvable, s, 0.0)[..., None] * d_prev, solvable
 
 
 def refine_corners(
@@ -314,7 +317,28 @@ _UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # TL, TR, BR
 
 
 def _homographies(quads: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) maps from the unit square (TL, TR, BR, BL) onto each quad."""
+    """(N, 3, 3) maps from the unit square (TL, TR, BR, BL) onto each quad, in closed form (Heckbert's square to
+    quadrilateral); quads with three corners in a line by least squares."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    x, y = q[..., 0], q[..., 1]
+    sx, sy = x[:, 0] - x[:, 1] + x[:, 2] - x[:, 3], y[:, 0] - y[:, 1] + y[:, 2] - y[:, 3]
+    dx1, dx2, dy1, dy2 = x[:, 1] - x[:, 2], x[:, 3] - x[:, 2], y[:, 1] - y[:, 2], y[:, 3] - y[:, 2]
+    den = dx1 * dy2 - dx2 * dy1
+    fine = np.abs(den) > 1e-9 * np.maximum(np.abs(dx1 * dy2) + np.abs(dx2 * dy1), 1e-300)
+    den = np.where(fine, den, 1.0)
+    g, h = (sx * dy2 - dx2 * sy) / den, (dx1 * sy - sx * dy1) / den
+    out = np.stack([
+        np.stack([x[:, 1] - x[:, 0] + g * x[:, 1], x[:, 3] - x[:, 0] + h * x[:, 3], x[:, 0]], axis=1),
+        np.stack([y[:, 1] - y[:, 0] + g * y[:, 1], y[:, 3] - y[:, 0] + h * y[:, 3], y[:, 0]], axis=1),
+        np.stack([g, h, np.ones_like(g)], axis=1),
+    ], axis=1)
+    if not fine.all():
+        out[~fine] = _homographies_lsq(q[~fine])
+    return out
+
+
+def _homographies_lsq(quads: np.ndarray) -> np.ndarray:
+    """_homographies by solving the 8 x 8 systems: for degenerate quads."""
     n = len(quads)
     a = np.zeros((n, 8, 8))
     b = np.zeros((n, 8))

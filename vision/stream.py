@@ -3,9 +3,10 @@
 A game table is still most of the time: between two moves nothing changes but a hand. `ChangeDetector` compares
 each frame with the last settled picture at low resolution (cells of `cell_px` px, grey means) and re-detects
 markers only in the regions that changed, padded by a marker's size; every marker outside them is kept as it was
-(its pixels did not change, so neither did its corners). A full scan runs at the start, when much of the picture
-changed at once (a bumped camera, the light), and, spread over the frames, on a slow background schedule: one
-tile of the frame is re-detected every `refresh_every` frames, so no frame pays for a whole scan.
+(its pixels did not change, so neither did its corners). A full scan runs at the start and when much of the
+picture changed at once (a bumped camera, the light); and, spread over the frames, on a slow background schedule:
+one tile of the frame is re-detected on every `refresh_every`-th frame that has nothing else to read, so no frame
+pays for a whole scan.
 
 `LiveReader` puts it in front of `read_table`: the table pose is kept while the anchors' corners stay put (no
 registration on a still frame) and fitted again as soon as an anchor is re-detected anywhere else (a bumped camera
@@ -17,6 +18,7 @@ sources whose every frame moves (a hand-held camera).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -65,8 +67,9 @@ class ChangeConfig:
     threshold: float = 16.0  # a cell changed when its mean moved by this many grey levels: a hand, a piece, not
     # noise (2-4 levels, averaged over a cell) nor a camera trembling by half a px (under 10 levels at an edge)
     full_share: float = 0.35  # more of the frame changed than this: a full scan (a bump, the light) is cheaper
-    refresh_tiles: tuple[int, int] = (8, 4)  # the background scan: the frame in columns x rows of tiles ...
-    refresh_every: int = 2  # ... and one tile re-detected every this many frames (64 frames for a whole pass)
+    refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles ...
+    refresh_every: int = 2  # ... and one tile re-detected every this many frames when nothing changed (a whole
+    # pass in 144 still frames, 5 s at 30 fps); a frame with changes to read does no background work
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
 
 
@@ -91,6 +94,7 @@ class ChangeDetector:
         self.frames = 0
         self.tile = 0
         self.last = FrameWork("none", 0.0)
+        self._side, self._side_of = self.config.marker_px, None
 
     def reset(self) -> None:
         """Forget what was seen: the next frame gets a full scan (a camera change, a jump in a video)."""
@@ -109,7 +113,7 @@ class ChangeDetector:
             return self._full(frame, small)
         reach, margin = self._reach()
         regions = _regions(changed, cfg.cell_px, reach, w, h)
-        if self.frames % cfg.refresh_every == 0:
+        if not regions and self.frames % cfg.refresh_every == 0:  # a frame with nothing else to do
             regions.append(self._next_tile(w, h))
         if not regions:
             self.last = FrameWork("still", 0.0)
@@ -138,8 +142,12 @@ class ChangeDetector:
         """(reach, margin) px from the largest marker's side: a changed cell concerns every marker whose centre is
         within `reach` of it (three quarters of a side: any marker it touches), and a marker is read in a crop
         reaching `margin` beyond its centre's region (its half-diagonal, quiet zone and edge search)."""
-        sides = [np.linalg.norm(m.corners - np.roll(m.corners, 1, axis=0), axis=1).max() for m in self.known]
-        side = max(sides, default=self.config.marker_px)
+        if self._side_of is not self.known:  # measured once per new list of markers
+            corners = np.array([m.corners for m in self.known]).reshape(-1, 4, 2)
+            sides = np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2)
+            self._side = float(sides.max()) if len(corners) else self.config.marker_px
+            self._side_of = self.known
+        side = self._side
         return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
 
     def _next_tile(self, w: int, h: int) -> tuple[int, int, int, int]:
@@ -225,15 +233,19 @@ def _merge(pairs: list[tuple[Box, Box]]) -> list[tuple[Box, Box]]:
 
 def _sorted(markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
     """As detect_markers sorts them: by id, then top to bottom, then left to right."""
-    return sorted(markers, key=lambda m: (m.id, float(m.corners[:, 1].mean()), float(m.corners[:, 0].mean())))
+    if not markers:
+        return []
+    centre = np.array([m.corners for m in markers]).mean(axis=1)
+    order = np.lexsort((centre[:, 0], centre[:, 1], np.array([m.id for m in markers])))
+    return [markers[k] for k in order]
 
 
 class LiveReader:
     """`read(frame)` -> TableReading for consecutive frames of one camera, re-detecting only what changed.
 
-    The table pose is re-fitted only when an anchor's corners changed (it was re-detected in a changed region or
-    a full scan): on a still table, or with a hand over the pieces, the last pose stands. With the anchors and
-    the pieces in two dictionaries every frame is read in full (`read_table`)."""
+    The table pose is re-fitted only when an anchor's corners moved (by more than `anchor_px` since the pose was
+    fitted) or the anchors in view changed: on a still table, or with a hand over the pieces, the pose stands.
+    With the anchors and the pieces in two dictionaries every frame is read in full (`read_table`)."""
 
     def __init__(self, registration: TableRegistration, roster: Roster, config: ChangeConfig | None = None):
         self.registration = registration
@@ -242,6 +254,9 @@ class LiveReader:
         self.detector = ChangeDetector(layout.dictionary, config) if roster.dictionary == layout.dictionary else None
         self._anchors: dict[int, np.ndarray] | None = None
         self._last: TableReading | None = None
+        # Anchors read again (a background tile, a hand nearby) whose corners moved less than this stand still:
+        # the sensor's noise moves a measured corner by some hundredths of a px, a knocked camera by px.
+        self.anchor_px = 0.25
 
     def reset(self, registration: TableRegistration | None = None) -> None:
         """Start again with a full scan (and a new registration when the camera changed)."""
@@ -265,15 +280,35 @@ class LiveReader:
         layout = self.registration.layout
         anchors = {m.id: m.corners for m in markers if m.id in layout.anchor_ids}
         pose = self.registration.pose
-        if pose is None or not _same(anchors, self._anchors):
+        if pose is None or not _put(anchors, self._anchors, self.anchor_px):
             reading = read_table(frame, self.registration, self.roster, markers)
+            self._anchors = anchors  # the corners the pose was fitted to
         else:  # the anchors stood still, and so did the camera: the pose stands
-            pieces, unknown, conflicts = locate_pieces(markers, self.roster, layout, self.registration.lens, pose)
-            reading = TableReading(pose, tuple(pieces), tuple(unknown), tuple(conflicts), tuple(markers))
-        self._anchors = anchors
+            reading = self._locate(markers, pose)
         self._last = reading
         return reading
 
+    def _locate(self, markers: list[MarkerDetection], pose) -> TableReading:
+        """The reading of `markers` with the standing `pose`: only markers not seen last frame (new objects) are
+        located again; the others keep their piece poses."""
+        layout = self.registration.layout
+        last = self._last
+        twice = max(Counter(m.id for m in markers).values(), default=0) > 1
+        if last is None or last.pose is not pose or last.conflicts or twice:  # (conflicts are rare)
+            pieces, unknown, conflicts = locate_pieces(markers, self.roster, layout, self.registration.lens, pose)
+            return TableReading(pose, tuple(pieces), tuple(unknown), tuple(conflicts), tuple(markers))
+        old = {id(m) for m in last.markers}
+        fresh = [m for m in markers if id(m) not in old]
+        kept_ids = {m.id for m in markers if id(m) in old}
+        new_pieces, new_unknown, _ = locate_pieces(fresh, self.roster, layout, self.registration.lens, pose)
+        pieces = [p for p in last.pieces if p.marker in kept_ids] + new_pieces
+        pieces.sort(key=lambda p: p.piece)
+        unknown = sorted({i for i in last.unknown if i in kept_ids} | set(new_unknown))
+        return TableReading(pose, tuple(pieces), tuple(unknown), last.conflicts, tuple(markers))
 
-def _same(a: dict[int, np.ndarray], b: dict[int, np.ndarray] | None) -> bool:
-    return b is not None and a.keys() == b.keys() and all(a[k] is b[k] or np.array_equal(a[k], b[k]) for k in a)
+
+def _put(now: dict[int, np.ndarray], then: dict[int, np.ndarray] | None, tolerance_px: float) -> bool:
+    """The same anchors in view as when the pose was fitted, none of their corners moved by `tolerance_px`."""
+    if then is None or now.keys() != then.keys():
+        return False
+    return all(now[k] is then[k] or np.abs(now[k] - then[k]).max() <= tolerance_px for k in now)
