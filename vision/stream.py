@@ -3,8 +3,10 @@
 A game table is still most of the time: between two moves nothing changes but a hand. `ChangeDetector` compares
 each frame with the last settled picture at low resolution (cells of `cell_px` px, grey means) and re-detects
 markers only in the regions that changed, padded by a marker's size; every marker outside them is kept as it was
-(its pixels did not change, so neither did its corners). A full scan runs at the start and when much of the
-picture changed at once (a bumped camera, the light); and, spread over the frames, on a slow background schedule:
+(its pixels did not change, so neither did its corners). A region still changing from one frame to the next (a
+hand in motion) is read once it has settled, its markers counted as hidden meanwhile (as the hand hides them). A
+full scan runs at the start, when much of the picture changed at once (the light) or half the anchors did (a
+bumped camera); and, spread over the frames, on a slow background schedule:
 one tile of the frame is re-detected on every `refresh_every`-th frame that has nothing else to read, so no frame
 pays for a whole scan.
 
@@ -71,12 +73,14 @@ class ChangeConfig:
     refresh_every: int = 2  # ... and one tile re-detected every this many frames when nothing changed (a whole
     # pass in 144 still frames, 5 s at 30 fps); a frame with changes to read does no background work
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
+    settle: bool = True  # read a changed region once it stopped changing; markers in motion count as hidden
 
 
 @dataclass
 class FrameWork:
-    """What `ChangeDetector.detect` did for one frame: 'full', 'regions' or 'still' (nothing re-detected), the
-    share of the frame's pixels it re-detected (a full scan is 1.0), and the regions (x0, y0, x1, y1 px)."""
+    """What `ChangeDetector.detect` did for one frame: 'full', 'regions', 'moving' (nothing re-detected, a region
+    still in motion) or 'still' (nothing re-detected), the share of the frame's pixels it re-detected (a full scan
+    is 1.0), and the regions (x0, y0, x1, y1 px)."""
 
     kind: str
     share: float
@@ -86,19 +90,22 @@ class FrameWork:
 class ChangeDetector:
     """`detect(frame)` for consecutive frames of one still camera; returns what `detect_markers` would."""
 
-    def __init__(self, dictionary: str, config: ChangeConfig | None = None):
+    def __init__(self, dictionary: str, config: ChangeConfig | None = None, anchor_ids: frozenset[int] = frozenset()):
         self.dictionary = dictionary
         self.config = config or ChangeConfig()
+        self.anchor_ids = frozenset(anchor_ids)  # the table's anchors: when they change together the camera moved
         self.known: list[MarkerDetection] = []
         self.reference: np.ndarray | None = None  # the last settled picture, one grey mean per cell (float32)
         self.frames = 0
         self.tile = 0
         self.last = FrameWork("none", 0.0)
+        self.previous: np.ndarray | None = None  # the last frame's cells: what is still changing
         self._side, self._side_of = self.config.marker_px, None
 
     def reset(self) -> None:
         """Forget what was seen: the next frame gets a full scan (a camera change, a jump in a video)."""
         self.reference = None
+        self.previous = None
         self.known = []
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
@@ -106,13 +113,21 @@ class ChangeDetector:
         h, w = frame.shape[:2]
         small = _cells(frame, cfg.cell_px)
         self.frames += 1
-        if self.reference is None or self.reference.shape != small.shape:
+        previous, self.previous = self.previous, small
+        if self.reference is None or self.reference.shape != small.shape or previous is None:
             return self._full(frame, small)
         changed = np.abs(small - self.reference) >= cfg.threshold
-        if changed.mean() > cfg.full_share:
+        if changed.mean() > cfg.full_share or self._anchors_moved(changed):
             return self._full(frame, small)
         reach, margin = self._reach()
-        regions = _regions(changed, cfg.cell_px, reach, w, h)
+        # Cells still changing since the last frame (a hand in motion) are read once they have settled; until
+        # then the markers around them count as hidden, as a hand hides them.
+        moving = _grown(np.abs(small - previous) >= cfg.threshold, cfg.cell_px, reach) if cfg.settle else None
+        settled = changed if moving is None else changed & ~moving
+        regions = _regions(settled, cfg.cell_px, reach, w, h)
+        if not regions and moving is not None and moving.any():
+            self.last = FrameWork("moving", 0.0)
+            return self._visible(self.known, moving)
         if not regions and self.frames % cfg.refresh_every == 0:  # a frame with nothing else to do
             regions.append(self._next_tile(w, h))
         if not regions:
@@ -130,7 +145,35 @@ class ChangeDetector:
             self.reference[cy0:cy1, cx0:cx1] = small[cy0:cy1, cx0:cx1]
         self.known = _sorted(markers)
         self.last = FrameWork("regions", share, [crop for _, crop in crops])
-        return self.known
+        return self._visible(self.known, moving)
+
+    def _anchors_moved(self, changed: np.ndarray) -> bool:
+        """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand."""
+        cell = self.config.cell_px
+        rows, cols = changed.shape
+        touched = []
+        for m in self.known:
+            if m.id not in self.anchor_ids:
+                continue
+            (x0, y0), (x1, y1) = m.corners.min(axis=0) // cell, m.corners.max(axis=0) // cell + 1
+            r0, r1 = int(np.clip(y0, 0, rows)), int(np.clip(y1, 0, rows))
+            c0, c1 = int(np.clip(x0, 0, cols)), int(np.clip(x1, 0, cols))
+            touched.append(bool(changed[r0:r1, c0:c1].any()))
+        return sum(touched) >= max(2, (len(touched) + 1) // 2)
+
+    def _visible(self, markers: list[MarkerDetection], moving: np.ndarray | None) -> list[MarkerDetection]:
+        """`markers` but those whose centre lies in a cell still changing (grown by a marker's reach)."""
+        if moving is None or not moving.any():
+            return markers
+        cell = self.config.cell_px
+        rows, cols = moving.shape
+        out = []
+        for m in markers:
+            x, y = m.corners.mean(axis=0)
+            r, c = min(max(int(y // cell), 0), rows - 1), min(max(int(x // cell), 0), cols - 1)
+            if not moving[r, c]:
+                out.append(m)
+        return out
 
     def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
         self.known = detect_markers(frame, self.dictionary)
@@ -196,6 +239,14 @@ def _box(x0: int, y0: int, x1: int, y1: int, cell: int, w: int, h: int) -> Box:
     return int(x0), int(y0), int(x1), int(y1)
 
 
+def _grown(cells: np.ndarray, cell: int, reach: int) -> np.ndarray:
+    """The cells within `reach` px of a True cell."""
+    if not cells.any():
+        return cells
+    grow = 2 * (-(-reach // cell)) + 1
+    return cv2.dilate(cells.astype(np.uint8), np.ones((grow, grow), np.uint8)).astype(bool)
+
+
 def _regions(changed: np.ndarray, cell: int, reach: int, w: int, h: int) -> list[Box]:
     """Boxes (px) around each group of changed cells, grown by `reach` px."""
     if not changed.any():
@@ -251,7 +302,8 @@ class LiveReader:
         self.registration = registration
         self.roster = roster
         layout = registration.layout
-        self.detector = ChangeDetector(layout.dictionary, config) if roster.dictionary == layout.dictionary else None
+        same = roster.dictionary == layout.dictionary
+        self.detector = ChangeDetector(layout.dictionary, config, frozenset(layout.anchor_ids)) if same else None
         self._anchors: dict[int, np.ndarray] | None = None
         self._last: TableReading | None = None
         # Anchors read again (a background tile, a hand nearby) whose corners moved less than this stand still:

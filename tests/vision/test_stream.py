@@ -86,9 +86,9 @@ def steady_game():
 BUMP = 40
 
 
-def _run(game, frames, live: bool):
+def _run(game, frames, live: bool, config: ChangeConfig | None = None):
     registration = TableRegistration(game.layout, game.camera().intrinsics)
-    reader = LiveReader(registration, game.roster)
+    reader = LiveReader(registration, game.roster, config)
     tracker = Tracker(game.roster, TrackerConfig(missing_after_s=3.0), game.camera().intrinsics)
     events, works, readings = [], [], []
     for i, t, frame in frames:
@@ -99,14 +99,15 @@ def _run(game, frames, live: bool):
     return events, works, readings
 
 
+def _what(events):  # the event, its piece, frame, field and facing
+    return [(k, piece, n, d.get("to", {}).get("cell"), d.get("to", {}).get("facing")) for k, piece, n, d in events]
+
+
 def test_change_driven_reading_commits_the_same_events_as_full_scans(steady_game):
     game, frames = steady_game
     full, _, _ = _run(game, frames, live=False)
-    live, works, _ = _run(game, frames, live=True)
-    def what(events):  # the event, its piece, frame, fields and facings
-        return [(k, piece, n, d.get("to", {}).get("cell"), d.get("to", {}).get("facing")) for k, piece, n, d in events]
-
-    assert what(live) == what(full)
+    live, works, _ = _run(game, frames, live=True, config=ChangeConfig(settle=False))  # every change read at once
+    assert _what(live) == _what(full)
     for (*_, a), (*_, b) in zip(live, full, strict=True):  # at the same places, within the noise of a frame
         if "to" in a:
             assert abs(a["to"]["x_mm"] - b["to"]["x_mm"]) < 0.5 and abs(a["to"]["y_mm"] - b["to"]["y_mm"]) < 0.5
@@ -119,9 +120,22 @@ def test_change_driven_reading_commits_the_same_events_as_full_scans(steady_game
     assert max(w.share for w in works if w.kind != "full") < 0.35
 
 
+def test_waiting_for_a_hand_to_settle_commits_the_same_moves_at_most_a_frame_later(steady_game):
+    game, frames = steady_game
+    full, _, _ = _run(game, frames, live=False)
+    live, works, _ = _run(game, frames, live=True)  # the default: a region in motion is read once it settles
+    assert [e[:2] + e[3:] for e in _what(live)] == [e[:2] + e[3:] for e in _what(full)]
+    assert all(0 <= a[2] - b[2] <= 1 for a, b in zip(live, full, strict=True))
+    kinds = [w.kind for w in works]
+    assert "moving" in kinds  # frames with a hand in motion: nothing read, the markers around it hidden
+    hand = [w for w, spec in zip(works, game.frames, strict=False) if spec.hand is not None]
+    assert sum(w.kind == "moving" for w in hand) >= len(hand) // 3
+
+
 def test_a_still_frame_reads_nothing_again_and_a_hand_only_its_region(steady_game):
     game, frames = steady_game
-    detector = ChangeDetector(game.layout.dictionary, ChangeConfig(refresh_every=10**6))  # no background scan
+    # no background scan; every change read at once
+    detector = ChangeDetector(game.layout.dictionary, ChangeConfig(refresh_every=10**6, settle=False))
     first = detector.detect(frames[0][2])
     assert detector.last.kind == "full"
     again = detector.detect(frames[1][2])  # the same table, fresh sensor noise
