@@ -4,7 +4,8 @@ A game table is still most of the time: between two moves nothing changes but a 
 each frame with the last settled picture at low resolution (cells of `cell_px` px, grey means) and re-detects
 markers only in the regions that changed, padded by a marker's size; every marker outside them is kept as it was
 (its pixels did not change, so neither did its corners). A region still changing from one frame to the next (a
-hand in motion) is read once it has settled, its markers counted as hidden meanwhile (as the hand hides them). A
+hand in motion) is read once it has settled; meanwhile its markers count as seen only where their corners and
+code are found again (`track_markers`: a hand over one hides it, one beside the hand stays). A
 full scan runs at the start, when much of the picture changed at once (the light) or half the anchors did (a
 bumped camera); and, spread over the frames, on a slow background schedule:
 one tile of the frame is re-detected on every `refresh_every`-th frame that has nothing else to read, so no frame
@@ -73,7 +74,7 @@ class ChangeConfig:
     refresh_every: int = 2  # ... and one tile re-detected every this many frames when nothing changed (a whole
     # pass in 144 still frames, 5 s at 30 fps); a frame with changes to read does no background work
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
-    settle: bool = True  # read a changed region once it stopped changing; markers in motion count as hidden
+    settle: bool = True  # read a changed region once it stopped changing; meanwhile its markers are tracked
 
 
 @dataclass
@@ -121,13 +122,13 @@ class ChangeDetector:
             return self._full(frame, small)
         reach, margin = self._reach()
         # Cells still changing since the last frame (a hand in motion) are read once they have settled; until
-        # then the markers around them count as hidden, as a hand hides them.
+        # then the markers around them count only where they are found again at their place.
         moving = _grown(np.abs(small - previous) >= cfg.threshold, cfg.cell_px, reach) if cfg.settle else None
         settled = changed if moving is None else changed & ~moving
         regions = _regions(settled, cfg.cell_px, reach, w, h)
         if not regions and moving is not None and moving.any():
             self.last = FrameWork("moving", 0.0)
-            return self._visible(self.known, moving)
+            return self._visible(frame, self.known, moving)
         if not regions and self.frames % cfg.refresh_every == 0:  # a frame with nothing else to do
             regions.append(self._next_tile(w, h))
         if not regions:
@@ -145,7 +146,7 @@ class ChangeDetector:
             self.reference[cy0:cy1, cx0:cx1] = small[cy0:cy1, cx0:cx1]
         self.known = _sorted(markers)
         self.last = FrameWork("regions", share, [crop for _, crop in crops])
-        return self._visible(self.known, moving)
+        return self._visible(frame, self.known, moving)
 
     def _anchors_moved(self, changed: np.ndarray) -> bool:
         """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand."""
@@ -161,19 +162,23 @@ class ChangeDetector:
             touched.append(bool(changed[r0:r1, c0:c1].any()))
         return sum(touched) >= max(2, (len(touched) + 1) // 2)
 
-    def _visible(self, markers: list[MarkerDetection], moving: np.ndarray | None) -> list[MarkerDetection]:
-        """`markers` but those whose centre lies in a cell still changing (grown by a marker's reach)."""
+    def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None
+                 ) -> list[MarkerDetection]:
+        """`markers`, those whose centre lies in a cell still changing (grown by a marker's reach) only if they are
+        still seen there: corners measured again from the edges and the code read (`track_markers`, no search).
+        A hand over a marker hides it; a marker beside a moving hand, or in a flicker of light, stays."""
         if moving is None or not moving.any():
             return markers
         cell = self.config.cell_px
         rows, cols = moving.shape
-        out = []
+        steady, unsure = [], []
         for m in markers:
             x, y = m.corners.mean(axis=0)
             r, c = min(max(int(y // cell), 0), rows - 1), min(max(int(x // cell), 0), cols - 1)
-            if not moving[r, c]:
-                out.append(m)
-        return out
+            (unsure if moving[r, c] else steady).append(m)
+        if not unsure:
+            return markers
+        return _sorted(steady + track_markers(frame, unsure, self.dictionary))
 
     def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
         self.known = detect_markers(frame, self.dictionary)
