@@ -570,16 +570,26 @@ def track_markers(
     """The markers of `previous` (last frame's detections) found again near their old corners, sorted like
     `detect_markers`: corners re-measured from the four edges, and kept only when the square still reads as the
     same code (correlation >= 0.8). A marker that moved more than about a bit, or is hidden, is left out.
-    Costs a fraction of a full scan: no search, no thresholding."""
+    Costs a fraction of a full scan: no search, no thresholding; only the part of the image around the markers is
+    converted to grey."""
     if not previous:
         return []
-    gray = _gray8(image)
     modules = aruco_dictionary(dictionary).markerSize + 2
     ids = np.array([m.id for m in previous])
-    quads, ok = refine_corners(gray, np.array([m.corners for m in previous]), modules)
+    old = np.array([m.corners for m in previous], dtype=np.float64).reshape(-1, 4, 2)
+    margin = 3 * np.linalg.norm(old - np.roll(old, 1, axis=1), axis=2).max() + 8
+    h, w = image.shape[:2]
+    x0, y0 = (int(max(np.floor(v - margin), 0)) for v in old.reshape(-1, 2).min(axis=0))
+    x1, y1 = (int(min(np.ceil(v + margin) + 1, lim)) for v, lim in zip(old.reshape(-1, 2).max(axis=0), (w, h),
+                                                                        strict=True))
+    if x1 - x0 < 2 or y1 - y0 < 2:  # all off the image
+        return []
+    gray = _gray8(image[y0:y1, x0:x1])
+    origin = np.array([x0, y0], dtype=np.float64)
+    quads, ok = refine_corners(gray, old - origin, modules)
     m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False)
     good = ok & (m_ids == ids) & (m_rots == 0) & (rho >= 0.8)
-    return [MarkerDetection(int(i), q) for i, q, g in zip(ids, quads, good, strict=True) if g]
+    return [MarkerDetection(int(i), q + origin) for i, q, g in zip(ids, quads, good, strict=True) if g]
 
 
 def _unique(quads: np.ndarray, existing: np.ndarray, greedy: bool = True) -> np.ndarray:
