@@ -128,7 +128,7 @@ class ChangeDetector:
         regions = _regions(settled, cfg.cell_px, reach, w, h)
         if not regions and moving is not None and moving.any():
             self.last = FrameWork("moving", 0.0)
-            return self._visible(frame, self.known, moving)
+            return self._visible(frame, self.known, moving, changed)
         if not regions and self.frames % cfg.refresh_every == 0:  # a frame with nothing else to do
             regions.append(self._next_tile(w, h))
         if not regions:
@@ -146,7 +146,7 @@ class ChangeDetector:
             self.reference[cy0:cy1, cx0:cx1] = small[cy0:cy1, cx0:cx1]
         self.known = _sorted(markers)
         self.last = FrameWork("regions", share, [crop for _, crop in crops])
-        return self._visible(frame, self.known, moving)
+        return self._visible(frame, self.known, moving, changed)
 
     def _anchors_moved(self, changed: np.ndarray) -> bool:
         """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand."""
@@ -162,11 +162,12 @@ class ChangeDetector:
             touched.append(bool(changed[r0:r1, c0:c1].any()))
         return sum(touched) >= max(2, (len(touched) + 1) // 2)
 
-    def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None
-                 ) -> list[MarkerDetection]:
-        """`markers`, those whose centre lies in a cell still changing (grown by a marker's reach) only if they are
-        still seen there: corners measured again from the edges and the code read (`track_markers`, no search).
-        A hand over a marker hides it; a marker beside a moving hand, or in a flicker of light, stays."""
+    def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None,
+                 changed: np.ndarray) -> list[MarkerDetection]:
+        """`markers`, but those whose centre lies in a cell still changing (grown by a marker's reach) and changed
+        since it settled only if they are still seen there: corners measured again from the edges and the code
+        read (`track_markers`, no search). A hand over a marker hides it; a marker beside a moving hand (its own
+        cell as it was), or in a flicker of light, stays."""
         if moving is None or not moving.any():
             return markers
         cell = self.config.cell_px
@@ -175,7 +176,7 @@ class ChangeDetector:
         for m in markers:
             x, y = m.corners.mean(axis=0)
             r, c = min(max(int(y // cell), 0), rows - 1), min(max(int(x // cell), 0), cols - 1)
-            (unsure if moving[r, c] else steady).append(m)
+            (unsure if moving[r, c] and changed[r, c] else steady).append(m)
         if not unsure:
             return markers
         return _sorted(steady + track_markers(frame, unsure, self.dictionary))
