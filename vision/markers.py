@@ -549,9 +549,11 @@ def detect_markers(
         cands = np.concatenate([cands, inner])
         sides = np.linalg.norm(cands - np.roll(cands, 1, axis=1), axis=2).mean(axis=1)
         cands = cands[(sides >= 0.8 * MIN_SIDE_PX) & _unique(cands, quads, greedy=False)]
-        # Only squares with a dark border in a light quiet zone are worth refining (at 4K none of the rest ever
-        # decodes; at 1080p the screen keeps every one that does).
-        cands = cands[_border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST]
+        if large:
+            # Only squares with a dark border in a light quiet zone are worth refining: at 4K none of the rest ever
+            # decodes. Smaller frames keep them all: their 10-14 px squares, their corners not refined yet, can
+            # fail the screen and still decode (2 of 32 markers of the 720p demo table).
+            cands = cands[_border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST]
         refined, ok = refine_corners(grayf, cands, modules, origin=origin)
         decoded = _decode(gray, refined[ok], dictionary)
         if decoded:
