@@ -2,8 +2,11 @@
 
 The worker keeps only the newest result. It signals `ready` at most once until the GUI has taken the result
 (`take()`), so signals never queue up behind a slow GUI: a frame finished while the GUI is busy simply replaces the
-one not yet shown. A live camera is read by a separate grabber thread that keeps only the newest frame, so the
-detector never works on a stale frame from the driver's buffer.
+one not yet shown. A live camera is read (and its JPEG frames decoded) by a separate grabber thread, so decoding
+and processing overlap on two cores; between them a `FrameQueue` of two frames drops the oldest frame when
+processing falls behind and counts it (`FrameResult.dropped`), so the detector never works on a stale frame and
+nothing queues without bound. A camera or video is read by `LiveReader`: markers re-detected only where the
+picture changed (vision/stream.py); unrelated photos get a full scan each.
 
 `setup` is duck-typed (the wiring's `fieldglass.session.Setup`): `source` (its name), `camera` (CameraIntrinsics or
 None when the source brings its own), `layout` (TableLayout) and `roster` (Roster). The board view's image comes
@@ -25,8 +28,8 @@ from common.errors import InputError
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.rectify import BoardRectifier
-from vision.sources import ImageSource
-from vision.stream import StreamDetector
+from vision.sources import FrameQueue, ImageSource
+from vision.stream import LiveReader
 
 CARD_EVERY = 15
 """Look for QR unit cards in every 15th frame."""
@@ -45,6 +48,8 @@ class FrameResult:
     fps: float
     process_ms: float
     cards: tuple[str, ...] = ()  # payloads of the QR codes read in this frame (unit cards)
+    latency_ms: float = 0.0  # from the frame's arrival (grabbed and decoded) to this result
+    dropped: int = 0  # frames of a live camera dropped so far because processing was busy
 
 
 class Latest:
@@ -69,19 +74,20 @@ class Latest:
 
 
 class _Grabber(threading.Thread):
-    """Reads a live source as fast as it delivers and keeps only the newest frame."""
+    """Reads (and decodes) a live source as fast as it delivers into a FrameQueue: (number, frame, arrival time
+    from time.perf_counter)."""
 
-    def __init__(self, source):
+    def __init__(self, source, size: int = 2):
         super().__init__(daemon=True, name="fieldglass-grabber")
         self.source = source
-        self.frames = Latest()
+        self.frames = FrameQueue(size)
         self.done = threading.Event()
         self.error: str | None = None
 
     def run(self) -> None:
         try:
-            for item in self.source:
-                self.frames.put(item)
+            for number, frame in self.source:
+                self.frames.put((number, frame, time.perf_counter()))
                 if self.done.is_set():
                     break
         except InputError as exc:
@@ -90,6 +96,7 @@ class _Grabber(threading.Thread):
             self.error = f"camera error: {exc}"
         finally:
             self.done.set()
+            self.frames.close()
 
 
 class CaptureWorker(QThread):
@@ -115,6 +122,8 @@ class CaptureWorker(QThread):
         self.rectifier = BoardRectifier(setup.layout)
         self.processed = 0
         self.last_result: FrameResult | None = None
+        self.reader: LiveReader | None = None
+        self.queue: FrameQueue | None = None  # a live camera's frames on their way to processing
 
     # ---- GUI side
 
@@ -146,25 +155,23 @@ class CaptureWorker(QThread):
         return camera_for_frame(self.setup.camera, frame, self.setup.source)
 
     def _frames(self):
+        """(number, frame, arrival time) of every frame to process."""
         if not self.live:
-            yield from self.source
+            for number, frame in self.source:
+                yield number, frame, time.perf_counter()
             return
         grabber = _Grabber(self.source)
+        self.queue = grabber.frames
         grabber.start()
-        last = None
         try:
             while not self.isInterruptionRequested():
-                item = grabber.frames.take()
+                item = grabber.frames.get(timeout=0.1)
                 if item is None:
-                    if grabber.done.is_set():
+                    if grabber.done.is_set() and not len(grabber.frames):
                         if grabber.error:
                             raise InputError(grabber.error)
                         return
-                    time.sleep(0.003)
                     continue
-                if item is last:
-                    continue
-                last = item
                 yield item
         finally:
             grabber.done.set()
@@ -174,21 +181,21 @@ class CaptureWorker(QThread):
         self.status.emit("connected", f"{name}: connected")
         ema = None
         t_last = None
-        stream = self._stream_detector()
         try:
-            for number, frame in self._frames():
+            for number, frame, arrived in self._frames():
                 if self.isInterruptionRequested():
                     return
                 t0 = time.perf_counter()
                 mmpp = self.board_mm_per_px  # read once: the GUI may change it meanwhile
-                reading, lens, board, cards = self._read_frame(frame, stream, mmpp)
+                reading, lens, board, cards = self._read_frame(frame, mmpp)
                 t1 = time.perf_counter()
                 if t_last is not None:
                     inst = 1.0 / max(t1 - t_last, 1e-6)
                     ema = inst if ema is None else 0.8 * ema + 0.2 * inst
                 t_last = t1
+                dropped = self.queue.dropped if self.queue is not None else 0
                 result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
-                                     cards)
+                                     cards, (t1 - arrived) * 1000, dropped)
                 self._publish(result)
                 if self.max_frames is not None and self.processed >= self.max_frames:
                     break
@@ -203,25 +210,19 @@ class CaptureWorker(QThread):
         elif not self.isInterruptionRequested():
             self.status.emit("ended", f"{name}: no more frames (showing the last one)")
 
-    def _stream_detector(self) -> StreamDetector | None:
-        """A camera or video: follow last frame's markers, full scan every 10th frame. Unrelated photos: full scans.
-        None (a full scan of every frame) when the pieces' and the anchors' marker dictionaries differ."""
-        if self.setup.roster.dictionary != self.setup.layout.dictionary:
-            return None
-        full_every = 1 if isinstance(self.source, ImageSource) else 10
-        return StreamDetector(self.setup.layout.dictionary, full_every)
-
-    def _read_frame(self, frame: np.ndarray, stream: StreamDetector | None, mmpp: float):
+    def _read_frame(self, frame: np.ndarray, mmpp: float):
         """The table in one frame: (its reading, the lens the pose was fitted with, the board rectified at `mmpp`
-        mm per pixel or None, the QR cards' payloads)."""
+        mm per pixel or None, the QR cards' payloads). Unrelated photos get a full scan each; a camera or a video
+        goes through LiveReader (markers re-detected where the picture changed)."""
         camera = self._camera(frame)
         if self.registration is None or self.registration.camera is not camera:
             pose = self.registration.pose if self.registration else None
             self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
-            if stream is not None:
-                stream.reset()
-        markers = stream.detect(frame) if stream is not None else None
-        reading = read_table(frame, self.registration, self.setup.roster, markers)
+            self.reader = LiveReader(self.registration, self.setup.roster)
+        if isinstance(self.source, ImageSource):
+            reading = read_table(frame, self.registration, self.setup.roster)
+        else:
+            reading = self.reader.read(frame)
         # QR unit cards: read now and then, not every frame (a 4K frame costs about 0.3 s).
         cards = ()
         if self.processed % CARD_EVERY == 0:

@@ -108,7 +108,7 @@ def locate_pieces(
     conflicts = sorted(i for i, n in counts.items() if n > 1)
     by_marker = roster.by_marker()
     anchors = layout.anchor_ids
-    pieces, unknown = [], set()
+    found, unknown = [], set()
     for m in markers:
         if m.id in anchors:
             continue
@@ -116,9 +116,43 @@ def locate_pieces(
         if piece is None:
             unknown.add(m.id)
         elif m.id not in conflicts:
-            pieces.append(piece_pose(m.corners, piece, camera, pose, layout.grid))
+            found.append((m, piece))
+    pieces = piece_poses([m.corners for m, _ in found], [p for _, p in found], camera, pose, layout.grid)
     pieces.sort(key=lambda p: p.piece)
     return pieces, sorted(unknown), conflicts
+
+
+def piece_poses(
+    corners_px: Sequence[np.ndarray], pieces: Sequence[Piece], camera: CameraIntrinsics, pose: CameraPose,
+    grid: Grid | None = None,
+) -> list[PiecePose]:
+    """`piece_pose` for many markers at once: one undistortion for all their corners (the per-piece calls cost
+    a third of a frame's locating with 100 pieces)."""
+    if not pieces:
+        return []
+    px = np.asarray(corners_px, dtype=np.float64).reshape(-1, 2)
+    heights = np.repeat([p.marker_height_mm for p in pieces], 4)
+    corners_mm = pixels_to_table(px, camera, pose, heights).reshape(-1, 4, 2)
+    tl, tr, br, bl = (corners_mm[:, k] for k in range(4))
+    forward = (tl + tr) - (bl + br)
+    right = (tr + br) - (tl + bl)
+    v = forward + np.stack([-right[:, 1], right[:, 0]], axis=1)  # as heading_from_corners
+    heading = np.degrees(np.arctan2(v[:, 0], v[:, 1])) % 360.0
+    centre = corners_mm.mean(axis=1)
+    h = np.radians(heading)
+    fwd = np.stack([np.sin(h), np.cos(h)], axis=1)
+    rgt = np.stack([np.cos(h), -np.sin(h)], axis=1)
+    offsets = np.array([p.marker_offset_mm for p in pieces], dtype=np.float64)
+    xy = centre - offsets[:, :1] * rgt - offsets[:, 1:] * fwd
+    out = []
+    for piece, (x, y), hd in zip(pieces, xy, heading, strict=True):
+        if grid is None:
+            out.append(PiecePose(piece.id, piece.marker, float(x), float(y), float(hd)))
+            continue
+        facing, residual = snap_facing(float(hd))
+        cell, edge = grid.name_at(x, y), grid.edge_distance_mm(x, y)
+        out.append(PiecePose(piece.id, piece.marker, float(x), float(y), float(hd), facing, residual, cell, edge))
+    return out
 
 
 def camera_for_frame(camera: CameraIntrinsics, frame: np.ndarray, source: str = "image") -> CameraIntrinsics:

@@ -99,6 +99,11 @@ class ScriptedGame:
     def still(self, places, n):
         self._add(places, None, 0, n)
 
+    def add(self, places, hand: tuple[float, float, float] | None = None, seed: int = 0, n: int = 1) -> None:
+        """`n` frames of the pieces at `places` (id -> (x mm, y mm, heading, lift mm)) with a hand (x mm, y mm,
+        reach 0-1) over the table or none: for scripts of their own (the live benchmark's)."""
+        self._add(places, hand, seed, n)
+
     def move(self, places: dict, pid: str, to_cell: str, to_heading: float, style: str, seed: int,
              rest: int = 7) -> None:
         x0, y0, h0, _ = places[pid]
@@ -160,16 +165,20 @@ class ScriptedGame:
         return VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, resolution, height_mm=1000.0,
                                               tilt_deg=8.0)
 
-    def render(self, resolution=(1280, 720), start: int = 0, stop: int | None = None
+    def render(self, resolution=(1280, 720), start: int = 0, stop: int | None = None, *, camera=None,
+               tremble: bool = True, light: bool = True, bump_at: int | None = None,
                ) -> Iterator[tuple[int, float, np.ndarray]]:
-        """(frame number, t seconds, BGR frame) for the script's frames."""
-        camera = self.camera(resolution)
+        """(frame number, t seconds, BGR frame) for the script's frames. By default the camera trembles a little
+        every frame (0.5 px), the light dims in the second turn and the tripod is knocked half-way (3 px); without
+        `tremble` and `light` the camera stands still and the light stays, and `bump_at` says at which frame the
+        tripod is knocked. `camera`: another VirtualCamera than `self.camera(resolution)`."""
+        camera = camera or self.camera(resolution)
         geom = synthetic._geometry(camera)
         by_id = {p.id: p for p in self.roster.pieces}
         static_key, static = None, None
         rng = np.random.default_rng(20260511)
         shifts = [(rng.normal(0, 0.5), rng.normal(0, 0.5), rng.normal(0, 0.05)) for _ in self.frames]
-        bump = len(self.frames) // 2  # the tripod is knocked: the view shifts by a few pixels and stays
+        bump = len(self.frames) // 2 if bump_at is None else bump_at  # the view shifts by a few px and stays
         for i in range(start, len(self.frames) if stop is None else min(stop, len(self.frames))):
             spec = self.frames[i]
             key = tuple(sorted((k, tuple(round(v, 3) for v in p)) for k, p in spec.places.items()))
@@ -192,11 +201,13 @@ class ScriptedGame:
             frame = geom.distort(canvas)
             frame = synthetic._finish(frame, RenderOptions(blur_sigma_px=0.6, noise_sigma=2.0, seed=i),
                               np.random.default_rng([i, 0x4E4F49]))
-            frame = _light(frame, self.gain(i), i)
-            dx, dy, rot = shifts[i]
+            if light:
+                frame = _light(frame, self.gain(i), i)
+            dx, dy, rot = shifts[i] if tremble else (0.0, 0.0, 0.0)
             if i >= bump:
                 dx, dy, rot = dx + 3.0, dy - 2.0, rot + 0.2
-            frame = _jitter(frame, dx, dy, rot)
+            if (dx, dy, rot) != (0.0, 0.0, 0.0):
+                frame = _jitter(frame, dx, dy, rot)
             yield i, i / self.fps, frame
 
     def gain(self, i: int) -> float:

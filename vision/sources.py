@@ -7,6 +7,8 @@ Every source yields (frame_number, BGR uint8 frame) and ends when it has no more
 from __future__ import annotations
 
 import glob
+import threading
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,3 +113,44 @@ def open_source(spec: str, frames: int | None = None):
     if not Path(spec).exists():
         raise InputError(f"{spec}: file not found (a source is 'synthetic', a camera index, a file, a glob or a URL)")
     return VideoSource(spec)
+
+
+class FrameQueue:
+    """Frames between a camera (or its decoder) and the processing, at most `size` of them: when a frame arrives
+    and the queue is full the oldest waiting one is dropped and counted, so processing always gets the newest
+    frames and never falls further behind than `size` frames. Thread-safe; `close()` ends `get`."""
+
+    def __init__(self, size: int = 2):
+        if size < 1:
+            raise ValueError("a frame queue holds at least one frame")
+        self._items: deque = deque()
+        self._size = size
+        self._cond = threading.Condition()
+        self.dropped = 0  # frames dropped because processing was busy
+        self.put_count = 0
+        self.closed = False
+
+    def put(self, item) -> None:
+        with self._cond:
+            if len(self._items) >= self._size:
+                self._items.popleft()
+                self.dropped += 1
+            self._items.append(item)
+            self.put_count += 1
+            self._cond.notify()
+
+    def get(self, timeout: float | None = None):
+        """The oldest waiting frame; None when the queue is closed and empty, or after `timeout` seconds."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._items or self.closed, timeout):
+                return None
+            return self._items.popleft() if self._items else None
+
+    def close(self) -> None:
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._items)

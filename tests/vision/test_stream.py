@@ -1,13 +1,20 @@
-"""Markers over a stream: tracked between full scans, as exact as a full scan, new pieces picked up."""
+"""Markers over a stream: tracked between full scans, as exact as a full scan, new pieces picked up; read again
+only where the picture changed, with the same events as full scans; the frame queue between camera and
+processing."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from calibration.registration import TableRegistration
 from vision.markers import detect_markers, track_markers
-from vision.stream import StreamDetector
+from vision.pieces import read_table
+from vision.scripted import scripted_game
+from vision.sources import FrameQueue
+from vision.stream import ChangeConfig, ChangeDetector, LiveReader, StreamDetector
 from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
+from vision.tracking import Tracker, TrackerConfig
 
 OPTIONS = RenderOptions(blur_sigma_px=0.8, noise_sigma=2.5)
 
@@ -63,3 +70,104 @@ def test_a_hidden_marker_is_not_invented(camera):
     assert track_markers(blank, previous) == []
     tracked = track_markers(frame, previous)
     assert [m.id for m in tracked] == [m.id for m in previous]
+
+
+# ---------------------------------------------------------------------------------------------- change-driven
+
+
+@pytest.fixture(scope="module")
+def steady_game():
+    """The scripted game's first 46 frames with the camera on a steady tripod and even light: pieces still, a
+    hand reaching in, fr-i-1 slid to F4 and au-c-1 lifted to M7, the tripod knocked at frame 40."""
+    game = scripted_game()
+    return game, list(game.render(stop=46, tremble=False, light=False, bump_at=BUMP))
+
+
+BUMP = 40
+
+
+def _run(game, frames, live: bool, config: ChangeConfig | None = None):
+    registration = TableRegistration(game.layout, game.camera().intrinsics)
+    reader = LiveReader(registration, game.roster, config)
+    tracker = Tracker(game.roster, TrackerConfig(missing_after_s=3.0), game.camera().intrinsics)
+    events, works, readings = [], [], []
+    for i, t, frame in frames:
+        reading = reader.read(frame) if live else read_table(frame, registration, game.roster)
+        works.append(reader.work)
+        readings.append(reading)
+        events += [(e.type, e.piece, e.frame, e.data()) for e in tracker.update(reading, t, i)]
+    return events, works, readings
+
+
+def _what(events):  # the event, its piece, frame, field and facing
+    return [(k, piece, n, d.get("to", {}).get("cell"), d.get("to", {}).get("facing")) for k, piece, n, d in events]
+
+
+def test_change_driven_reading_commits_the_same_events_as_full_scans(steady_game):
+    game, frames = steady_game
+    full, _, _ = _run(game, frames, live=False)
+    live, works, _ = _run(game, frames, live=True, config=ChangeConfig(settle=False))  # every change read at once
+    assert _what(live) == _what(full)
+    for (*_, a), (*_, b) in zip(live, full, strict=True):  # at the same places, within the noise of a frame
+        if "to" in a:
+            assert abs(a["to"]["x_mm"] - b["to"]["x_mm"]) < 0.5 and abs(a["to"]["y_mm"] - b["to"]["y_mm"]) < 0.5
+            assert abs((a["to"]["heading_deg"] - b["to"]["heading_deg"] + 180) % 360 - 180) < 1.0
+    assert [(e[1], e[3]["to"]["cell"]) for e in live if e[0] == "move"] == [("fr-i-1", "F4"), ("au-c-1", "M7")]
+    kinds = [w.kind for w in works]
+    # a full scan at the start and when the tripod was knocked, otherwise only the changed regions (or nothing)
+    assert kinds[0] == "full" and kinds[BUMP] == "full" and kinds.count("full") <= 3
+    assert "still" in kinds and "regions" in kinds
+    assert max(w.share for w in works if w.kind != "full") < 0.35
+
+
+def test_waiting_for_a_hand_to_settle_commits_the_same_moves_at_most_a_frame_later(steady_game):
+    game, frames = steady_game
+    full, _, _ = _run(game, frames, live=False)
+    live, works, _ = _run(game, frames, live=True)  # the default: a region in motion is read once it settles
+    assert [e[:2] + e[3:] for e in _what(live)] == [e[:2] + e[3:] for e in _what(full)]
+    assert all(0 <= a[2] - b[2] <= 1 for a, b in zip(live, full, strict=True))
+    kinds = [w.kind for w in works]
+    assert "moving" in kinds  # frames with a hand in motion: nothing read, the markers around it hidden
+    hand = [w for w, spec in zip(works, game.frames, strict=False) if spec.hand is not None]
+    assert sum(w.kind == "moving" for w in hand) >= len(hand) // 3
+
+
+def test_a_still_frame_reads_nothing_again_and_a_hand_only_its_region(steady_game):
+    game, frames = steady_game
+    # no background scan; every change read at once
+    detector = ChangeDetector(game.layout.dictionary, ChangeConfig(refresh_every=10**6, settle=False))
+    first = detector.detect(frames[0][2])
+    assert detector.last.kind == "full"
+    again = detector.detect(frames[1][2])  # the same table, fresh sensor noise
+    assert detector.last.kind == "still" and again is first
+    hand = next(i for i, spec in enumerate(game.frames) if spec.hand is not None and spec.hand[2] == 1.0)
+    found = detector.detect(frames[hand][2])
+    assert detector.last.kind == "regions" and 0 < detector.last.share < 0.3  # the arm: a fifth of the view
+    full = detect_markers(frames[hand][2], game.layout.dictionary)
+    assert [m.id for m in found] == [m.id for m in full]  # the hand hides what it hides, nothing more
+    for a, b in zip(found, full, strict=True):
+        assert np.abs(a.corners - b.corners).max() < 0.1
+
+
+def test_a_knocked_camera_is_registered_again_and_the_pieces_stay_put(steady_game):
+    game, frames = steady_game
+    _, works, readings = _run(game, frames, live=True)
+    before, after = readings[BUMP - 1], readings[BUMP]
+    assert works[BUMP].kind == "full"
+    assert np.abs(np.asarray(after.pose.tvec) - np.asarray(before.pose.tvec)).max() > 0.5  # mm: a new pose
+    places = {p.piece: (p.x_mm, p.y_mm) for p in before.pieces}
+    assert {p.piece for p in after.pieces} == set(places)
+    for p in after.pieces:
+        assert np.hypot(p.x_mm - places[p.piece][0], p.y_mm - places[p.piece][1]) < 1.5
+
+
+def test_the_frame_queue_drops_the_oldest_frames_and_counts_them():
+    queue = FrameQueue(2)
+    for n in range(5):
+        queue.put(n)
+    assert queue.dropped == 3 and len(queue) == 2
+    assert [queue.get(timeout=0), queue.get(timeout=0)] == [3, 4]  # the newest, oldest first
+    assert queue.get(timeout=0) is None  # empty: nothing after the timeout
+    queue.put(5)
+    queue.close()
+    assert queue.get() == 5 and queue.get() is None  # closed: what is left, then the end

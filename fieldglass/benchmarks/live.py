@@ -1,0 +1,286 @@
+"""`fieldglass bench live`: a synthetic camera on a clock, through a scripted stretch of play.
+
+The table of `fieldglass bench vision` (2.4 x 1.2 m, 100 pieces with 20 mm markers, a camera 1.7 m up tilted
+15 degrees) filmed on a steady tripod: the pieces still, a hand reaching in over a piece and leaving, a piece slid
+to a new place by a hand, the tripod knocked (3 px and 0.2 degrees) and still again. The frames are rendered
+first and JPEG-encoded as an MJPG camera sends them; then a camera thread emits them on the clock (30 or 60 fps),
+a grabber thread decodes them as a capture driver does, and the processing (`LiveReader`) takes them from a
+two-frame queue that drops the oldest when it falls behind - the dashboard worker's arrangement.
+
+Reported: the per-frame processing cost (p50, p95, max) overall and per phase, the frames dropped (while the
+table is still, and while pieces move), the latency from a frame's emission to its reading, the JPEG decode, and
+in the same run the plain tuned ArucoDetector's cost on the same frames (and our own full scan), as ratios: these
+machines are shared, only figures measured side by side compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import threading
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.registration import TableRegistration
+from fieldglass.benchmarks.vision import plain_tuned_detector
+from fieldglass.progress import progress
+from vision.markers import to_gray
+from vision.pieces import read_table
+from vision.scripted import ScriptedGame
+from vision.sources import FrameQueue
+from vision.stream import LiveReader
+from vision.synthetic import VirtualCamera, random_scene, standard_layout
+
+EPILOG = """\
+examples:
+  fieldglass bench live                   1080p and 4K at 30 fps, 1080p at 60 fps (a few minutes: rendering)
+  fieldglass bench live --quick           1080p at 30 fps only, a shorter stretch
+  fieldglass bench live --resolution 3840x2160 --fps 30
+"""
+
+PHASES = ("still", "hand", "move", "bump")
+
+
+@dataclass
+class Stretch:
+    """The rendered stretch: JPEG bytes per frame, the phase of each frame, the scene's setup."""
+
+    jpegs: list[bytes]
+    phases: list[str]
+    game: ScriptedGame
+    camera: VirtualCamera
+    fps: float
+
+
+def _free_spot(places: dict, rng: np.random.Generator, layout) -> tuple[str, float, float]:
+    """A piece and a place 90 mm east or west of it with no other piece within 70 mm (a clear move)."""
+    ids = list(places)
+    for pid in rng.permutation(ids):
+        x, y = places[pid][:2]
+        for dx in (90.0, -90.0):
+            nx = x + dx
+            if not 80 < nx < layout.width_mm - 80:
+                continue
+            if all(np.hypot(nx - px, y - py) > 70.0 for q, (px, py, *_) in places.items() if q != pid):
+                return str(pid), nx, y
+    return str(ids[0]), places[ids[0]][0] + 90.0, places[ids[0]][1]
+
+
+def build_stretch(resolution: tuple[int, int], fps: float, n_pieces: int = 100, scale: float = 1.0,
+                  quality: int = 90, seed: int = 14) -> Stretch:
+    """The scripted stretch at `fps`, each phase `scale` times its standard length (seconds: still 1.0, a hand
+    1.4, still 0.5, a move 1.1, still 0.5, the knocked tripod and still 1.0), rendered and JPEG-encoded."""
+    rng = np.random.default_rng(seed)
+    layout = standard_layout()
+    scene = random_scene(layout, n_pieces, rng)
+    game = ScriptedGame(scene.roster, layout, fps=fps)
+    places = {p.piece.id: (p.x_mm, p.y_mm, p.heading_deg, 0.0) for p in scene.placements}
+    phases: list[str] = []
+
+    def frames(seconds: float) -> int:
+        return max(1, round(seconds * scale * fps))
+
+    def add(phase: str, hand=None, n: int = 1) -> None:
+        game.add(places, hand, seed=3, n=n)
+        phases.extend([phase] * n)
+
+    add("still", n=frames(1.0))
+    pid, tx, ty = _free_spot(places, rng, layout)
+    x0, y0, h0, _ = places[str(rng.choice(list(places)))]
+    for r in np.linspace(0.35, 1.0, frames(0.4)):  # a hand reaches in over a piece, stays, leaves
+        add("hand", (x0, y0, float(r)))
+    add("hand", (x0, y0, 1.0), frames(0.6))
+    for r in np.linspace(1.0, 0.25, frames(0.4)):
+        add("hand", (x0, y0, float(r)))
+    add("still", n=frames(0.5))
+    x0, y0, h0, _ = places[pid]
+    for r in np.linspace(0.35, 1.0, frames(0.3)):  # a piece slid to its new place by a hand
+        add("move", (x0, y0, float(r)))
+    steps = frames(0.5)
+    for k in range(1, steps + 1):
+        places[pid] = (x0 + k / steps * (tx - x0), y0 + k / steps * (ty - y0), h0, 0.0)
+        add("move", (places[pid][0], places[pid][1], 1.0))
+    for r in np.linspace(1.0, 0.25, frames(0.3)):
+        add("move", (tx, ty, float(r)))
+    add("still", n=frames(0.5))
+    bump = len(phases)
+    add("bump", n=1)
+    add("still", n=frames(1.0))
+
+    camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution, 1700.0, 15.0)
+    jpegs = []
+    label = f"rendering {resolution[0]}x{resolution[1]}"
+    for _, _, frame in progress(game.render(resolution, camera=camera, tremble=False, light=False, bump_at=bump),
+                                len(phases), label):
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        jpegs.append(data.tobytes())
+    return Stretch(jpegs, phases, game, camera, fps)
+
+
+@dataclass
+class LiveFigures:
+    """One clocked run: per processed frame its number, cost (s), latency (s) and what was done."""
+
+    frames: int
+    processed: list[int] = field(default_factory=list)
+    cost_s: list[float] = field(default_factory=list)
+    latency_s: list[float] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    decode_s: list[float] = field(default_factory=list)
+
+
+def run_clocked(stretch: Stretch) -> LiveFigures:
+    """Emit the frames on the clock, decode them in a grabber thread, read them through a two-frame queue."""
+    driver: FrameQueue = FrameQueue(2)  # what the capture driver buffers of the camera's frames
+    frames: FrameQueue = FrameQueue(2)  # decoded frames waiting for processing (the worker's queue)
+    figures = LiveFigures(len(stretch.jpegs))
+
+    def camera() -> None:
+        start = time.perf_counter()
+        for n, data in enumerate(stretch.jpegs):
+            delay = start + n / stretch.fps - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            driver.put((n, data, time.perf_counter()))
+        driver.close()
+
+    def grabber() -> None:
+        while (item := driver.get()) is not None:
+            n, data, emitted = item
+            t0 = time.perf_counter()
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            figures.decode_s.append(time.perf_counter() - t0)
+            frames.put((n, image, emitted))
+        frames.close()
+
+    game = stretch.game
+    reader = LiveReader(TableRegistration(game.layout, stretch.camera.intrinsics), game.roster)
+    threads = [threading.Thread(target=camera, daemon=True), threading.Thread(target=grabber, daemon=True)]
+    for t in threads:
+        t.start()
+    while (item := frames.get()) is not None:
+        n, image, emitted = item
+        t0 = time.perf_counter()
+        reader.read(image)
+        t1 = time.perf_counter()
+        figures.processed.append(n)
+        figures.cost_s.append(t1 - t0)
+        figures.latency_s.append(t1 - emitted)
+        figures.kinds.append(reader.work.kind)
+    for t in threads:
+        t.join()
+    return figures
+
+
+def plain_costs(stretch: Stretch, every: int = 1) -> tuple[list[float], list[float]]:
+    """Seconds per frame of the plain tuned detector (grey conversion included) on every `every`-th frame, and
+    of our full scan with a new registration (read_table) on every fourth of those."""
+    game = stretch.game
+    detector = plain_tuned_detector(game.layout.dictionary)
+    plain, full = [], []
+    picked = list(range(0, len(stretch.jpegs), every))
+    for k, n in enumerate(progress(picked, len(picked), "plain detector")):
+        image = cv2.imdecode(np.frombuffer(stretch.jpegs[n], np.uint8), cv2.IMREAD_COLOR)
+        t0 = time.perf_counter()
+        detector.detectMarkers(to_gray(image))
+        plain.append(time.perf_counter() - t0)
+        if k % 4 == 0:
+            t0 = time.perf_counter()
+            read_table(image, TableRegistration(game.layout, stretch.camera.intrinsics), game.roster)
+            full.append(time.perf_counter() - t0)
+    return plain, full
+
+
+def _ms(values, q) -> float:
+    return 1000.0 * float(np.percentile(values, q)) if len(values) else float("nan")
+
+
+def report(stretch: Stretch, figures: LiveFigures, plain: list[float], full: list[float]) -> list[str]:
+    """The figures as printed lines."""
+    phases = stretch.phases
+    cost = np.array(figures.cost_s)
+
+    def spread(values) -> str:
+        return f"p50 {_ms(values, 50):6.1f}   p95 {_ms(values, 95):6.1f}   max {_ms(values, 100):6.1f}"
+
+    ratios = "   ".join(f"{name} {_ms(cost, q) / _ms(plain, q):6.2f}" for name, q in (("p50", 50), ("p95", 95),
+                                                                                     ("max", 100)))
+    lines = [
+        f"per-frame cost ms        {spread(cost)}",
+        f"plain tuned detector ms  {spread(plain)}   (the same frames, in the same run)",
+        f"ratio to the plain       {ratios}",
+        f"our full scan ms         p50 {_ms(full, 50):6.1f}   ({_ms(full, 50) / _ms(plain, 50):.2f} x the plain"
+        " detector)",
+    ]
+    by_phase = []
+    for phase in PHASES:
+        c = [x for n, x in zip(figures.processed, figures.cost_s, strict=True) if phases[n] == phase]
+        if c:
+            by_phase.append(f"{phase} {_ms(c, 50):.1f} / {_ms(c, 95):.1f}")
+    lines.append("cost by phase ms p50/p95  " + ",  ".join(by_phase))
+    hand = [x for n, x in zip(figures.processed, figures.cost_s, strict=True) if phases[n] == "hand"]
+    if hand and full:
+        lines.append(f"a hand over a still table: p50 {100 * _ms(hand, 50) / _ms(full, 50):.1f} % of a full scan")
+    done = set(figures.processed)
+    dropped = [n for n in range(figures.frames) if n not in done]
+    still = sum(1 for p in phases if p == "still")
+    moving = sum(1 for p in phases if p in ("hand", "move"))
+    lines.append(
+        f"frames dropped           {len(dropped)} of {figures.frames}   (still table: "
+        f"{sum(phases[n] == 'still' for n in dropped)} of {still}; hand or piece moving: "
+        f"{sum(phases[n] in ('hand', 'move') for n in dropped)} of {moving})")
+    lat = figures.latency_s
+    lines.append(f"frame-to-result ms       {spread(lat)}")
+    lines.append(f"JPEG decode ms           p50 {_ms(figures.decode_s, 50):6.1f}   (in the grabber thread)")
+    kinds = {k: figures.kinds.count(k) for k in ("full", "regions", "still")}
+    lines.append(f"frames read              full scan {kinds['full']}, changed regions {kinds['regions']},"
+                 f" nothing new {kinds['still']}")
+    return lines
+
+
+def _resolution(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a resolution like 1920x1080") from None
+    return w, h
+
+
+def add_parser(which) -> None:
+    p = which.add_parser("live", help="a synthetic MJPG camera on a clock: per-frame cost, drops, latency",
+                         description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--resolution", type=_resolution, action="append", metavar="WxH",
+                   help="one run at this resolution (repeatable; default 1920x1080 and 3840x2160)")
+    p.add_argument("--fps", type=float, default=None, help="frames per second of the camera (default 30; with the"
+                   " default resolutions also 1080p at 60)")
+    p.add_argument("--pieces", type=int, default=100, help="pieces on the table (default 100)")
+    p.add_argument("--quick", action="store_true", help="1080p at 30 fps, the stretch at half length")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.quick:
+        runs, scale = [((1920, 1080), args.fps or 30.0)], 0.5
+    elif args.resolution:
+        runs, scale = [(r, args.fps or 30.0) for r in args.resolution], 1.0
+    else:
+        runs = [((1920, 1080), args.fps or 30.0), ((3840, 2160), args.fps or 30.0)]
+        if args.fps is None:
+            runs.append(((1920, 1080), 60.0))
+        scale = 1.0
+    print(f"fieldglass bench live  (OpenCV {cv2.__version__}, {os.cpu_count()} cores, {platform.machine()},"
+          f" OpenCV threads {cv2.getNumThreads()})")
+    for resolution, fps in runs:
+        stretch = build_stretch(resolution, fps, args.pieces, scale)
+        figures = run_clocked(stretch)
+        plain, full = plain_costs(stretch)
+        seconds = len(stretch.jpegs) / fps
+        print(f"\n{resolution[0]}x{resolution[1]} at {fps:g} fps, MJPG, {args.pieces} pieces, {len(stretch.jpegs)}"
+              f" frames ({seconds:.1f} s): still, a hand, a piece moved, the tripod knocked")
+        for line in report(stretch, figures, plain, full):
+            print("  " + line)
+    return 0
