@@ -43,6 +43,7 @@ from rules.system import game_system, table_system
 from vision.pieces import camera_for_frame, read_table
 from vision.roster import Roster, roster_to_toml
 from vision.sources import IMAGE_SUFFIXES, ImageSource, VideoSource, open_source, read_image
+from vision.stream import ChangeConfig, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
 
@@ -606,14 +607,48 @@ def options_and_players(args) -> tuple[dict, list[str]]:
     return opts, players
 
 
-def table_reader(layout, roster, intr, source: str) -> Callable[[np.ndarray], object]:
-    """image -> TableReading, the table registered from its anchors (the camera fitted to the first frame's size)."""
-    state = {"reg": None}
+TREMBLE_FRAMES = 8
+"""Full scans in a row that mean a trembling camera (or a flickering light): the change detector then scans every
+frame in full anyway, at the cost of its comparisons, so the recorder reads plainly for a while ..."""
+PLAIN_FRAMES = 60
+"""... this many frames, then tries reading only what changed again."""
+
+
+class RecordReader:
+    """image -> TableReading for a record's consecutive frames: only what changed since the frame before is read
+    again (vision.stream.LiveReader, each change at once: `settle=False` gives the same readings, so the same
+    committed events, as a full scan of every frame); while the camera trembles every frame is read in full."""
+
+    def __init__(self, registration: TableRegistration, roster, config: ChangeConfig | None = None):
+        self.registration, self.roster = registration, roster
+        self.live = LiveReader(registration, roster, config or ChangeConfig(settle=False))
+        self.fulls = 0  # full scans in a row by the change detector
+        self.plain_left = 0  # frames still to read in full before trying the change detector again
+
+    def read(self, image: np.ndarray):
+        if self.plain_left:
+            self.plain_left -= 1
+            if self.plain_left == 0:
+                self.live.reset()
+            return read_table(image, self.registration, self.roster)
+        reading = self.live.read(image)
+        self.fulls = self.fulls + 1 if self.live.work.kind == "full" else 0
+        if self.fulls >= TREMBLE_FRAMES:
+            self.fulls, self.plain_left = 0, PLAIN_FRAMES
+        return reading
+
+
+def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None
+                 ) -> Callable[[np.ndarray], object]:
+    """image -> TableReading for consecutive frames (`RecordReader`), the table registered from its anchors (the
+    camera fitted to the first frame's size)."""
+    state: dict = {"reader": None}
 
     def read(image):
-        if state["reg"] is None:
-            state["reg"] = TableRegistration(layout, camera_for_frame(intr, image, source))
-        return read_table(image, state["reg"], roster)
+        if state["reader"] is None:
+            reg = TableRegistration(layout, camera_for_frame(intr, image, source))
+            state["reader"] = RecordReader(reg, roster, config)
+        return state["reader"].read(image)
 
     return read
 
