@@ -188,6 +188,10 @@ class GameRecorder:
             out.append(self._write(ev["type"], t, frame, ev.get("piece"), ev.get("data"), image))
         return out
 
+    def camera_gap(self) -> None:
+        """The camera is gone until its next frame: that time is not counted (vision/tracking.py `camera_gap`)."""
+        self.tracker.camera_gap()
+
     def register_surfaces(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
         """Each other surface registered from its own anchors in this frame; its pose written (a `surface` event)
         when it is first found and whenever it has moved or turned beyond the threshold (fieldglass/surfaces.py), so

@@ -24,6 +24,7 @@ from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.reconnect import CameraWatch, reconnecting
 from vision.rectify import BoardRectifier
 from vision.sources import ImageSource
 from vision.stream import StreamDetector
@@ -146,15 +147,21 @@ class CaptureWorker(QThread):
         return camera_for_frame(self.setup.camera, frame, self.setup.source)
 
     def _frames(self):
+        # a camera that is unplugged and can reconnect is tried again with back-off (vision/reconnect.py)
+        source = reconnecting(self.source, self.status.emit, self.isInterruptionRequested)
         if not self.live:
-            yield from self.source
+            yield from source
             return
-        grabber = _Grabber(self.source)
+        grabber = _Grabber(source)
         grabber.start()
         last = None
+        watch = CameraWatch()  # a camera that delivers nothing for a while is said to have stalled
         try:
             while not self.isInterruptionRequested():
                 item = grabber.frames.take()
+                change = watch.poll(time.monotonic()) if item is None else watch.frame(time.monotonic())
+                if change:
+                    self.status.emit(change, f"{self.setup.source}: camera {change}")
                 if item is None:
                     if grabber.done.is_set():
                         if grabber.error:
