@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from common.errors import InputError
@@ -15,6 +16,7 @@ from fieldglass.scripted_feed import FRAME_S, TRACKER, scripted_feed
 from fieldglass.setup import load_setup
 from fieldglass.web.scripted import POSE
 from rules.system import default_system
+from vision import sources
 from vision.faulty import Fault, FaultySource
 from vision.pieces import PiecePose, TableReading
 from vision.reconnect import CameraWatch, backoff_delays, reconnecting
@@ -136,3 +138,42 @@ def test_the_session_shows_the_cameras_state_and_stops_the_clock_while_it_is_gon
     assert session.camera_state == "lost" and session.tracker.gap
     session.camera_status("connected", "camera 0: connected again")
     assert seen == ["lost", "connected"] and messages[-1] == "camera 0: connected again"
+
+
+class FakeCapture:
+    """cv2.VideoCapture for a camera that delivers `frames` frames per plug-in, then is unplugged; `plugged` says
+    whether opening it finds it."""
+
+    plugged = [True]
+    frames = 3
+
+    def __init__(self, spec):
+        self.opened = self.plugged[0]
+        self.left = self.frames if self.opened else 0
+
+    def isOpened(self):  # noqa: N802 - OpenCV's name
+        return self.opened
+
+    def read(self):
+        if self.left == 0:
+            return False, None
+        self.left -= 1
+        return True, np.zeros((4, 4, 3), np.uint8)
+
+    def release(self):
+        self.opened = False
+
+
+def test_an_unplugged_usb_camera_is_opened_again_by_the_reconnect(monkeypatch):
+    monkeypatch.setattr(sources.cv2, "VideoCapture", FakeCapture)
+    camera = sources.VideoSource(0)
+    assert len(list(camera)) == 3 and camera.lost
+    FakeCapture.plugged[0] = False
+    assert camera.reconnect() is False and camera.lost  # still unplugged
+    FakeCapture.plugged[0] = True
+    assert camera.reconnect() is True and not camera.lost and len(list(camera)) == 3
+    said = []
+    FakeCapture.plugged[0] = True
+    frames = reconnecting(sources.VideoSource(0), lambda s, t: said.append(s), lambda: len(said) >= 2,
+                          sleep=lambda s: None)
+    assert len(list(frames)) == 6 and said == ["lost", "connected"]  # back once; stopped after its second loss
