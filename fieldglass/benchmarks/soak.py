@@ -108,10 +108,11 @@ def soak(path: Path, hours: float, samples: int = 10, system: str | None = None)
             gc.collect()
             out.append(SoakSample(recorder.tracker.t or 0.0, time.perf_counter() - t0, rec.state().seq,
                                   rss_bytes(), open_handles(), record_size(rec)))
-            batch = list(itertools.islice(steps, chunk))
-            if not batch:
+            batch = itertools.islice(steps, chunk)  # never a list: the soak must hold no more than a recorder does
+            first = next(batch, None)
+            if first is None:
                 break
-            play(recorder, batch)
+            play(recorder, itertools.chain([first], batch))
     finally:
         rec.close()
     return summarise(out)
