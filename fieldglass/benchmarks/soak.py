@@ -58,6 +58,7 @@ class SoakResult:
     handle_growth: float
     bytes_per_event: float  # the slope of size against events
     size_nonlinearity: float  # the largest distance of a sample's size from that line, relative to the final size
+    memory_per_event: float  # bytes of memory grown per event recorded, from the first sample to the last
 
     @property
     def flat(self) -> bool:
@@ -128,7 +129,7 @@ def summarise(samples: list[SoakSample]) -> SoakResult:
     slope = sum((s.events - mx) * (s.size - my) for s in samples) / var if var else 0.0
     worst = max(abs(s.size - (my + slope * (s.events - mx))) for s in samples)
     return SoakResult(samples, (last.rss - first.rss) / first.rss, (last.handles - first.handles) / first.handles,
-                      slope, worst / max(last.size, 1))
+                      slope, worst / max(last.size, 1), (last.rss - first.rss) / max(last.events - first.events, 1))
 
 
 def add_parser(which) -> None:
@@ -149,6 +150,7 @@ def run(args) -> int:
         print(f"  {s.game_s / 3600:5.2f} h  {s.wall_s:7.1f} s  {s.events:6d} events  {s.rss / 2**20:7.1f} MiB  "
               f"{s.handles:3d} handles  {s.size / 2**20:7.2f} MiB")
     print(f"memory {100 * result.memory_growth:+.1f} %, handles {100 * result.handle_growth:+.1f} % "
-          f"(limit {100 * GROWTH_LIMIT:.0f} %); record {result.bytes_per_event:.0f} bytes/event, "
+          f"(limit {100 * GROWTH_LIMIT:.0f} %); memory {result.memory_per_event:.0f} bytes/event; "
+          f"record {result.bytes_per_event:.0f} bytes/event, "
           f"{100 * result.size_nonlinearity:.1f} % off a straight line")
     return 0 if result.flat else 1
