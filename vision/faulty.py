@@ -51,6 +51,12 @@ class FaultySource:
         self._held = None  # the item a disconnect stopped before
         self._refusals = 0
 
+    def __getattr__(self, name: str):
+        # anything else is the wrapped source's (the synthetic table brings its own `camera`)
+        if name == "source":
+            raise AttributeError(name)
+        return getattr(self.source, name)
+
     def __iter__(self) -> Iterator:
         if self.lost:
             return  # unplugged: nothing until it is reconnected
