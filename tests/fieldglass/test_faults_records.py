@@ -15,6 +15,7 @@ import os
 import random
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,20 @@ def _killed_writer(path: Path, feed, steps, kill_at: int) -> None:
         os._exit(3)  # not killed: the moment was past the end of the game
 
 
+def wait_child(pid: int, bound_s: float = 120.0) -> int:
+    """The forked child's exit status; a child stuck past `bound_s` (a lock another thread held at the fork) is killed
+    and the test fails rather than hang the suite."""
+    deadline = time.monotonic() + bound_s
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail(f"the forked recorder {pid} was still running after {bound_s:.0f} s")
+
+
 def test_a_recorder_killed_by_sigkill_inside_a_write_loses_only_that_event_and_doubles_nothing(feed, steps,
                                                                                                reference, tmp_path):
     path = tmp_path / "k.fgr"
@@ -143,7 +158,7 @@ def test_a_recorder_killed_by_sigkill_inside_a_write_loses_only_that_event_and_d
         pid = os.fork()
         if pid == 0:
             _killed_writer(path, feed, steps, kill_at)
-        _, status = os.waitpid(pid, 0)
+        status = wait_child(pid)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
         after = committed(path)
         assert after[:len(before)] == before and same_game(after, [e for e in reference if e in after])
