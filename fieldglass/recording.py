@@ -117,6 +117,7 @@ class GameRecorder:
     surface_registry: SurfaceRegistry | None = None
     _input_id: str | None = None
     _applied: set[str] | None = None
+    _events: list[Event] | None = None  # the record's events, read once, then kept up with what this writes
 
     @classmethod
     def start(cls, record: Record, roster: Roster | None = None, config: TrackerConfig | None = None, camera=None,
@@ -148,6 +149,8 @@ class GameRecorder:
             data = {**(data or {}), "input": self._input_id}
         ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None)
         self.written.append(ev)
+        if self._events is not None:
+            self._events.append(ev)
         if self.on_event:
             self.on_event(ev)
         return ev
@@ -167,8 +170,12 @@ class GameRecorder:
         return self._write(e.type, e.t, e.frame, e.piece, data)
 
     def now(self) -> RecordedGame:
-        """The record's game after its last event."""
-        return self.game.at(self.record.state(), self.record.events())
+        """The record's game after its last event. The events are read from the record once and then kept up with
+        the ones this recorder writes: reading them all again at every turn made a four-hour game's recording slow
+        down as it grew (`fieldglass bench soak`)."""
+        if self._events is None:
+            self._events = self.record.events()
+        return self.game.at(self.record.state(), self._events)
 
     def feed(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
         """One frame's reading: the events it commits, already written."""
@@ -181,6 +188,10 @@ class GameRecorder:
         for ev in more:
             out.append(self._write(ev["type"], t, frame, ev.get("piece"), ev.get("data"), image))
         return out
+
+    def camera_gap(self) -> None:
+        """The camera is gone until its next frame: that time is not counted (vision/tracking.py `camera_gap`)."""
+        self.tracker.camera_gap()
 
     def register_surfaces(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
         """Each other surface registered from its own anchors in this frame; its pose written (a `surface` event)
@@ -251,6 +262,7 @@ class GameRecorder:
             return [self.write_track_event(e)]
         if kind == "undo":
             undone = self.record.undo(int(inp.get("count", 1)), inp.get("_id"))
+            self._events = None  # undone events are marked in the record: read them again
             self.sync_tracker()
             return undone
         if kind == "combat":

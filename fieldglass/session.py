@@ -74,7 +74,8 @@ class Session:
     for the engine, what a resolution changes, what a viewer may see, what to draw.
 
     Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
-    `state` (the game state changed), `message` (text for the status bar)."""
+    `state` (the game state changed), `message` (text for the status bar), `camera` (the camera's state changed:
+    `camera_state`, one of vision/reconnect.py's CAMERA_STATES, and a line for the status bar)."""
 
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
@@ -115,7 +116,8 @@ class Session:
         self.second: str | None = None
         self._cache: dict[str, Any] = {}
         self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
-        self.events = Signals("reading", "position", "selection", "state", "message")
+        self.camera_state = "connected"
+        self.events = Signals("reading", "position", "selection", "state", "message", "camera")
         self.live.start(self)
         self._rebuild(force=True)
 
@@ -140,6 +142,16 @@ class Session:
         self._settle_pending(reading)
         self.events.reading.emit(reading)
         self._rebuild()
+
+    def camera_status(self, state: str, text: str) -> None:
+        """The camera's state from the capture worker (connected, stalled, lost, reconnecting, ended, error): shown,
+        and while the camera is not connected the tracker counts no time, so its absence makes no piece missing and
+        commits no move."""
+        if state != "connected":
+            self.tracker.camera_gap()
+        self.camera_state = state
+        self.events.camera.emit(state, text)
+        self.events.message.emit(text)
 
     def _register_surfaces(self, reading: TableReading) -> None:
         """Each other surface's pose from its own anchors in this reading (kept while they are hidden): a surface

@@ -354,6 +354,7 @@ class MainWindow(QMainWindow):
 
     def _connection(self, state: str, text: str) -> None:
         self.connection = (state, text)
+        self.session.camera_status(state, text)  # the tracker counts no time while the camera is gone
         self._update_status()
         if state in ("error", "lost"):
             self.statusBar().showMessage(text, 15000)

@@ -27,6 +27,7 @@ from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.reconnect import CameraWatch, reconnecting
 from vision.rectify import BoardRectifier
 from vision.sources import FrameQueue, ImageSource
 from vision.stream import LiveReader
@@ -155,17 +156,24 @@ class CaptureWorker(QThread):
         return camera_for_frame(self.setup.camera, frame, self.setup.source)
 
     def _frames(self):
-        """(number, frame, arrival time) of every frame to process."""
+        """(number, frame, arrival time) of every frame to process; a camera that is unplugged and can reconnect is
+        tried again with back-off (vision/reconnect.py), one that delivers nothing for a while is said to have
+        stalled."""
+        source = reconnecting(self.source, self.status.emit, self.isInterruptionRequested)
         if not self.live:
-            for number, frame in self.source:
+            for number, frame in source:
                 yield number, frame, time.perf_counter()
             return
-        grabber = _Grabber(self.source)
+        grabber = _Grabber(source)
         self.queue = grabber.frames
         grabber.start()
+        watch = CameraWatch()
         try:
             while not self.isInterruptionRequested():
                 item = grabber.frames.get(timeout=0.1)
+                change = watch.poll(time.monotonic()) if item is None else watch.frame(time.monotonic())
+                if change:
+                    self.status.emit(change, f"{self.setup.source}: camera {change}")
                 if item is None:
                     if grabber.done.is_set() and not len(grabber.frames):
                         if grabber.error:

@@ -94,6 +94,19 @@ class VideoSource:
             yield n, frame
             n += 1
 
+    def reconnect(self) -> bool:
+        """Open a lost camera again (unplugged and plugged back in): True when it is back. The capture worker calls
+        it with back-off (vision/reconnect.py); a file that ended is not lost and is never reopened."""
+        self.capture.release()
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        try:
+            self.capture = cv2.VideoCapture(self.spec)
+        finally:
+            cv2.utils.logging.setLogLevel(level)
+        self.lost = not self.capture.isOpened()
+        return not self.lost
+
     def close(self) -> None:
         self.capture.release()
 

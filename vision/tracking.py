@@ -204,6 +204,7 @@ class Tracker:
         self.tracks: dict[str, PieceTrack] = {p.id: PieceTrack(p.id) for p in roster.pieces}
         self.t: float | None = None
         self.frame: int | None = None
+        self.gap = False  # the camera went away after the last frame (`camera_gap`)
 
     # ------------------------------------------------------------------ state from outside
 
@@ -242,6 +243,21 @@ class Tracker:
         if track.state == "missing":
             track.state = "occluded"
         return Kept(piece, t, frame, track.place, by)
+
+    def camera_gap(self) -> None:
+        """The camera is gone (stalled, unplugged) after the last frame: the time until its next frame is no time
+        a piece was unseen or stood still. On that frame every unseen piece's count is moved on by the gap (no
+        piece reported missing because the camera was gone) and a piece settling starts its settle again (no move
+        committed from frames before the gap)."""
+        self.gap = True
+
+    def _skip_gap(self, t: float) -> None:
+        gap = t - self.t if self.t is not None else 0.0
+        for track in self.tracks.values():
+            if track.unseen_since is not None:
+                track.unseen_since += gap
+            track.candidate_since = None
+        self.gap = False
 
     def expect_removal(self, piece: str, by: str, t: float | None = None, frame: int | None = None) -> Removed:
         """The rules took the piece off (a combat): removed now, its leaving the table is expected."""
@@ -309,6 +325,8 @@ class Tracker:
 
     def step(self, seen: dict[str, Observation], t: float, frame: int) -> list[TrackEvent]:
         """The core: one frame's observations (piece id -> Observation) at time `t`."""
+        if self.gap:
+            self._skip_gap(t)
         self.t, self.frame = t, frame
         events: list[TrackEvent] = []
         hidden = [tr.place for tr in self.tracks.values()

@@ -14,6 +14,7 @@ from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.live import add_parser as add_live_bench
 from fieldglass.benchmarks.realdata import realdata_figures
 from fieldglass.benchmarks.record import add_parser as add_record_bench
+from fieldglass.benchmarks.soak import add_parser as add_soak_bench
 from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
 from fieldglass.benchmarks.web import add_parser as add_web_bench
 from rules.system import game_systems
@@ -58,6 +59,7 @@ def add_parser(sub) -> None:
     add_limits_bench(which)
     add_web_bench(which)
     add_live_bench(which)
+    add_soak_bench(which)
     add_system_benches(which)
 
 
