@@ -527,7 +527,7 @@ def test_position_file_errors_name_the_file_and_the_thing():
              ({"units": [{"id": "x", "nation": "prussia", "type": "ship", "at": "paris"}]}, "a squadron stands"),
              ({"units": [{"id": "x", "nation": "narnia", "type": "inf", "at": "paris"}]}, "'narnia' is not a Great"),
              ({"relations": [{"nations": ["france", "spain"], "status": "friendly"}]}, "status 'friendly'"),
-             ({"month": 13}, "month must be 1..12"), ({"board": "nowhere.toml"}, "cannot read the map file")]
+             ({"month": 13}, "month must be 1..12"), ({"board": "nowhere.toml"}, "map file not found")]
     for extra, msg in cases:
         with pytest.raises(InputError, match=msg) as e:
             position_from_dict({**base, **extra}, "game.json")
