@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.source_options = dict(source_options or {})
         self.worker: CaptureWorker | None = None
         self.last_result = None
+        self.screen_latency_ms: float | None = None  # a frame's arrival -> its overlays drawn, the last frame shown
         self.paused = False
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
@@ -385,6 +386,9 @@ class MainWindow(QMainWindow):
         for payload in result.cards:
             self.session.join_card(payload)
         self._refresh_all()
+        if result.arrived:  # from the frame's arrival to its overlays drawn (the repaint follows at once)
+            self.screen_latency_ms = (time.perf_counter() - result.arrived) * 1000.0
+            self._update_status()
 
     # ---- refreshing
 
@@ -409,7 +413,12 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         r = self.last_result
-        self.fps_label.setText(f"{r.fps:.1f} fps" if r else "– fps")
+        text = f"{r.fps:.1f} fps" if r else "– fps"
+        if r is not None and self.screen_latency_ms is not None:
+            text += f", frame to screen {self.screen_latency_ms:.0f} ms"
+        if r is not None and r.dropped:
+            text += f", {r.dropped} frames dropped"
+        self.fps_label.setText(text)
         seen, expected = self.session.counts()
         self.pieces_label.setText(f"pieces {seen}/{expected}")
         self.calib_label.setText(self.calibration_health())

@@ -51,6 +51,7 @@ class FrameResult:
     cards: tuple[str, ...] = ()  # payloads of the QR codes read in this frame (unit cards)
     latency_ms: float = 0.0  # from the frame's arrival (grabbed and decoded) to this result
     dropped: int = 0  # frames of a live camera dropped so far because processing was busy
+    arrived: float = 0.0  # time.perf_counter() when the frame arrived: the dashboard measures frame -> screen
 
 
 class Latest:
@@ -203,7 +204,7 @@ class CaptureWorker(QThread):
                 t_last = t1
                 dropped = self.queue.dropped if self.queue is not None else 0
                 result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
-                                     cards, (t1 - arrived) * 1000, dropped)
+                                     cards, (t1 - arrived) * 1000, dropped, arrived)
                 self._publish(result)
                 if self.max_frames is not None and self.processed >= self.max_frames:
                     break

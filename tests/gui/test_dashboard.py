@@ -77,6 +77,9 @@ def test_live_and_board_views_show_every_piece(window):
     assert "fr-a-1" in ambiguous and "fr-1-1" not in ambiguous
     assert "24/24" in window.pieces_label.text()
     assert "fps" in window.fps_label.text()
+    # the time from a frame's arrival to its overlays on screen, measured by the dashboard itself
+    assert window.screen_latency_ms is not None and window.screen_latency_ms > 0
+    assert f"frame to screen {window.screen_latency_ms:.0f} ms" in window.fps_label.text()
     assert "calibration good" in window.calib_label.text()
     assert "synthetic" in window.camera_label.text()
 
