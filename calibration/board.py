@@ -50,7 +50,7 @@ class TurnedAnchor(Anchor):
     heading_deg: float = 0.0
 
     def corners_mm(self) -> np.ndarray:
-        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, self.heading_deg)
+        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, self.heading_deg, self.z_mm)
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,10 @@ def estimate_pose(
 
 def _fit(obj: np.ndarray, img: np.ndarray, camera: CameraIntrinsics):
     k, d = camera.camera_matrix, camera.dist_coeffs
-    # IPPE solves the planar case (all anchors at z = 0) without a starting guess; LM then polishes it.
-    ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_IPPE)
+    # IPPE solves the planar case (all anchors at one height) without a starting guess; raised anchors make the
+    # points non-coplanar, which SQPnP solves globally. LM then polishes either.
+    planar = bool(np.ptp(obj[:, 2]) < 1e-9)
+    ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_IPPE if planar else cv2.SOLVEPNP_SQPNP)
     if not ok:
         return None
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, k, d, rvec, tvec)
