@@ -4,6 +4,9 @@ Camera file (JSON)::
 
     {"image_size": [w, h], "camera_matrix": [[fx,0,cx],[0,fy,cy],[0,0,1]],
      "dist_coeffs": [k1,k2,p1,p2,k3], "rms_px": r}
+
+optionally with "table_fit": {"photos": n, "refined": ["k1", "focal", "centre"], "before_px": b, "after_px": a}
+when `fieldglass calibrate table` refined it from photos of the table (RMS reprojection px before and after).
 """
 
 from __future__ import annotations
@@ -32,14 +35,19 @@ class CameraIntrinsics:
     camera_matrix: np.ndarray
     dist_coeffs: np.ndarray
     rms_px: float | None = None
+    table_fit: dict | None = field(default=None, compare=False)
+    """How `fieldglass calibrate table` refined the lens (see the module's docstring), or None."""
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "image_size": [int(self.image_size[0]), int(self.image_size[1])],
             "camera_matrix": np.asarray(self.camera_matrix, float).tolist(),
             "dist_coeffs": np.asarray(self.dist_coeffs, float).ravel().tolist(),
             "rms_px": None if self.rms_px is None else float(self.rms_px),
         }
+        if self.table_fit is not None:
+            out["table_fit"] = self.table_fit
+        return out
 
     @classmethod
     def from_json(cls, data: dict, source: str = "camera") -> CameraIntrinsics:
@@ -63,7 +71,7 @@ class CameraIntrinsics:
         _check_matrix(k, d, source)
         if rms is not None and (isinstance(rms, bool) or not isinstance(rms, int | float) or not 0 <= rms < 1e6):
             raise InputError(f"{source}: 'rms_px' must be a finite number of pixels >= 0, not {rms!r}")
-        return cls((w, h), k, d, None if rms is None else float(rms))
+        return cls((w, h), k, d, None if rms is None else float(rms), _table_fit(data.get("table_fit"), source))
 
     def scaled_to(self, image_size: tuple[int, int]) -> CameraIntrinsics:
         """The same lens at another resolution of the same sensor (aspect ratio kept)."""
@@ -76,7 +84,28 @@ class CameraIntrinsics:
         return CameraIntrinsics(tuple(image_size), k, self.dist_coeffs.copy(), self.rms_px)
 
 
-_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rms_px")
+_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rms_px", "table_fit")
+_TABLE_FIT_KEYS = ("photos", "refined", "before_px", "after_px")
+
+
+def _table_fit(value, source: str) -> dict | None:
+    """The camera file's record of a refinement from table photos, checked: None, or the four keys with sane values."""
+    if value is None:
+        return None
+    where = f"{source} table_fit"
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: must be an object, not {value!r}")
+    check_keys(value, _TABLE_FIT_KEYS, where)
+    for key in ("before_px", "after_px"):
+        v = value.get(key)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1e6:
+            raise InputError(f"{where}: {key!r} must be a finite number of pixels >= 0, not {v!r}")
+    photos, refined = value.get("photos"), value.get("refined")
+    if isinstance(photos, bool) or not isinstance(photos, int) or photos < 1:
+        raise InputError(f"{where}: 'photos' must be a positive integer, not {photos!r}")
+    if not isinstance(refined, list) or not set(refined) <= {"k1", "focal", "centre"}:
+        raise InputError(f"{where}: 'refined' must list some of k1, focal, centre, not {refined!r}")
+    return dict(value)
 MAX_IMAGE_SIDE = 100_000  # pixels: no camera gives more
 _MAX_COEFF = 1e6  # no lens model's coefficient is larger; a NaN or a huge one is a damaged file
 

@@ -99,19 +99,54 @@ def refine_lens(
     used = pose.anchors
     free = ("k1", "focal", "centre") if relief_mm(layout, used) >= MIN_RELIEF_MM else ("k1",)
     problem = _Problem.build(anchor_corners_px, used, layout, camera, pose, markers, priors)
-    for _ in range(2):
-        fixed = problem.solve(())
-        fitted = problem.solve(free)
-        worst = problem.marker_residuals(fitted)
-        keep = worst <= MAX_MARKER_RESIDUAL_PX
-        if keep.all():
-            break
-        problem = problem.keeping(keep)
+    problem, fitted = _without_misfits(problem, free)
+    fixed = problem.solve(())
     lens, new_pose = problem.unpack(fitted)
     before, after = problem.rms(fixed), problem.rms(fitted)
     if after > before:  # never worse than the camera file's lens on its own photo
         lens, new_pose, after = camera, problem.unpack(fixed)[1], before
     return LensFit(lens, new_pose, before, after, free, used, problem.n_pieces)
+
+
+def fit_rms_px(
+    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
+    markers: Sequence[MarkerSighting] = (),
+) -> float | None:
+    """RMS reprojection error (px) of the anchors' and the markers' corners with the pose and the pieces fitted and
+    the lens as given (misfit markers left out): how well a lens explains a photo. None without a pose."""
+    pose = estimate_pose(anchor_corners_px, layout, camera)
+    if pose is None:
+        return None
+    problem = _Problem.build(anchor_corners_px, pose.anchors, layout, camera, pose, markers, LensPriors())
+    problem, fitted = _without_misfits(problem, ())
+    return problem.rms(fitted)
+
+
+def combine_fits(fits: Sequence[LensFit], camera: CameraIntrinsics) -> CameraIntrinsics:
+    """One lens from several photos' fits: each value the mean over the photos that refined it, the camera file's
+    where none did."""
+    k, d = camera.camera_matrix.copy(), camera.dist_coeffs.copy()
+    focal = [f.camera.camera_matrix[0, 0] / camera.camera_matrix[0, 0] for f in fits if "focal" in f.refined]
+    if focal:
+        k[0, 0] *= float(np.mean(focal))
+        k[1, 1] *= float(np.mean(focal))
+    centre = [f.camera.camera_matrix[:2, 2] for f in fits if "centre" in f.refined]
+    if centre:
+        k[:2, 2] = np.mean(centre, axis=0)
+    k1 = [f.camera.dist_coeffs[0] for f in fits if "k1" in f.refined]
+    if k1:
+        d[0] = float(np.mean(k1))
+    return CameraIntrinsics(camera.image_size, k, d, camera.rms_px)
+
+
+def _without_misfits(problem: _Problem, free: tuple[str, ...]) -> tuple[_Problem, np.ndarray]:
+    """Solve; drop the markers that miss by more than MAX_MARKER_RESIDUAL_PX and solve again (once)."""
+    fitted = problem.solve(free)
+    keep = problem.marker_residuals(fitted) <= MAX_MARKER_RESIDUAL_PX
+    if not keep.all():
+        problem = problem.keeping(keep)
+        fitted = problem.solve(free)
+    return problem, fitted
 
 
 @dataclass

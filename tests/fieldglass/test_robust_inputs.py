@@ -179,6 +179,13 @@ def test_csv_exports_never_start_a_cell_with_a_formula(tmp_path):
     (lambda d: d.__setitem__("rms_px", float("nan")), "'rms_px'"),
     (lambda d: d.__setitem__("lens", "wide"), "unknown key 'lens'"),
     (lambda d: d["camera_matrix"][1].__setitem__(1, "1000"), "not a camera file"),
+    (lambda d: d.__setitem__("table_fit", 5), "table_fit: must be an object"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 1, "refined": ["k1"], "before_px": float("nan"), "after_px": 0.1}),
+     "table_fit: 'before_px' must be a finite number"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 0, "refined": ["k1"], "before_px": 0.2, "after_px": 0.1}),
+     "table_fit: 'photos' must be a positive integer"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 1, "refined": ["zoom"], "before_px": 0.2, "after_px": 0.1}),
+     "table_fit: 'refined' must list some of k1, focal, centre"),
 ])
 def test_bad_camera_files_name_the_file_and_the_value(tmp_path, change, message):
     data = camera_json()
