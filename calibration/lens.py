@@ -136,7 +136,8 @@ def combine_fits(fits: Sequence[LensFit], camera: CameraIntrinsics) -> CameraInt
     k1 = [f.camera.dist_coeffs[0] for f in fits if "k1" in f.refined]
     if k1:
         d[0] = float(np.mean(k1))
-    return CameraIntrinsics(camera.image_size, k, d, camera.rms_px)
+    # the board calibration's standard deviations are kept: an upper bound for the values refined here
+    return CameraIntrinsics(camera.image_size, k, d, camera.rms_px, std_devs=camera.std_devs)
 
 
 def _without_misfits(problem: _Problem, free: tuple[str, ...]) -> tuple[_Problem, np.ndarray]:

@@ -8,7 +8,7 @@ import glob
 import sys
 from pathlib import Path
 
-from calibration.camera import CameraIntrinsics, load_camera, save_camera
+from calibration.camera import STD_DEV_NAMES, CameraIntrinsics, load_camera, save_camera
 from calibration.intrinsics import BOARD_FORMAT, MIN_IMAGES, ImageResult, calibrate_camera, parse_board
 from calibration.layout import load_layout
 from calibration.lens import MIN_RELIEF_MM
@@ -169,6 +169,9 @@ def run_camera(args) -> int:
     print(f"RMS reprojection error: {result.rms_px:.3f} px")
     print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  (px)")
     print("distortion k1 k2 p1 p2 k3: " + " ".join(f"{v:.5f}" for v in cam.dist_coeffs))
+    if cam.std_devs is not None:
+        print("std dev  " + "  ".join(f"{n} {v:.3g}" for n, v in zip(STD_DEV_NAMES, cam.std_devs, strict=True))
+              + "  (kept in the camera file)")
     if result.rejected:
         print(f"rejected {len(result.rejected)} image(s):")
         for r in result.rejected:
