@@ -54,7 +54,10 @@ def _fit(obj: np.ndarray, img: np.ndarray, camera: CameraIntrinsics):
     # points non-coplanar, which SQPnP solves globally. LM then polishes either.
     planar = bool(np.ptp(obj[:, 2]) < 1e-9)
     ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_IPPE if planar else cv2.SOLVEPNP_SQPNP)
-    if not ok:
+    if planar and not (ok and np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec))):
+        # IPPE can answer NaN on a perfectly symmetric view (a synthetic table seen square-on); SQPnP does not
+        ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_SQPNP)
+    if not (ok and np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec))):
         return None
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, k, d, rvec, tvec)
     centre = -cv2.Rodrigues(rvec)[0].T @ tvec.ravel()
