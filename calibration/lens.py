@@ -49,6 +49,19 @@ class LensPriors:
     centre: float = 0.001
     k1: float = 0.008
 
+    @classmethod
+    def for_camera(cls, camera: CameraIntrinsics) -> LensPriors:
+        """The defaults, widened to the camera file's own standard deviations (`std_devs`) where those are larger:
+        a loose calibration is let move further. Never narrowed: OpenCV's deviations are often optimistic, and a prior
+        tighter than the truth's distance would hold the lens off it."""
+        base = cls()
+        if camera.std_devs is None:
+            return base
+        std = np.asarray(camera.std_devs, float)
+        k = camera.camera_matrix
+        return cls(max(base.focal, float(max(std[0] / k[0, 0], std[1] / k[1, 1]))),
+                   max(base.centre, float(max(std[2], std[3])) / camera.image_size[0]), max(base.k1, float(std[4])))
+
 
 @dataclass(frozen=True)
 class MarkerSighting:
@@ -87,15 +100,17 @@ def refine_lens(
     layout: TableLayout,
     camera: CameraIntrinsics,
     markers: Sequence[MarkerSighting] = (),
-    priors: LensPriors = LensPriors(),  # noqa: B008 - frozen, never changed
+    priors: LensPriors | None = None,
 ) -> LensFit | None:
     """Refine the lens jointly with the pose from the anchors and the pieces' markers of one photo.
 
-    None when the anchors give no pose. Markers that miss the fit by more than MAX_MARKER_RESIDUAL_PX are dropped.
+    `priors` default to `LensPriors.for_camera(camera)`. None when the anchors give no pose. Markers that miss the fit
+    by more than MAX_MARKER_RESIDUAL_PX are dropped.
     """
     pose = estimate_pose(anchor_corners_px, layout, camera)
     if pose is None:
         return None
+    priors = LensPriors.for_camera(camera) if priors is None else priors
     used = pose.anchors
     free = ("k1", "focal", "centre") if relief_mm(layout, used) >= MIN_RELIEF_MM else ("k1",)
     problem = _Problem.build(anchor_corners_px, used, layout, camera, pose, markers, priors)

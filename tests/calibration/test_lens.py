@@ -7,7 +7,7 @@ import pytest
 
 from calibration.camera import CameraIntrinsics
 from calibration.layout import square_corners_mm
-from calibration.lens import MIN_RELIEF_MM, MarkerSighting, refine_lens, relief_mm
+from calibration.lens import MIN_RELIEF_MM, LensPriors, MarkerSighting, refine_lens, relief_mm
 from fieldglass.benchmarks.lens import RAISED_MM, perturbed
 from fieldglass.table_lens import detect_table_markers, refine_from_markers, sightings
 from vision.synthetic import RenderOptions, VirtualCamera, random_scene, render_table, standard_layout
@@ -110,3 +110,24 @@ def test_on_a_rendered_raised_table_refinement_moves_a_perturbed_focal_length_to
     after = abs(fit.camera.camera_matrix[0, 0] / f_true - 1)
     assert after < 0.5 * before
     assert abs(fit.camera.dist_coeffs[0] - cam.intrinsics.dist_coeffs[0]) < 0.5 * 0.005
+
+
+def test_the_priors_widen_to_a_loose_camera_files_standard_deviations_and_never_narrow():
+    layout, cam, _, _ = _exact_table((), n_pieces=0)
+    k = cam.intrinsics.camera_matrix
+    loose = replace(cam.intrinsics, std_devs=np.array([0.01 * k[0, 0], 0.01 * k[1, 1], 20, 20, 0.02, 0, 0, 0, 0]))
+    tight = replace(cam.intrinsics, std_devs=np.full(9, 1e-6))
+    assert LensPriors.for_camera(tight) == LensPriors() == LensPriors.for_camera(cam.intrinsics)
+    wide = LensPriors.for_camera(loose)
+    assert wide.focal == pytest.approx(0.01) and wide.centre == pytest.approx(20 / 3840) and wide.k1 == 0.02
+
+
+def test_a_loose_calibration_is_let_move_further_toward_the_truth():
+    layout, cam, anchors, markers = _exact_table(RAISED_MM)
+    given = _off(cam.intrinsics, focal=0.012, centre=(0.0, 0.0), k1=0.0)
+    f_true = cam.intrinsics.camera_matrix[0, 0]
+    k = given.camera_matrix
+    loose = replace(given, std_devs=np.array([0.01 * k[0, 0], 0.01 * k[1, 1], 4, 4, 0.008, 0, 0, 0, 0]))
+    held = refine_lens(anchors, layout, given, markers).camera.camera_matrix[0, 0] / f_true - 1
+    freed = refine_lens(anchors, layout, loose, markers).camera.camera_matrix[0, 0] / f_true - 1
+    assert abs(freed) < abs(held) < 0.012
