@@ -55,12 +55,15 @@ def perturbed(camera: CameraIntrinsics, rng: np.random.Generator) -> CameraIntri
 @dataclass
 class LensTally:
     """Base centre errors (mm) of the visible pieces found, with the camera file as given (`before`), with today's
-    live k1 refinement from the anchors (`live`) and with the lens refined from the photo (`after`); the focal length
-    error (relative) before and after."""
+    live k1 refinement from the anchors (`live`) and with the lens refined from the photo (`after`); with the true
+    lens, as is and refined from the photo (which must not make it worse); the focal length error (relative) before
+    and after."""
 
     before: list[float] = field(default_factory=list)
     live: list[float] = field(default_factory=list)
     after: list[float] = field(default_factory=list)
+    true: list[float] = field(default_factory=list)
+    true_refined: list[float] = field(default_factory=list)
     focal_before: list[float] = field(default_factory=list)
     focal_after: list[float] = field(default_factory=list)
     missed_frames: int = 0
@@ -68,7 +71,8 @@ class LensTally:
     def lines(self, raised: bool) -> list[str]:
         p95, worst = TARGETS[raised]
         out = []
-        for name, errs in (("camera file as given", self.before), ("live k1 from anchors", self.live),
+        for name, errs in (("true lens", self.true), ("true lens, refined", self.true_refined),
+                           ("camera file as given", self.before), ("live k1 from anchors", self.live),
                            ("refined from the photo", self.after)):
             e = np.array(errs) if errs else np.array([np.nan])
             out.append(f"{name:<24} p95 {np.percentile(e, 95):.3f}  max {e.max():.3f} mm   ({len(errs)} pieces)")
@@ -113,6 +117,9 @@ def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces:
         tally.before += before
         tally.live += _errors(frame, scene, truth, given, markers, live=True) or []
         tally.after += _errors(frame, scene, truth, fit.camera, markers, live=False) or []
+        tally.true += _errors(frame, scene, truth, camera.intrinsics, markers, live=False) or []
+        true_fit = refine_from_markers(markers, layout, scene.roster, camera.intrinsics)
+        tally.true_refined += _errors(frame, scene, truth, true_fit.camera, markers, live=False) or []
         f_true = camera.intrinsics.camera_matrix[0, 0]
         tally.focal_before.append(given.camera_matrix[0, 0] / f_true - 1)
         tally.focal_after.append(fit.camera.camera_matrix[0, 0] / f_true - 1)
