@@ -26,8 +26,8 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import Anchor, TableLayout, square_corners_mm
+from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table
-from calibration.registration import estimate_pose
 
 MAX_ANCHOR_ERROR_MM = 4.0
 """A board anchor whose corners miss the fitted board pose by more than this is dropped (a hand, a misread)."""

@@ -26,8 +26,8 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import TableLayout
+from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table
-from calibration.registration import estimate_pose
 
 MIN_RELIEF_MM = 20.0
 """Anchors must stand at heights this far apart before the focal length and the principal point are refined."""

@@ -15,8 +15,8 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
+from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table
-from calibration.registration import estimate_pose
 
 
 def _moved(camera: CameraIntrinsics, index: int, delta: float) -> CameraIntrinsics:
