@@ -54,10 +54,10 @@ def perturbed(camera: CameraIntrinsics, rng: np.random.Generator) -> CameraIntri
 
 @dataclass
 class LensTally:
-    """Base centre errors (mm) of the visible pieces found, with the camera file as given (`before`), with today's
-    live k1 refinement from the anchors (`live`) and with the lens refined from the photo (`after`); with the true
-    lens, as is and refined from the photo (which must not make it worse); the focal length error (relative) before
-    and after."""
+    """Base centre errors (mm) of the visible pieces found, with the camera file as given (`before`), with the live
+    refinement from the anchors (`live`: k1, or the whole lens with raised anchors) and with the lens refined from the
+    photo (`after`); with the true lens, as is and refined from the photo (which must not make it worse); the focal
+    length error (relative) before and after."""
 
     before: list[float] = field(default_factory=list)
     live: list[float] = field(default_factory=list)
@@ -72,7 +72,7 @@ class LensTally:
         p95, worst = TARGETS[raised]
         out = []
         for name, errs in (("true lens", self.true), ("true lens, refined", self.true_refined),
-                           ("camera file as given", self.before), ("live k1 from anchors", self.live),
+                           ("camera file as given", self.before), ("live, from the anchors", self.live),
                            ("refined from the photo", self.after)):
             e = np.array(errs) if errs else np.array([np.nan])
             out.append(f"{name:<24} p95 {np.percentile(e, 95):.3f}  max {e.max():.3f} mm   ({len(errs)} pieces)")
