@@ -26,8 +26,8 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import Anchor, TableLayout, square_corners_mm
+from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table
-from calibration.registration import estimate_pose
 
 MAX_ANCHOR_ERROR_MM = 4.0
 """A board anchor whose corners miss the fitted board pose by more than this is dropped (a hand, a misread)."""
@@ -50,7 +50,7 @@ class TurnedAnchor(Anchor):
     heading_deg: float = 0.0
 
     def corners_mm(self) -> np.ndarray:
-        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, self.heading_deg)
+        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, self.heading_deg, self.z_mm)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,11 @@ Camera file (JSON)::
 
     {"image_size": [w, h], "camera_matrix": [[fx,0,cx],[0,fy,cy],[0,0,1]],
      "dist_coeffs": [k1,k2,p1,p2,k3], "rms_px": r}
+
+optionally with "std_devs": [fx, fy, cx, cy, k1, k2, p1, p2, k3] (one standard deviation of each, from
+`fieldglass calibrate camera`), and
+"table_fit": {"photos": n, "refined": ["k1", "focal", "centre"], "before_px": b, "after_px": a}
+when `fieldglass calibrate table` refined it from photos of the table (RMS reprojection px before and after).
 """
 
 from __future__ import annotations
@@ -32,14 +37,24 @@ class CameraIntrinsics:
     camera_matrix: np.ndarray
     dist_coeffs: np.ndarray
     rms_px: float | None = None
+    table_fit: dict | None = field(default=None, compare=False)
+    """How `fieldglass calibrate table` refined the lens (see the module's docstring), or None."""
+    std_devs: np.ndarray | None = field(default=None, compare=False)
+    """One standard deviation of (fx, fy, cx, cy, k1, k2, p1, p2, k3) as the board calibration estimated them (px for
+    the first four), or None when unknown."""
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "image_size": [int(self.image_size[0]), int(self.image_size[1])],
             "camera_matrix": np.asarray(self.camera_matrix, float).tolist(),
             "dist_coeffs": np.asarray(self.dist_coeffs, float).ravel().tolist(),
             "rms_px": None if self.rms_px is None else float(self.rms_px),
         }
+        if self.std_devs is not None:
+            out["std_devs"] = np.asarray(self.std_devs, float).ravel().tolist()
+        if self.table_fit is not None:
+            out["table_fit"] = self.table_fit
+        return out
 
     @classmethod
     def from_json(cls, data: dict, source: str = "camera") -> CameraIntrinsics:
@@ -63,7 +78,8 @@ class CameraIntrinsics:
         _check_matrix(k, d, source)
         if rms is not None and (isinstance(rms, bool) or not isinstance(rms, int | float) or not 0 <= rms < 1e6):
             raise InputError(f"{source}: 'rms_px' must be a finite number of pixels >= 0, not {rms!r}")
-        return cls((w, h), k, d, None if rms is None else float(rms))
+        return cls((w, h), k, d, None if rms is None else float(rms), _table_fit(data.get("table_fit"), source),
+                   _std_devs(data.get("std_devs"), source))
 
     def scaled_to(self, image_size: tuple[int, int]) -> CameraIntrinsics:
         """The same lens at another resolution of the same sensor (aspect ratio kept)."""
@@ -73,10 +89,49 @@ class CameraIntrinsics:
         k[0, :] *= sx
         k[1, :] *= sy
         k[2, :] = (0.0, 0.0, 1.0)
-        return CameraIntrinsics(tuple(image_size), k, self.dist_coeffs.copy(), self.rms_px)
+        std = None
+        if self.std_devs is not None:
+            std = np.asarray(self.std_devs, float).copy()
+            std[[0, 2]] *= sx
+            std[[1, 3]] *= sy
+        return CameraIntrinsics(tuple(image_size), k, self.dist_coeffs.copy(), self.rms_px, self.table_fit, std)
 
 
-_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rms_px")
+_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rms_px", "table_fit", "std_devs")
+_TABLE_FIT_KEYS = ("photos", "refined", "before_px", "after_px")
+STD_DEV_NAMES = ("fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2", "k3")
+
+
+def _std_devs(value, source: str) -> np.ndarray | None:
+    """The camera file's standard deviations, checked: None, or 9 finite numbers >= 0."""
+    if value is None:
+        return None
+    ok = (isinstance(value, list) and len(value) == len(STD_DEV_NAMES)
+          and all(not isinstance(v, bool) and isinstance(v, int | float) and 0 <= v < _MAX_COEFF for v in value))
+    if not ok:
+        raise InputError(f"{source}: 'std_devs' must be {len(STD_DEV_NAMES)} finite numbers >= 0 "
+                         f"({', '.join(STD_DEV_NAMES)}), not {value!r}")
+    return np.asarray(value, float)
+
+
+def _table_fit(value, source: str) -> dict | None:
+    """The camera file's record of a refinement from table photos, checked: None, or the four keys with sane values."""
+    if value is None:
+        return None
+    where = f"{source} table_fit"
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: must be an object, not {value!r}")
+    check_keys(value, _TABLE_FIT_KEYS, where)
+    for key in ("before_px", "after_px"):
+        v = value.get(key)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v < 1e6:
+            raise InputError(f"{where}: {key!r} must be a finite number of pixels >= 0, not {v!r}")
+    photos, refined = value.get("photos"), value.get("refined")
+    if isinstance(photos, bool) or not isinstance(photos, int) or photos < 1:
+        raise InputError(f"{where}: 'photos' must be a positive integer, not {photos!r}")
+    if not isinstance(refined, list) or not set(refined) <= {"k1", "focal", "centre"}:
+        raise InputError(f"{where}: 'refined' must list some of k1, focal, centre, not {refined!r}")
+    return dict(value)
 MAX_IMAGE_SIDE = 100_000  # pixels: no camera gives more
 _MAX_COEFF = 1e6  # no lens model's coefficient is larger; a NaN or a huge one is a damaged file
 

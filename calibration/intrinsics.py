@@ -277,7 +277,7 @@ def calibrate_camera(
 
     while True:
         order = sorted(views)
-        rms, k, d, per_view = _calibrate(views, order, size)
+        rms, k, d, per_view, std = _calibrate(views, order, size)
         median = float(np.median(per_view))
         limit = max(OUTLIER_FACTOR * median, OUTLIER_MIN_PX)
         worst = int(np.argmax(per_view))
@@ -296,7 +296,7 @@ def calibrate_camera(
         )
     for i, index in enumerate(order):
         results[index] = ImageResult(paths[index], True, results[index].corners, None, float(per_view[i]))
-    camera = CameraIntrinsics(size, k, d.ravel()[:5], float(rms))
+    camera = CameraIntrinsics(size, k, d.ravel()[:5], float(rms), std_devs=std)
     return CalibrationResult(camera, float(rms), tuple(results))
 
 
@@ -306,13 +306,15 @@ def _calibrate(views, order, size):
     criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-12)
     try:
         # Plain model (k1, k2, p1, p2, k3), free aspect ratio: fixing fx = fy raised the error on real photos.
-        rms, k, d, _, _, _, _, per_view = cv2.calibrateCameraExtended(
+        rms, k, d, _, _, std, _, per_view = cv2.calibrateCameraExtended(
             obj, img, size, None, None, flags=0, criteria=criteria
         )
     except cv2.error as exc:
         message = str(exc).strip().splitlines()[-1] if str(exc).strip() else "OpenCV error"
         raise InputError(f"camera calibration failed on {len(order)} images ({message})") from None
-    return float(rms), k, d, per_view.ravel()
+    # std: one standard deviation of fx, fy, cx, cy, k1, k2, p1, p2, k3 (then the unused higher terms, all 0)
+    std = np.asarray(std, float).ravel()[:9]
+    return float(rms), k, d, per_view.ravel(), std if np.all(np.isfinite(std)) else None
 
 
 def _too_few_message(results: list[ImageResult], board: BoardSpec) -> str:

@@ -12,6 +12,7 @@
     x_mm = 33                       # centre of the black square
     y_mm = 33
     size_mm = 50                    # side of the black square
+    z_mm = 0                        # optional: height of its printed face above the cloth (a block), 0..500
     [grid]                          # optional
     origin_x_mm = 0
     origin_y_mm = 0
@@ -22,7 +23,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -62,10 +63,10 @@ MAX_GRID_FIELDS = 40_000
 _TOP_KEYS = ("table", "markers", "anchor", "grid")
 _TABLE_KEYS = ("width_mm", "depth_mm")
 _MARKERS_KEYS = ("dictionary",)
-_ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm")
+_ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm", "z_mm")
 _GRID_KEYS = ("origin_x_mm", "origin_y_mm", "field_mm", "cols", "rows")
-# issue 17 will place anchors above the table; until then a height would be read as flat and mislead registration
-_ANCHOR_LATER = {"z_mm": "an anchor's height above the table is not supported yet; anchors lie flat on it"}
+MAX_ANCHOR_Z_MM = 500.0
+"""The highest an anchor's face may stand above the cloth: a block or a stand, not a shelf."""
 
 
 def square_corners_mm(x_mm: float, y_mm: float, size_mm: float, heading_deg: float = 0.0, z_mm: float = 0.0):
@@ -85,16 +86,20 @@ def square_corners_mm(x_mm: float, y_mm: float, size_mm: float, heading_deg: flo
 
 @dataclass(frozen=True)
 class Anchor:
-    """A marker glued flat on the table (z = 0), top edge toward +y."""
+    """A marker glued on the table, top edge toward +y, its printed face `z_mm` above the cloth (0: flat on it; a
+    raised anchor on a block makes the points non-coplanar, which pins the pose and the lens down better).
+
+    `z_mm` is keyword-only so that subclasses may add positional fields (calibration.board.TurnedAnchor)."""
 
     id: int
     x_mm: float
     y_mm: float
     size_mm: float
+    z_mm: float = field(default=0.0, kw_only=True)
 
     def corners_mm(self) -> np.ndarray:
         """(4, 3) table coordinates of the corners in ArUco order."""
-        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm)
+        return square_corners_mm(self.x_mm, self.y_mm, self.size_mm, z_mm=self.z_mm)
 
 
 @dataclass(frozen=True)
@@ -143,10 +148,14 @@ def parse_layout(data: dict, where: str = "layout") -> TableLayout:
 def _anchor(a, w: str, dictionary: str) -> Anchor:
     if not isinstance(a, dict) or isinstance(a.get("id"), bool) or not isinstance(a.get("id"), int) or a["id"] < 0:
         raise InputError(f"{w}: needs an integer 'id' >= 0")
-    check_keys(a, _ANCHOR_KEYS, w, _ANCHOR_LATER)
+    check_keys(a, _ANCHOR_KEYS, w)
     check_marker_id(a["id"], dictionary, w)
     size = number(a, "size_mm", w, positive=True)
-    return Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size)
+    z = number(a, "z_mm", w, default=0.0, limit=MAX_ANCHOR_Z_MM)
+    if z < 0:
+        raise InputError(f"{w}: 'z_mm' is the height of the anchor's face above the cloth, 0..{MAX_ANCHOR_Z_MM:g} mm, "
+                         f"not {z:g}")
+    return Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size, z_mm=z)
 
 
 def _grid(g: dict, w: str) -> Grid:
@@ -184,6 +193,8 @@ def layout_to_toml(layout: TableLayout) -> str:
     for a in layout.anchors:
         lines += ["", "[[anchor]]", f"id = {a.id}", f"x_mm = {a.x_mm:g}", f"y_mm = {a.y_mm:g}"]
         lines.append(f"size_mm = {a.size_mm:g}")
+        if a.z_mm:
+            lines.append(f"z_mm = {a.z_mm:g}")
     if layout.grid is not None:
         g = layout.grid
         lines += [

@@ -13,53 +13,10 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.layout import TableLayout
-from calibration.projection import table_to_pixels
+from calibration.lens import MIN_RELIEF_MM, refine_lens, relief_mm
+from calibration.pose import MAX_ANCHOR_ERROR_PX, MIN_ANCHORS, estimate_pose
 
-MIN_ANCHORS = 2
-MAX_ANCHOR_ERROR_PX = 3.0
-"""An anchor whose corners miss the fitted pose by more than this is dropped (a hand on it, a misread)."""
-
-
-def estimate_pose(
-    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics
-) -> CameraPose | None:
-    """Camera pose from the corners (4, 2 px, ArUco order) of the layout's anchors seen in one frame.
-
-    Markers that are not anchors are ignored. Returns None with fewer than 2 usable anchors. An anchor that
-    disagrees with the others by more than MAX_ANCHOR_ERROR_PX is left out and the pose fitted again.
-    """
-    used = sorted(i for i in anchor_corners_px if layout.anchor(i) is not None)
-    while len(used) >= MIN_ANCHORS:
-        obj = np.concatenate([layout.anchor(i).corners_mm() for i in used])
-        img = np.concatenate([np.asarray(anchor_corners_px[i], float).reshape(4, 2) for i in used])
-        pose = _fit(obj, img, camera)
-        if pose is None:
-            return None
-        rvec, tvec = pose
-        proj = table_to_pixels(obj, camera, CameraPose(rvec, tvec))
-        err = np.linalg.norm(proj - img, axis=1).reshape(-1, 4)
-        per_anchor = err.max(axis=1)
-        worst = int(np.argmax(per_anchor))
-        if per_anchor[worst] > MAX_ANCHOR_ERROR_PX and len(used) > MIN_ANCHORS:
-            used.pop(worst)
-            continue
-        rms = float(np.sqrt(np.mean(err**2)))
-        return CameraPose(rvec.ravel(), tvec.ravel(), rms, tuple(used))
-    return None
-
-
-def _fit(obj: np.ndarray, img: np.ndarray, camera: CameraIntrinsics):
-    k, d = camera.camera_matrix, camera.dist_coeffs
-    # IPPE solves the planar case (all anchors at z = 0) without a starting guess; LM then polishes it.
-    ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        return None
-    rvec, tvec = cv2.solvePnPRefineLM(obj, img, k, d, rvec, tvec)
-    centre = -cv2.Rodrigues(rvec)[0].T @ tvec.ravel()
-    if centre[2] <= 0:  # the mirror solution, camera under the table
-        return None
-    return rvec, tvec
-
+__all__ = ["MAX_ANCHOR_ERROR_PX", "MIN_ANCHORS", "TableRegistration", "estimate_pose", "refine_k1"]
 
 MIN_ANCHORS_FOR_LENS = 6
 """Anchors needed, spread over the table, before k1 is refined from them: fewer leave it poorly determined."""
@@ -97,9 +54,11 @@ class TableRegistration:
     """Keeps the table pose over a stream of frames.
 
     `update` fits a new pose when at least 2 anchors are seen and keeps the last good pose otherwise;
-    `fresh` says whether the current pose came from the latest frame. With `refine_lens` and at least
-    MIN_ANCHORS_FOR_LENS anchors in view, the lens's k1 is refined from the anchors too (median of the last
-    LENS_HISTORY frames); `lens` is the camera the current pose was fitted with, and pixels must be mapped with it.
+    `fresh` says whether the current pose came from the latest frame. With `refine_lens` the lens is refined from
+    the anchors too and pooled (median of up to LENS_HISTORY frames' estimates) while the camera stays put: with
+    anchors at two heights (`calibration.lens`, raised on blocks) the focal length, principal point and k1, else
+    with at least MIN_ANCHORS_FOR_LENS anchors k1 alone. `lens` is the camera the current pose was fitted with, and
+    pixels must be mapped with it.
     """
 
     layout: TableLayout
@@ -110,34 +69,63 @@ class TableRegistration:
     refine_lens: bool = True
     lens: CameraIntrinsics | None = None
     k1_history: list[float] = field(default_factory=list)
+    lens_history: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Raised anchors: each frame's (focal scale, cx, cy, k1) from `calibration.lens.refine_lens`."""
 
     def __post_init__(self) -> None:
         if self.lens is None:
             self.lens = self.camera
 
     def update(self, anchor_corners_px: Mapping[int, np.ndarray]) -> CameraPose | None:
-        lens, history = self.lens, self.k1_history
+        lens, k1s, estimates = self.lens, self.k1_history, self.lens_history
         pose = estimate_pose(anchor_corners_px, self.layout, lens)
         # All anchors in view, not only those the pose kept: a wrong k1 makes the edge anchors look like outliers,
         # and they are the evidence of it. The refined lens is taken only if the pose then fits better.
         in_view = tuple(sorted(i for i in anchor_corners_px if self.layout.anchor(i) is not None))
-        # k1 belongs to the lens, not the pose: once LENS_HISTORY estimates are pooled it is settled, and a bumped
-        # camera needs only a new pose.
-        refining = self.refine_lens and len(history) < LENS_HISTORY
-        if refining and pose is not None and len(in_view) >= MIN_ANCHORS_FOR_LENS:
-            k1 = refine_k1(anchor_corners_px, in_view, self.layout, lens)
-            if k1 is not None:
-                trial = history + [k1]
-                dist = self.camera.dist_coeffs.copy()
-                dist[0] = float(np.median(trial))
-                trial_lens = replace(self.camera, dist_coeffs=dist)
-                refit = estimate_pose(anchor_corners_px, self.layout, trial_lens)
-                better = refit is not None and (len(refit.anchors), -refit.reprojection_px) >= (
-                    len(pose.anchors), -pose.reprojection_px
-                )
-                if better:
-                    pose, lens, history = refit, trial_lens, trial
+        # The lens belongs to the camera, not the pose: once LENS_HISTORY estimates are pooled it is settled, and a
+        # bumped camera needs only a new pose.
+        trial = None
+        if self.refine_lens and pose is not None and len(in_view) >= MIN_ANCHORS:
+            if relief_mm(self.layout, in_view) >= MIN_RELIEF_MM and len(estimates) < LENS_HISTORY:
+                trial = self._pooled_lens(anchor_corners_px, in_view, lens, estimates)
+                trial = None if trial is None else (trial[0], k1s, trial[1])
+            elif len(in_view) >= MIN_ANCHORS_FOR_LENS and len(k1s) < LENS_HISTORY and not estimates:
+                trial = self._pooled_k1(anchor_corners_px, in_view, lens, k1s)
+                trial = None if trial is None else (trial[0], trial[1], estimates)
+        if trial is not None:
+            refit = estimate_pose(anchor_corners_px, self.layout, trial[0])
+            better = refit is not None and (len(refit.anchors), -refit.reprojection_px) >= (
+                len(pose.anchors), -pose.reprojection_px
+            )
+            if better:
+                pose, (lens, k1s, estimates) = refit, trial
         self.fresh = pose is not None and pose.reprojection_px <= self.max_reprojection_px
         if self.fresh:  # the pose and the lens it was fitted with change together
-            self.pose, self.lens, self.k1_history = pose, lens, history
+            self.pose, self.lens, self.k1_history, self.lens_history = pose, lens, k1s, estimates
         return self.pose
+
+    def _pooled_k1(self, anchor_corners_px, in_view, lens, history):
+        k1 = refine_k1(anchor_corners_px, in_view, self.layout, lens)
+        if k1 is None:
+            return None
+        history = history + [k1]
+        dist = self.camera.dist_coeffs.copy()
+        dist[0] = float(np.median(history))
+        return replace(self.camera, dist_coeffs=dist), history
+
+    def _pooled_lens(self, anchor_corners_px, in_view, lens, history):
+        """Raised anchors: the whole refinement of `calibration.lens` from the anchors alone (measured on exact
+        geometry, they fix the focal length as well as anchors and piece markers together), pooled by median."""
+        fit = refine_lens({i: anchor_corners_px[i] for i in in_view}, self.layout, self.camera)
+        if fit is None or "focal" not in fit.refined:
+            return None
+        k = fit.camera.camera_matrix
+        history = history + [(k[0, 0] / self.camera.camera_matrix[0, 0], k[0, 2], k[1, 2], fit.camera.dist_coeffs[0])]
+        scale, cx, cy, k1 = np.median(np.array(history), axis=0)
+        matrix = self.camera.camera_matrix.copy()
+        matrix[0, 0] *= scale
+        matrix[1, 1] *= scale
+        matrix[0, 2], matrix[1, 2] = cx, cy
+        dist = self.camera.dist_coeffs.copy()
+        dist[0] = k1
+        return replace(self.camera, camera_matrix=matrix, dist_coeffs=dist), history

@@ -330,9 +330,11 @@ def anchor_sheet(layout: TableLayout, paper: str = "a4") -> Document:
         items.append(_arrow(x + w / 2, y + 0.5, 3.0))
         items.append(TextItem(x + w / 2, oy + pm + 3.4, f"anchor {a.id}: centre at x {a.x_mm:g}, y {a.y_mm:g} mm",
                               6.5, "centre", True))
-        items.append(TextItem(x + w / 2, oy + pm + 6.8, f"{a.size_mm:g} mm, arrow toward +y", 6, "centre"))
+        block = f", on a block: face {a.z_mm:g} mm above the cloth" if a.z_mm else ""
+        items.append(TextItem(x + w / 2, oy + pm + 6.8, f"{a.size_mm:g} mm, arrow toward +y{block}", 6, "centre"))
     _finish(pages, paper, f"{len(anchors)} anchors, {layout.dictionary}. Cut along the dashed outline; glue each flat "
-            "on the table with its centre at the given position and the arrow pointing along +y.")
+            "on the table (or on its block, if it says one) with its centre at the given position and the arrow "
+            "pointing along +y.")
     return Document(paper, pages)
 
 

@@ -930,8 +930,9 @@ def _render_static(scene: SyntheticScene, geom: _Geometry) -> _Static:
     anchor_px = {}
     for a in layout.anchors:
         # a turned anchor (a board lying turned on the table, calibration.board.TurnedAnchor) is drawn turned
+        # a raised anchor (z_mm, on a block) is drawn as its paper at that height; the block itself is not drawn
         _draw_flat_marker(canvas, geom, layout.dictionary, a.id, (a.x_mm, a.y_mm), getattr(a, "heading_deg", 0.0),
-                          a.size_mm, 0.0)
+                          a.size_mm, a.z_mm)
         anchor_px[a.id] = geom.project(a.corners_mm())
     dictionary = scene.roster.dictionary
     shapes = [_piece_shape(geom, i, p) for i, p in enumerate(scene.placements)]
@@ -1117,9 +1118,11 @@ def render_table(
 
 def standard_layout(
     width_mm: float = 2400.0, depth_mm: float = 1200.0, field_mm: float = 60.0, anchor_mm: float = 50.0,
-    dictionary: str = "DICT_4X4_250",
+    dictionary: str = "DICT_4X4_250", raised_mm: tuple[float, ...] = (),
 ) -> TableLayout:
     """A table with 8 anchors and a square grid.
+
+    `raised_mm` gives anchors 0, 1, 2 ... in turn a height (their face that far above the cloth, on a block).
 
     Anchors (ids 0..7, black square `anchor_mm`, top edge toward +y): 0 south-west, 1 south-east, 2 north-east,
     3 north-west corner, then the edge midpoints 4 south, 5 east, 6 north, 7 west. Centres are inset
@@ -1134,7 +1137,9 @@ def standard_layout(
         (inset, inset), (w - inset, inset), (w - inset, d - inset), (inset, d - inset),
         (w / 2, inset), (w - inset, d / 2), (w / 2, d - inset), (inset, d / 2),
     ]
-    anchors = tuple(Anchor(i, float(x), float(y), float(anchor_mm)) for i, (x, y) in enumerate(centres))
+    heights = list(raised_mm) + [0.0] * (len(centres) - len(raised_mm))
+    anchors = tuple(Anchor(i, float(x), float(y), float(anchor_mm), z_mm=float(z))
+                    for i, ((x, y), z) in enumerate(zip(centres, heights, strict=True)))
     grid = Grid(0.0, 0.0, float(field_mm), int(w // field_mm), int(d // field_mm))
     return TableLayout(w, d, dictionary, anchors, grid)
 

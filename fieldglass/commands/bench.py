@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 
+from fieldglass.benchmarks.lens import add_parser as add_lens_bench
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.live import add_parser as add_live_bench
 from fieldglass.benchmarks.realdata import realdata_figures
@@ -57,6 +58,7 @@ def add_parser(sub) -> None:
     v.set_defaults(run=run_vision)
     add_record_bench(which)
     add_limits_bench(which)
+    add_lens_bench(which)
     add_web_bench(which)
     add_live_bench(which)
     add_soak_bench(which)

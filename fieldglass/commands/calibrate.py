@@ -1,4 +1,5 @@
-"""fieldglass calibrate camera: lens intrinsics from photos of a printed board, saved as a camera file."""
+"""fieldglass calibrate camera: lens intrinsics from photos of a printed board, saved as a camera file;
+fieldglass calibrate table: that lens refined from photos of the table itself (issue 17)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,51 @@ import glob
 import sys
 from pathlib import Path
 
-from calibration.camera import save_camera
+from calibration.camera import STD_DEV_NAMES, CameraIntrinsics, load_camera, save_camera
 from calibration.intrinsics import BOARD_FORMAT, MIN_IMAGES, ImageResult, calibrate_camera, parse_board
+from calibration.layout import load_layout
+from calibration.lens import MIN_RELIEF_MM
 from common.errors import InputError
 from common.outfiles import check_output
+from fieldglass.setup import roster_keys
+from fieldglass.table_lens import PhotoFit, calibrate_from_photos
+from vision.roster import check_against_layout, load_roster
+from vision.sources import expand_paths
 
 CALIBRATE_DESCRIPTION = """\
 Calibrate what Fieldglass needs to turn pixels into table millimetres.
 
   camera   the lens: focal length, optical centre and distortion, from photos of a printed board
+  table    that lens refined from photos of the table itself (its anchors and the pieces' markers)
 """
 
 CALIBRATE_EXAMPLES = """\
 examples:
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
   fieldglass calibrate camera --help            which photos to take, and the board specs
+  fieldglass calibrate table game.jpg --camera cam.json --layout table.toml --roster roster.toml --out cam2.json
+"""
+
+TABLE_DESCRIPTION = f"""\
+Refine a camera file's lens from one or more photos of the table as it is set up for play: the layout's anchors
+(known places and heights) and the roster's piece markers (known size and height, anywhere on the table) are fitted
+together with the camera's pose. k1 is always refined; the focal length and the optical centre only when the anchors
+stand at heights at least {MIN_RELIEF_MM:g} mm apart (anchors on blocks, `z_mm` in the layout): on a flat table the
+photo cannot tell them from the camera's distance and tilt, and the camera file's values are kept. Each value is
+held near the camera file's by a prior, so a photo with few markers moves it little.
+
+Glue two or four anchors on blocks 50-60 mm high along the long edges for the best result. Take the photos at the
+resolution you play at, with the table and as many pieces as possible in view; the camera file is rescaled to the
+photos' resolution when only that differs, and the refined file is written at the photos' resolution.
+"""
+
+TABLE_EXAMPLES = """\
+examples:
+  fieldglass calibrate table setup.jpg --camera cam.json --layout table.toml --roster roster.toml --out cam2.json
+  fieldglass calibrate table 'shots/*.jpg' --camera cam.json --layout table.toml --out cam2.json   (anchors only)
+
+Prints each photo's RMS reprojection error before and after, and the lens values that changed; the camera file
+written records them ("table_fit"). Several photos are each fitted alone and the refined values averaged.
 """
 
 CAMERA_DESCRIPTION = f"""\
@@ -68,6 +99,19 @@ def add_parser(sub) -> None:
     cam.add_argument("--board", metavar="SPEC", help="the printed board, e.g. chessboard:9x6:25 (see above)")
     cam.add_argument("--out", metavar="CAM.json", help="camera file to write")
     cam.set_defaults(run=run_camera)
+    table = what.add_parser(
+        "table",
+        help="refine a camera file's lens from photos of the table (anchors, raised anchors, piece markers)",
+        description=TABLE_DESCRIPTION,
+        epilog=TABLE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    table.add_argument("photos", nargs="+", metavar="PHOTO", help="photos of the table (globs like shots/*.jpg work)")
+    table.add_argument("--camera", required=True, metavar="CAM.json", help="camera file to refine")
+    table.add_argument("--layout", required=True, metavar="LAYOUT.toml", help="table layout: anchors and their z_mm")
+    table.add_argument("--roster", metavar="ROSTER.toml", help="pieces whose markers help (optional)")
+    table.add_argument("--out", required=True, metavar="CAM2.json", help="refined camera file to write")
+    table.set_defaults(run=run_table)
     p.set_defaults(run=lambda args: _usage(p))
 
 
@@ -125,6 +169,9 @@ def run_camera(args) -> int:
     print(f"RMS reprojection error: {result.rms_px:.3f} px")
     print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  (px)")
     print("distortion k1 k2 p1 p2 k3: " + " ".join(f"{v:.5f}" for v in cam.dist_coeffs))
+    if cam.std_devs is not None:
+        print("std dev  " + "  ".join(f"{n} {v:.3g}" for n, v in zip(STD_DEV_NAMES, cam.std_devs, strict=True))
+              + "  (kept in the camera file)")
     if result.rejected:
         print(f"rejected {len(result.rejected)} image(s):")
         for r in result.rejected:
@@ -133,3 +180,40 @@ def run_camera(args) -> int:
         print("warning: RMS above 1 px: check the --board spec and square size, and that the board is flat and sharp")
     print(f"saved camera file {out}")
     return 0
+
+
+def run_table(args) -> int:
+    camera = load_camera(args.camera)
+    layout = load_layout(args.layout)
+    roster = None
+    if args.roster:
+        roster = load_roster(args.roster, roster_keys())
+        check_against_layout(roster, layout, args.roster)
+    paths = expand_paths(args.photos)
+    out = Path(args.out)
+    check_output(out, [args.camera, args.layout, args.roster, *paths])  # never over one of its inputs
+
+    def progress(done: int, total: int, photo: PhotoFit) -> None:
+        print(f"[{done:>{len(str(total))}}/{total}] {Path(photo.path).name}: {photo.anchors} anchors, {photo.pieces} "
+              f"piece markers; RMS {photo.before_px:.3f} -> {photo.after_px:.3f} px", file=sys.stderr, flush=True)
+
+    result = calibrate_from_photos(paths, camera, layout, roster, progress)
+    try:
+        save_camera(result.camera, out, [args.camera, args.layout, args.roster, *paths])
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write camera file ({exc.strerror or exc})") from None
+    fit = result.camera.table_fit
+    print(f"refined from {len(result.photos)} photo(s): {', '.join(result.refined)}"
+          + ("" if "focal" in result.refined else
+             f"  (focal length and centre kept: no anchors {MIN_RELIEF_MM:g} mm or more above the others)"))
+    print(f"RMS reprojection error {fit['before_px']:.3f} -> {fit['after_px']:.3f} px (anchors and piece markers)")
+    print(_lens_line("camera file", result.given))
+    print(_lens_line("refined    ", result.camera))
+    print(f"saved camera file {out}")
+    return 0
+
+
+def _lens_line(name: str, camera: CameraIntrinsics) -> str:
+    k = camera.camera_matrix
+    return (f"{name}  fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  "
+            f"k1 {camera.dist_coeffs[0]:.5f}  ({camera.image_size[0]}x{camera.image_size[1]} px)")

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+
+import numpy as np
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from calibration.registration import TableRegistration
+from calibration.uncertainty import lens_uncertainty_mm
 from common import jsonout
 from common.errors import InputError
 from fieldglass.setup import roster_keys
+from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.roster import check_against_layout, load_roster
 from vision.sources import expand_paths, read_image
@@ -18,6 +23,7 @@ EPILOG = """\
 examples:
   fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass locate 'shots/*.jpg' --camera cam.json --layout table.toml --roster roster.toml --json
+  fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml --refine-lens
 
 Each photo must show at least 2 of the layout's anchor markers. Positions are base centres in table millimetres
 (x along the width, y along the depth), headings compass bearings (0 = +y, 90 = +x). With a [grid] in the layout,
@@ -39,33 +45,65 @@ def add_parser(sub) -> None:
     p.add_argument("--layout", required=True, metavar="LAYOUT.toml", help="table layout: size, anchors, grid")
     p.add_argument("--roster", required=True, metavar="ROSTER.toml", help="which marker is which piece")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--refine-lens", action="store_true",
+                   help="refine the lens from each photo itself (anchors and piece markers; focal length and centre "
+                        "too with raised anchors) before locating, as `fieldglass calibrate table` does")
     p.set_defaults(run=run)
 
 
-def reading_to_json(image: str, reading: TableReading) -> dict:
+def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str, float] | None = None) -> dict:
+    """The reading as JSON; each piece's `uncertainty_mm` is one standard deviation of its place from the lens's
+    (null when the camera file has no std_devs)."""
+    unsure = uncertainty or {}
     return {
         "image": image,
         "pose": {
             "anchors": list(reading.pose.anchors),
             "reprojection_px": round(reading.pose.reprojection_px, 3),
         },
-        "pieces": [p.to_json() for p in reading.pieces],
+        "pieces": [p.to_json() | {"uncertainty_mm": _rounded(unsure.get(p.piece))} for p in reading.pieces],
         "unknown": list(reading.unknown),
         "conflicts": list(reading.conflicts),
     }
 
 
-def locate_image(path: str, camera, layout, roster) -> TableReading:
+def _rounded(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), 2)
+
+
+def locate_image(
+    path: str, camera, layout, roster, refine: bool = False
+) -> tuple[TableReading, dict[str, float] | None]:
+    """The photo's reading, and each piece's uncertainty in mm from the lens's standard deviations (None when the
+    camera file gives none). With `refine` the lens is first refined from the photo (`calibration/lens.py`)."""
     frame = read_image(path)
-    registration = TableRegistration(layout, camera_for_frame(camera, frame, path))
-    reading = read_table(frame, registration, roster)
+    lens, markers = camera_for_frame(camera, frame, path), None
+    if refine:
+        markers = detect_table_markers(frame, layout, roster)
+        fit = refine_from_markers(markers, layout, roster, lens)
+        lens = lens if fit is None else fit.camera  # no pose: the reading below says why
+    registration = TableRegistration(layout, lens, refine_lens=not refine)
+    reading = read_table(frame, registration, roster, markers)
     if reading.pose is None:
         seen = sorted(m.id for m in reading.markers if m.id in layout.anchor_ids)
         ids = ", ".join(str(i) for i in sorted(layout.anchor_ids))
         raise InputError(
             f"{path}: {len(seen)} anchor marker(s) usable, at least 2 needed (the layout's anchors are {ids})"
         )
-    return reading
+    return reading, piece_uncertainty(reading, registration.lens, layout, roster)
+
+
+def piece_uncertainty(reading: TableReading, lens, layout, roster) -> dict[str, float] | None:
+    """Piece id -> one standard deviation (mm) of its marker centre on the table, from the lens's std_devs."""
+    if lens.std_devs is None or not reading.pieces:
+        return None
+    corners = {m.id: m.corners for m in reading.markers}
+    anchors = {i: c for i, c in corners.items() if i in layout.anchor_ids}
+    by_marker = roster.by_marker()
+    centres = np.array([np.asarray(corners[p.marker], float).reshape(4, 2).mean(axis=0) for p in reading.pieces])
+    heights = np.array([by_marker[p.marker].marker_height_mm for p in reading.pieces])
+    sigma = lens_uncertainty_mm(anchors, layout, lens, centres, heights)
+    return None if sigma is None else {p.piece: float(s) for p, s in zip(reading.pieces, sigma, strict=True)}
 
 
 def format_reading(image: str, reading: TableReading) -> str:
@@ -96,9 +134,9 @@ def run(args) -> int:
     check_against_layout(roster, layout, args.roster)
     paths = expand_paths(args.images)
     # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
-    readings = [(p, locate_image(p, camera, layout, roster)) for p in paths]
+    readings = [(p, *locate_image(p, camera, layout, roster, args.refine_lens)) for p in paths]
     if args.json:
-        print(jsonout.dumps([reading_to_json(p, r) for p, r in readings]))
+        print(jsonout.dumps([reading_to_json(p, r, u) for p, r, u in readings]))
     else:
-        print("\n\n".join(format_reading(p, r) for p, r in readings))
+        print("\n\n".join(format_reading(p, r) for p, r, _ in readings))
     return 0

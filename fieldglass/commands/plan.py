@@ -20,6 +20,11 @@ The camera is a pinhole --height mm above the table surface, aimed at the table 
 straight down toward the far side, the image's long side along the table's width. --fov is the diagonal field of
 view as webcam makers give it (--fov-kind horizontal for a horizontal one). The smallest reliable marker comes from
 the detector's measured limits (fieldglass/data/detection_limits.json, from `fieldglass bench limits`).
+
+Raised anchors: glue two or four of the anchors on blocks 50-60 mm high along the table's long edges, and give each
+its block's height as `z_mm` in the layout (the height of the printed face above the cloth, measured with a ruler).
+Anchors at two heights pin the camera's pose down better than flat ones, and let `fieldglass calibrate table` refine
+the lens (focal length, optical centre, k1) from a single photo of the table.
 """
 
 

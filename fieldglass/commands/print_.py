@@ -26,6 +26,11 @@ carries a 100 mm scale bar to check with a ruler, or photograph the page next to
 `fieldglass check-print`. Marker labels: the dashed outline is the base (cut along it), the arrow points to the
 base's front. Unit cards: one QR card per unit (the roster's `unit` field, else the piece id before its last '-');
 the QR payload is JSON: {"fieldglass":"unit","unit":NAME,"pieces":[[ID,TYPE],...]}.
+
+Raised anchors: glue two or four of the anchors on blocks 50-60 mm high along the table's long edges, and give each
+its block's height as `z_mm` in the layout (the height of the printed face above the cloth, measured with a ruler).
+Anchors at two heights pin the camera's pose down better than flat ones, and let `fieldglass calibrate table` refine
+the lens (focal length, optical centre, k1) from a single photo of the table.
 """
 
 

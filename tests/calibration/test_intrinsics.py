@@ -158,6 +158,18 @@ def test_synthetic_charuco_calibration_recovers_the_camera(charuco_views):
     assert result.rms_px < 0.5
 
 
+def test_calibration_keeps_each_values_standard_deviation(charuco_views):
+    camera = calibrate_camera(charuco_views, parse_board(CHARUCO)).camera
+    std = camera.std_devs
+    assert std.shape == (9,) and np.all(std[:5] > 0)
+    # a few views of one board: the focal length known to well under a percent, and the truth within a few sigma
+    assert std[0] < 0.01 * TRUE_K[0, 0]
+    assert abs(camera.camera_matrix[0, 0] - TRUE_K[0, 0]) < 6 * std[0]
+    half = camera.scaled_to((SIZE[0] // 2, SIZE[1] // 2))
+    np.testing.assert_allclose(half.std_devs[:4], std[:4] / 2)
+    np.testing.assert_allclose(half.std_devs[4:], std[4:])
+
+
 def test_unusable_images_are_rejected_with_reasons(charuco_views, tmp_path):
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full(SIZE[::-1], 180, np.uint8))
@@ -237,6 +249,7 @@ def test_cli_writes_a_camera_file(charuco_views, tmp_path, capsys):
     camera = load_camera(out)
     assert abs(camera.camera_matrix[0, 0] - TRUE_K[0, 0]) / TRUE_K[0, 0] < 0.02
     assert camera.image_size == SIZE and camera.rms_px is not None
+    assert camera.std_devs.shape == (9,) and "std dev" in captured.out
     assert f"[1/{len(POSES)}] view00.png: " in captured.err and "corners" in captured.err
     assert "RMS reprojection error" in captured.out and str(out) in captured.out
 

@@ -1,11 +1,13 @@
 """`fieldglass locate` and `fieldglass demo` on rendered photos of the synthetic table."""
 
 import json
+from dataclasses import replace
 
 import cv2
+import numpy as np
 import pytest
 
-from calibration.camera import save_camera
+from calibration.camera import load_camera, save_camera
 from fieldglass.cli import main
 from vision.synthetic import RenderOptions, VirtualCamera, demo_files, demo_scene, render_table
 
@@ -39,7 +41,9 @@ def test_locate_json_gives_every_piece_within_a_millimetre(shot, capsys):
     assert len(found) == len(visible) == 24
     for t in visible:
         p = found[t.piece_id]
-        assert set(p) == {"piece", "marker", "x_mm", "y_mm", "heading_deg", "facing", "cell", "edge_mm"}
+        assert set(p) == {"piece", "marker", "x_mm", "y_mm", "heading_deg", "facing", "cell", "edge_mm",
+                          "uncertainty_mm"}
+        assert p["uncertainty_mm"] is None  # the camera file gives no standard deviations
         assert abs(p["x_mm"] - t.x_mm) < 1.0 and abs(p["y_mm"] - t.y_mm) < 1.0
         assert abs((p["heading_deg"] - t.heading_deg + 180) % 360 - 180) < 2.0
 
@@ -84,3 +88,20 @@ def test_demo_runs_headless_and_saves_a_screenshot(tmp_path, capsys, monkeypatch
     out = capsys.readouterr().out
     assert "headless" in out and "24 of 24 pieces found" in out
     assert cv2.imread(str(shot_path)).shape == (1080, 1920, 3)
+
+
+def test_locate_json_gives_each_piece_an_uncertainty_from_the_camera_files_standard_deviations(shot, capsys):
+    folder, layout, roster, _ = shot
+    camera = load_camera(folder / "cam.json")
+    std = np.array([2.0, 2.0, 1.5, 1.5, 0.003, 0.006, 0.0003, 0.0003, 0.005])
+    save_camera(replace(camera, std_devs=std), folder / "cam_std.json")
+    save_camera(replace(camera, std_devs=std / 10), folder / "cam_sure.json")
+    widths = []
+    for name in ("cam_std.json", "cam_sure.json"):
+        argv = ["locate", str(folder / "table.png"), "--camera", str(folder / name), "--layout", layout,
+                "--roster", roster, "--json"]
+        assert main(argv) == 0
+        (result,) = json.loads(capsys.readouterr().out)
+        widths.append(np.array([p["uncertainty_mm"] for p in result["pieces"]]))
+    assert np.all(widths[0] > 0.05) and np.all(widths[0] < 10.0)
+    np.testing.assert_allclose(widths[1], widths[0] / 10, atol=0.02)

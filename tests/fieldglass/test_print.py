@@ -184,6 +184,17 @@ def test_anchor_sheet(files):
     text = "\n".join(pdf_text(out))
     for a in layout.anchors:
         assert f"anchor {a.id}: centre at x {a.x_mm:g}, y {a.y_mm:g} mm" in text
+    assert "on a block" not in text  # the demo's anchors lie flat
+
+
+def test_anchor_sheet_says_which_anchors_go_on_blocks(tmp_path):
+    layout = standard_layout(raised_mm=(55.0, 0.0, 60.0))
+    (tmp_path / "t.toml").write_text(layout_to_toml(layout))
+    out = tmp_path / "anchors.pdf"
+    assert run_cli(["print", "anchors", "--layout", str(tmp_path / "t.toml"), "--out", str(out)]) == 0
+    text = "\n".join(pdf_text(out))
+    assert text.count("on a block") == 2
+    assert "face 55 mm above the cloth" in text and "face 60 mm above the cloth" in text
 
 
 def test_every_page_has_scale_bar_and_print_note(files):

@@ -80,7 +80,10 @@ def test_layouts_with_sections_of_the_wrong_kind(tmp_path, text, message):
     (("width_mm = 2400", "width_mm = nan"), "'width_mm' must be a finite number"),
     (("x_mm = 42", "x_mm = inf"), "'x_mm' must be a finite number"),
     (("x_mm = 42", "x_mm = 1e30"), "'x_mm' must be a finite number"),
-    (("size_mm = 50", "size_mm = 50\nz_mm = 3"), "'z_mm' (an anchor's height above the table is not supported yet"),
+    (("size_mm = 50", "size_mm = 50\nz_mm = -3"), "'z_mm' is the height of the anchor's face above the cloth"),
+    (("size_mm = 50", "size_mm = 50\nz_mm = 600"), "'z_mm' must be a finite number of at most 500"),
+    (("size_mm = 50", "size_mm = 50\nz_mm = nan"), "'z_mm' must be a finite number"),
+    (("size_mm = 50", "size_mm = 50\nz_mm = '55'"), "'z_mm' must be a number"),
     (("size_mm = 50", "size_mm = 50\nsize = 3"), "unknown key 'size'"),
     (("cols = 40", "cols = 4000"), "too large"),
     (("rows = 20", "rows = 100000000"), "too large"),
@@ -176,6 +179,16 @@ def test_csv_exports_never_start_a_cell_with_a_formula(tmp_path):
     (lambda d: d.__setitem__("rms_px", float("nan")), "'rms_px'"),
     (lambda d: d.__setitem__("lens", "wide"), "unknown key 'lens'"),
     (lambda d: d["camera_matrix"][1].__setitem__(1, "1000"), "not a camera file"),
+    (lambda d: d.__setitem__("table_fit", 5), "table_fit: must be an object"),
+    (lambda d: d.__setitem__("std_devs", [1.0] * 8), "'std_devs' must be 9 finite numbers >= 0"),
+    (lambda d: d.__setitem__("std_devs", [1.0] * 8 + [-1.0]), "'std_devs' must be 9 finite numbers >= 0"),
+    (lambda d: d.__setitem__("std_devs", [1.0] * 8 + [float("nan")]), "'std_devs' must be 9 finite numbers >= 0"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 1, "refined": ["k1"], "before_px": float("nan"), "after_px": 0.1}),
+     "table_fit: 'before_px' must be a finite number"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 0, "refined": ["k1"], "before_px": 0.2, "after_px": 0.1}),
+     "table_fit: 'photos' must be a positive integer"),
+    (lambda d: d.__setitem__("table_fit", {"photos": 1, "refined": ["zoom"], "before_px": 0.2, "after_px": 0.1}),
+     "table_fit: 'refined' must list some of k1, focal, centre"),
 ])
 def test_bad_camera_files_name_the_file_and_the_value(tmp_path, change, message):
     data = camera_json()

@@ -1,0 +1,303 @@
+"""The lens refined from the table itself, in one photo (issue 17).
+
+A lens calibrated from a few photos of a board errs by a fraction of a percent in focal length, a pixel or two in the
+optical centre and a few thousandths in k1; near the table's edges that is a millimetre or more. The table is a
+calibration object too: its anchors stand at known places (and, raised on blocks, at known heights), and every
+piece's marker is a square of known size at a known height, lying somewhere (x, y, heading) on the table. One
+least-squares fit over the lens, the camera pose and each piece's (x, y, heading) matches all their corners at once.
+
+What is refined: k1 always (the table's edges, where it matters most, are full of markers); the focal length (fx and
+fy together) and the principal point only when the anchors stand at two heights at least MIN_RELIEF_MM apart - on a
+flat table the focal length trades off against the camera's distance and the principal point against its tilt, and
+the photo cannot tell them apart, so the camera file's values are kept. Each refined value is tied to the camera
+file's by a prior (LensPriors: one standard deviation of a good calibration), so a photo with few markers moves the
+lens little.
+
+Units: pixels for corners and residuals, mm for the table, radians inside the fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraIntrinsics, CameraPose
+from calibration.layout import TableLayout
+from calibration.pose import estimate_pose
+from calibration.projection import pixels_to_table
+
+MIN_RELIEF_MM = 20.0
+"""Anchors must stand at heights this far apart before the focal length and the principal point are refined."""
+MAX_MARKER_RESIDUAL_PX = 2.0
+"""A marker whose corners miss the fit by more than this (a misread, a bent label) is left out and the fit rerun."""
+CORNER_SIGMA_PX = 0.1
+"""The accuracy of a detected corner (px): weighs the priors against the corners. A 50 mm anchor or a 20 mm marker
+is found to a few hundredths of a pixel at 4K, a tenth at 1080p; a larger value lets the priors hold the focal length
+back, since raised anchors tell it by parallax of only a tenth of a pixel per 0.3 %."""
+_ITERATIONS = 30
+
+
+@dataclass(frozen=True)
+class LensPriors:
+    """How far the camera file's lens may be off, one standard deviation: focal length as a fraction, principal
+    point as a fraction of the image width, k1 as is."""
+
+    focal: float = 0.004
+    centre: float = 0.001
+    k1: float = 0.008
+
+    @classmethod
+    def for_camera(cls, camera: CameraIntrinsics) -> LensPriors:
+        """The defaults, widened to the camera file's own standard deviations (`std_devs`) where those are larger:
+        a loose calibration is let move further. Never narrowed: OpenCV's deviations are often optimistic, and a prior
+        tighter than the truth's distance would hold the lens off it."""
+        base = cls()
+        if camera.std_devs is None:
+            return base
+        std = np.asarray(camera.std_devs, float)
+        k = camera.camera_matrix
+        return cls(max(base.focal, float(max(std[0] / k[0, 0], std[1] / k[1, 1]))),
+                   max(base.centre, float(max(std[2], std[3])) / camera.image_size[0]), max(base.k1, float(std[4])))
+
+
+@dataclass(frozen=True)
+class MarkerSighting:
+    """A piece's marker seen in the photo: its corners (4, 2 px, ArUco order), the black square's side and the
+    height of its printed face above the cloth (mm)."""
+
+    corners_px: np.ndarray
+    size_mm: float
+    height_mm: float
+
+
+@dataclass(frozen=True)
+class LensFit:
+    """The refined camera and the pose fitted with it.
+
+    `before_px` / `after_px`: RMS reprojection error (px) of every corner used, the pose and the pieces fitted with
+    the camera file's lens and with the refined one. `refined` names what was let free ("k1", "focal", "centre")."""
+
+    camera: CameraIntrinsics
+    pose: CameraPose
+    before_px: float
+    after_px: float
+    refined: tuple[str, ...]
+    anchors: tuple[int, ...]
+    pieces: int
+
+
+def relief_mm(layout: TableLayout, anchors: Sequence[int]) -> float:
+    """The height range (mm) of the given anchors' faces."""
+    z = [layout.anchor(i).z_mm for i in anchors]
+    return float(max(z) - min(z)) if z else 0.0
+
+
+def refine_lens(
+    anchor_corners_px: Mapping[int, np.ndarray],
+    layout: TableLayout,
+    camera: CameraIntrinsics,
+    markers: Sequence[MarkerSighting] = (),
+    priors: LensPriors | None = None,
+) -> LensFit | None:
+    """Refine the lens jointly with the pose from the anchors and the pieces' markers of one photo.
+
+    `priors` default to `LensPriors.for_camera(camera)`. None when the anchors give no pose. Markers that miss the fit
+    by more than MAX_MARKER_RESIDUAL_PX are dropped.
+    """
+    pose = estimate_pose(anchor_corners_px, layout, camera)
+    if pose is None:
+        return None
+    priors = LensPriors.for_camera(camera) if priors is None else priors
+    used = pose.anchors
+    free = ("k1", "focal", "centre") if relief_mm(layout, used) >= MIN_RELIEF_MM else ("k1",)
+    problem = _Problem.build(anchor_corners_px, used, layout, camera, pose, markers, priors)
+    problem, fitted = _without_misfits(problem, free)
+    fixed = problem.solve(())
+    lens, new_pose = problem.unpack(fitted)
+    before, after = problem.rms(fixed), problem.rms(fitted)
+    if after > before:  # never worse than the camera file's lens on its own photo
+        lens, new_pose, after = camera, problem.unpack(fixed)[1], before
+    return LensFit(lens, new_pose, before, after, free, used, problem.n_pieces)
+
+
+def fit_rms_px(
+    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
+    markers: Sequence[MarkerSighting] = (),
+) -> float | None:
+    """RMS reprojection error (px) of the anchors' and the markers' corners with the pose and the pieces fitted and
+    the lens as given (misfit markers left out): how well a lens explains a photo. None without a pose."""
+    pose = estimate_pose(anchor_corners_px, layout, camera)
+    if pose is None:
+        return None
+    problem = _Problem.build(anchor_corners_px, pose.anchors, layout, camera, pose, markers, LensPriors())
+    problem, fitted = _without_misfits(problem, ())
+    return problem.rms(fitted)
+
+
+def combine_fits(fits: Sequence[LensFit], camera: CameraIntrinsics) -> CameraIntrinsics:
+    """One lens from several photos' fits: each value the mean over the photos that refined it, the camera file's
+    where none did."""
+    k, d = camera.camera_matrix.copy(), camera.dist_coeffs.copy()
+    focal = [f.camera.camera_matrix[0, 0] / camera.camera_matrix[0, 0] for f in fits if "focal" in f.refined]
+    if focal:
+        k[0, 0] *= float(np.mean(focal))
+        k[1, 1] *= float(np.mean(focal))
+    centre = [f.camera.camera_matrix[:2, 2] for f in fits if "centre" in f.refined]
+    if centre:
+        k[:2, 2] = np.mean(centre, axis=0)
+    k1 = [f.camera.dist_coeffs[0] for f in fits if "k1" in f.refined]
+    if k1:
+        d[0] = float(np.mean(k1))
+    # the board calibration's standard deviations are kept: an upper bound for the values refined here
+    return CameraIntrinsics(camera.image_size, k, d, camera.rms_px, std_devs=camera.std_devs)
+
+
+def _without_misfits(problem: _Problem, free: tuple[str, ...]) -> tuple[_Problem, np.ndarray]:
+    """Solve; drop the markers that miss by more than MAX_MARKER_RESIDUAL_PX and solve again (once)."""
+    fitted = problem.solve(free)
+    keep = problem.marker_residuals(fitted) <= MAX_MARKER_RESIDUAL_PX
+    if not keep.all():
+        problem = problem.keeping(keep)
+        fitted = problem.solve(free)
+    return problem, fitted
+
+
+@dataclass
+class _Problem:
+    """Unknowns: [f scale - 1, cx, cy, k1, rvec (3), tvec (3)] then (x, y, heading) per piece."""
+
+    camera: CameraIntrinsics
+    anchor_obj: np.ndarray  # (4A, 3) mm
+    anchor_img: np.ndarray  # (4A, 2) px
+    piece_img: np.ndarray  # (P, 4, 2) px
+    piece_half: np.ndarray  # (P,) half side, mm
+    piece_z: np.ndarray  # (P,) mm
+    start: np.ndarray
+    prior_sigma: np.ndarray  # (4,) for f scale, cx, cy, k1
+
+    @classmethod
+    def build(cls, anchor_corners_px, used, layout, camera, pose, markers, priors):
+        anchor_obj = np.concatenate([layout.anchor(i).corners_mm() for i in used])
+        anchor_img = np.concatenate([np.asarray(anchor_corners_px[i], float).reshape(4, 2) for i in used])
+        img = np.array([np.asarray(m.corners_px, float).reshape(4, 2) for m in markers]).reshape(-1, 4, 2)
+        half = np.array([m.size_mm / 2.0 for m in markers], float)
+        z = np.array([m.height_mm for m in markers], float)
+        start_pieces = []
+        for corners, h in zip(img, z, strict=True):
+            table = pixels_to_table(corners, camera, pose, h)
+            tl, tr, br, bl = table
+            fwd = (tl + tr) - (bl + br)
+            start_pieces.append((*table.mean(axis=0), np.arctan2(fwd[0], fwd[1])))
+        k = camera.camera_matrix
+        start = np.concatenate([[0.0, k[0, 2], k[1, 2], camera.dist_coeffs[0]], np.ravel(pose.rvec),
+                                np.ravel(pose.tvec), np.ravel(start_pieces)])
+        sigma = np.array([priors.focal, priors.centre * camera.image_size[0], priors.centre * camera.image_size[0],
+                          priors.k1])
+        ok = np.all(np.isfinite(np.reshape(start_pieces, (-1, 3))), axis=1) if len(img) else np.zeros(0, bool)
+        problem = cls(camera, anchor_obj, anchor_img, img, half, z, start, sigma)
+        return problem.keeping(ok) if len(img) else problem
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.piece_img)
+
+    def keeping(self, keep: np.ndarray) -> _Problem:
+        pieces = self.start[10:].reshape(-1, 3)[keep]
+        start = np.concatenate([self.start[:10], pieces.ravel()])
+        return _Problem(self.camera, self.anchor_obj, self.anchor_img, self.piece_img[keep], self.piece_half[keep],
+                        self.piece_z[keep], start, self.prior_sigma)
+
+    def unpack(self, params: np.ndarray) -> tuple[CameraIntrinsics, CameraPose]:
+        k = self.camera.camera_matrix.copy()
+        k[0, 0] *= 1.0 + params[0]
+        k[1, 1] *= 1.0 + params[0]
+        k[0, 2], k[1, 2] = params[1], params[2]
+        d = self.camera.dist_coeffs.copy()
+        d[0] = params[3]
+        lens = CameraIntrinsics(self.camera.image_size, k, d, self.camera.rms_px)
+        return lens, CameraPose(params[4:7].copy(), params[7:10].copy())
+
+    def _piece_points(self, params: np.ndarray) -> np.ndarray:
+        """(4P, 3) corners in table mm, ArUco order (top-left, top-right, bottom-right, bottom-left)."""
+        p = params[10:].reshape(-1, 3)
+        fwd = np.column_stack([np.sin(p[:, 2]), np.cos(p[:, 2])]) * self.piece_half[:, None]
+        right = np.column_stack([np.cos(p[:, 2]), -np.sin(p[:, 2])]) * self.piece_half[:, None]
+        c = p[:, :2]
+        pts = np.stack([c - right + fwd, c + right + fwd, c + right - fwd, c - right - fwd], axis=1)
+        z = np.broadcast_to(self.piece_z[:, None, None], (len(p), 4, 1))
+        return np.concatenate([pts, z], axis=2).reshape(-1, 3)
+
+    def corner_residuals(self, params: np.ndarray) -> np.ndarray:
+        """(N, 2) px: projected minus detected, anchors first then pieces."""
+        lens, pose = self.unpack(params)
+        obj = np.concatenate([self.anchor_obj, self._piece_points(params)])
+        img = np.concatenate([self.anchor_img, self.piece_img.reshape(-1, 2)])
+        px, _ = cv2.projectPoints(obj, pose.rvec, pose.tvec, lens.camera_matrix, lens.dist_coeffs)
+        return px.reshape(-1, 2) - img
+
+    def residuals(self, params: np.ndarray, free_mask: np.ndarray) -> np.ndarray:
+        prior = (params[:4] - self.start[:4]) / self.prior_sigma * CORNER_SIGMA_PX
+        return np.concatenate([self.corner_residuals(params).ravel(), prior[free_mask]])
+
+    def marker_residuals(self, params: np.ndarray) -> np.ndarray:
+        """(P,) the largest corner miss (px) of each piece's marker."""
+        err = np.linalg.norm(self.corner_residuals(params)[len(self.anchor_obj):], axis=1)
+        return err.reshape(-1, 4).max(axis=1) if len(err) else np.zeros(0)
+
+    def rms(self, params: np.ndarray) -> float:
+        return float(np.sqrt(np.mean(np.sum(self.corner_residuals(params) ** 2, axis=1))))
+
+    def solve(self, free: tuple[str, ...]) -> np.ndarray:
+        """Levenberg-Marquardt over the pose, the pieces and the `free` lens values; the rest stay as given."""
+        lens_free = np.array(["focal" in free, "centre" in free, "centre" in free, "k1" in free])
+        cols = np.concatenate([np.flatnonzero(lens_free), np.arange(4, len(self.start))])
+        x = self.start.copy()
+        r = self.residuals(x, lens_free)
+        cost, lam = float(r @ r), 1e-3
+        for _ in range(_ITERATIONS):
+            jac = self._jacobian(x, r, cols, lens_free)
+            jtj, jtr = jac.T @ jac, jac.T @ r
+            diag = np.diag(jtj).copy()
+            diag[diag == 0] = 1.0
+            while lam < 1e8:
+                try:
+                    step = np.linalg.solve(jtj + lam * np.diag(diag), -jtr)
+                except np.linalg.LinAlgError:
+                    lam *= 10
+                    continue
+                trial = x.copy()
+                trial[cols] += step
+                r_trial = self.residuals(trial, lens_free)
+                c_trial = float(r_trial @ r_trial)
+                if c_trial < cost:
+                    break
+                lam *= 10
+            else:
+                return x
+            done = cost - c_trial < 1e-10 * max(cost, 1e-12)
+            x, r, cost, lam = trial, r_trial, c_trial, max(lam / 10, 1e-9)
+            if done:
+                break
+        return x
+
+    def _jacobian(self, x: np.ndarray, r: np.ndarray, cols: np.ndarray, lens_free: np.ndarray) -> np.ndarray:
+        """Forward differences; each piece's (x, y, heading) moves only its own 8 residuals, so one difference per
+        kind covers every piece at once."""
+        steps = np.concatenate([[1e-7, 1e-3, 1e-3, 1e-7], np.full(3, 1e-7), np.full(3, 1e-4)])
+        n_global = len(np.flatnonzero(lens_free)) + 6
+        jac = np.zeros((len(r), len(cols)))
+        for j, c in enumerate(cols[:n_global]):
+            dx = x.copy()
+            dx[c] += steps[c]
+            jac[:, j] = (self.residuals(dx, lens_free) - r) / steps[c]
+        n_anchor_rows = 2 * len(self.anchor_obj)
+        for kind, step in enumerate((1e-4, 1e-4, 1e-7)):
+            dx = x.copy()
+            dx[10 + kind :: 3] += step
+            diff = ((self.residuals(dx, lens_free) - r) / step)[n_anchor_rows : n_anchor_rows + 8 * self.n_pieces]
+            rows = n_anchor_rows + np.arange(8 * self.n_pieces)
+            jac[rows, n_global + 3 * (np.arange(8 * self.n_pieces) // 8) + kind] = diff
+        return jac

@@ -1,0 +1,54 @@
+"""How far a located point may be off because the lens is not known exactly (issue 17).
+
+The camera file's standard deviations (`CameraIntrinsics.std_devs`, from the board calibration) are carried to table
+millimetres: each lens value is moved by one standard deviation, the table pose refitted to the same anchors, and the
+point's pixel mapped to the table again; the shifts are added in quadrature, the values taken as independent (which
+overstates it a little: fx and fy, for one, move together). Refitting the pose matters: the anchors absorb most of a
+lens error near themselves, so a point next to an anchor is surer than one in the middle of the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from calibration.camera import CameraIntrinsics
+from calibration.layout import TableLayout
+from calibration.pose import estimate_pose
+from calibration.projection import pixels_to_table
+
+
+def _moved(camera: CameraIntrinsics, index: int, delta: float) -> CameraIntrinsics:
+    """The camera with value `index` of (fx, fy, cx, cy, k1, k2, p1, p2, k3) moved by `delta`."""
+    k, d = camera.camera_matrix.copy(), camera.dist_coeffs.copy()
+    if index < 4:
+        k[(0, 1, 0, 1)[index], (0, 1, 2, 2)[index]] += delta
+    elif index - 4 < len(d):
+        d[index - 4] += delta
+    return CameraIntrinsics(camera.image_size, k, d, camera.rms_px)
+
+
+def lens_uncertainty_mm(
+    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
+    pixels: np.ndarray, heights_mm: np.ndarray | float,
+) -> np.ndarray | None:
+    """(N,) mm: one standard deviation of where `pixels` (N, 2) map on the table at `heights_mm`, from the lens's
+    standard deviations. None when the camera file gives none or the anchors give no pose."""
+    if camera.std_devs is None:
+        return None
+    pose = estimate_pose(anchor_corners_px, layout, camera)
+    if pose is None:
+        return None
+    pixels = np.asarray(pixels, float).reshape(-1, 2)
+    base = pixels_to_table(pixels, camera, pose, heights_mm)
+    total = np.zeros(len(pixels))
+    for index, sigma in enumerate(np.asarray(camera.std_devs, float)):
+        if sigma <= 0:
+            continue
+        moved = _moved(camera, index, float(sigma))
+        refit = estimate_pose({i: anchor_corners_px[i] for i in pose.anchors}, layout, moved)
+        if refit is None:
+            continue
+        total += np.sum((pixels_to_table(pixels, moved, refit, heights_mm) - base) ** 2, axis=1)
+    return np.sqrt(total)

@@ -1,0 +1,46 @@
+"""A located point's uncertainty in mm from the lens's standard deviations (issue 17)."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from calibration.projection import pixels_to_table
+from calibration.registration import estimate_pose
+from calibration.uncertainty import _moved, lens_uncertainty_mm
+from vision.synthetic import VirtualCamera, standard_layout
+
+STD = np.array([1.5, 1.5, 1.2, 1.2, 0.002, 0.004, 0.0002, 0.0002, 0.003])
+
+
+def _table():
+    layout = standard_layout()
+    cam = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (3840, 2160), 1700.0, 15.0)
+    anchors = {a.id: cam.project(a.corners_mm()) for a in layout.anchors}
+    points = np.array([[1200.0, 600.0, 25.0], [300.0, 250.0, 3.0], [2300.0, 1100.0, 50.0]])
+    return layout, cam, anchors, cam.project(points), points[:, 2]
+
+
+def test_the_uncertainty_matches_the_spread_of_lenses_drawn_from_the_standard_deviations():
+    layout, cam, anchors, pixels, heights = _table()
+    lens = replace(cam.intrinsics, std_devs=STD)
+    predicted = lens_uncertainty_mm(anchors, layout, lens, pixels, heights)
+    truth = pixels_to_table(pixels, lens, estimate_pose(anchors, layout, lens), heights)
+    rng = np.random.default_rng(0)
+    squares = []
+    for _ in range(300):
+        drawn = lens
+        for i, s in enumerate(STD):
+            drawn = _moved(drawn, i, rng.normal(0, s))
+        pose = estimate_pose(anchors, layout, drawn)
+        squares.append(np.sum((pixels_to_table(pixels, drawn, pose, heights) - truth) ** 2, axis=1))
+    observed = np.sqrt(np.mean(squares, axis=0))
+    assert np.all(predicted > 0.01)
+    np.testing.assert_allclose(predicted, observed, rtol=0.25)
+
+
+def test_a_surer_lens_gives_a_smaller_uncertainty_and_none_without_standard_deviations():
+    layout, cam, anchors, pixels, heights = _table()
+    wide = lens_uncertainty_mm(anchors, layout, replace(cam.intrinsics, std_devs=STD), pixels, heights)
+    narrow = lens_uncertainty_mm(anchors, layout, replace(cam.intrinsics, std_devs=STD / 4), pixels, heights)
+    np.testing.assert_allclose(narrow, wide / 4, rtol=0.05)
+    assert lens_uncertainty_mm(anchors, layout, cam.intrinsics, pixels, heights) is None
