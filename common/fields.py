@@ -61,3 +61,7 @@ def facing_bearing(facing: str) -> float:
         return 45.0 * FACINGS.index(facing.upper())
     except ValueError:
         raise InputError(f"{facing!r} is not a facing (one of {' '.join(FACINGS)})") from None
+
+
+AMBIGUOUS_EDGE_MM = 5.0
+"""A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""

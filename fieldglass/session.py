@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from calibration.board import BoardRegistration
 from common.errors import InputError
 from common.events import Signals
+from common.fields import AMBIGUOUS_EDGE_MM
 from fieldglass.boards import board_layout
 from fieldglass.printing import parse_card_payload
 from fieldglass.surfaces import SurfaceRegistry
@@ -39,8 +40,6 @@ from vision.tracking import Place, Tracker, TrackerConfig
 if TYPE_CHECKING:  # the set-up module makes sessions: a type only, no import at run time
     from fieldglass.setup import Setup
 
-AMBIGUOUS_EDGE_MM = 5.0
-"""A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""
 
 Field = tuple[int, int]
 

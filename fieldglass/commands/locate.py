@@ -13,6 +13,7 @@ from calibration.registration import TableRegistration
 from calibration.uncertainty import lens_uncertainty_mm
 from common import jsonout
 from common.errors import InputError
+from common.fields import AMBIGUOUS_EDGE_MM
 from fieldglass.setup import roster_keys
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
@@ -51,9 +52,25 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+AMBIGUOUS_SIGMAS = 2.0
+"""A piece whose base centre lies within this many standard deviations of its place (`uncertainty_mm`) of a field
+edge is flagged ambiguous: its field is not certain (95 %), so it is not silently assigned."""
+
+
+def piece_json(p, sigma: float | None) -> dict:
+    """One piece as JSON: its place, `uncertainty_mm` (one standard deviation from the lens's, null without
+    std_devs) and, on a grid, `ambiguous` when a field edge is nearer than AMBIGUOUS_EDGE_MM or than
+    AMBIGUOUS_SIGMAS standard deviations."""
+    out = p.to_json() | {"uncertainty_mm": _rounded(sigma)}
+    if p.edge_mm is not None:
+        reach = max(AMBIGUOUS_EDGE_MM, AMBIGUOUS_SIGMAS * sigma if sigma is not None and np.isfinite(sigma) else 0.0)
+        out["ambiguous"] = bool(p.edge_mm < reach)
+    return out
+
+
 def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str, float] | None = None) -> dict:
     """The reading as JSON; each piece's `uncertainty_mm` is one standard deviation of its place from the lens's
-    (null when the camera file has no std_devs)."""
+    (null when the camera file has no std_devs), and on a grid whether its field is `ambiguous` (`piece_json`)."""
     unsure = uncertainty or {}
     return {
         "image": image,
@@ -61,7 +78,7 @@ def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str,
             "anchors": list(reading.pose.anchors),
             "reprojection_px": round(reading.pose.reprojection_px, 3),
         },
-        "pieces": [p.to_json() | {"uncertainty_mm": _rounded(unsure.get(p.piece))} for p in reading.pieces],
+        "pieces": [piece_json(p, unsure.get(p.piece)) for p in reading.pieces],
         "unknown": list(reading.unknown),
         "conflicts": list(reading.conflicts),
     }

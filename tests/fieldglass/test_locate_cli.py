@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from calibration.camera import load_camera, save_camera
+from common.fields import AMBIGUOUS_EDGE_MM
 from fieldglass.cli import main
+from fieldglass.commands.locate import piece_json
+from vision.pieces import PiecePose
 from vision.synthetic import RenderOptions, VirtualCamera, demo_files, demo_scene, render_table
 
 
@@ -42,7 +45,8 @@ def test_locate_json_gives_every_piece_within_a_millimetre(shot, capsys):
     for t in visible:
         p = found[t.piece_id]
         assert set(p) == {"piece", "marker", "x_mm", "y_mm", "heading_deg", "facing", "cell", "edge_mm",
-                          "uncertainty_mm"}
+                          "uncertainty_mm", "ambiguous"}
+        assert p["ambiguous"] == (p["edge_mm"] < AMBIGUOUS_EDGE_MM)  # no std_devs: the edge rule alone
         assert p["uncertainty_mm"] is None  # the camera file gives no standard deviations
         assert abs(p["x_mm"] - t.x_mm) < 1.0 and abs(p["y_mm"] - t.y_mm) < 1.0
         assert abs((p["heading_deg"] - t.heading_deg + 180) % 360 - 180) < 2.0
@@ -105,3 +109,17 @@ def test_locate_json_gives_each_piece_an_uncertainty_from_the_camera_files_stand
         widths.append(np.array([p["uncertainty_mm"] for p in result["pieces"]]))
     assert np.all(widths[0] > 0.05) and np.all(widths[0] < 10.0)
     np.testing.assert_allclose(widths[1], widths[0] / 10, atol=0.02)
+
+
+def test_a_piece_whose_uncertainty_reaches_a_field_edge_is_flagged_ambiguous():
+    """Issue 17: a piece is not silently assigned a field when its place's uncertainty reaches the field's edge (two
+    standard deviations), nor when it stands closer than AMBIGUOUS_EDGE_MM to it; off a grid there is no field."""
+    def at(edge):
+        return PiecePose("p", 1, 100.0, 100.0, 0.0, "N", 0.0, "B2", edge)
+
+    assert piece_json(at(AMBIGUOUS_EDGE_MM - 1.0), None)["ambiguous"] is True
+    assert piece_json(at(8.0), None)["ambiguous"] is False
+    assert piece_json(at(8.0), 1.0)["ambiguous"] is False  # 2 sigma = 2 mm < 8 mm
+    assert piece_json(at(8.0), 5.0)["ambiguous"] is True  # 2 sigma = 10 mm reaches the edge
+    assert piece_json(at(8.0), 5.0)["uncertainty_mm"] == 5.0
+    assert "ambiguous" not in piece_json(PiecePose("p", 1, 1.0, 2.0, 0.0), 5.0)
