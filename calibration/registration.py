@@ -49,6 +49,18 @@ def refine_k1(
     return k1 if np.isfinite(k1) and abs(k1 - camera.dist_coeffs[0]) < 0.05 else None
 
 
+BUMP_MM = 5.0
+"""The camera's centre moving this far between two poses is a bump (a knocked tripod), not the fit's noise (a few
+tenths of a mm at 1 m)."""
+
+
+def bumped(before: CameraPose | None, after: CameraPose | None) -> bool:
+    """Whether the camera moved between two fitted poses (its optical centre by more than BUMP_MM)."""
+    if before is None or after is None:
+        return False
+    return float(np.linalg.norm(after.camera_centre_mm - before.camera_centre_mm)) > BUMP_MM
+
+
 @dataclass
 class TableRegistration:
     """Keeps the table pose over a stream of frames.
@@ -79,11 +91,13 @@ class TableRegistration:
     def update(self, anchor_corners_px: Mapping[int, np.ndarray]) -> CameraPose | None:
         lens, k1s, estimates = self.lens, self.k1_history, self.lens_history
         pose = estimate_pose(anchor_corners_px, self.layout, lens)
+        if bumped(self.pose, pose):  # the evidence is pooled while the camera stays put: start again (issue 17)
+            k1s, estimates = [], []
         # All anchors in view, not only those the pose kept: a wrong k1 makes the edge anchors look like outliers,
         # and they are the evidence of it. The refined lens is taken only if the pose then fits better.
         in_view = tuple(sorted(i for i in anchor_corners_px if self.layout.anchor(i) is not None))
-        # The lens belongs to the camera, not the pose: once LENS_HISTORY estimates are pooled it is settled, and a
-        # bumped camera needs only a new pose.
+        # The lens belongs to the camera, not the pose: once LENS_HISTORY estimates are pooled it is settled until
+        # the camera is bumped (the pooling starts again from the lens it had).
         trial = None
         if self.refine_lens and pose is not None and len(in_view) >= MIN_ANCHORS:
             if relief_mm(self.layout, in_view) >= MIN_RELIEF_MM and len(estimates) < LENS_HISTORY:

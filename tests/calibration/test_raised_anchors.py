@@ -56,7 +56,7 @@ def test_z_mm_is_read_and_written_back(tmp_path):
     assert layout == standard_layout(raised_mm=(55.0, 0.0, 60.0))
 
 
-def test_a_stream_pools_the_lens_from_raised_anchors_and_keeps_it_after_a_bump():
+def test_a_stream_pools_the_lens_from_raised_anchors_and_starts_again_after_a_bump():
     layout = standard_layout(raised_mm=RAISED)
     cam = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (3840, 2160), 1700.0, 15.0)
     true = cam.intrinsics
@@ -78,12 +78,19 @@ def test_a_stream_pools_the_lens_from_raised_anchors_and_keeps_it_after_a_bump()
     assert abs(lens.camera_matrix[0, 2] - true.camera_matrix[0, 2]) < 1.0
     assert abs(lens.dist_coeffs[0] - true.dist_coeffs[0]) < 0.001
     assert registration.pose.reprojection_px < 0.1
-    # a bump moves the camera: a new pose, the settled lens kept (the lens belongs to the camera, not to its place)
+    # a bump moves the camera: a new pose, and the pooling starts again from the lens it had (issue 17: "pools the
+    # evidence over frames while the camera stays put, and starts again after a bump")
     moved = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (3840, 2160), 1650.0, 17.0).pose
     bumped = VirtualCamera(true, moved)  # the same lens, elsewhere
     registration.update({a.id: bumped.project(a.corners_mm()) for a in layout.anchors})
-    assert registration.fresh and registration.lens is lens
+    assert registration.fresh and len(registration.lens_history) <= 1
     np.testing.assert_allclose(registration.pose.camera_centre_mm, bumped.pose.camera_centre_mm, atol=5.0)
+    for _ in range(LENS_HISTORY):
+        registration.update({a.id: bumped.project(a.corners_mm()) + rng.normal(0, 0.05, (4, 2))
+                             for a in layout.anchors})
+    again = registration.lens  # pooled anew, as good as before the bump
+    assert abs(again.camera_matrix[0, 0] / true.camera_matrix[0, 0] - 1) < 0.001
+    assert abs(again.dist_coeffs[0] - lens.dist_coeffs[0]) < 0.001
 
 
 def test_on_a_flat_table_a_stream_refines_k1_alone():
