@@ -10,9 +10,9 @@ import pytest
 from calibration.camera import save_camera
 from calibration.layout import layout_to_toml
 from fieldglass.cli import main
-from tests.vision.test_rig import two_cameras
 from vision.roster import roster_to_toml
 from vision.synthetic import RenderOptions, random_scene, render_table, standard_layout
+from vision.synthetic_rig import cameras_along_table
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def shots(tmp_path_factory):
     layout = standard_layout()
     scene = random_scene(layout, 40, np.random.default_rng(7))
     truths = {}
-    for i, (name, cam) in enumerate(two_cameras((1280, 720)).items()):
+    for i, (name, cam) in enumerate(cameras_along_table(2400.0, 1200.0, ("west", "east"), 800.0, (1280, 720)).items()):
         frame, truth = render_table(scene, cam, RenderOptions(blur_sigma_px=0.6, noise_sigma=2.0, seed=i))
         cv2.imwrite(str(folder / f"{name}.png"), frame)
         save_camera(cam.intrinsics, folder / f"{name}.json")
