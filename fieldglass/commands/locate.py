@@ -10,6 +10,7 @@ import numpy as np
 from calibration.camera import load_camera
 from calibration.layout import load_layout
 from calibration.registration import TableRegistration
+from calibration.rig import Rig, load_rig
 from calibration.uncertainty import lens_uncertainty_mm
 from common import jsonout
 from common.errors import InputError
@@ -17,6 +18,7 @@ from common.fields import AMBIGUOUS_EDGE_MM
 from fieldglass.setup import roster_keys
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
+from vision.rig import CameraView, RigReading, fuse_views
 from vision.roster import check_against_layout, load_roster
 from vision.sources import expand_paths, read_image
 
@@ -25,11 +27,17 @@ examples:
   fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass locate 'shots/*.jpg' --camera cam.json --layout table.toml --roster roster.toml --json
   fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml --refine-lens
+  fieldglass locate west.jpg east.jpg --rig rig.toml --layout table.toml --roster roster.toml --json
 
 Each photo must show at least 2 of the layout's anchor markers. Positions are base centres in table millimetres
 (x along the width, y along the depth), headings compass bearings (0 = +y, 90 = +x). With a [grid] in the layout,
 each piece also gets its facing (N NE E SE S SW W NW), its field (A1 ...) and its distance to the field's nearest
 edge: a piece within a few mm of an edge stands ambiguously.
+
+With --rig, the photos are one per camera of the rig, in the rig file's order, taken at the same moment: each
+camera is registered from the anchors it sees, and the result is one reading of the table in which every piece
+appears once with the cameras that saw it ("views"); where two saw it, its position is weighted by each camera's
+resolution there. Views more than 3 mm apart are reported as a disagreement and the piece left out.
 """
 
 
@@ -42,7 +50,8 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photos of the table (globs allowed)")
-    p.add_argument("--camera", required=True, metavar="CAM.json", help="camera file from 'fieldglass calibrate camera'")
+    p.add_argument("--camera", metavar="CAM.json", help="camera file from 'fieldglass calibrate camera'")
+    p.add_argument("--rig", metavar="RIG.toml", help="several cameras over the table (one photo each, in order)")
     p.add_argument("--layout", required=True, metavar="LAYOUT.toml", help="table layout: size, anchors, grid")
     p.add_argument("--roster", required=True, metavar="ROSTER.toml", help="which marker is which piece")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -144,12 +153,88 @@ def format_reading(image: str, reading: TableReading) -> str:
     return "\n".join(lines)
 
 
+def rig_views(rig: Rig, paths: list[str], layout, roster) -> list[CameraView]:
+    """Each camera's own reading of its photo; a camera with fewer than 2 anchors in view keeps a reading without a
+    pose (reported by the fused reading, never guessed)."""
+    if len(paths) != len(rig.cameras):
+        raise InputError(f"--rig: {len(rig.cameras)} camera(s) ({', '.join(rig.names)}) but {len(paths)} photo(s); "
+                         "give one photo per camera, in the rig file's order")
+    views = []
+    for cam, path in zip(rig.cameras, paths, strict=True):
+        frame = read_image(path)
+        lens = camera_for_frame(cam.intrinsics, frame, path)
+        views.append(CameraView(cam.name, lens, read_table(frame, TableRegistration(layout, lens), roster)))
+    return views
+
+
+def rig_to_json(paths: list[str], views: list[CameraView], fused: RigReading) -> dict:
+    cameras = []
+    for path, view in zip(paths, views, strict=True):
+        pose = view.reading.pose
+        cameras.append({
+            "name": view.name,
+            "image": path,
+            "registered": pose is not None,
+            "anchors": list(pose.anchors) if pose else [],
+            "reprojection_px": round(pose.reprojection_px, 3) if pose else None,
+        })
+    return {
+        "images": list(paths),
+        "cameras": cameras,
+        "pieces": [p.to_json() for p in fused.pieces],
+        "unknown": list(fused.unknown),
+        "conflicts": list(fused.conflicts),
+        "disagreements": [d.to_json() for d in fused.disagreements],
+    }
+
+
+def format_rig(paths: list[str], views: list[CameraView], fused: RigReading) -> str:
+    lines = [f"{len(fused.pieces)} pieces from {len(views)} cameras"]
+    for path, view in zip(paths, views, strict=True):
+        pose = view.reading.pose
+        seen = (f"anchors {', '.join(map(str, pose.anchors))} (reprojection {pose.reprojection_px:.2f} px)"
+                if pose else "fewer than 2 anchors in view: not used")
+        lines.append(f"  {view.name} ({path}): {seen}")
+    if fused.pieces:
+        lines.append(f"  {'piece':<14}{'marker':>7}{'x mm':>9}{'y mm':>9}{'heading':>9}  views")
+    for f in fused.pieces:
+        p = f.pose
+        lines.append(f"  {p.piece:<14}{p.marker:>7}{p.x_mm:>9.1f}{p.y_mm:>9.1f}{p.heading_deg:>9.1f}  "
+                     f"{', '.join(f.views)}")
+    for d in fused.disagreements:
+        where = "; ".join(f"{name} ({x:.1f}, {y:.1f})" for name, x, y in d.positions)
+        lines.append(f"  {d.piece}: views {d.apart_mm:.1f} mm apart (left out): {where}")
+    if fused.unknown:
+        lines.append(f"  unknown markers (not in the roster): {', '.join(map(str, fused.unknown))}")
+    return "\n".join(lines)
+
+
+def run_rig(args, layout, roster, paths: list[str]) -> int:
+    rig = load_rig(args.rig)
+    views = rig_views(rig, paths, layout, roster)
+    fused = fuse_views(views, roster, layout.grid)
+    if len(fused.unregistered) == len(views):
+        ids = ", ".join(str(i) for i in sorted(layout.anchor_ids))
+        raise InputError(f"{args.rig}: no camera sees at least 2 anchor markers (the layout's anchors are {ids})")
+    if args.json:
+        print(jsonout.dumps(rig_to_json(paths, views, fused)))
+    else:
+        print(format_rig(paths, views, fused))
+    return 0
+
+
 def run(args) -> int:
-    camera = load_camera(args.camera)
+    if args.camera is not None and args.rig is not None:
+        raise InputError("locate: --camera and --rig exclude each other (--camera for one camera, --rig for several)")
+    if args.camera is None and args.rig is None:
+        raise InputError("locate: needs --camera CAM.json (one camera) or --rig RIG.toml (several cameras)")
     layout = load_layout(args.layout)
     roster = load_roster(args.roster, roster_keys())
     check_against_layout(roster, layout, args.roster)
     paths = expand_paths(args.images)
+    if args.rig is not None:
+        return run_rig(args, layout, roster, paths)
+    camera = load_camera(args.camera)
     # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
     readings = [(p, *locate_image(p, camera, layout, roster, args.refine_lens)) for p in paths]
     if args.json:
