@@ -96,6 +96,26 @@ class SelectionOverlay:
 
 
 @dataclass(frozen=True)
+class AreaSelection:
+    """A selected piece on a map of areas (`TableSystem.selection`): the area it stands in (`where`), the areas a
+    move may take it to (`moves`) and the pieces it may attack (`targets`); nothing for the grid views (no shaded
+    fields, lines or arc)."""
+
+    piece: str
+    where: str
+    moves: tuple[str, ...]
+    targets: tuple[str, ...]
+    shades: tuple = ()
+    lines: tuple = ()
+    arc: None = None
+
+
+def split_ids(text: str | None) -> list[str]:
+    """"a, b,c" -> ["a", "b", "c"]: the pieces (or areas) a comma-separated option names, blanks left out."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+@dataclass(frozen=True)
 class TargetRow:
     """One enemy as seen from the acting piece (the engine's pair analysis, flattened for a table).
 

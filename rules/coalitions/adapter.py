@@ -16,7 +16,7 @@ from rules.coalitions import automa, battle, diplomacy, economy, movement, turn
 from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, Options, get_options
-from rules.system import CombatOutcome, TargetRow
+from rules.system import AreaSelection, CombatOutcome, TargetRow, split_ids
 
 MOVEMENT_ACTIONS = ("start_movement", "move", "battle", "ask_turn", "end_movement")
 WHEEL_ACTIONS = ("drill", "taxation", "leadership", "subsidies", "mobilisation", "influence", "end_turn")
@@ -49,19 +49,9 @@ CHOICE_HELP = """\
   mobilise_france --attacker france [order=GEN,GEN]"""
 
 
-@dataclass(frozen=True)
-class CoalitionsSelection:
-    piece: str
-    where: str
-    moves: tuple[str, ...]
-    targets: tuple[str, ...]
-    shades: tuple = ()
-    lines: tuple = ()
-    arc: None = None
-
-
-def _ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+CoalitionsSelection = AreaSelection
+"""A selected figure: its area, where a move takes it, whom it may attack (rules.system.AreaSelection)."""
+_ids = split_ids
 
 
 def _yes(v: str | None, what: str) -> bool:

@@ -16,7 +16,7 @@ from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
 from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, parse_zone, zones
 from rules.nie.options import DEFAULT, Options
-from rules.system import CombatOutcome, TargetRow
+from rules.system import AreaSelection, CombatOutcome, TargetRow, split_ids
 
 BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_square", "rally", "end_phase",
                   "retreat", "pursue", "end_battle")
@@ -67,19 +67,9 @@ CHOICE_HELP = """\
   end_turn      --attacker any                       (next nation; month, production round, PAP)"""
 
 
-@dataclass(frozen=True)
-class NieSelection:
-    piece: str
-    where: str
-    moves: tuple[str, ...]
-    targets: tuple[str, ...]
-    shades: tuple = ()
-    lines: tuple = ()
-    arc: None = None
-
-
-def _ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+NieSelection = AreaSelection
+"""A selected figure: its area, where a move takes it, whom it may attack (rules.system.AreaSelection)."""
+_ids = split_ids
 
 
 def _yes(v: str | None) -> bool:
