@@ -11,13 +11,11 @@ here: a system's script (its plain data) builds the frames.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from calibration.board import BoardPose
@@ -25,6 +23,7 @@ from fieldglass.boards import board_scene
 from fieldglass.setup import with_surfaces
 from vision.hand_frames import HandRenderer
 from vision.roster import Roster
+from vision.scripted import write_frames, write_inputs
 from vision.synthetic import VirtualCamera
 
 LIFT_MM = 70.0
@@ -121,19 +120,10 @@ class ScriptedBoardGame:
 
     def write_frames(self, folder: str | Path, resolution: tuple[int, int] = (1280, 720), quality: int = 92
                      ) -> list[Path]:
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        out = []
-        for i, _t, frame in self.render(resolution):
-            p = folder / f"frame-{i:05d}.jpg"
-            cv2.imwrite(str(p), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
-            out.append(p)
-        return out
+        return write_frames(self.render(resolution), folder, quality)
 
     def write_inputs(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.write_text("".join(json.dumps(x) + "\n" for x in self.inputs), encoding="utf-8")
-        return path
+        return write_inputs(self.inputs, path)
 
 
 __all__ = ["LIFT_MM", "BoardFrame", "ScriptedBoardGame"]

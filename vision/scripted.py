@@ -220,19 +220,10 @@ class ScriptedGame:
         return 1.0 - 0.4 * math.sin(math.pi * u)
 
     def write_frames(self, folder: str | Path, resolution=(1280, 720), quality: int = 92) -> list[Path]:
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        out = []
-        for i, _t, frame in self.render(resolution):
-            p = folder / f"frame-{i:05d}.jpg"
-            cv2.imwrite(str(p), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
-            out.append(p)
-        return out
+        return write_frames(self.render(resolution), folder, quality)
 
     def write_inputs(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.write_text("".join(json.dumps(x) + "\n" for x in self.inputs), encoding="utf-8")
-        return path
+        return write_inputs(self.inputs, path)
 
     def true_moves(self) -> list[dict]:
         return [e for e in self.truth if e["type"] == "move"]
@@ -251,6 +242,26 @@ def _jitter(frame: np.ndarray, dx: float, dy: float, rot_deg: float) -> np.ndarr
     m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), rot_deg, 1.0)
     m[:, 2] += (dx, dy)
     return cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def write_frames(frames, folder: str | Path, quality: int = 92) -> list[Path]:
+    """Each (number, t, BGR frame) of a script's `render` as folder/frame-NNNNN.jpg (what `fieldglass record
+    --source FOLDER` reads); the paths written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i, _t, frame in frames:
+        p = folder / f"frame-{i:05d}.jpg"
+        cv2.imwrite(str(p), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        out.append(p)
+    return out
+
+
+def write_inputs(inputs, path: str | Path) -> Path:
+    """The players' inputs as JSON Lines (what `fieldglass record --inputs` reads)."""
+    path = Path(path)
+    path.write_text("".join(json.dumps(x) + "\n" for x in inputs), encoding="utf-8")
+    return path
 
 
 def scripted_game(fps: float = FPS) -> ScriptedGame:
