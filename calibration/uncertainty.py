@@ -16,7 +16,7 @@ import numpy as np
 from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
 from calibration.pose import estimate_pose
-from calibration.projection import pixels_to_table
+from calibration.projection import pixels_to_table, table_to_pixels
 
 
 def _moved(camera: CameraIntrinsics, index: int, delta: float) -> CameraIntrinsics:
@@ -52,3 +52,22 @@ def lens_uncertainty_mm(
             continue
         total += np.sum((pixels_to_table(pixels, moved, refit, heights_mm) - base) ** 2, axis=1)
     return np.sqrt(total)
+
+
+def error_map(anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
+              cols: int = 32, rows: int = 16, height_mm: float = 0.0) -> np.ndarray | None:
+    """(rows, cols) mm: the expected error (one standard deviation, `lens_uncertainty_mm`) of a point on the table
+    at `height_mm`, sampled at the centres of a cols x rows grid over the table; row 0 is the table's near edge
+    (y small). None when the camera file gives no standard deviations or the anchors give no pose."""
+    if camera.std_devs is None:
+        return None
+    pose = estimate_pose(anchor_corners_px, layout, camera)
+    if pose is None:
+        return None
+    xs = (np.arange(cols) + 0.5) * layout.width_mm / cols
+    ys = (np.arange(rows) + 0.5) * layout.depth_mm / rows
+    gx, gy = np.meshgrid(xs, ys)
+    table = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, float(height_mm))])
+    pixels = table_to_pixels(table, camera, pose)
+    sigma = lens_uncertainty_mm(anchor_corners_px, layout, camera, pixels, height_mm)
+    return None if sigma is None else sigma.reshape(rows, cols)

@@ -40,6 +40,7 @@ from calibration.intrinsics import calibrate_camera, find_board_corners, parse_b
 from calibration.layout import TableLayout, layout_to_toml, parse_layout
 from calibration.projection import table_to_pixels
 from calibration.registration import estimate_pose
+from calibration.uncertainty import error_map
 from common.errors import InputError
 from common.outfiles import write_text
 from gui.models import RecordsModel
@@ -47,10 +48,20 @@ from gui.views import LiveMapper, _path_lines, _pen, _polygon, numpy_to_qimage
 from vision.markers import detect_markers
 from vision.roster import Roster, parse_roster, roster_to_toml
 
-ANCHOR_COLUMNS = [("id", int), ("x_mm", float), ("y_mm", float), ("size_mm", float)]
+ANCHOR_COLUMNS = [("id", int), ("x_mm", float), ("y_mm", float), ("size_mm", float), ("z_mm", float)]
 PIECE_COLUMNS = [("id", str), ("marker", int), ("side", str), ("type", str), ("base_w_mm", float),
                  ("base_d_mm", float), ("marker_mm", float), ("marker_height_mm", float), ("offset_right_mm", float),
                  ("offset_forward_mm", float)]
+
+
+def heat_colours(values: np.ndarray) -> np.ndarray:
+    """(rows, cols) values -> a BGR image, blue at the smallest, red at the largest, north (large y, the last row)
+    at the top; one colour per cell, enlarged 8 times so the map reads as cells."""
+    v = np.asarray(values, float)
+    span = float(v.max() - v.min())
+    u = (v - v.min()) / span if span > 0 else np.zeros_like(v)
+    bgr = np.stack([255 * (1 - u), 80 * np.ones_like(u), 255 * u], axis=-1).astype(np.uint8)
+    return np.ascontiguousarray(np.repeat(np.repeat(bgr[::-1], 8, axis=0), 8, axis=1))
 
 
 def _table(model) -> QTableView:
@@ -230,7 +241,8 @@ class CalibrationWizard(QDialog):
         self.grid_rows.setRange(0, 999)
         self.grid_rows.setValue(g.rows if g else 0)
         self.anchors = RecordsModel(ANCHOR_COLUMNS, [
-            {"id": a.id, "x_mm": a.x_mm, "y_mm": a.y_mm, "size_mm": a.size_mm} for a in lay.anchors], self)
+            {"id": a.id, "x_mm": a.x_mm, "y_mm": a.y_mm, "size_mm": a.size_mm, "z_mm": a.z_mm} for a in lay.anchors],
+            self)
         form = QFormLayout()
         form.addRow("table width mm", self.width_mm)
         form.addRow("table depth mm", self.depth_mm)
@@ -242,7 +254,7 @@ class CalibrationWizard(QDialog):
         form.addRow("rows", self.grid_rows)
         add = QPushButton("Add anchor")
         add.clicked.connect(lambda: self.anchors.add({"id": len(self.anchors.records), "x_mm": 0.0, "y_mm": 0.0,
-                                                      "size_mm": 50.0}))
+                                                      "size_mm": 50.0, "z_mm": 0.0}))
         self.anchor_view = _table(self.anchors)
         remove = QPushButton("Remove anchor")
         remove.clicked.connect(lambda: self.anchors.remove(self.anchor_view.currentIndex().row()))
@@ -251,7 +263,8 @@ class CalibrationWizard(QDialog):
         self.register_text = QLabel("")
         self.register_text.setWordWrap(True)
         right = QVBoxLayout()
-        right.addWidget(QLabel("anchors (centre of the black square, side; glued flat, top edge toward +y)"))
+        right.addWidget(QLabel("anchors (centre of the black square, side, height of its face above the cloth: 0 flat,"
+                               " 50-60 on a block; top edge toward +y)"))
         right.addWidget(self.anchor_view, 1)
         row = QHBoxLayout()
         row.addWidget(add)
@@ -259,6 +272,7 @@ class CalibrationWizard(QDialog):
         right.addLayout(row)
         right.addWidget(register)
         right.addWidget(self.register_text)
+        self._error_map_widgets(right)
         outer = QHBoxLayout(w)
         outer.addLayout(form)
         outer.addLayout(right, 1)
@@ -320,8 +334,33 @@ class CalibrationWizard(QDialog):
         self.register_text.setText(
             f"registered from anchors {', '.join(map(str, pose.anchors))}: reprojection {pose.reprojection_px:.3f} px"
             + (f"; not used: {', '.join(map(str, missing))}" if missing else ""))
+        self.show_error_map(corners, layout, camera)
         self.say("table registered: see the check tab")
         return True
+
+    def _error_map_widgets(self, box: QVBoxLayout) -> None:
+        """The expected error over the table, from the lens's standard deviations: a heat map and its figures."""
+        self.error_map_label = QLabel("")
+        self.error_map_text = QLabel("")
+        self.error_map_text.setWordWrap(True)
+        self.error_map: np.ndarray | None = None
+        box.addWidget(self.error_map_label)
+        box.addWidget(self.error_map_text)
+
+    def show_error_map(self, corners, layout: TableLayout, camera: CameraIntrinsics) -> None:
+        """The expected error over the table as a heat map (calibration.uncertainty.error_map: one standard deviation
+        of a point's place from the lens's standard deviations), or why there is none."""
+        self.error_map = error_map(corners, layout, camera)
+        if self.error_map is None:
+            self.error_map_label.clear()
+            self.error_map_text.setText("expected error over the table: the camera file gives no standard deviations "
+                                        "(calibrate the camera here or with fieldglass calibrate camera)")
+            return
+        self.error_map_label.setPixmap(QPixmap.fromImage(numpy_to_qimage(heat_colours(self.error_map))).scaled(
+            320, 160, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
+        e = self.error_map
+        self.error_map_text.setText(f"expected error over the table (blue small, red large; north up): median "
+                                    f"{np.median(e):.2f} mm, p95 {np.percentile(e, 95):.2f} mm, max {e.max():.2f} mm")
 
     # ---------------------------------------------------------------- check
 

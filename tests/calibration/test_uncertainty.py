@@ -6,7 +6,7 @@ import numpy as np
 
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
-from calibration.uncertainty import _moved, lens_uncertainty_mm
+from calibration.uncertainty import _moved, error_map, lens_uncertainty_mm
 from vision.synthetic import VirtualCamera, standard_layout
 
 STD = np.array([1.5, 1.5, 1.2, 1.2, 0.002, 0.004, 0.0002, 0.0002, 0.003])
@@ -44,3 +44,16 @@ def test_a_surer_lens_gives_a_smaller_uncertainty_and_none_without_standard_devi
     narrow = lens_uncertainty_mm(anchors, layout, replace(cam.intrinsics, std_devs=STD / 4), pixels, heights)
     np.testing.assert_allclose(narrow, wide / 4, rtol=0.05)
     assert lens_uncertainty_mm(anchors, layout, cam.intrinsics, pixels, heights) is None
+
+
+def test_the_error_map_samples_the_table_as_the_per_point_uncertainty_does():
+    layout, cam, anchors, _, _ = _table()
+    lens = replace(cam.intrinsics, std_devs=STD)
+    emap = error_map(anchors, layout, lens, cols=8, rows=4)
+    assert emap.shape == (4, 8) and np.all(np.isfinite(emap)) and np.all(emap > 0)
+    # cell (row 1, col 5) is the point at its centre, as lens_uncertainty_mm gives it
+    x, y = (5 + 0.5) * layout.width_mm / 8, (1 + 0.5) * layout.depth_mm / 4
+    one = lens_uncertainty_mm(anchors, layout, lens, cam.project(np.array([[x, y, 0.0]])), 0.0)
+    assert abs(emap[1, 5] - one[0]) < 1e-6
+    assert error_map(anchors, layout, cam.intrinsics) is None  # no standard deviations: no map
+    assert error_map({}, layout, lens) is None  # no anchors: no pose, no map

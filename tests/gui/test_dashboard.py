@@ -283,6 +283,27 @@ def test_calibration_wizard_check_screen_and_files(qapp, window, tmp_path):
     wiz.close()
 
 
+def test_calibration_wizard_shows_the_expected_error_over_the_table(qapp, window, tmp_path):
+    """Issue 17: with the lens's standard deviations the wizard maps the expected error over the table; without
+    them it says why there is no map; an anchor's height (z_mm) is kept through the wizard's layout."""
+    wiz = window.open_calibration()
+    cam = window.last_result.camera
+    assert wiz.register(camera=cam)
+    assert wiz.error_map is None and "no standard deviations" in wiz.error_map_text.text()
+    sure = replace(cam, std_devs=np.array([1.5, 1.5, 1.2, 1.2, 0.002, 0.004, 0.0002, 0.0002, 0.003]))
+    assert wiz.register(camera=sure)
+    e = wiz.error_map
+    assert e is not None and e.shape == (16, 32) and np.all(np.isfinite(e)) and e.max() > e.min() > 0
+    assert not wiz.error_map_label.pixmap().isNull()
+    assert f"max {e.max():.2f} mm" in wiz.error_map_text.text()
+    wiz.tabs.setCurrentIndex(1)  # the table tab holds the map
+    qapp.processEvents()
+    _shot(window, wiz, "calibration-error-map.png")
+    wiz.anchors.records[0]["z_mm"] = 55.0  # an anchor glued on a block
+    assert wiz.layout_from_form().anchor(wiz.anchors.records[0]["id"]).z_mm == 55.0
+    wiz.close()
+
+
 def test_calibration_wizard_intrinsics_from_board_views(qapp, window):
     board = parse_board("chessboard:7x5:30")
     sq = 40
