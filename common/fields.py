@@ -65,3 +65,15 @@ def facing_bearing(facing: str) -> float:
 
 AMBIGUOUS_EDGE_MM = 5.0
 """A base centre closer than this to a field edge stands ambiguously: the camera cannot be sure of its field."""
+
+
+def field_ambiguous(edge_mm: float | None, sigma_mm: float | None = None, sigmas: float = 2.0) -> bool:
+    """Whether a base centre `edge_mm` from its field's nearest edge stands ambiguously: nearer than
+    AMBIGUOUS_EDGE_MM, or than `sigmas` standard deviations of its place (`sigma_mm`, None or NaN: unknown). No
+    field (None): never."""
+    if edge_mm is None:
+        return False
+    reach = AMBIGUOUS_EDGE_MM
+    if sigma_mm is not None and math.isfinite(sigma_mm):
+        reach = max(reach, sigmas * sigma_mm)
+    return edge_mm < reach

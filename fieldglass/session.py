@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from calibration.board import BoardRegistration
 from common.errors import InputError
 from common.events import Signals
-from common.fields import AMBIGUOUS_EDGE_MM
+from common.fields import AMBIGUOUS_EDGE_MM, field_ambiguous
 from fieldglass.boards import board_layout
 from fieldglass.printing import parse_card_payload
 from fieldglass.surfaces import SurfaceRegistry
@@ -294,7 +294,7 @@ class Session:
             if rp.id in seen:
                 pose = seen[rp.id]
                 edge = getattr(pose, "edge_mm", None)
-                status = "ambiguous" if edge is not None and edge < AMBIGUOUS_EDGE_MM else "seen"
+                status = "ambiguous" if field_ambiguous(edge) else "seen"
             elif rp.id in self.last_seen:
                 pose, status = self.last_seen[rp.id], "occluded"
             else:

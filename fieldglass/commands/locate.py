@@ -14,7 +14,7 @@ from calibration.rig import Rig, load_rig
 from calibration.uncertainty import lens_uncertainty_mm
 from common import jsonout
 from common.errors import InputError
-from common.fields import AMBIGUOUS_EDGE_MM
+from common.fields import field_ambiguous
 from fieldglass.setup import roster_keys
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
@@ -72,8 +72,7 @@ def piece_json(p, sigma: float | None) -> dict:
     AMBIGUOUS_SIGMAS standard deviations."""
     out = p.to_json() | {"uncertainty_mm": _rounded(sigma)}
     if p.edge_mm is not None:
-        reach = max(AMBIGUOUS_EDGE_MM, AMBIGUOUS_SIGMAS * sigma if sigma is not None and np.isfinite(sigma) else 0.0)
-        out["ambiguous"] = bool(p.edge_mm < reach)
+        out["ambiguous"] = field_ambiguous(p.edge_mm, sigma, AMBIGUOUS_SIGMAS)
     return out
 
 
