@@ -19,3 +19,8 @@ def choices(args) -> dict[str, str]:
             raise InputError(f"--choice {item!r}: expected KEY=VALUE")
         out[key.strip()] = value.strip()
     return out
+
+
+def split_ids(text: str | None) -> list[str]:
+    """"a, b,c" -> ["a", "b", "c"]: the pieces (or areas) a comma-separated option names, blanks left out."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]

@@ -110,11 +110,6 @@ class AreaSelection:
     arc: None = None
 
 
-def split_ids(text: str | None) -> list[str]:
-    """"a, b,c" -> ["a", "b", "c"]: the pieces (or areas) a comma-separated option names, blanks left out."""
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
-
-
 @dataclass(frozen=True)
 class TargetRow:
     """One enemy as seen from the acting piece (the engine's pair analysis, flattened for a table).

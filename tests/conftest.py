@@ -8,8 +8,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# The suite's property tests draw the same examples on every run (CI never fails by the luck of the draw);
+# HYPOTHESIS_PROFILE=explore draws new ones, to look for bugs.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 from calibration.camera import CameraIntrinsics, CameraPose  # noqa: E402
 

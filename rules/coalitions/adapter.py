@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from common.choices import split_ids
 from common.errors import InputError
 from rules.coalitions import automa, battle, diplomacy, economy, movement, turn
 from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, Options, get_options
-from rules.system import AreaSelection, CombatOutcome, TargetRow, split_ids
+from rules.system import AreaSelection, CombatOutcome, TargetRow
 
 MOVEMENT_ACTIONS = ("start_movement", "move", "battle", "ask_turn", "end_movement")
 WHEEL_ACTIONS = ("drill", "taxation", "leadership", "subsidies", "mobilisation", "influence", "end_turn")
@@ -51,7 +52,6 @@ CHOICE_HELP = """\
 
 CoalitionsSelection = AreaSelection
 """A selected figure: its area, where a move takes it, whom it may attack (rules.system.AreaSelection)."""
-_ids = split_ids
 
 
 def _yes(v: str | None, what: str) -> bool:
@@ -79,7 +79,7 @@ def _prefixed(ch: Mapping[str, str], prefix: str) -> dict[str, str]:
 
 
 def _values(text: str, what: str) -> list[int]:
-    return [_int(v, what) for v in _ids(text)]
+    return [_int(v, what) for v in split_ids(text)]
 
 
 class CoalitionsSystem:
@@ -200,7 +200,7 @@ class CoalitionsSystem:
         handler = _HANDLERS.get(action)
         if handler is None:
             raise InputError(f"--action {action!r}: Coalitions knows {' '.join(ACTIONS)}")
-        call = _Call(pos, action, _ids(attacker), target, dict(choices or {}), self.opts)
+        call = _Call(pos, action, split_ids(attacker), target, dict(choices or {}), self.opts)
         res: Result = handler(call)
         res.notes += _out_of_turn(call)
         lines = list(res.lines) + [f"note: {n}" for n in dict.fromkeys(res.notes)]
@@ -254,7 +254,7 @@ def _out_of_turn(c: _Call) -> list[str]:
 
 
 def _start_movement(c: _Call) -> Result:
-    return movement.start_movement(c.pos, c.power, c.target, _ids(c.ch.get("disband")),
+    return movement.start_movement(c.pos, c.power, c.target, split_ids(c.ch.get("disband")),
                                    _yes(c.ch.get("napoleon"), "napoleon"), c.o)
 
 
@@ -298,7 +298,7 @@ def _move(c: _Call) -> Result:
             raise InputError(f"move: give --choice to.{gid}=TERRITORY")
         consent = _yes(c.ch.get(f"consent.{gid}", c.ch.get("consent")), "consent")
         kind = c.ch.get(f"kind.{gid}")
-        path = _ids(c.ch.get(f"path.{gid}"))
+        path = split_ids(c.ch.get(f"path.{gid}"))
         if kind is None:
             kind, auto, others = infer_kind(c.pos, gid, dest, c.o, consent)
             path = path or auto
@@ -306,7 +306,7 @@ def _move(c: _Call) -> Result:
                 notes.append(f"{gid}: also a {', '.join(others)} move; read as {kind} (kind.{gid}=...)")
         elif not path:
             path = movement.shortest_path(c.pos, gid, kind, dest, c.o)
-        moves.append(Move(gid, kind, path, _ids(c.ch.get(f"garrison.{gid}")), consent))
+        moves.append(Move(gid, kind, path, split_ids(c.ch.get(f"garrison.{gid}")), consent))
     res = movement.move_turn(c.pos, moves, _prefixed(c.ch, "stay."), c.o)
     res.notes += notes
     return res
@@ -326,18 +326,18 @@ def _ask_turn(c: _Call) -> Result:
 
 def _leadership(c: _Call) -> Result:
     return economy.leadership(c.pos, c.power, c.ch.get("option", ""), _prefixed(c.ch, "place."),
-                              _ids(c.ch.get("remove")))
+                              split_ids(c.ch.get("remove")))
 
 
 def _subsidies(c: _Call) -> Result:
     offers = {p: _int(v, f"offer.{p}") for p, v in _prefixed(c.ch, "offer.").items()}
-    return economy.subsidies(c.pos, offers, _ids(c.ch.get("accepted")))
+    return economy.subsidies(c.pos, offers, split_ids(c.ch.get("accepted")))
 
 
 def _mobilisation(c: _Call) -> Result:
     troops = {g: _int(v, f"troops.{g}") for g, v in _prefixed(c.ch, "troops.").items()}
     return economy.mobilisation(c.pos, c.power, troops, _int(c.ch.get("cards"), "cards"),
-                                _int(c.ch.get("morale"), "morale"), _ids(c.ch.get("fortress")), c.o)
+                                _int(c.ch.get("morale"), "morale"), split_ids(c.ch.get("fortress")), c.o)
 
 
 def _declare(c: _Call) -> Result:
@@ -355,14 +355,14 @@ def _bid(c: _Call) -> Result:
 
 
 def _napoleon_card(c: _Call) -> Result:
-    return automa.napoleon_card(c.pos, _ids(c.ch.get("attacked")), _ids(c.ch.get("uncoloured")), c.ch, c.o)
+    return automa.napoleon_card(c.pos, split_ids(c.ch.get("attacked")), split_ids(c.ch.get("uncoloured")), c.ch, c.o)
 
 
 def _automa_battle(c: _Call) -> Result:
     cards = {g: _values(v, f"cards.{g}") for g, v in _prefixed(c.ch, "cards.").items()}
     ch = {**c.ch, "attacker": "france" if c.ids == ["france"] else "coalition"}
     return automa.automa_battle(c.pos, c.need("TERRITORY"), cards, _values(c.ch.get("drawn", ""), "drawn"),
-                                _ids(c.ch.get("support")), _ids(c.ch.get("french_support")), ch, c.o)
+                                split_ids(c.ch.get("support")), split_ids(c.ch.get("french_support")), ch, c.o)
 
 
 _HANDLERS: dict[str, Callable[[_Call], Result]] = {
@@ -384,7 +384,7 @@ _HANDLERS: dict[str, Callable[[_Call], Result]] = {
     "napoleon_card": _napoleon_card,
     "race_to_paris": lambda c: automa.race_to_paris(c.pos, c.ch),
     "automa_battle": _automa_battle,
-    "mobilise_france": lambda c: automa.mobilise_france(c.pos, _ids(c.ch.get("order")), c.o),
+    "mobilise_france": lambda c: automa.mobilise_france(c.pos, split_ids(c.ch.get("order")), c.o),
 }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from common.choices import choices
+from common.choices import choices, split_ids
 from common.dice import Dice, parse_d6
 from common.errors import InputError
 from rules import position as positions
@@ -188,8 +188,6 @@ def _from_text(pos: DbxPosition, out: dict) -> str:
 # ---------------------------------------------------------------- resolve
 
 
-def _ids(text: str | None) -> list[str]:
-    return [s.strip() for s in (text or "").split(",") if s.strip()]
 
 
 def resolve(args) -> int:
@@ -221,7 +219,7 @@ def resolve(args) -> int:
 
 
 def _resolve_fire(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
-    return resolve_fire(pos, args.attacker, args.target, dice, _ids(getattr(args, "supporters", None)), opts)
+    return resolve_fire(pos, args.attacker, args.target, dice, split_ids(getattr(args, "supporters", None)), opts)
 
 
 def _resolve_melee(pos: DbxPosition, args, ch: dict, dice: Dice, opts):

@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 
 from common.choices import choices as parse_choices
+from common.choices import split_ids
 from common.errors import InputError
 from rules import position as positions
 from rules.marengo import analysis, engine
@@ -30,8 +31,6 @@ def _load(args) -> MarengoPosition:
     return pos
 
 
-def _ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 def _yes(v: str | None) -> bool | None:
@@ -90,7 +89,7 @@ def resolve(args) -> int:
     pos = _load(args)
     opts = load_options(getattr(args, "options", None))
     ch = parse_choices(args)
-    ids = _ids(args.attacker) + _ids(getattr(args, "supporters", None))
+    ids = split_ids(args.attacker) + split_ids(getattr(args, "supporters", None))
     action = args.action
     target = getattr(args, "target", None)
     if target and target in pos.blocks_by_id:
@@ -118,7 +117,7 @@ def resolve(args) -> int:
 
 
 def _thrust(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
-    return engine.thrust(pos, ids, _need(target, "thrust"), opts, push=_ids(ch.get("push")),
+    return engine.thrust(pos, ids, _need(target, "thrust"), opts, push=split_ids(ch.get("push")),
                          into_approach=bool(_yes(ch.get("into_approach"))), choices=ch)
 
 
@@ -133,8 +132,9 @@ def _assault(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict,
     b0 = pos.block(ids[0])
     if b0.approach is None:
         raise InputError(f"{ids[0]}: an assault starts from an approach (§8.3)")
-    return engine.assault(pos, b0.area, b0.approach, ids, _ids(ch.get("lead")) or ids[:1], _ids(ch.get("def_lead")),
-                          _yes(ch.get("fire")), ch.get("fire_target"), _ids(ch.get("counter")), opts, ch)
+    return engine.assault(pos, b0.area, b0.approach, ids, split_ids(ch.get("lead")) or ids[:1],
+                          split_ids(ch.get("def_lead")), _yes(ch.get("fire")), ch.get("fire_target"),
+                          split_ids(ch.get("counter")), opts, ch)
 
 
 def _move(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
@@ -142,8 +142,8 @@ def _move(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, op
 
 
 def _road(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
-    return engine.road_move(pos, ids[0], _ids(ch.get("path")) or [_need(target, "road")], opts,
-                            push=_ids(ch.get("push")), choices=ch)
+    return engine.road_move(pos, ids[0], split_ids(ch.get("path")) or [_need(target, "road")], opts,
+                            push=split_ids(ch.get("push")), choices=ch)
 
 
 def _rally(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
@@ -155,7 +155,7 @@ def _pontoon(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict,
 
 
 def _advance(pos: MarengoPosition, ids: list[str], target: str | None, ch: dict, opts):
-    moves = dict(item.split(":", 1) for item in _ids(ch.get("advance")))
+    moves = dict(item.split(":", 1) for item in split_ids(ch.get("advance")))
     return engine.cavalry_advance(pos, ids, moves)
 
 

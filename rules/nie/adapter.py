@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from common.choices import split_ids
 from common.dice import Dice
 from common.errors import InputError
 from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
 from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, parse_zone, zones
 from rules.nie.options import DEFAULT, Options
-from rules.system import AreaSelection, CombatOutcome, TargetRow, split_ids
+from rules.system import AreaSelection, CombatOutcome, TargetRow
 
 BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_square", "rally", "end_phase",
                   "retreat", "pursue", "end_battle")
@@ -69,7 +70,6 @@ CHOICE_HELP = """\
 
 NieSelection = AreaSelection
 """A selected figure: its area, where a move takes it, whom it may attack (rules.system.AreaSelection)."""
-_ids = split_ids
 
 
 def _yes(v: str | None) -> bool:
@@ -244,7 +244,7 @@ class NieSystem:
         handler = _HANDLERS.get(action)
         if handler is None:
             raise InputError(f"--action {action!r}: Napoleon in Europe knows {' '.join(ACTIONS)}")
-        return handler(_Call(pos, action, _ids(attacker), target, d, ch, self.opts))
+        return handler(_Call(pos, action, split_ids(attacker), target, d, ch, self.opts))
 
     # ---- turns
 
@@ -328,7 +328,7 @@ def _retreat(c: _Call):
 # ---- the map (§5, §6)
 
 def _land_move(c: _Call):
-    path = _ids(c.ch.get("path")) or [c.need("REGION")]
+    path = split_ids(c.ch.get("path")) or [c.need("REGION")]
     return strategic.land_move(c.pos, c.ids, path, c.o)
 
 
@@ -350,9 +350,10 @@ def _intercept(c: _Call):
 
 def _sea_battle(c: _Call):
     ch = c.ch
-    lose = {"A": _ids(ch.get("lose.A")), "B": _ids(ch.get("lose.B")), "attackers": _ids(ch.get("attackers"))}
+    lose = {"A": split_ids(ch.get("lose.A")), "B": split_ids(ch.get("lose.B")),
+            "attackers": split_ids(ch.get("attackers"))}
     port = c.need("SEA").startswith("port:")
-    return strategic.sea_battle(c.pos, c.target, c.ids, _ids(ch.get("defender")), c.d,
+    return strategic.sea_battle(c.pos, c.target, c.ids, split_ids(ch.get("defender")), c.d,
                                 port_defender="B" if port else None, lose=lose)
 
 
@@ -369,7 +370,7 @@ def _production(c: _Call):
 def _purchase(c: _Call):
     ch = c.ch
     basket = {}
-    for item in _ids(ch.get("buy")):
+    for item in split_ids(ch.get("buy")):
         k, _, n = item.partition(":")
         basket[k.strip()] = _int(n or "1", "buy")
     where = _prefixed(ch, "place.")
@@ -438,8 +439,9 @@ _HANDLERS = {
     "pursue": lambda c: bt.pursue(c.pos, c.ids[0], c.need("UNIT"), c.d, c.o),
     "end_battle": lambda c: bt.end_battle(c.pos, _prefixed(c.ch, "retreat."), c.o),
     "land_move": _land_move,
-    "amphibious": lambda c: strategic.amphibious(c.pos, c.ids, _ids(c.ch.get("route")), c.need("REGION"), c.d, c.o),
-    "naval_move": lambda c: strategic.naval_move(c.pos, c.ids, _ids(c.ch.get("path")) or [c.need("SEA")]),
+    "amphibious": lambda c: strategic.amphibious(c.pos, c.ids, split_ids(c.ch.get("route")), c.need("REGION"), c.d,
+                                                 c.o),
+    "naval_move": lambda c: strategic.naval_move(c.pos, c.ids, split_ids(c.ch.get("path")) or [c.need("SEA")]),
     "intercept": _intercept,
     "sea_battle": _sea_battle,
     "production": _production,
@@ -447,14 +449,14 @@ _HANDLERS = {
     "buy_pap": lambda c: politics.buy_pap(c.pos, c.ids[0], _int(c.ch.get("n", "1"), "n")),
     "give_pp": lambda c: politics.give_pp(c.pos, c.ids[0], c.need("NATION"), _int(c.ch.get("n", "0"), "n")),
     "declare_war": lambda c: politics.declare_war(c.pos, c.ids[0], c.need("NATION"), c.d,
-                                                  _ids(c.ch.get("controllers"))),
+                                                  split_ids(c.ch.get("controllers"))),
     "sue_for_peace": lambda c: politics.sue_for_peace(c.pos, c.ids[0], c.o),
     "annex": lambda c: politics.annex_minor(c.pos, c.ids[0], c.need("REGION"), c.d, c.ch.get("give_to")),
     "diplomacy": _diplomacy,
     "uprising": lambda c: politics.cause_uprising(c.pos, c.ids[0], c.need("REGION")),
     "suppress": lambda c: politics.suppress_uprising(c.pos, c.need("REGION"), c.d, c.ch.get("lose")),
     "congress_annex": lambda c: politics.congress_annex(c.pos, c.ids[0], c.ch.get("loser", ""), c.need("REGION")),
-    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], _ids(c.ch.get("regions"))),
+    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], split_ids(c.ch.get("regions"))),
     "armistice": lambda c: politics.armistice(c.pos, c.ids[0], c.need("NATION")),
     "break_alliance": lambda c: politics.break_alliance(c.pos, c.ids[0], c.need("NATION")),
     "passage": lambda c: politics.passage(c.pos, c.ids[0], c.need("NATION"), _yes(c.ch.get("grant", "yes"))),

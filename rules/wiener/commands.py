@@ -11,6 +11,7 @@ from argparse import Namespace
 from dataclasses import dataclass
 
 from common import jsonout
+from common.choices import split_ids
 from common.dice import Dice, parse_d6
 from common.errors import InputError
 from common.fields import field_name
@@ -175,8 +176,6 @@ def _move_text(m: dict) -> str:
     return "\n".join(lines)
 
 
-def _ids(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 _NEEDS_TARGET = ("fire", "melee", "gegenzug", "counterattack")
@@ -201,8 +200,8 @@ def resolve_args(args):
 
 def _need_pieces(pos, args) -> None:
     """Every piece id the arguments name exists (the attacker's too, except for a general's replacement)."""
-    ids = [args.target, args.objector, args.against] + _ids(args.supporters) + _ids(args.defender_supporters)
-    ids += _ids(args.simultaneous)
+    ids = [args.target, args.objector, args.against] + split_ids(args.supporters) + split_ids(args.defender_supporters)
+    ids += split_ids(args.simultaneous)
     if args.action != "replace_general":
         ids.append(args.attacker)
     for pid in ids:
@@ -212,7 +211,7 @@ def _need_pieces(pos, args) -> None:
 def _dice(args) -> Dice:
     """The given rolls (at most four per duel) and the seed; --loss-die is checked to be a die's face."""
     given = parse_d6(args.dice, "--dice") if args.dice else []
-    most = 4 * (1 + len(_ids(args.simultaneous)))
+    most = 4 * (1 + len(split_ids(args.simultaneous)))
     if len(given) > most:
         raise InputError(f"--dice: at most {most} rolls (attacker, re-roll, defender, re-roll per duel)")
     if args.loss_die is not None:
@@ -221,7 +220,7 @@ def _dice(args) -> Dice:
 
 
 def _reroll(args) -> tuple[str, ...]:
-    reroll = tuple(_ids(args.reroll))
+    reroll = tuple(split_ids(args.reroll))
     for side in reroll:
         if side not in ("attacker", "defender"):
             raise InputError(f"--reroll: {side!r} is not attacker or defender")
@@ -262,21 +261,21 @@ def _simultaneous(q: _Request):
     a = q.args
     if a.action not in ("fire", "melee") or a.supporters or a.retreat:
         raise InputError("--simultaneous goes with --action fire or melee, without --supporters or --retreat")
-    return R.resolve_simultaneous(q.pos, a.action, [a.attacker] + _ids(a.simultaneous), a.target,
+    return R.resolve_simultaneous(q.pos, a.action, [a.attacker] + split_ids(a.simultaneous), a.target,
                                   choices=q.choices, loss_die=a.loss_die, **q.common)
 
 
 def _fire(q: _Request):
     a = q.args
-    return R.resolve_fire(q.pos, a.attacker, a.target, supporters=_ids(a.supporters),
-                          defender_supporters=_ids(a.defender_supporters), choices=q.choices,
+    return R.resolve_fire(q.pos, a.attacker, a.target, supporters=split_ids(a.supporters),
+                          defender_supporters=split_ids(a.defender_supporters), choices=q.choices,
                           loss_die=a.loss_die, retreat=q.path(a.retreat, "--retreat"), **q.common)
 
 
 def _melee(q: _Request):
     a = q.args
-    return R.resolve_melee(q.pos, a.attacker, a.target, supporters=_ids(a.supporters),
-                           defender_supporters=_ids(a.defender_supporters), choices=q.choices,
+    return R.resolve_melee(q.pos, a.attacker, a.target, supporters=split_ids(a.supporters),
+                           defender_supporters=split_ids(a.defender_supporters), choices=q.choices,
                            loss_die=a.loss_die, **q.common)
 
 
@@ -285,7 +284,7 @@ def _gegenzug(q: _Request):
     if not a.path:
         raise InputError("--action gegenzug needs --path F,F,.. (the fields the mover enters)")
     return R.resolve_gegenzug(q.pos, a.attacker, a.target, q.path(a.path, "--path"), q.field(a.at, "--at"),
-                              supporters=_ids(a.supporters), choices=q.choices, loss_die=a.loss_die, **q.common)
+                              supporters=split_ids(a.supporters), choices=q.choices, loss_die=a.loss_die, **q.common)
 
 
 def _rally(q: _Request):
@@ -297,7 +296,7 @@ def _counterattack(q: _Request):
     if not a.at:
         raise InputError("--action counterattack needs --at FIELD (where the mover stands in the control zone)")
     return R.resolve_counterattack(q.pos, a.attacker, a.target, q.field(a.at, "--at"), against=a.against,
-                                   path=q.path(a.path, "--path"), supporters=_ids(a.supporters),
+                                   path=q.path(a.path, "--path"), supporters=split_ids(a.supporters),
                                    choices=q.choices, loss_die=a.loss_die, **q.common)
 
 
@@ -322,7 +321,7 @@ def _bombard(q: _Request):
     f, e = q.field(a.field, "--field"), q.edge()
     if (f is None) == (e is None):
         raise InputError("--action bombard needs --field FIELD or --edge F,F")
-    return R.resolve_bombard(q.pos, a.attacker, f, e, supporters=_ids(a.supporters), incendiary=a.incendiary,
+    return R.resolve_bombard(q.pos, a.attacker, f, e, supporters=split_ids(a.supporters), incendiary=a.incendiary,
                              **q.common)
 
 

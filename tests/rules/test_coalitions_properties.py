@@ -73,9 +73,11 @@ def test_a_battle_leaves_no_enemies_together(p, data):
     if not fights:
         return
     tid, attacker = data.draw(st.sampled_from(fights))
-    defenders = [q for q in diplomacy.powers_on(s, tid) if q != attacker]
-    # before the attacker entered, non-allied Powers never stood together (§2: a battle or a board update follows)
-    assume(all(diplomacy.allied(s, a, b) for a in defenders for b in defenders))
+    # before the attacker's Generals entered, non-allied Powers never stood together there, the attacker's own
+    # Garrison included (§2: a battle or a board update follows)
+    before = {g.power for g in s.generals_at(tid) if g.power != attacker} | (
+        {s.garrisons[tid]} if tid in s.garrisons else set())
+    assume(all(diplomacy.allied(s, a, b) for a in before for b in before))
     try:
         sd = battle.sides(s, tid, attacker)
     except InputError:
