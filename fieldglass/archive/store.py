@@ -25,6 +25,7 @@ from psycopg.types.json import Json
 from common.errors import InputError
 from fieldglass.archive.schema import migrate
 from fieldglass.record import Event, Record
+from fieldglass.record.store import decode_meta
 
 BATCH = 500
 IDENTITY = ("system", "start_time", "players", "roster", "layout")
@@ -64,15 +65,7 @@ class PushResult:
 def current_meta(record: Record) -> dict:
     """The record's meta as the file holds it now (the recorder adds to it while it writes)."""
     rows = _raw(record, "SELECT key, value FROM meta")
-    if not rows:
-        return dict(record.meta)
-    out = {}
-    for k, v in rows:
-        try:
-            out[k] = json.loads(v)
-        except (TypeError, json.JSONDecodeError):
-            out[k] = v
-    return out
+    return decode_meta(rows) if rows else dict(record.meta)
 
 
 def _game_row(conn: psycopg.Connection, record: Record, table: str | None, title: str | None) -> int:

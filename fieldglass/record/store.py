@@ -457,18 +457,12 @@ class Record:
             self.writable = False  # never written to: salvage it instead
 
     def _read_meta(self) -> dict:
-        out = {}
         try:
             rows = self.conn.execute("SELECT key, value FROM meta").fetchall()
         except sqlite3.DatabaseError as exc:
             self.problems.append(f"metadata unreadable ({exc})")
-            return out
-        for k, v in rows:
-            try:
-                out[k] = json.loads(v)
-            except (TypeError, json.JSONDecodeError):
-                out[k] = v
-        return out
+            return {}
+        return decode_meta(rows)
 
     # ------------------------------------------------------------------ reading
 
@@ -725,6 +719,17 @@ class Record:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def decode_meta(rows) -> dict:
+    """The meta table's (key, value) rows as a dict: each value its JSON, or the text itself where it is none."""
+    out = {}
+    for k, v in rows:
+        try:
+            out[k] = json.loads(v)
+        except (TypeError, json.JSONDecodeError):
+            out[k] = v
+    return out
 
 
 def _pragmas(conn: sqlite3.Connection) -> None:
