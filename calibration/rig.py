@@ -6,12 +6,14 @@
     name = "west"                   # how readings name this camera's view
     intrinsics = "west.json"        # a camera file from `fieldglass calibrate camera`, relative to this file
     source = 0                      # optional: camera index, video file or stream URL
+    footprint_mm = [0, 0, 1250, 1200]   # optional: the part of the table it must see, x0, y0, x1, y1 (table mm)
     [[camera]]
     name = "east"
     intrinsics = "east.json"
 
-Each camera is registered to the table on its own, from the layout's anchors it sees; the rig file says nothing
-about where the cameras stand (anchors in the overlaps tie their views together).
+Each camera is registered to the table on its own, from the layout's anchors it sees; anchors in the overlaps tie
+their views together. `footprint_mm` (written by `fieldglass plan --rig-out`) is used only to place those anchors
+(`fieldglass print anchors --rig`): registration never assumes where a camera looks.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from pathlib import Path
 
 from calibration.camera import CameraIntrinsics, load_camera
 from common.errors import InputError
-from common.files import check_keys, read_toml
+from common.files import check_keys, number, read_toml
+
+Footprint = tuple[float, float, float, float]
+"""A part of the table as (x0, y0, x1, y1), table mm, x0 < x1 and y0 < y1."""
 
 _TOP_KEYS = ("camera",)
-_CAMERA_KEYS = ("name", "intrinsics", "source")
+_CAMERA_KEYS = ("name", "intrinsics", "source", "footprint_mm")
 MAX_CAMERAS = 16  # more than any table needs; a larger count is a mistake in the file
 
 
@@ -37,6 +42,18 @@ class RigCamera:
     intrinsics: CameraIntrinsics
     intrinsics_path: Path
     source: int | str | None = None
+    footprint_mm: Footprint | None = None  # the part of the table it must see (anchor placement only)
+
+
+@dataclass(frozen=True)
+class RigEntry:
+    """One [[camera]] table as written, before its camera file is read (the file may not exist yet when anchors
+    are placed): name, camera file path, source and footprint."""
+
+    name: str
+    intrinsics_path: Path
+    source: int | str | None
+    footprint_mm: Footprint | None
 
 
 @dataclass(frozen=True)
@@ -69,27 +86,52 @@ def _source(table: dict, where: str) -> int | str | None:
     return value
 
 
-def parse_rig(data: dict, where: str, folder: Path, load=load_camera) -> Rig:
-    """Build a Rig from parsed TOML; camera files are read relative to `folder`. Every error names `where` and the
-    key at fault (`load` reads one camera file; its own errors name that file)."""
+def _footprint(table: dict, where: str) -> Footprint | None:
+    value = table.get("footprint_mm")
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 4:
+        raise InputError(f"{where}: 'footprint_mm' must be [x0, y0, x1, y1] in table mm, not {value!r}")
+    x0, y0, x1, y1 = (number({"footprint_mm": v}, "footprint_mm", where) for v in value)
+    if not (x0 < x1 and y0 < y1):
+        raise InputError(f"{where}: 'footprint_mm' must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1, not {value!r}")
+    return (x0, y0, x1, y1)
+
+
+def parse_rig_entries(data: dict, where: str, folder: Path) -> tuple[RigEntry, ...]:
+    """The rig's [[camera]] tables checked (names, keys, sources, footprints) without reading any camera file;
+    camera paths are relative to `folder`. Every error names `where` and the key at fault."""
     check_keys(data, _TOP_KEYS, where)
     raw = data.get("camera")
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: needs [[camera]] tables, one per camera")
     if len(raw) > MAX_CAMERAS:
         raise InputError(f"{where}: {len(raw)} cameras, at most {MAX_CAMERAS}")
-    cameras = []
+    entries: list[RigEntry] = []
     for i, cam in enumerate(raw, 1):
         w = f"{where} camera {i}"
         if not isinstance(cam, dict):
             raise InputError(f"{w}: must be a [[camera]] table")
         check_keys(cam, _CAMERA_KEYS, w)
         name = _text(cam, "name", w)
-        if name in (c.name for c in cameras):
+        if name in (c.name for c in entries):
             raise InputError(f"{w}: name {name!r} is used by another camera")
-        path = folder / _text(cam, "intrinsics", w)
-        cameras.append(RigCamera(name, load(path), path, _source(cam, w)))
-    return Rig(tuple(cameras))
+        entries.append(RigEntry(name, folder / _text(cam, "intrinsics", w), _source(cam, w), _footprint(cam, w)))
+    return tuple(entries)
+
+
+def parse_rig(data: dict, where: str, folder: Path, load=load_camera) -> Rig:
+    """Build a Rig from parsed TOML; camera files are read relative to `folder`. Every error names `where` and the
+    key at fault (`load` reads one camera file; its own errors name that file)."""
+    return Rig(tuple(RigCamera(e.name, load(e.intrinsics_path), e.intrinsics_path, e.source, e.footprint_mm)
+                     for e in parse_rig_entries(data, where, folder)))
+
+
+def load_rig_entries(path: str | Path) -> tuple[RigEntry, ...]:
+    """Read a rig file's cameras without their camera files (for placing anchors before the cameras are
+    calibrated); InputError naming the file on any problem."""
+    path = Path(path)
+    return parse_rig_entries(read_toml(path, "rig file"), str(path), path.parent)
 
 
 def load_rig(path: str | Path) -> Rig:
@@ -108,8 +150,15 @@ def rig_to_toml(rig: Rig, folder: Path | None = None) -> str:
         lines += ["[[camera]]", f"name = {_quoted(cam.name)}", f"intrinsics = {_quoted(path.as_posix())}"]
         if cam.source is not None:
             lines.append(f"source = {cam.source}" if isinstance(cam.source, int) else f"source = {_quoted(cam.source)}")
+        if cam.footprint_mm is not None:
+            lines.append(footprint_line(cam.footprint_mm))
         lines.append("")
     return "\n".join(lines)
+
+
+def footprint_line(footprint: Footprint) -> str:
+    """The `footprint_mm = [...]` line of a [[camera]] table (whole mm where they are whole)."""
+    return "footprint_mm = [" + ", ".join(f"{v:g}" for v in footprint) + "]"
 
 
 def _quoted(text: str) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.projection import table_to_pixels
+from calibration.rig import footprint_line
 from common.errors import InputError
 from fieldglass.benchmarks.limits import stored_limits
 
@@ -313,3 +314,86 @@ def parse_pair(text: str, what: str, integer: bool = False) -> tuple[float, floa
     if not (math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0) or (integer and (a % 1 or b % 1)):
         raise InputError(f"{what} {text!r}: expected two positive {'whole ' if integer else ''}numbers like 2400x1200")
     return (int(a), int(b)) if integer else (a, b)
+
+
+@dataclass(frozen=True)
+class RigPart:
+    """One camera of a planned rig: its name, the point it stands over (table mm) at the plan's height looking
+    straight down, the part of the table it must see (`footprint_mm`, x0, y0, x1, y1 clipped to the table: the
+    planned tile, which the planner checked lies in its view) and what it sees of the cloth in all (`view_mm`, not
+    clipped)."""
+
+    name: str
+    centre_mm: tuple[float, float]
+    footprint_mm: tuple[float, float, float, float]
+    view_mm: tuple[float, float, float, float]
+
+
+def rig_parts(p: Plan) -> tuple[RigPart, ...]:
+    """The cameras of the plan's tiling (`p.cameras`), named cam1.. row by row from the south-west: each over the
+    centre of its nx x ny share of the table, its footprint that share widened by TILE_OVERLAP_MM / 2 on each inner
+    side (so neighbours share a TILE_OVERLAP_MM strip). InputError when no tiling works."""
+    if p.cameras is None:
+        raise InputError("--rig-out: no split into up to 8 x 8 straight-down cameras at this height works; raise the "
+                         "cameras or use bigger markers")
+    nx, ny, height = p.cameras
+    w, d = p.setup.table_mm
+    iw, ih = p.setup.resolution
+    f = p.setup.focal_px()
+    half_view = (height * iw / 2.0 / f, height * ih / 2.0 / f)  # a straight-down pinhole's footprint on the cloth
+    half_x = w / nx / 2.0 + (TILE_OVERLAP_MM / 2.0 if nx > 1 else 0.0)
+    half_y = d / ny / 2.0 + (TILE_OVERLAP_MM / 2.0 if ny > 1 else 0.0)
+    parts = []
+    for j in range(ny):
+        for i in range(nx):
+            cx, cy = (i + 0.5) * w / nx, (j + 0.5) * d / ny
+            foot = (max(0.0, cx - half_x), max(0.0, cy - half_y), min(w, cx + half_x), min(d, cy + half_y))
+            view = (cx - half_view[0], cy - half_view[1], cx + half_view[0], cy + half_view[1])
+            parts.append(RigPart(f"cam{len(parts) + 1}", (cx, cy), foot, view))
+    return tuple(parts)
+
+
+def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]):
+    """The rectangle two footprints (x0, y0, x1, y1) share, or None when they share no area."""
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
+def _rect(r) -> str:
+    return f"x {r[0]:.0f}..{r[2]:.0f}, y {r[1]:.0f}..{r[3]:.0f} mm"
+
+
+def rig_skeleton(p: Plan) -> str:
+    """A rig file (TOML) for the plan's cameras: one [[camera]] each with a placeholder camera file "<name>.json"
+    and its footprint, the plan's advice as comments (where each stands, what it sees, the overlap strips that need
+    anchors). It parses with calibration.rig.parse_rig once the camera files exist."""
+    parts = rig_parts(p)
+    s = p.setup
+    w, d = s.table_mm
+    height = p.cameras[2]
+    lines = [
+        "# Fieldglass rig file, written by `fieldglass plan --rig-out`.",
+        f"# Table {w:g} x {d:g} mm; {len(parts)} camera(s) {s.resolution[0]}x{s.resolution[1]}, {s.fov_deg:g} deg "
+        f"{s.fov_kind} field of view, each {height:g} mm above the table looking straight down, the image's long "
+        "side along the table's width.",
+        "# Calibrate each camera (`fieldglass calibrate camera ... --out <name>.json`) beside this file, and set",
+        "# `source` (camera index, video file or stream URL) for live use.",
+    ]
+    if len(parts) == 1:
+        lines.append("# One camera sees the whole table: a rig is not needed (`--camera` does), but this one works.")
+    pairs = [(a, b, overlap(a.footprint_mm, b.footprint_mm)) for i, a in enumerate(parts) for b in parts[i + 1:]]
+    pairs = [(a, b, r) for a, b, r in pairs if r is not None]
+    if pairs:
+        lines.append("# Overlaps: glue at least 2 anchors in each (`fieldglass print anchors --rig` places them):")
+        lines += [f"#   {a.name} and {b.name}: {_rect(r)}" for a, b, r in pairs]
+    for part in parts:
+        lines += [
+            "",
+            f"# {part.name}: {height:g} mm above ({part.centre_mm[0]:.0f}, {part.centre_mm[1]:.0f}) mm, straight "
+            f"down; sees about {_rect(part.view_mm)}; must see {_rect(part.footprint_mm)}",
+            "[[camera]]",
+            f'name = "{part.name}"',
+            f'intrinsics = "{part.name}.json"',
+            footprint_line(part.footprint_mm),
+        ]
+    return "\n".join(lines) + "\n"

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from common.errors import InputError
-from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan
+from common.outfiles import check_output, write_text
+from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan, rig_skeleton
 from fieldglass.setup import roster_keys
 from vision.roster import load_roster
 
@@ -15,11 +16,19 @@ examples:
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
   fieldglass plan --table 2400x1200 --camera-resolution 1920x1080 --fov 78 --height 1700 --tilt 15 --markers 20
   fieldglass plan --table 3600x1800 --camera-resolution 3840x2160 --fov 90 --height 1500 --roster roster.toml
+  fieldglass plan --table 2400x1200 --camera-resolution 1920x1080 --fov 78 --height 1150 --rig-out rig.toml
 
 The camera is a pinhole --height mm above the table surface, aimed at the table centre, tilted --tilt degrees from
 straight down toward the far side, the image's long side along the table's width. --fov is the diagonal field of
 view as webcam makers give it (--fov-kind horizontal for a horizontal one). The smallest reliable marker comes from
 the detector's measured limits (fieldglass/data/detection_limits.json, from `fieldglass bench limits`).
+
+--rig-out RIG.toml writes a rig file for the cameras advised (cam1, cam2 ... row by row from the south-west, each
+straight down over its part of the table): a [[camera]] per camera with a placeholder camera file "<name>.json"
+(calibrate each camera into it), its footprint_mm (the part of the table it must see) and the advice as comments:
+where it stands, what it sees, and the overlap strips where anchors must go (`fieldglass print anchors --rig` places
+them). When one camera is enough the file holds one camera. It is written whole (a temporary file renamed), over an
+earlier output but never over an input.
 
 Raised anchors: glue two or four of the anchors on blocks 50-60 mm high along the table's long edges, and give each
 its block's height as `z_mm` in the layout (the height of the printed face above the cloth, measured with a ruler).
@@ -44,6 +53,8 @@ def add_parser(sub) -> None:
     p.add_argument("--tilt", type=float, default=0.0, metavar="DEG", help="tilt from straight down (default 0)")
     p.add_argument("--markers", type=float, metavar="MM", help="check markers of this side (black square, mm)")
     p.add_argument("--roster", type=Path, metavar="ROSTER.toml", help="check every piece's marker_mm")
+    p.add_argument("--rig-out", type=Path, metavar="RIG.toml",
+                   help="write a rig file for the advised cameras (placeholders, footprints, advice as comments)")
     p.set_defaults(run=run)
 
 
@@ -58,9 +69,17 @@ def run(args) -> int:
         raise InputError(f"--tilt {args.tilt:g}: expected degrees from 0 (straight down) to below 80")
     if args.markers is not None and not args.markers > 0:
         raise InputError(f"--markers {args.markers:g}: must be a positive marker side in mm")
+    if args.rig_out is not None:
+        check_output(args.rig_out, (args.roster,))
     roster = None
     if args.roster is not None:
         roster = load_roster(args.roster, roster_keys())
     setup = CameraSetup(table, resolution, args.fov, args.height, args.tilt, args.fov_kind)
-    print("\n".join(format_plan(plan(setup, marker_mm=args.markers, roster=roster))))
+    advice = plan(setup, marker_mm=args.markers, roster=roster)
+    skeleton = rig_skeleton(advice) if args.rig_out is not None else None  # InputError before any output
+    print("\n".join(format_plan(advice)))
+    if skeleton is not None:
+        write_text(args.rig_out, skeleton, (args.roster,))
+        print(f"\n{args.rig_out}: rig file for {skeleton.count('[[camera]]')} camera(s); calibrate each into the "
+              "camera file it names")
     return 0

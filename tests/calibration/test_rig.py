@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraIntrinsics, save_camera
-from calibration.rig import load_rig, rig_to_toml
+from calibration.rig import load_rig, load_rig_entries, rig_to_toml
 from common.errors import InputError
 
 
@@ -59,6 +59,10 @@ def test_a_rig_reads_its_cameras_in_order_relative_to_the_rig_file(folder, tmp_p
          "camera 2: name 'a' is used by another camera"),
         ("[[camera]]\nname = 'a'\nintrinsics = 'nowhere.json'", "nowhere.json: camera file not found"),
         ("[cameras]", "unknown key 'cameras'"),
+        ("[[camera]]\nname = 'a'\nintrinsics = 'east.json'\nfootprint_mm = [0, 0, 100]", "'footprint_mm' must be"),
+        ("[[camera]]\nname = 'a'\nintrinsics = 'east.json'\nfootprint_mm = [0, 0, 'x', 5]",
+         "'footprint_mm' must be a number"),
+        ("[[camera]]\nname = 'a'\nintrinsics = 'east.json'\nfootprint_mm = [500, 0, 100, 900]", "x0 < x1"),
         ("[[camera]\n", "not valid TOML"),
     ],
 )
@@ -74,3 +78,16 @@ def test_a_bad_rig_file_is_one_line_naming_the_file_and_key(folder, text, messag
 def test_a_missing_rig_file_is_named(tmp_path):
     with pytest.raises(InputError, match="rig.toml: rig file not found"):
         load_rig(tmp_path / "rig.toml")
+
+
+def test_footprints_are_read_kept_and_readable_before_the_camera_files_exist(folder):
+    text = GOOD.replace('source = 0', 'source = 0\nfootprint_mm = [0, 0, 1250.5, 1200]')
+    rig = load_rig(_write(folder, text))
+    assert [c.footprint_mm for c in rig.cameras] == [(0.0, 0.0, 1250.5, 1200.0), None]
+    again = load_rig(_write(folder, rig_to_toml(rig, folder)))
+    assert [c.footprint_mm for c in again.cameras] == [(0.0, 0.0, 1250.5, 1200.0), None]
+    (folder / "east.json").unlink()  # anchors are placed before the cameras are calibrated
+    entries = load_rig_entries(_write(folder, text))
+    assert [(e.name, e.footprint_mm) for e in entries] == [("west", (0.0, 0.0, 1250.5, 1200.0)), ("east", None)]
+    with pytest.raises(InputError, match="east.json: camera file not found"):
+        load_rig(folder / "rig.toml")
