@@ -156,6 +156,12 @@ def rig_to_toml(rig: Rig, folder: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+def footprint_overlap(a: Footprint, b: Footprint) -> Footprint | None:
+    """The part of the table two footprints share, or None when they share no area."""
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
 def footprint_line(footprint: Footprint) -> str:
     """The `footprint_mm = [...]` line of a [[camera]] table (whole mm where they are whole)."""
     return "footprint_mm = [" + ", ".join(f"{v:g}" for v in footprint) + "]"

@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.projection import table_to_pixels
-from calibration.rig import footprint_line
+from calibration.rig import footprint_line, footprint_overlap
 from common.errors import InputError
 from fieldglass.benchmarks.limits import stored_limits
 
@@ -353,12 +353,6 @@ def rig_parts(p: Plan) -> tuple[RigPart, ...]:
     return tuple(parts)
 
 
-def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]):
-    """The rectangle two footprints (x0, y0, x1, y1) share, or None when they share no area."""
-    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
-    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
-
-
 def _rect(r) -> str:
     return f"x {r[0]:.0f}..{r[2]:.0f}, y {r[1]:.0f}..{r[3]:.0f} mm"
 
@@ -381,7 +375,8 @@ def rig_skeleton(p: Plan) -> str:
     ]
     if len(parts) == 1:
         lines.append("# One camera sees the whole table: a rig is not needed (`--camera` does), but this one works.")
-    pairs = [(a, b, overlap(a.footprint_mm, b.footprint_mm)) for i, a in enumerate(parts) for b in parts[i + 1:]]
+    pairs = [(a, b, footprint_overlap(a.footprint_mm, b.footprint_mm))
+             for i, a in enumerate(parts) for b in parts[i + 1:]]
     pairs = [(a, b, r) for a, b, r in pairs if r is not None]
     if pairs:
         lines.append("# Overlaps: glue at least 2 anchors in each (`fieldglass print anchors --rig` places them):")

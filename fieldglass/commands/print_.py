@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 
 from calibration.intrinsics import parse_board
-from calibration.layout import load_layout
-from common.outfiles import check_output
+from calibration.layout import layout_to_toml, load_layout
+from calibration.rig import load_rig_entries
+from common.errors import InputError
+from common.outfiles import check_output, write_text
 from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
+from fieldglass.rig_layout import rig_anchor_lines, rig_layout
 from fieldglass.setup import roster_keys
 from vision.roster import load_roster
 
@@ -17,6 +20,7 @@ EPILOG = """\
 examples:
   fieldglass print markers --roster roster.toml --out labels.pdf
   fieldglass print anchors --layout table.toml --out anchors.pdf --paper letter
+  fieldglass print anchors --rig rig.toml --layout table.toml --out anchors.pdf --layout-out table-rig.toml
   fieldglass print board chessboard:9x6:25 --out board.pdf
   fieldglass print board charuco:7x5:30:22:DICT_4X4_50 --out board.pdf
   fieldglass print cards --roster roster.toml --out cards.pdf
@@ -26,6 +30,13 @@ carries a 100 mm scale bar to check with a ruler, or photograph the page next to
 `fieldglass check-print`. Marker labels: the dashed outline is the base (cut along it), the arrow points to the
 base's front. Unit cards: one QR card per unit (the roster's `unit` field, else the piece id before its last '-');
 the QR payload is JSON: {"fieldglass":"unit","unit":NAME,"pieces":[[ID,TYPE],...]}.
+
+Anchors for a rig (--rig RIG.toml, each camera with its footprint_mm, as `fieldglass plan --rig-out` writes it; the
+camera files need not exist yet): the anchors are placed anew, 2 at the ends of every overlap strip between
+neighbouring cameras and up to 4 in each camera's footprint (corners first), each whole inside them with its quiet
+zone. The table, dictionary and grid come from --layout (its own anchors are replaced), or without it the table is
+the footprints' bounding box and the dictionary DICT_4X4_250. The placed [[anchor]] entries are printed (with which
+camera sees which anchor), --layout-out writes the whole layout with them, and the PDF holds them.
 
 Raised anchors: glue two or four of the anchors on blocks 50-60 mm high along the table's long edges, and give each
 its block's height as `z_mm` in the layout (the height of the printed face above the cloth, measured with a ruler).
@@ -56,7 +67,11 @@ def add_parser(sub) -> None:
 
     a = which.add_parser("anchors", help="the layout's anchor markers with ids and table positions",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    a.add_argument("--layout", required=True, type=Path, metavar="LAYOUT.toml")
+    a.add_argument("--layout", type=Path, metavar="LAYOUT.toml", help="the table layout (needed without --rig)")
+    a.add_argument("--rig", type=Path, metavar="RIG.toml", help="place the anchors for this rig's camera footprints")
+    a.add_argument("--anchor-mm", type=float, metavar="MM",
+                   help="--rig: side of the placed anchors' black square (default: the layout's first anchor, else 50)")
+    a.add_argument("--layout-out", type=Path, metavar="LAYOUT.toml", help="--rig: write the layout with the anchors")
     common(a, "the PDF to write")
     a.set_defaults(run=run_anchors)
 
@@ -90,9 +105,25 @@ def run_markers(args) -> int:
 
 
 def run_anchors(args) -> int:
-    check_output(args.out, (args.layout,))
-    layout = load_layout(args.layout)
-    return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors", (args.layout,))
+    if args.rig is None:
+        if args.layout is None:
+            raise InputError("print anchors: needs --layout LAYOUT.toml (or --rig RIG.toml to place anchors for a rig)")
+        if args.anchor_mm is not None or args.layout_out is not None:
+            raise InputError("print anchors: --anchor-mm and --layout-out go with --rig")
+        check_output(args.out, (args.layout,))
+        layout = load_layout(args.layout)
+        return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors", (args.layout,))
+    inputs = (args.layout, args.rig)
+    check_output(args.out, inputs)
+    if args.layout_out is not None:
+        check_output(args.layout_out, (*inputs, args.out))
+    layout, seen = rig_layout(load_rig_entries(args.rig), load_layout(args.layout) if args.layout else None,
+                              args.anchor_mm)
+    print("\n".join(rig_anchor_lines(layout, seen)))
+    if args.layout_out is not None:
+        write_text(args.layout_out, layout_to_toml(layout), inputs)
+        print(f"{args.layout_out}: the layout with {len(layout.anchors)} anchors placed for the rig")
+    return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} anchors", inputs)
 
 
 def run_board(args) -> int:

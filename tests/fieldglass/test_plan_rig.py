@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraIntrinsics, save_camera
+from calibration.rig import footprint_overlap as overlap
 from calibration.rig import load_rig, load_rig_entries
 from fieldglass.cli import main
-from fieldglass.planning import CameraSetup, overlap, plan, rig_parts, rig_skeleton
+from fieldglass.planning import CameraSetup, plan, rig_parts, rig_skeleton
 
 LOW = ["--table", "2400x1200", "--camera-resolution", "1920x1080", "--fov", "90", "--height", "1300"]
 
