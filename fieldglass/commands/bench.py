@@ -15,6 +15,7 @@ from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.live import add_parser as add_live_bench
 from fieldglass.benchmarks.realdata import realdata_figures
 from fieldglass.benchmarks.record import add_parser as add_record_bench
+from fieldglass.benchmarks.rig import run_rig_bench
 from fieldglass.benchmarks.soak import add_parser as add_soak_bench
 from fieldglass.benchmarks.vision import measure_accuracy, measure_speed, measure_stream_speed
 from fieldglass.benchmarks.web import add_parser as add_web_bench
@@ -24,6 +25,7 @@ EPILOG = """\
 examples:
   fieldglass bench vision                 the full run: 4K accuracy, 1080p and 4K speed, real photos
   fieldglass bench vision --quick         a smaller run for a first look (about a minute)
+  fieldglass bench vision --rig [--quick] two rendered cameras over one table, each photo read and the views fused
 
 The synthetic frames follow the vision issue's scenario: a 2.4 x 1.2 m table of 40 x 20 fields, 100 pieces with
 20 mm markers at heights 3, 25 and 50 mm, a camera 1.7 m up tilted 0-25 degrees, blur, noise, JPEG, uneven light.
@@ -52,6 +54,8 @@ def add_parser(sub) -> None:
     v.add_argument("--pieces", type=int, default=100, help="pieces per frame (default 100)")
     v.add_argument("--seed", type=int, default=1)
     v.add_argument("--quick", action="store_true", help="2 accuracy frames, 2 speed frames")
+    v.add_argument("--rig", action="store_true",
+                   help="only the rig: two cameras over one table, fused (3 scenes each, --quick 1)")
     v.add_argument(
         "--realdata", type=Path, default=DEFAULT_REALDATA, metavar="DIR", help="folder of real photos with ground truth"
     )
@@ -80,6 +84,8 @@ def add_system_benches(which) -> None:
 
 
 def run_vision(args) -> int:
+    if args.rig:
+        return run_rig_bench(args)
     frames, speed_frames = (2, 2) if args.quick else (args.frames, args.speed_frames)
     print(f"fieldglass bench vision  (OpenCV {cv2.__version__}, {os.cpu_count()} cores, {platform.machine()})")
     tally = measure_accuracy(frames, args.seed, args.pieces)
