@@ -375,6 +375,9 @@ def rig_skeleton(p: Plan) -> str:
     ]
     if len(parts) == 1:
         lines.append("# One camera sees the whole table: a rig is not needed (`--camera` does), but this one works.")
+        if p.whole_table and s.tilt_deg:
+            lines.append(f"# It may stay as planned: tilted {s.tilt_deg:g} deg, aimed at the table centre (the line "
+                         "below gives the straight-down alternative).")
     pairs = [(a, b, footprint_overlap(a.footprint_mm, b.footprint_mm))
              for i, a in enumerate(parts) for b in parts[i + 1:]]
     pairs = [(a, b, r) for a, b, r in pairs if r is not None]

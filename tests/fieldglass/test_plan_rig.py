@@ -72,6 +72,9 @@ def test_one_camera_is_enough_writes_a_one_camera_rig_saying_so(tmp_path, capsys
     text = out.read_text()
     assert text.count("[[camera]]") == 1 and "a rig is not needed" in text
     assert load_rig_entries(out)[0].footprint_mm == (0.0, 0.0, 1200.0, 800.0)
+    assert "tilted" not in text
+    assert main([*argv, "--tilt", "10", "--rig-out", str(out)]) == 0
+    assert "It may stay as planned: tilted 10 deg" in out.read_text()
 
 
 def test_rig_out_mistakes_are_one_line_and_write_nothing(tmp_path, capsys):
