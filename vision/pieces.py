@@ -57,13 +57,19 @@ class PiecePose:
 
 @dataclass(frozen=True)
 class TableReading:
-    """What one frame says about the table."""
+    """What one frame says about the table.
+
+    A rig's fused reading (vision/rig_stream.py) has no markers of one camera; it says instead which of its pieces
+    some camera saw `lifted` off the table (in a hand), and which pieces are `out_of_view`: no working camera can
+    see their place now (their camera stalled or ended), so their time unseen does not count."""
 
     pose: CameraPose | None
     pieces: tuple[PiecePose, ...]
     unknown: tuple[int, ...]
     conflicts: tuple[int, ...]
     markers: tuple[MarkerDetection, ...] = ()
+    lifted: tuple[str, ...] = ()
+    out_of_view: tuple[str, ...] = ()
 
 
 def heading_from_corners(corners_mm: np.ndarray) -> float:
