@@ -23,6 +23,7 @@ import numpy as np
 
 from calibration.rig import Rig, load_rig
 from common.errors import InputError
+from common.outfiles import check_not_input
 from fieldglass.recording import (
     FrameStream,
     GameRecorder,
@@ -224,6 +225,7 @@ def rig_plan(args) -> RecordingPlan:
     camera saw lifted)."""
     rig = load_rig(args.rig)
     sources = rig_sources(rig, args.rig, args.sources)
+    check_not_input(args.out, [*sources, *(c.intrinsics_path for c in rig.cameras)])
     for spec in sources:
         if spec in ("synthetic", "scripted"):
             raise InputError(f"--rig: --source {spec} is one rendered camera; a rig records videos, folders of "

@@ -57,7 +57,7 @@ class RigScript:
 
     @property
     def hover(self) -> range:
-        """The frames of the hand only one camera sees."""
+        """The frames with the hand only one camera sees."""
         return range(min(self.hand_only), max(self.hand_only) + 1)
 
     def write_frames(self, folder: str | Path, resolution: tuple[int, int] = RESOLUTION, stop: int | None = None
@@ -85,7 +85,7 @@ def rig_scripted_game(fps: float = 5.0) -> RigScript:
     g.move(places, "au-i-2", "K6", 180.0, "slide", seed=9, rest=6)  # L7 -> K6, both cameras
     start = g.now
     g.hover(places, *field_centre("J3"), 6, seed=6)  # over the gun (J3, in the overlap), seen by the west only
-    hand_only = {i: "west" for i in range(start, g.now)}
+    hand_only = {i: "west" for i in range(start, g.now) if g.frames[i].hand is not None}
     g.take_off(places, "au-c-1", seed=10, rest=10)  # O8, the east's half: knocked off, nobody says so
     g.truth.append({"type": "missing", "piece": "au-c-1"})
     g.inputs.append({"frame": g.now - 1, "type": "confirm", "piece": "au-c-1", "removed": True, "by": "AU player"})

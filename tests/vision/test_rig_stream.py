@@ -33,7 +33,7 @@ def test_a_hand_seen_by_one_camera_holds_the_piece_the_other_still_sees(script):
     hover = script.hover
     gun = "fr-a-1"
     x, y = script.game.frames[hover.start].places[gun][:2]
-    out = {i: rig.read(images, i / script.game.fps) for i, images in frames(script, hover.start - 2, hover.stop)}
+    out = {i: rig.read(images, i / script.game.fps) for i, images in frames(script, hover.start - 2, hover.stop + 3)}
     before, under = out[hover.start - 1], [out[i] for i in hover if gun in out[i].hidden["west"]]
     assert {p.piece for p in before.reading.pieces} >= {gun} and before.hidden == {"west": (), "east": ()}
     assert len(under) >= 3  # the west lost it under the hand for most of the hover
@@ -44,7 +44,7 @@ def test_a_hand_seen_by_one_camera_holds_the_piece_the_other_still_sees(script):
         assert gun in {p.pose.piece for p in f.fused.pieces}
         assert gun not in {p.piece for p in f.reading.pieces}  # ... yet the rig's reading holds it occluded
         assert f.hidden["east"] == () and f.status == {"west": READING, "east": READING}
-    after = out[hover.stop - 1]  # the hand gone for 3 frames
+    after = out[hover.stop + 2]  # the hand gone for 3 frames
     assert gun in {p.piece for p in after.reading.pieces} and after.hidden["west"] == ()
 
 
