@@ -11,6 +11,7 @@ import pytest
 
 from calibration.camera import save_camera
 from calibration.layout import layout_to_toml
+from common.errors import InputError
 from fieldglass.cli import main
 from fieldglass.record import Record
 from fieldglass.recording import FrameStream
@@ -161,3 +162,16 @@ def test_a_stalled_camera_is_said_once_left_out_and_welcomed_back():
     assert said[0] == "east: no frame for 0.3 s after frame 1 (stalled); recording goes on with west"
     assert said[1].startswith("east: frames again from frame 2")
     assert sum(s.images[1] is not None for _, _, s in shots) == 8  # every east frame came, late
+
+
+def test_a_camera_whose_frame_cannot_be_read_drops_out_with_the_reason():
+    def broken():
+        yield 0, 0.0, np.zeros((2, 2, 3), np.uint8)
+        raise InputError("east/frame-00001.jpg: not an image OpenCV can read")
+
+    said = []
+    workers = [CaptureWorker("west", _stream(3), False), CaptureWorker("east", FrameStream(broken(), 3, "x"), False)]
+    shots = list(paired(workers, said.append))
+    assert [s.images[1] is not None for _, _, s in shots] == [True, False, False]
+    assert said == ["east: no frame after frame 0 (east/frame-00001.jpg: not an image OpenCV can read); recording "
+                    "goes on with west"]
