@@ -8,12 +8,13 @@ mm, the shape the tracker (vision/tracking.py) consumes.
 Two things a plain fusion would get wrong:
 
 * A hand seen by one camera only. A camera that loses a piece where its picture changed (a hand over it) keeps it
-  *hidden*: while it is, the piece is left out of the fused reading (the tracker holds it `occluded` at its place,
-  and no neighbour's move is committed beside it) even when another camera still sees it there. It stops being
+  *hidden*: while it is, the piece is left out of the fused reading even when another camera still sees it there,
+  and the reading says it is `held` (the tracker keeps it `occluded` at its place without counting the time, and
+  commits no neighbour's move beside it). It stops being
   hidden when that camera sees it again, when another camera sees it away from where it was hidden (it was carried
   off), or when the camera's picture around it has stood still for `hold_s` without showing it (no hand there now).
 * A camera that is gone (no frame, or no anchors seen). The pieces it saw last, where no working camera can see
-  their place, are `out_of_view`: they keep their place and their time unseen does not count, so a stalled camera
+  their place, are `held` too: they keep their place and their time unseen does not count, so a stalled camera
   makes no piece missing; the others go on reading.
 
 Pure logic over the frames it is given (no capture, no clock of its own: times are the frames' timestamps).
@@ -134,11 +135,11 @@ class RigStreamReader:
                 lifted |= lifted_pieces(cam.reading, cam.camera, self.roster, self.config.lift_ratio)
         views = tuple(CameraView(c.name, c.camera, c.reading) for c in self.cameras if c.reading is not None)
         fused = fuse_views(views, self.roster, self.layout.grid)
-        pieces = self._unhidden(fused)
+        pieces, under_hands = self._unhidden(fused)
         ids = {p.piece for p in pieces}
         pose = next((v.reading.pose for v in views if v.reading.pose is not None), None)
         reading = TableReading(pose, tuple(pieces), fused.unknown, fused.conflicts, (),
-                               tuple(sorted(lifted & ids)), tuple(sorted(self._out_of_view(ids))))
+                               tuple(sorted(lifted & ids)), tuple(sorted(under_hands | self._out_of_view(ids))))
         status = {c.name: NO_FRAME if c.reading is None else READING if c.reading.pose is not None else UNREGISTERED
                   for c in self.cameras}
         hidden = {c.name: tuple(sorted(c.hidden)) for c in self.cameras}
@@ -179,10 +180,10 @@ class RigStreamReader:
 
     # ------------------------------------------------------------------ the rig
 
-    def _unhidden(self, fused: RigReading) -> list[PiecePose]:
-        """The fused pieces less those a camera holds hidden where another still sees them; a piece seen away
-        from where a camera hid it was carried off: that camera lets it go."""
-        out = []
+    def _unhidden(self, fused: RigReading) -> tuple[list[PiecePose], set[str]]:
+        """The fused pieces less those a camera holds hidden where another still sees them (and those, held); a
+        piece seen away from where a camera hid it was carried off: that camera lets it go."""
+        out, held = [], set()
         for fp in fused.pieces:
             p = fp.pose
             holders = [c for c in self.cameras if p.piece in c.hidden and c.reading is not None]
@@ -191,9 +192,11 @@ class RigStreamReader:
             for c in holders:
                 if c not in here:
                     del c.hidden[p.piece]
-            if not here:
+            if here:
+                held.add(p.piece)
+            else:
                 out.append(p)
-        return out
+        return out, held
 
     def _out_of_view(self, seen: set[str]) -> set[str]:
         """Pieces a camera that is gone (no frame, no anchors) saw last, unseen now, whose place no working camera

@@ -260,10 +260,14 @@ class Tracker:
         self.gap = False
 
     @staticmethod
-    def _out_of_view(track: PieceTrack, since: float) -> None:
+    def _held(track: PieceTrack, since: float) -> None:
+        """A piece held by the reading: occluded at its place, the `since` seconds not counted unseen."""
         if track.unseen_since is not None:
             track.unseen_since += since
         track.candidate_since = None
+        track.lifted = False
+        if track.state in ("seen", "moving"):
+            track.state = "occluded"
 
     def expect_removal(self, piece: str, by: str, t: float | None = None, frame: int | None = None) -> Removed:
         """The rules took the piece off (a combat): removed now, its leaving the table is expected."""
@@ -310,18 +314,18 @@ class Tracker:
             return []
         if observations is None:
             observations = self.observations(reading)
-        return self.step(observations, t, frame, frozenset(reading.out_of_view))
+        return self.step(observations, t, frame, frozenset(reading.held))
 
     def step(self, seen: dict[str, Observation], t: float, frame: int,
-             out_of_view: frozenset[str] = frozenset()) -> list[TrackEvent]:
-        """The core: one frame's observations (piece id -> Observation) at time `t`. The pieces `out_of_view` (no
-        camera can see their place: a rig's camera is gone) keep their place and state, and the time since the
-        last frame is not counted for them (as `camera_gap` for the whole table)."""
+             held: frozenset[str] = frozenset()) -> list[TrackEvent]:
+        """The core: one frame's observations (piece id -> Observation) at time `t`. The pieces `held` and not
+        seen (a rig's reading: known to stand where they stood while no camera shows them) are occluded at their
+        place, and the time since the last frame is not counted for them (as `camera_gap` for the whole table)."""
         if self.gap:
             self._skip_gap(t)
         since = t - self.t if self.t is not None else 0.0
-        for pid in out_of_view - seen.keys():
-            self._out_of_view(self._track(pid), since)
+        for pid in held - seen.keys():
+            self._held(self._track(pid), since)
         self.t, self.frame = t, frame
         events: list[TrackEvent] = []
         hidden = [tr.place for tr in self.tracks.values()
@@ -329,7 +333,7 @@ class Tracker:
         for pid, track in self.tracks.items():
             obs = seen.get(pid)
             track.seen_now = obs.place if obs else None
-            if obs is None and pid in out_of_view:
+            if obs is None and pid in held:
                 continue
             if obs is None:
                 self._unseen(track, t, frame, events)

@@ -43,12 +43,13 @@ def test_a_hand_seen_by_one_camera_holds_the_piece_the_other_still_sees(script):
         assert math.hypot(seen[gun].x_mm - x, seen[gun].y_mm - y) < 3.0  # the east sees it standing there ...
         assert gun in {p.pose.piece for p in f.fused.pieces}
         assert gun not in {p.piece for p in f.reading.pieces}  # ... yet the rig's reading holds it occluded
+        assert gun in f.reading.held
         assert f.hidden["east"] == () and f.status == {"west": READING, "east": READING}
     after = out[hover.stop + 2]  # the hand gone for 3 frames
     assert gun in {p.piece for p in after.reading.pieces} and after.hidden["west"] == ()
 
 
-def test_a_camera_without_a_frame_leaves_its_pieces_out_of_view_and_the_other_reading(script):
+def test_a_camera_without_a_frame_leaves_its_pieces_held_and_the_other_reading(script):
     rig = reader(script)
     shots = frames(script, 0, 3)
     for i, images in shots[:2]:
@@ -58,7 +59,7 @@ def test_a_camera_without_a_frame_leaves_its_pieces_out_of_view_and_the_other_re
     assert gone.status == {"west": READING, "east": NO_FRAME}
     west = {p.piece for p in both.views[0].reading.pieces}
     assert {p.piece for p in gone.reading.pieces} == west
-    assert gone.reading.out_of_view == ("au-c-1",)  # O8, in the east's half only: its camera is gone, not it
+    assert gone.reading.held == ("au-c-1",)  # O8, in the east's half only: its camera is gone, not it
 
 
 def in_frame(cam, x_mm, y_mm):

@@ -185,9 +185,9 @@ def _poses(places, skip=()):
                  if pid not in skip)
 
 
-def test_a_piece_out_of_view_keeps_its_place_and_its_unseen_time_does_not_count():
-    """A rig's camera gone: the pieces only it saw are out of view, never reported missing while it is gone; once
-    they are in view again and unseen, their time counts from there."""
+def test_a_held_piece_keeps_its_place_and_its_unseen_time_does_not_count():
+    """A rig's camera gone: the pieces only it saw are held, occluded, never reported missing while it is gone;
+    once they are in view again and unseen, their time counts from there."""
     tr = Tracker(roster(), TrackerConfig(missing_after_s=1.0))
     events = []
     for i in range(7):
@@ -195,8 +195,8 @@ def test_a_piece_out_of_view_keeps_its_place_and_its_unseen_time_does_not_count(
     assert [type(e) for e in events] == [Appeared] * 4
     events.clear()
     for i in range(7, 40):  # 6.6 s with p3's camera gone
-        events += tr.update(TableReading(object(), _poses(HOME, ("p3",)), (), (), out_of_view=("p3",)), i * DT, i)
-    assert events == [] and tr.states()["p3"] == "seen" and tr.committed()["p3"] == HOME["p3"]
+        events += tr.update(TableReading(object(), _poses(HOME, ("p3",)), (), (), held=("p3",)), i * DT, i)
+    assert events == [] and tr.states()["p3"] == "occluded" and tr.committed()["p3"] == HOME["p3"]
     for i in range(40, 46):  # its place in view again, and it is not there
         events += tr.update(TableReading(object(), _poses(HOME, ("p3",)), (), ()), i * DT, i)
     assert [(type(e), e.piece, e.frame) for e in events] == [(Missing, "p3", 45)]
