@@ -5,7 +5,8 @@ a piece carried across is seen at places it never stood, a lifted piece is seen 
 it is printed. The `Tracker` keeps, per roster piece, its *committed* place and a state:
 
 * ``seen``      seen at its committed place;
-* ``occluded``  not seen, but nothing says it moved away: it keeps its place (a hand over it);
+* ``occluded``  not seen, but nothing says it moved away: it keeps its place (a hand over it; a rig's reading
+                that holds it, its time unseen not counted);
 * ``moving``    seen off its committed place (or lifted), not yet settled;
 * ``missing``   not seen for longer than `missing_after_s`: reported once, for a player to confirm;
 * ``removed``   confirmed removed by a player, or taken off by the rules;
