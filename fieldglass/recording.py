@@ -43,7 +43,7 @@ from rules.system import game_system, table_system
 from vision.pieces import camera_for_frame, read_table
 from vision.roster import Roster, roster_to_toml
 from vision.sources import IMAGE_SUFFIXES, ImageSource, VideoSource, open_source, read_image
-from vision.stream import ChangeConfig, LiveReader
+from vision.stream import ChangeConfig, FrameWork, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
 
@@ -432,15 +432,24 @@ def record_stream(
     read: Callable[[np.ndarray], object],
     inputs: dict[int, list[dict]] | None = None,
     heartbeat_s: float = HEARTBEAT_S,
+    picture: Callable[[object], np.ndarray | None] | None = None,
 ) -> int:
-    """Run frames through `read` (image -> TableReading), the tracker and the record. Returns frames read."""
+    """Run frames through `read` (image -> TableReading), the tracker and the record. Returns frames read.
+
+    A frame may be anything `read` takes (a rig's: one image per camera); `picture(frame)` is then the image kept
+    with the events it makes (thumbnails). A reading None says no camera gave a frame: that time is a camera gap
+    (vision/tracking.py `camera_gap`), and the frame is not counted."""
     inputs = inputs or {}
     record = recorder.record
     last_beat = -math.inf
     n = 0
     last = None
-    for i, t, image in frames:
-        reading = read(image)
+    for i, t, shot in frames:
+        reading = read(shot)
+        if reading is None:
+            recorder.camera_gap()
+            continue
+        image = shot if picture is None else picture(shot)
         recorder.feed(reading, t, i, image)
         for inp in inputs.get(i, []):
             recorder.apply(inp, t, i, image)
@@ -455,7 +464,7 @@ def record_stream(
 
 
 def play_into_record(record: Record, out: Path, recorder, frames: Callable, start: int, read: Callable,
-                     inputs, resume: bool) -> int | None:
+                     inputs, resume: bool, picture: Callable | None = None) -> int | None:
     """Open the frames from `start` (with a progress bar when their number is known) and record them.
 
     Returns the number of frames read, or None when the user interrupted (every event so far is kept). A source that
@@ -465,7 +474,7 @@ def play_into_record(record: Record, out: Path, recorder, frames: Callable, star
         stream, total = frames(start)
         if total:
             stream = progress(stream, max(total - start, 0), "recording")
-        return record_stream(recorder, stream, read, inputs)
+        return record_stream(recorder, stream, read, inputs, picture=picture)
     except InputError:
         if not resume:
             drop_if_empty(record, out)
@@ -559,7 +568,7 @@ def resume_mismatch(kept: dict, given: dict) -> str | None:
 
 
 _CHECKED = {"system", "roster", "layout", "board", "blocks", "game", "piece_states", "rules_options"}
-_MAY_CHANGE = {"players", "source", "calibration", "roster_toml"}
+_MAY_CHANGE = {"players", "source", "calibration", "roster_toml", "rig"}
 
 
 def open_record(out: str | Path, meta: dict, resume: bool = False, overwrite: bool = False) -> tuple[Record, int]:
@@ -608,6 +617,7 @@ class RecordingPlan:
     inputs: dict[int, list[dict]]
     start_recorder: Callable[[Record, TrackerConfig, Callable], GameRecorder]
     summary: Callable[[Record], str] = lambda record: ""
+    picture: Callable[[object], np.ndarray | None] | None = None  # the image of a frame `read` takes, if not it
 
 
 def options_and_players(args) -> tuple[dict, list[str]]:
@@ -636,8 +646,15 @@ class RecordReader:
         self.live = LiveReader(registration, roster, config or ChangeConfig(settle=False))
         self.fulls = 0  # full scans in a row by the change detector
         self.plain_left = 0  # frames still to read in full before trying the change detector again
+        self.plain = False  # the last frame was read in full
+
+    @property
+    def work(self) -> FrameWork:
+        """What was read again of the last frame (a plain read: all of it)."""
+        return FrameWork("full", 1.0) if self.plain else self.live.work
 
     def read(self, image: np.ndarray):
+        self.plain = bool(self.plain_left)
         if self.plain_left:
             self.plain_left -= 1
             if self.plain_left == 0:
@@ -689,7 +706,8 @@ def record_game(args, plan: RecordingPlan) -> int:
         record.close()
         raise
     t0 = time.perf_counter()
-    n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume)
+    n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume,
+                         plan.picture)
     if n is None:
         return 130
     if n == 0 and not args.resume:  # issue 15 case 17: a source without frames leaves no empty record

@@ -57,13 +57,20 @@ class PiecePose:
 
 @dataclass(frozen=True)
 class TableReading:
-    """What one frame says about the table."""
+    """What one frame says about the table.
+
+    A rig's fused reading (vision/rig_stream.py) has no markers of one camera; it says instead which of its pieces
+    some camera saw `lifted` off the table (in a hand), and which pieces it `held`: not in the reading, yet known to
+    stand where they stood (a hand one camera sees over a piece another still sees there; a piece only a camera that
+    is gone could see), so they are occluded and their time unseen does not count."""
 
     pose: CameraPose | None
     pieces: tuple[PiecePose, ...]
     unknown: tuple[int, ...]
     conflicts: tuple[int, ...]
     markers: tuple[MarkerDetection, ...] = ()
+    lifted: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()
 
 
 def heading_from_corners(corners_mm: np.ndarray) -> float:

@@ -39,7 +39,8 @@ FPS = 5.0
 LIFT_MM = 70.0
 
 
-def _centre(cell: str, field_mm: float = 60.0) -> tuple[float, float]:
+def field_centre(cell: str, field_mm: float = 60.0) -> tuple[float, float]:
+    """The centre (table mm) of a field named like "F3" on a grid of `field_mm` fields from the origin."""
     c, r = parse_field(cell)
     return (c + 0.5) * field_mm, (r + 0.5) * field_mm
 
@@ -107,7 +108,7 @@ class ScriptedGame:
     def move(self, places: dict, pid: str, to_cell: str, to_heading: float, style: str, seed: int,
              rest: int = 7) -> None:
         x0, y0, h0, _ = places[pid]
-        x1, y1 = _centre(to_cell)
+        x1, y1 = field_centre(to_cell)
         for r in (0.35, 0.7, 1.0):  # the hand reaches in over the piece
             self._add(places, (x0, y0, r), seed)
         steps = (1 / 3, 2 / 3) if style == "lift" else (0.25, 0.5, 0.75)
@@ -269,7 +270,7 @@ def scripted_game(fps: float = FPS) -> ScriptedGame:
     layout = standard_layout(1200.0, 600.0)
     roster = scripted_roster()
     g = ScriptedGame(roster, layout, fps=fps)
-    places = {pid: (*_centre(cell), h, 0.0) for pid, (cell, h) in START.items()}
+    places = {pid: (*field_centre(cell), h, 0.0) for pid, (cell, h) in START.items()}
     g.still(places, 7)
     for pid, (cell, _h) in START.items():
         g.truth.append({"type": "appeared", "piece": pid, "to": cell})

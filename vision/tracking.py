@@ -5,7 +5,8 @@ a piece carried across is seen at places it never stood, a lifted piece is seen 
 it is printed. The `Tracker` keeps, per roster piece, its *committed* place and a state:
 
 * ``seen``      seen at its committed place;
-* ``occluded``  not seen, but nothing says it moved away: it keeps its place (a hand over it);
+* ``occluded``  not seen, but nothing says it moved away: it keeps its place (a hand over it; a rig's reading
+                that holds it, its time unseen not counted);
 * ``moving``    seen off its committed place (or lifted), not yet settled;
 * ``missing``   not seen for longer than `missing_after_s`: reported once, for a player to confirm;
 * ``removed``   confirmed removed by a player, or taken off by the rules;
@@ -259,6 +260,16 @@ class Tracker:
             track.candidate_since = None
         self.gap = False
 
+    @staticmethod
+    def _held(track: PieceTrack, since: float) -> None:
+        """A piece held by the reading: occluded at its place, the `since` seconds not counted unseen."""
+        if track.unseen_since is not None:
+            track.unseen_since += since
+        track.candidate_since = None
+        track.lifted = False
+        if track.state in ("seen", "moving"):
+            track.state = "occluded"
+
     def expect_removal(self, piece: str, by: str, t: float | None = None, frame: int | None = None) -> Removed:
         """The rules took the piece off (a combat): removed now, its leaving the table is expected."""
         return self.confirm(piece, True, by, t, frame)
@@ -285,33 +296,16 @@ class Tracker:
     # ------------------------------------------------------------------ observations
 
     def observations(self, reading: TableReading) -> dict[str, Observation]:
-        """The pieces a reading saw, each with its place and whether it looked lifted."""
+        """The pieces a reading saw, each with its place and whether it looked lifted (by its marker's size with
+        this tracker's lens, or as the reading says: a rig's fused reading)."""
         out: dict[str, Observation] = {}
-        lifted = self._lifted(reading) if self.camera is not None else set()
+        lifted = set(reading.lifted)
+        if self.camera is not None:
+            lifted |= lifted_pieces(reading, self.camera, self.roster, self.config.lift_ratio)
         for p in reading.pieces:
             if p.marker in reading.conflicts:
                 continue
             out[p.piece] = Observation(Place.of(p), p.piece in lifted)
-        return out
-
-    def _lifted(self, reading: TableReading) -> set[str]:
-        """Pieces whose marker, cast onto the plane of its printed height, is bigger than printed."""
-        if reading.pose is None:
-            return set()
-        by_marker = self.roster.by_marker()
-        out = set()
-        for m in reading.markers:
-            piece = by_marker.get(m.id)
-            if piece is None or m.id in reading.conflicts:
-                continue
-            try:
-                c = pixels_to_table(np.asarray(m.corners, float), self.camera, reading.pose, piece.marker_height_mm)
-            except Exception:  # noqa: BLE001 - a degenerate projection says nothing about lifting
-                continue
-            c = np.asarray(c, float)[:, :2]
-            side = float(np.mean([np.linalg.norm(c[i] - c[i - 1]) for i in range(4)]))
-            if side > piece.marker_mm * (1.0 + self.config.lift_ratio):
-                out.add(piece.id)
         return out
 
     def update(self, reading: TableReading | None, t: float, frame: int,
@@ -321,12 +315,18 @@ class Tracker:
             return []
         if observations is None:
             observations = self.observations(reading)
-        return self.step(observations, t, frame)
+        return self.step(observations, t, frame, frozenset(reading.held))
 
-    def step(self, seen: dict[str, Observation], t: float, frame: int) -> list[TrackEvent]:
-        """The core: one frame's observations (piece id -> Observation) at time `t`."""
+    def step(self, seen: dict[str, Observation], t: float, frame: int,
+             held: frozenset[str] = frozenset()) -> list[TrackEvent]:
+        """The core: one frame's observations (piece id -> Observation) at time `t`. The pieces `held` and not
+        seen (a rig's reading: known to stand where they stood while no camera shows them) are occluded at their
+        place, and the time since the last frame is not counted for them (as `camera_gap` for the whole table)."""
         if self.gap:
             self._skip_gap(t)
+        since = t - self.t if self.t is not None else 0.0
+        for pid in held - seen.keys():
+            self._held(self._track(pid), since)
         self.t, self.frame = t, frame
         events: list[TrackEvent] = []
         hidden = [tr.place for tr in self.tracks.values()
@@ -334,6 +334,8 @@ class Tracker:
         for pid, track in self.tracks.items():
             obs = seen.get(pid)
             track.seen_now = obs.place if obs else None
+            if obs is None and pid in held:
+                continue
             if obs is None:
                 self._unseen(track, t, frame, events)
             else:
@@ -437,6 +439,28 @@ class Tracker:
         return a.distance(b) <= cfg.still_mm and abs(a.turn(b)) <= cfg.still_deg
 
 
+def lifted_pieces(reading: TableReading, camera, roster: Roster, lift_ratio: float) -> set[str]:
+    """Pieces whose marker, cast onto the plane of its printed height with `camera` (CameraIntrinsics at the
+    reading's resolution), is bigger than printed by more than `lift_ratio`: held off the table."""
+    if reading.pose is None:
+        return set()
+    by_marker = roster.by_marker()
+    out = set()
+    for m in reading.markers:
+        piece = by_marker.get(m.id)
+        if piece is None or m.id in reading.conflicts:
+            continue
+        try:
+            c = pixels_to_table(np.asarray(m.corners, float), camera, reading.pose, piece.marker_height_mm)
+        except Exception:  # noqa: BLE001 - a degenerate projection says nothing about lifting
+            continue
+        c = np.asarray(c, float)[:, :2]
+        side = float(np.mean([np.linalg.norm(c[i] - c[i - 1]) for i in range(4)]))
+        if side > piece.marker_mm * (1.0 + lift_ratio):
+            out.add(piece.id)
+    return out
+
+
 def run_tracker(tracker: Tracker, frames: Iterable[tuple[float, int, TableReading]]) -> list[TrackEvent]:
     """All events of a stream of (t, frame number, reading)."""
     out: list[TrackEvent] = []
@@ -447,5 +471,5 @@ def run_tracker(tracker: Tracker, frames: Iterable[tuple[float, int, TableReadin
 
 __all__ = [
     "STATES", "Appeared", "Kept", "Missing", "Moved", "Observation", "PieceTrack", "Place", "Removed", "TrackEvent",
-    "Tracker", "TrackerConfig", "run_tracker",
+    "Tracker", "TrackerConfig", "lifted_pieces", "run_tracker",
 ]

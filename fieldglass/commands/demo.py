@@ -12,6 +12,7 @@ import numpy as np
 from calibration.registration import TableRegistration
 from common.errors import InputError
 from common.outfiles import check_image_name, output_file
+from fieldglass.rig_demo import run_rig_demo
 from vision.annotate import annotate
 from vision.pieces import read_table
 from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
@@ -21,9 +22,16 @@ examples:
   fieldglass demo                               1080p view of the demo table, screenshot in out/demo.png
   fieldglass demo --resolution 3840x2160 --tilt 25 --hand
   fieldglass demo --screenshot table.png
+  fieldglass demo --rig                         two cameras over one table: the scripted game read as one
 
 The demo table is 2.4 x 1.2 m with a 40 x 20 grid of 60 mm fields, 8 anchor markers and two small armies.
 It is rendered by a virtual camera with lens distortion, so the figures it prints are checked against the truth.
+
+With --rig the scripted game (a 1.2 x 0.6 m table) is filmed by two low cameras side by side, neither seeing the whole
+table, and read as `fieldglass record --rig` reads a rig: each camera registered from the anchors it sees, their
+readings fused into one table, a hand one camera sees holding the pieces under it. It prints each camera's anchors,
+every committed event with the cameras that saw the piece, each piece a camera loses under a hand, and whether the
+committed moves equal the script (exit 1 when not); no screenshot.
 """
 
 
@@ -49,6 +57,8 @@ def add_parser(sub) -> None:
     p.add_argument("--resolution", type=_resolution, default=(1920, 1080), metavar="WxH", help="default 1920x1080")
     p.add_argument("--tilt", type=float, default=15.0, metavar="DEG", help="camera tilt from vertical (default 15)")
     p.add_argument("--hand", action="store_true", help="a hand reaches over the table and hides some pieces")
+    p.add_argument("--rig", action="store_true", help="two cameras over one table: the scripted game read by a rig, "
+                   "its committed events printed")
     p.add_argument(
         "--screenshot", type=Path, default=Path("out/demo.png"), metavar="PNG", help="where to save the annotated view"
     )
@@ -56,6 +66,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if args.rig:
+        print("a rig of two rendered cameras, read headless: what it sees and commits")
+        return run_rig_demo()
     if not 0.0 <= args.tilt <= 60.0:
         raise InputError(f"--tilt {args.tilt:g}: the camera tilt must be 0..60 degrees")
     check_image_name(args.screenshot)

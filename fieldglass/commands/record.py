@@ -24,6 +24,7 @@ from fieldglass.recording import (
     system_meta,
     table_reader,
 )
+from fieldglass.rig_recording import rig_plan
 from fieldglass.setup import load_setup, roster_keys
 from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
@@ -43,6 +44,10 @@ examples:
       --inputs inputs.jsonl --out m.fgr        a Marengo game: block moves, step losses, resolutions, the winner
   fieldglass record --system dbx --source synthetic --frames 40 --inputs inputs.jsonl --out d.fgr
                                            the DBX demo table; combats resolved by the DBX engine
+  fieldglass record --rig rig.toml --layout table.toml --roster roster.toml --out game.fgr
+                                           two or more cameras, each from the rig file's `source`
+  fieldglass record --rig rig.toml --source west.mp4 --source east.mp4 ... --out game.fgr
+                                           the same rig filmed: one --source per camera, in the rig file's order
 
 Every registered game system records the same way (`fieldglass systems` lists them): the camera's committed places
 become the system's position as the live dashboard places them, and the players' combats are resolved by its
@@ -57,6 +62,14 @@ starting position and rules options (--overwrite replaces a record instead). --i
 (turns, phases, combats, answers to missing reports, notes, bookmarks, undo, and a piece's state the camera
 cannot see, such as a figure's type the set-up asks: {"type": "state", "piece": ID, "key": "type", "value": V})
 from a JSON Lines file, one object per line with the frame it follows.
+
+With --rig every camera of the rig file is read at once, each by a capture worker of its own: frame i of each
+video or folder of frames is one instant (a live camera gives its newest frame); each camera is registered to the
+table from the anchors it sees, and the cameras' readings are fused into one table (a piece seen by two cameras is
+placed once, at their weighted mean). A hand seen by any camera over a piece holds that piece where it stood, even
+while another camera still sees it. A camera whose frames stop (its video ends early, a frame cannot be read, no
+frame for 2 s) is said once in one line and left out; the others go on, and the pieces only it could see keep
+their places without being counted unseen (none is reported missing because its camera is gone).
 """
 
 
@@ -79,9 +92,12 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=_Formatter,
     )
-    p.add_argument("--source", required=True, help="camera index, video file, folder or glob of frames, "
-                   "'synthetic' or 'scripted'")
+    p.add_argument("--source", action="append", help="camera index, video file, folder or glob of frames, "
+                   "'synthetic' or 'scripted'; with --rig, once per camera in the rig file's order (default: the "
+                   "rig file's sources)")
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic/scripted)")
+    p.add_argument("--rig", metavar="RIG.toml", help="several cameras over the table (a rig file: each camera's "
+                   "lens file and source); excludes --camera")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (not needed for synthetic/scripted)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (not needed for synthetic/scripted)")
     p.add_argument("--system", help="game system, one of the registered: %(systems)s")
@@ -219,12 +235,33 @@ def run(args) -> int:
     args.system = args.system or default_system()
     if args.system not in system_names():
         raise InputError(f"--system {args.system!r}: unknown rules system (known: {' '.join(system_names())})")
+    check_sources(args)
     check_timing(args)
     check_counts(args)
-    inputs = (args.source, args.camera, args.layout, args.roster, args.board, args.game, args.options, args.inputs)
+    inputs = (*args.sources, args.rig, args.camera, args.layout, args.roster, args.board, args.game, args.options,
+              args.inputs)
     check_not_input(args.out, inputs)  # --overwrite never deletes a video, a roster or another input
     with spectators(args.out, args.serve), following(args.out, args.archive, _archive_log):
-        return record_game(args, plan(args))
+        return record_game(args, rig_plan(args) if args.rig is not None else plan(args))
+
+
+def check_sources(args) -> None:
+    """One --source for one camera; with --rig, one per camera or none (the rig file's): `args.sources` the list,
+    `args.source` what messages name (the one source, or the rig file)."""
+    args.sources = list(args.source or [])
+    args.rig = getattr(args, "rig", None)
+    if args.rig is not None:
+        if args.camera is not None:
+            raise InputError("record: --camera and --rig exclude each other (--camera for one camera, --rig for "
+                             "several)")
+        args.source = str(args.rig)
+        return
+    if not args.sources:
+        raise InputError("record: needs --source (one camera) or --rig RIG.toml (several cameras)")
+    if len(args.sources) > 1:
+        raise InputError(f"record: --source given {len(args.sources)} times; several cameras need --rig RIG.toml "
+                         "(then one --source per camera)")
+    args.source = args.sources[0]
 
 
 def _archive_log(message: str) -> None:

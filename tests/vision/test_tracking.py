@@ -180,6 +180,39 @@ def test_conflicting_markers_are_not_observations():
     assert set(tr.observations(reading)) == {"p1"}
 
 
+def _poses(places, skip=()):
+    return tuple(PiecePose(pid, 10 + int(pid[1]), pl.x_mm, pl.y_mm, pl.heading_deg) for pid, pl in places.items()
+                 if pid not in skip)
+
+
+def test_a_held_piece_keeps_its_place_and_its_unseen_time_does_not_count():
+    """A rig's camera gone: the pieces only it saw are held, occluded, never reported missing while it is gone;
+    once they are in view again and unseen, their time counts from there."""
+    tr = Tracker(roster(), TrackerConfig(missing_after_s=1.0))
+    events = []
+    for i in range(7):
+        events += tr.update(TableReading(object(), _poses(HOME), (), ()), i * DT, i)
+    assert [type(e) for e in events] == [Appeared] * 4
+    events.clear()
+    for i in range(7, 40):  # 6.6 s with p3's camera gone
+        events += tr.update(TableReading(object(), _poses(HOME, ("p3",)), (), (), held=("p3",)), i * DT, i)
+    assert events == [] and tr.states()["p3"] == "occluded" and tr.committed()["p3"] == HOME["p3"]
+    for i in range(40, 46):  # its place in view again, and it is not there
+        events += tr.update(TableReading(object(), _poses(HOME, ("p3",)), (), ()), i * DT, i)
+    assert [(type(e), e.piece, e.frame) for e in events] == [(Missing, "p3", 45)]
+
+
+def test_a_reading_that_says_a_piece_is_lifted_is_never_committed():
+    tr = Tracker(roster())  # no lens: the reading says which pieces are lifted (a rig's fused reading)
+    held = {**HOME, "p1": Place(500, 100, 0)}
+    events = []
+    for i in range(7):
+        events += tr.update(TableReading(object(), _poses(HOME), (), ()), i * DT, i)
+    for i in range(7, 30):
+        events += tr.update(TableReading(object(), _poses(held), (), (), lifted=("p1",)), i * DT, i)
+    assert [type(e) for e in events] == [Appeared] * 4 and tr.states()["p1"] == "moving"
+
+
 def test_restore_starts_from_committed_places():
     tr = Tracker(roster())
     tr.restore({"p0": Place(1, 2, 0), "p1": None}, {"p1": "removed", "p2": "unplaced"})
