@@ -42,7 +42,7 @@ from rules.live import LiveRules
 from rules.system import game_system, table_system
 from vision.pieces import camera_for_frame, read_table
 from vision.roster import Roster, roster_to_toml
-from vision.sources import IMAGE_SUFFIXES, ImageSource, VideoSource, open_source, read_image
+from vision.sources import ImageSource, VideoSource, image_folder, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
@@ -340,13 +340,6 @@ class FrameStream:
     frames: Iterator[tuple[int, float, np.ndarray]]
     total: int | None
     name: str
-
-
-def image_folder(path: Path) -> list[str]:
-    files = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    if not files:
-        raise InputError(f"{path}: the folder holds no images")
-    return files
 
 
 def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int | None = None) -> FrameStream:

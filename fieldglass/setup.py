@@ -67,6 +67,9 @@ class Setup:
     surfaces: Mapping[str, Any] = field(default_factory=dict)
     """The boards of the surfaces besides `board` by name (rules/live.py `LiveRules.surfaces`: a battle board
     beside a map), each lying on the table and registered from its own anchors."""
+    rig: tuple = ()
+    """A rig (several cameras over the table): (name, CameraIntrinsics, source) per camera in the rig file's order,
+    each source a camera index, video file, folder of frames or URL; empty for one camera (`source`, `camera`)."""
 
     def __getattr__(self, name: str) -> Any:
         extra = self.__dict__.get("extra") or {}

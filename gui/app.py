@@ -34,6 +34,7 @@ from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
+from gui.rig_worker import RigCaptureWorker
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
@@ -110,9 +111,12 @@ class MainWindow(QMainWindow):
 
     def _build_views(self) -> None:
         """The live and board views, one above the other in a splitter: the central widget."""
-        self.live_view = TableView("live")
+        # a rig (several cameras over the table): one live view per camera, side by side
+        self.camera_views = {name: TableView(f"live {name}") for name, _, _ in getattr(self.setup, "rig", ())}
+        self.live_view = next(iter(self.camera_views.values())) if self.camera_views else TableView("live")
         self.board_view = TableView("board")
-        for v in (self.live_view, self.board_view):
+        self.views = [*(self.camera_views.values() or [self.live_view]), self.board_view]
+        for v in self.views:
             v.session = self.session
             v.pieceClicked.connect(self._piece_clicked)
             v.backgroundClicked.connect(self.session.clear_selection)
@@ -120,7 +124,13 @@ class MainWindow(QMainWindow):
         self.board_view.set_message("the board view appears once the table is registered")
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("views")
-        self.split.addWidget(self.live_view)
+        self.live_area = self.live_view
+        if self.camera_views:
+            self.live_area = QSplitter(Qt.Orientation.Horizontal)
+            self.live_area.setObjectName("camera-views")
+            for v in self.camera_views.values():
+                self.live_area.addWidget(v)
+        self.split.addWidget(self.live_area)
         self.split.addWidget(self.board_view)
         self.setCentralWidget(self.split)
 
@@ -333,6 +343,9 @@ class MainWindow(QMainWindow):
     def start(self, *, frames: int | None = None) -> None:
         """Open the source and start the capture thread; a bad source becomes a message, not a traceback."""
         self.stop()
+        if self.camera_views:
+            self._start_rig(frames)
+            return
         opts = self.source_options
         try:
             source, live = open_frame_source(self.setup, frames=frames if self.setup.source == "synthetic" else None,
@@ -345,6 +358,26 @@ class MainWindow(QMainWindow):
                                     max_frames=frames, parent=self)
         self.worker.ready.connect(self.on_ready)
         self.worker.status.connect(self._connection)
+        self.worker.start()
+
+    def _start_rig(self, frames: int | None) -> None:
+        """Every camera of the rig opened and read at once by one worker (a capture thread per camera)."""
+        cameras, live = [], []
+        try:
+            for name, intrinsics, spec in self.setup.rig:
+                source, is_live = open_frame_source(replace(self.setup, source=str(spec)))
+                cameras.append((name, intrinsics, source))
+                live.append(is_live)
+        except InputError as exc:
+            for _, _, source in cameras:
+                source.close()
+            self._connection("error", str(exc))
+            return
+        self.worker = RigCaptureWorker(self.setup, cameras, live=live, board_mm_per_px=self.board_mm_per_px,
+                                       max_frames=frames, parent=self)
+        self.worker.ready.connect(self.on_ready)
+        self.worker.status.connect(self._connection)
+        self.worker.note.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.worker.start()
 
     def stop(self) -> None:
@@ -374,10 +407,14 @@ class MainWindow(QMainWindow):
 
     def show_result(self, result) -> None:
         self.last_result = result
-        self.live_view.set_image(numpy_to_qimage(result.frame))
         pose = result.reading.pose
+        if result.views:
+            self._show_cameras(result.views)
+        else:
+            self.live_view.set_image(numpy_to_qimage(result.frame))
         if pose is not None:
-            self.live_view.mapper = LiveMapper(result.camera, pose)
+            if not result.views:
+                self.live_view.mapper = LiveMapper(result.camera, pose)
             if result.board is not None:
                 self.board_view.set_image(numpy_to_qimage(result.board))
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
@@ -389,6 +426,23 @@ class MainWindow(QMainWindow):
         if result.arrived:  # from the frame's arrival to its overlays drawn (the repaint follows at once)
             self.screen_latency_ms = (time.perf_counter() - result.arrived) * 1000.0
             self._update_status()
+
+    def _show_cameras(self, views) -> None:
+        """A rig's instant: each camera's frame in its own live view, its pieces drawn with its own pose; a camera
+        without a frame or without anchors enough says so over its last picture."""
+        for cam in views:
+            view = self.camera_views.get(cam.name)
+            if view is None:
+                continue
+            if cam.frame is not None:
+                view.set_image(numpy_to_qimage(cam.frame))
+            if cam.pose is not None and cam.camera is not None:
+                view.mapper = LiveMapper(cam.camera, cam.pose)
+            state = "" if cam.status == "reading" else f"{cam.name}: {cam.status}"
+            if cam.hidden:
+                state = (state + "; " if state else "") + f"{cam.name}: hand over {', '.join(cam.hidden)}"
+            if state:
+                view.set_message(state)
 
     # ---- refreshing
 
@@ -403,7 +457,7 @@ class MainWindow(QMainWindow):
 
     def _refresh_all(self) -> None:
         self._refresh_pending = False
-        for v in (self.live_view, self.board_view):
+        for v in self.views:
             v.redraw()
         self.selection_panel.refresh()
         self.combat_panel.refresh()
@@ -431,6 +485,8 @@ class MainWindow(QMainWindow):
         r = self.last_result
         if r is None:
             return "calibration –"
+        if r.views:
+            return "calibration: " + "; ".join(_camera_health(c) for c in r.views)
         pose = r.reading.pose
         if pose is None:
             return "calibration: table not registered (fewer than 2 anchors)"
@@ -458,7 +514,7 @@ class MainWindow(QMainWindow):
         self.session.select(ids[(i + step) % len(ids)])
 
     def set_view_mode(self, mode: str) -> None:
-        self.live_view.setVisible(mode in ("live", "both"))
+        self.live_area.setVisible(mode in ("live", "both"))
         self.board_view.setVisible(mode in ("board", "both"))
         if not self.view_actions[mode].isChecked():
             self.view_actions[mode].setChecked(True)
@@ -471,20 +527,20 @@ class MainWindow(QMainWindow):
             self.worker.board_mm_per_px = mm
 
     def fit_views(self) -> None:
-        self.live_view.fit()
-        self.board_view.fit()
+        for v in self.views:
+            v.fit()
 
     def _zoom(self, factor: float) -> None:
         view = self.board_view if self.board_view.hasFocus() else self.live_view
         view.zoom(factor)
 
     def _toggle_grid(self, on: bool) -> None:
-        for v in (self.live_view, self.board_view):
+        for v in self.views:
             v.show_grid = on
         self._schedule()
 
     def _toggle_labels(self, on: bool) -> None:
-        for v in (self.live_view, self.board_view):
+        for v in self.views:
             v.show_labels = on
         self._schedule()
 
@@ -577,6 +633,13 @@ class MainWindow(QMainWindow):
 
 
 # ---------------------------------------------------------------------------------------------- fieldglass gui
+
+
+def _camera_health(cam) -> str:
+    """One rig camera's registration in a few words."""
+    if cam.pose is None:
+        return f"{cam.name} {cam.status if cam.status != 'reading' else 'not registered'}"
+    return f"{cam.name} {len(cam.pose.anchors)} anchors, {cam.pose.reprojection_px:.2f} px"
 
 
 def has_display() -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
-from calibration.camera import CameraIntrinsics
+from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.markers import detect_qr
@@ -34,6 +34,20 @@ from vision.stream import LiveReader
 
 CARD_EVERY = 15
 """Look for QR unit cards in every 15th frame."""
+
+
+@dataclass
+class CameraFrame:
+    """One camera of a rig at one instant: its frame (None: none from it), the lens and table pose it was read
+    with (None: not registered), its state ("reading", "unregistered", "no frame") and the pieces it holds hidden
+    under a hand."""
+
+    name: str
+    frame: np.ndarray | None
+    camera: CameraIntrinsics | None
+    pose: CameraPose | None
+    status: str
+    hidden: tuple[str, ...] = ()
 
 
 @dataclass
@@ -52,6 +66,7 @@ class FrameResult:
     latency_ms: float = 0.0  # from the frame's arrival (grabbed and decoded) to this result
     dropped: int = 0  # frames of a live camera dropped so far because processing was busy
     arrived: float = 0.0  # time.perf_counter() when the frame arrived: the dashboard measures frame -> screen
+    views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
 
 
 class Latest:

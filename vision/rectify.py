@@ -25,6 +25,7 @@ class BoardRectifier:
         self._key = None
         self._maps = None
         self._corners = None
+        self._coverage: np.ndarray | None = None
 
     def size(self, mm_per_px: float) -> tuple[int, int]:
         """(width, height) px of the view at `mm_per_px` table mm per pixel."""
@@ -48,4 +49,32 @@ class BoardRectifier:
             px = table_to_pixels(pts, camera, pose).astype(np.float32).reshape(h, w, 2)
             self._maps = cv2.convertMaps(px[..., 0].copy(), px[..., 1].copy(), cv2.CV_16SC2)
             self._key, self._corners = key, corners
+            self._coverage = None
         return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=self.BORDER_BGR)
+
+    def coverage(self, frame_shape: tuple[int, ...]) -> np.ndarray:
+        """Which pixels of the last `rectify`'s view the camera's frame fills wholly (bool, the view's size): False
+        outside the frame and at its edge, where the resampling blends the frame with the border colour."""
+        if self._maps is None:
+            raise ValueError("coverage before any rectify")
+        if self._coverage is None:
+            inside = np.full(frame_shape[:2], 255, np.uint8)
+            cover = cv2.remap(inside, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=0)
+            self._coverage = cover == 255
+        return self._coverage
+
+
+def composite(views: list[tuple[np.ndarray, np.ndarray] | None]) -> np.ndarray | None:
+    """One top-down view from several cameras' (a rig's) views of the same size, each given with its coverage
+    (`BoardRectifier.coverage`): each pixel from the first camera that covers it wholly, else from one that reaches
+    it at all; None without any view."""
+    present = [v for v in views if v is not None]
+    if not present:
+        return None
+    out = present[0][0].copy()
+    missing = ~present[0][1]
+    for board, cover in present[1:]:
+        fill = missing & cover
+        out[fill] = board[fill]
+        missing &= ~cover
+    return out

@@ -111,15 +111,25 @@ class VideoSource:
         self.capture.release()
 
 
+def image_folder(path: Path) -> list[str]:
+    """The images in a folder, in name order (a video exported as frames); InputError when it holds none."""
+    files = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise InputError(f"{path}: the folder holds no images")
+    return files
+
+
 def open_source(spec: str, frames: int | None = None):
-    """The source a user means by `spec`: 'synthetic', a camera index ('0'), a URL, image files or a glob,
-    or a video file. `frames` limits a synthetic source (it is endless otherwise)."""
+    """The source a user means by `spec`: 'synthetic', a camera index ('0'), a URL, image files or a glob, a folder
+    of images, or a video file. `frames` limits a synthetic source (it is endless otherwise)."""
     if spec == "synthetic":
         return SyntheticSource(demo_scene(), frames=frames)
     if spec.isdigit():
         return VideoSource(int(spec))
     if "://" in spec:
         return VideoSource(spec)
+    if Path(spec).is_dir():  # a folder of frames (a video exported as images)
+        return ImageSource(image_folder(Path(spec)))
     paths = expand_paths([spec])
     if any(ch in spec for ch in "*?[") or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
         return ImageSource(paths)

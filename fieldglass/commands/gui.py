@@ -8,9 +8,11 @@ import os
 import sys
 from pathlib import Path
 
+from calibration.rig import load_rig
 from common.errors import InputError
 from common.outfiles import check_image_name
 from fieldglass.commands.demo import _resolution
+from fieldglass.rig_recording import rig_sources
 from fieldglass.setup import load_setup
 from rules.system import default_system, registered_names
 
@@ -21,12 +23,22 @@ examples:
   fieldglass gui --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --game start.json
   fieldglass gui --system NAME                             that system's demo table (fieldglass systems lists them)
   fieldglass gui --headless --frames 5 --screenshot out/gui.png --select fr-a-1
+  fieldglass gui --rig rig.toml --layout table.toml --roster roster.toml
+                                      two or more cameras: each camera's source from the rig file
+  fieldglass gui --rig rig.toml --source west.mp4 --source east.mp4 --layout table.toml --roster roster.toml
 
 --source is a camera index (0), a video or image file (or a glob), a stream URL, or 'synthetic' (the built-in
 table with the system's demo, which needs no --camera, --layout, --roster or --board). --game reads a position file
 of the system for the terrain and the pieces' state the camera cannot see (markers, formations, bases...). A system
 on a printed board reads --board (its anchors register the camera; --layout only when it lies on a table with
 anchors of its own).
+
+With --rig (a rig file: `fieldglass plan --rig-out`, README "Rig") every camera of the rig is read at once, one
+capture thread each: the dashboard shows each camera's live view side by side, with the pieces drawn as that
+camera sees them, and one board view of the whole table composed from all of them. The pieces are read as one
+table (each camera registered from the anchors it sees, pieces two cameras see fused); a hand any camera sees
+over a piece holds it where it was, and a camera that stalls or ends is said in the status bar while the others go
+on. --source, given once per camera in the rig file's order, overrides the rig file's sources.
 
 Without a display (no DISPLAY or WAYLAND_DISPLAY, QT_QPA_PLATFORM unset), or with --headless, the dashboard runs
 offscreen: it processes --frames frames, prints the pieces it sees with their fields and the targets of one piece,
@@ -42,8 +54,11 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--source", default="synthetic", metavar="SOURCE",
-                   help="camera index, file, glob, URL or 'synthetic' (default)")
+    p.add_argument("--source", action="append", metavar="SOURCE",
+                   help="camera index, file, glob, folder of frames, URL or 'synthetic' (default); with --rig, once "
+                        "per camera in the rig file's order (default: the rig file's sources)")
+    p.add_argument("--rig", metavar="RIG.toml", help="several cameras over the table (a rig file: each camera's lens "
+                   "file and source); excludes --camera")
     p.add_argument("--camera", metavar="CAM.json", help="camera file (not needed for synthetic)")
     p.add_argument("--layout", metavar="LAYOUT.toml", help="table layout (synthetic: the demo layout)")
     p.add_argument("--roster", metavar="ROSTER.toml", help="roster (synthetic: the demo roster)")
@@ -71,18 +86,48 @@ def add_parser(sub) -> None:
 def load_gui_setup(args):
     """The set-up for --system (its files read; InputError, one line, on any problem): the dashboard is handed it
     and makes its live session from it (`setup.make_session()`)."""
-    setup = load_setup(args.system, args.source, args.camera, args.layout, args.roster, args.game,
+    rig = getattr(args, "rig", None)
+    camera = str(load_rig(rig).cameras[0].intrinsics_path) if rig else args.camera
+    setup = load_setup(args.system, args.source, camera, args.layout, args.roster, args.game,
                        getattr(args, "board", None), getattr(args, "options", None))
+    if rig:
+        setup = _rig_setup(args, setup)
     if getattr(args, "join_by_cards", False):
         setup = dataclasses.replace(setup, join_by_cards=True)
     return setup
+
+
+def _rig_setup(args, setup):
+    """The set-up over a rig: each camera's name, lens and source (its --source, else the rig file's)."""
+    rig = load_rig(args.rig)
+    sources = rig_sources(rig, args.rig, args.sources)
+    return dataclasses.replace(setup, rig=tuple((c.name, c.intrinsics, src)
+                                                for c, src in zip(rig.cameras, sources, strict=True)))
+
+
+def _check_sources(args) -> None:
+    """--source once (or none: the synthetic table) without --rig; --rig with neither --camera nor synthetic."""
+    args.sources = list(args.source or [])
+    if args.rig:
+        if args.camera:
+            raise InputError("--rig and --camera: a rig's cameras are its own lens files; give one or the other")
+        if "synthetic" in args.sources:
+            raise InputError("--rig: --source synthetic is one rendered camera; a rig reads videos, folders of "
+                             "frames or cameras")
+        args.source = args.rig
+        return
+    if len(args.sources) > 1:
+        raise InputError(f"--source given {len(args.sources)} times: one source without --rig (several cameras "
+                         "over the table need a rig file, --rig RIG.toml)")
+    args.source = args.sources[0] if args.sources else "synthetic"
 
 
 def run(args) -> int:
     """Build the set-up from the files and hand it to the dashboard (gui/app.py), headless without a display."""
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
-    check_image_name(args.screenshot, (args.source, args.camera, args.layout, args.roster, args.game,
+    _check_sources(args)
+    check_image_name(args.screenshot, (*args.sources, args.rig, args.camera, args.layout, args.roster, args.game,
                                        getattr(args, "board", None), getattr(args, "options", None)))
     args.system = args.system or default_system()
     try:

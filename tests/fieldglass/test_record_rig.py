@@ -15,7 +15,7 @@ from common.errors import InputError
 from fieldglass.cli import main
 from fieldglass.record import Record
 from fieldglass.recording import FrameStream
-from fieldglass.rig_recording import CaptureWorker, paired
+from vision.rig_capture import CameraCapture, paired
 from vision.roster import roster_to_toml
 from vision.scripted_rig import CAMERAS, rig_scripted_game
 
@@ -83,7 +83,7 @@ def test_a_camera_whose_video_ends_early_is_said_once_and_the_other_goes_on(film
     assert main(args(folder, out, "--source", str(folder / "west"), "--source", str(folder / "east-short"),
                      "--frames", str(WEST_FRAMES))) == 0
     err = [line for line in capsys.readouterr().err.splitlines() if "no frame" in line]
-    assert err == [f"east: no frame after frame {EAST_FRAMES - 1} (its source ended); recording goes on with west"]
+    assert err == [f"east: no frame after frame {EAST_FRAMES - 1} (its source ended); going on with west"]
     record = Record.open(out)
     assert moves(record) == true_moves(script, EAST_FRAMES)
     events = record.events(clean=True)
@@ -138,19 +138,19 @@ def _stream(n, gate=None):
 
 def test_pairing_gives_frame_i_of_each_camera_and_goes_on_without_one_that_ended():
     said = []
-    workers = [CaptureWorker("west", _stream(6), False), CaptureWorker("east", _stream(3), False)]
+    workers = [CameraCapture("west", _stream(6).frames, False), CameraCapture("east", _stream(3).frames, False)]
     shots = list(paired(workers, said.append))
     assert [i for i, _, _ in shots] == list(range(6))
     assert all(s.images[0][0, 0, 0] == i for i, _, s in shots)
     assert [s.images[1] is None for _, _, s in shots] == [False] * 3 + [True] * 3
     assert all(s.images[1][0, 0, 0] == i for i, _, s in shots[:3])
-    assert said == ["east: no frame after frame 2 (its source ended); recording goes on with west"]
+    assert said == ["east: no frame after frame 2 (its source ended); going on with west"]
 
 
 def test_a_stalled_camera_is_said_once_left_out_and_welcomed_back():
     said = []
     gate = threading.Event()
-    workers = [CaptureWorker("west", _stream(8), False), CaptureWorker("east", _stream(8, gate), False)]
+    workers = [CameraCapture("west", _stream(8).frames, False), CameraCapture("east", _stream(8, gate).frames, False)]
     shots = []
     for item in paired(workers, said.append, stall_s=0.3):
         shots.append(item)
@@ -159,7 +159,7 @@ def test_a_stalled_camera_is_said_once_left_out_and_welcomed_back():
             while workers[1].queue.empty():
                 time.sleep(0.01)
     assert [i for i, _, _ in shots][:2] == [0, 1] and shots[2][2].images[1] is None
-    assert said[0] == "east: no frame for 0.3 s after frame 1 (stalled); recording goes on with west"
+    assert said[0] == "east: no frame for 0.3 s after frame 1 (stalled); going on with west"
     assert said[1].startswith("east: frames again from frame 2")
     assert sum(s.images[1] is not None for _, _, s in shots) == 8  # every east frame came, late
 
@@ -170,8 +170,8 @@ def test_a_camera_whose_frame_cannot_be_read_drops_out_with_the_reason():
         raise InputError("east/frame-00001.jpg: not an image OpenCV can read")
 
     said = []
-    workers = [CaptureWorker("west", _stream(3), False), CaptureWorker("east", FrameStream(broken(), 3, "x"), False)]
+    workers = [CameraCapture("west", _stream(3).frames, False), CameraCapture("east", broken(), False)]
     shots = list(paired(workers, said.append))
     assert [s.images[1] is not None for _, _, s in shots] == [True, False, False]
-    assert said == ["east: no frame after frame 0 (east/frame-00001.jpg: not an image OpenCV can read); recording "
-                    "goes on with west"]
+    assert said == ["east: no frame after frame 0 (east/frame-00001.jpg: not an image OpenCV can read); going on "
+                    "with west"]

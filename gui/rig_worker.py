@@ -1,0 +1,160 @@
+"""The capture worker of a rig (several cameras over one table), in its own thread.
+
+One capture thread per camera (vision/rig_capture.py `CameraCapture`: every frame of a file, only the newest of a
+live camera) feeds the worker the cameras' frames paired into instants; each instant is read as one table
+(vision/rig_stream.py `RigStreamReader`: each camera registered from the anchors it sees, the views fused, a piece
+any camera sees under a hand held occluded) and published like one camera's `FrameResult`, with every camera's own
+frame and state in `views` and one board view of the whole table composed from all of them. A camera that stalls
+or ends is said once (`note`) and the others go on; the rig has ended when every camera has.
+
+`setup` is duck-typed as for `CaptureWorker` (`layout`, `roster`, `source`); `cameras` gives (name, intrinsics,
+frame source) per camera in the rig's order, each source iterable as (number, BGR frame) with an optional
+`close()`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from PySide6.QtCore import QThread, Signal
+
+from calibration.camera import CameraIntrinsics
+from common.errors import InputError
+from gui.worker import CameraFrame, FrameResult, Latest
+from vision.rectify import BoardRectifier, composite
+from vision.rig_capture import STALL_S, CameraCapture, paired
+from vision.rig_stream import RigFrame, RigStreamReader
+
+
+def _timed(source, stop: threading.Event) -> Iterator[tuple[int, float, np.ndarray]]:
+    """(number, arrival time from time.perf_counter, frame) of a source's frames until `stop`."""
+    for number, frame in source:
+        if stop.is_set():
+            return
+        yield number, time.perf_counter(), frame
+
+
+class RigCaptureWorker(QThread):
+    """Reads every camera of a rig at once and publishes the newest fused result (the `CaptureWorker` interface:
+    `ready`, `status`, `take()`, `stop()`, `last_result`, `processed`, `board_mm_per_px`).
+
+    Signals: `ready()` when a result can be taken; `status(state, text)` for the rig as a whole ("connected",
+    "ended", "error"); `note(text)` for one camera that stalled, came back or ended while the others go on."""
+
+    ready = Signal()
+    status = Signal(str, str)
+    note = Signal(str)
+
+    def __init__(self, setup, cameras: Sequence[tuple[str, CameraIntrinsics, object]], *, live: Sequence[bool],
+                 board_mm_per_px: float = 2.0, max_frames: int | None = None, stall_s: float = STALL_S,
+                 parent=None):
+        super().__init__(parent)
+        self.setup = setup
+        self.cameras = list(cameras)
+        self.live = list(live)
+        self.board_mm_per_px = float(board_mm_per_px)
+        self.max_frames = max_frames
+        self.stall_s = stall_s
+        self.results = Latest()
+        self._signalled = threading.Event()
+        self._stop = threading.Event()
+        self.rectifiers = [BoardRectifier(setup.layout) for _ in self.cameras]
+        self.reader = RigStreamReader(setup.layout, setup.roster, [(name, intr) for name, intr, _ in self.cameras])
+        self.processed = 0
+        self.last_result: FrameResult | None = None
+        self.notes: list[str] = []
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _, _ in self.cameras)
+
+    # ---- GUI side
+
+    def take(self) -> FrameResult | None:
+        """The newest result (None if already taken); lets the worker signal again."""
+        item = self.results.take()
+        self._signalled.clear()
+        return item
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.requestInterruption()
+        if self.isRunning():
+            self.wait(5000)
+        for _, _, source in self.cameras:
+            close = getattr(source, "close", None)
+            if close:
+                try:
+                    close()
+                except Exception:
+                    pass
+
+    # ---- worker side
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        self.note.emit(text)
+
+    def run(self) -> None:
+        what = f"rig ({', '.join(self.names)})"
+        self.status.emit("connected", f"{what}: connected")
+        captures = [CameraCapture(name, _timed(source, self._stop), live)
+                    for (name, _, source), live in zip(self.cameras, self.live, strict=True)]
+        ema, t_last = None, None
+        try:
+            for number, t, shot in paired(captures, self._note, self.stall_s):
+                if self.isInterruptionRequested():
+                    return
+                t0 = time.perf_counter()
+                mmpp = self.board_mm_per_px
+                result = self._result(number, self.reader.read(shot.images, t), shot.images, mmpp, t)
+                t1 = time.perf_counter()
+                if t_last is not None:
+                    inst = 1.0 / max(t1 - t_last, 1e-6)
+                    ema = inst if ema is None else 0.8 * ema + 0.2 * inst
+                t_last = t1
+                result.fps, result.process_ms, result.latency_ms = ema or 0.0, (t1 - t0) * 1000, (t1 - t) * 1000
+                self._publish(result)
+                if self.max_frames is not None and self.processed >= self.max_frames:
+                    break
+        except InputError as exc:
+            self.status.emit("error", str(exc))
+            return
+        except Exception as exc:  # never a traceback in the GUI: say what broke
+            self.status.emit("error", f"{what}: {type(exc).__name__}: {exc}")
+            return
+        finally:
+            for c in captures:
+                c.close()
+        if not self.isInterruptionRequested():
+            self.status.emit("ended", f"{what}: no more frames (showing the last ones)")
+
+    def _result(self, number: int, rig: RigFrame, images, mmpp: float, arrived: float) -> FrameResult:
+        """The instant as the dashboard draws it: the fused reading, each camera's frame, lens, pose and state, and
+        the board composed from every registered camera's top-down view (the first camera's where several see)."""
+        views, boards = [], []
+        read = {v.name: v for v in rig.views}
+        for (name, _, _), image, rectifier in zip(self.cameras, images, self.rectifiers, strict=True):
+            view = read.get(name)
+            pose = view.reading.pose if view is not None else None
+            lens = view.camera if view is not None else None
+            views.append(CameraFrame(name, image, lens, pose, rig.status.get(name, ""), rig.hidden.get(name, ())))
+            if pose is not None and image is not None:
+                boards.append((rectifier.rectify(image, lens, pose, mmpp), rectifier.coverage(image.shape)))
+            else:
+                boards.append(None)
+        first = next((v for v in views if v.pose is not None), None) or next(v for v in views if v.frame is not None)
+        camera = first.camera or next(intr for name, intr, _ in self.cameras if name == first.name)
+        return FrameResult(number, first.frame, rig.reading, camera, composite(boards), mmpp, 0.0, 0.0,
+                           arrived=arrived, views=tuple(views))
+
+    def _publish(self, result: FrameResult) -> None:
+        self.results.put(result)
+        self.last_result = result
+        self.processed += 1
+        if not self._signalled.is_set():
+            self._signalled.set()
+            self.ready.emit()
