@@ -10,14 +10,13 @@ what the camera sees, a screenshot of the window.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QByteArray, QRectF, QSettings, Qt, QTimer, qInstallMessageHandler
+from PySide6.QtCore import QByteArray, QRectF, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -34,6 +33,8 @@ from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
+from gui.qtapp import application
+from gui.rig_calibration import RigCalibrationWizard
 from gui.rig_worker import RigCaptureWorker
 from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
 from gui.worker import CaptureWorker
@@ -589,7 +590,23 @@ class MainWindow(QMainWindow):
         return self.board_editor
 
     def open_calibration(self):
+        if self.camera_views:
+            return self._open_rig_calibration()
         wiz = CalibrationWizard(self.setup, frame_provider=self.current_frame, parent=self)
+        wiz.show()
+        return wiz
+
+    def _open_rig_calibration(self):
+        """A rig's calibration wizard on each camera's last frame: the anchors each sees and the overlap."""
+        views = self.last_result.views if self.last_result is not None else ()
+        lacking = [c.name for c in views if c.frame is None] if views else list(self.camera_views)
+        if lacking:
+            self.statusBar().showMessage(f"rig calibration needs a frame from every camera; none yet from "
+                                         f"{', '.join(lacking)}", 8000)
+            return None
+        lenses = {name: intr for name, intr, _ in self.setup.rig}
+        wiz = RigCalibrationWizard(self.setup.layout, [c.name for c in views], [c.frame for c in views],
+                                   [c.camera or lenses[c.name] for c in views], parent=self)
         wiz.show()
         return wiz
 
@@ -640,31 +657,6 @@ def _camera_health(cam) -> str:
     if cam.pose is None:
         return f"{cam.name} {cam.status if cam.status != 'reading' else 'not registered'}"
     return f"{cam.name} {len(cam.pose.anchors)} anchors, {cam.pose.reprojection_px:.2f} px"
-
-
-def has_display() -> bool:
-    """A screen to open a window on: DISPLAY or WAYLAND_DISPLAY, or a Qt platform chosen that needs neither
-    (eglfs, linuxfb...). QT_QPA_PLATFORM=offscreen or minimal means headless."""
-    platform = os.environ.get("QT_QPA_PLATFORM", "")
-    if platform in ("offscreen", "minimal"):
-        return False
-    return bool(platform or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def _quiet_offscreen(mode, context, message) -> None:
-    """Qt's message handler: drop the offscreen plugin's one harmless complaint, pass everything else on."""
-    if "propagateSizeHints" not in message:
-        sys.stderr.write(message + "\n")
-
-
-def application() -> QApplication:
-    app = QApplication.instance()
-    if app is None:
-        qInstallMessageHandler(_quiet_offscreen)
-        app = QApplication(sys.argv[:1])
-        app.setOrganizationName("Fieldglass")
-        app.setApplicationName("Fieldglass")
-    return app
 
 
 def wait_for(window: MainWindow, frames: int, timeout_s: float = 120.0) -> None:

@@ -43,10 +43,10 @@ from common.clock import clock
 from common.errors import InputError
 from common.fields import field_name
 from common.text import MAX_LABEL, shorten
-from gui.app import application
 from gui.models import ListTableModel
 from gui.panels import SystemPanel
 from gui.picture import _path_lines, _pen, _polygon, _qp
+from gui.qtapp import application
 from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, numpy_to_qimage, save_widget_png
 from rules.picture import rectangle
 

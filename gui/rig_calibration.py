@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from calibration.camera import CameraIntrinsics
 from calibration.layout import TableLayout
 from common.errors import InputError
-from gui.app import application
+from gui.qtapp import application
 from gui.views import numpy_to_qimage, save_widget_png
 from vision.pieces import camera_for_frame
 from vision.rig_registration import CameraRegistration, RigRegistration, register_camera

@@ -84,7 +84,7 @@ def run_rig(args) -> int:
 
 def _open_wizard(args, layout, names, frames, lenses) -> int:
     try:
-        from gui.app import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui.qtapp import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui.rig_calibration import show_rig_wizard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the calibration wizard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None

@@ -132,9 +132,10 @@ def run(args) -> int:
     args.system = args.system or default_system()
     try:
         from gui import app as dashboard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui import qtapp  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    headless = bool(args.headless) or not dashboard.has_display()
+    headless = bool(args.headless) or not qtapp.has_display()
     if args.frames is None and headless:
         args.frames = 3
     if headless:
@@ -143,7 +144,7 @@ def run(args) -> int:
         reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
         print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
               f"{args.frames} frame(s), then a screenshot")
-    dashboard.application()  # first: a bad file becomes a message box on a display
+    qtapp.application()  # first: a bad file becomes a message box on a display
     try:
         setup = load_gui_setup(args)
     except InputError as exc:

@@ -54,7 +54,7 @@ def run(args) -> int:
     check_image_name(args.screenshot, (args.record,))  # never over the record; before any work
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
-        from gui.app import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui.qtapp import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui.replay import show_replay  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None

@@ -95,6 +95,12 @@ def test_each_camera_has_its_live_view_and_the_board_is_the_whole_table(qapp, fi
         assert "west" in health and "east" in health and "anchors" in health
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert win.grab().save(str(SHOTS / "dashboard-rig.png"), "PNG")
+        # Ctrl+K: the rig's calibration wizard on each camera's last frame, anchors 4 and 6 shared
+        wiz = win.open_calibration()
+        assert [c.name for c in wiz.registration.cameras] == list(CAMERAS)
+        assert all(c.registered for c in wiz.registration.cameras)
+        assert {4, 6} <= set(wiz.registration.shared())
+        wiz.close()
     finally:
         win.stop()
         win.close()
