@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import cv2
 import numpy as np
 import pytest
 
@@ -74,6 +75,29 @@ def test_the_rig_records_the_script_across_both_halves_and_past_a_hand_one_camer
     assert [e.type for e in events if e.piece == "au-c-1"] == ["appeared", "missing", "removed"]
     assert {e.piece for e in events if e.type == "appeared"} == set(script.game.frames[0].places)
     assert [c["name"] for c in record.meta["rig"]["cameras"]] == list(CAMERAS)
+    record.close()
+
+
+def test_the_rig_records_the_script_from_one_video_per_camera(filmed, tmp_path):
+    """The same game as two MJPG videos (a capture card's or a webcam's own format), one per camera, at the script's
+    5 frames a second: the same moves, the carry across the halves among them."""
+    folder, script = filmed
+    videos = []
+    for name in CAMERAS:
+        frames = sorted((folder / name).iterdir())
+        h, w = cv2.imread(str(frames[0])).shape[:2]
+        path = tmp_path / f"{name}.avi"
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (w, h))
+        for f in frames:
+            writer.write(cv2.imread(str(f)))
+        writer.release()
+        videos += ["--source", str(path)]
+    out = tmp_path / "video.fgr"
+    assert main(args(folder, out, *videos)) == 0
+    record = Record.open(out)
+    assert moves(record) == true_moves(script)
+    assert ("fr-c-1", "D3", "Q4", "E") in moves(record)
+    assert [m["source"] for m in record.meta["rig"]["cameras"]] == videos[1::2]
     record.close()
 
 
