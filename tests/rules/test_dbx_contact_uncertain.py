@@ -13,6 +13,7 @@ from rules.dbx.contact import contact, pair_sigma_mm
 from rules.dbx.live import contacts_of, dbx_position, empty_template
 from rules.dbx.model import dumps, position_from_dict
 from rules.dbx.options import DEFAULT
+from rules.dbx.picture import selection_items
 from rules.live import GameState
 from tests.rules.test_dbx_helpers import el, make
 
@@ -106,3 +107,20 @@ def test_analyze_all_marks_the_uncertain_contact(tmp_path, capsys):
     assert [r["contact_uncertain"] for r in rows] == [True, True]
     assert main(["analyze", str(path), "--all"]) == 0
     assert "contact front (uncertain, confirm it: §13)" in capsys.readouterr().out
+
+
+def test_the_selection_marks_and_the_picture_say_contact_uncertain():
+    system = DbxSystem()
+    unsure = _pair(sigma_a=0.4, sigma_e=0.4)
+    sel = system.selection(unsure, "a")
+    assert [(c.piece, c.kind, c.uncertain) for c in sel.contacts] == [("e", "front", True)]
+    labels = [i for i in selection_items(sel, unsure, DEFAULT) if i.kind == "dbx-contact-label"]
+    assert len(labels) == 1 and "contact uncertain" in labels[0].text and labels[0].tone == "ambiguous"
+    apart = _pair(gap=1.8, sigma_a=0.3, sigma_e=0.3)  # apart as measured, touching within the uncertainty
+    assert [(c.kind, c.uncertain) for c in system.selection(apart, "a").contacts] == [("apart", True)]
+    sure = _pair()
+    sel = system.selection(sure, "a")
+    assert [(c.kind, c.uncertain) for c in sel.contacts] == [("front", False)]
+    labels = [i for i in selection_items(sel, sure, DEFAULT) if i.kind == "dbx-contact-label"]
+    assert labels[0].tone == "contact-front" and "uncertain" not in labels[0].text
+    assert system.selection(_pair(gap=1.8), "a").contacts == ()
