@@ -175,7 +175,7 @@ class StreamTally:
     def lines(self, raised: bool) -> list[str]:
         p95, worst = TARGETS[raised]
         out = []
-        for name, errs in (("true lens", self.true), ("camera file as given", self.before),
+        for name, errs in (("true lens, live", self.true), ("camera file as given", self.before),
                            ("live, pooled over frames", self.live), ("refined from frame 1", self.after)):
             out.append(_error_line(name, errs, "piece readings"))
         out[2] += f"   (goal p95 <= {p95}, max <= {worst})"
