@@ -162,9 +162,9 @@ def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces:
 
 @dataclass
 class StreamTally:
-    """Base centre errors (mm) over the frames of a stream of one still table: with the true intrinsics and the
-    registration kept over the frames (`true`), and with perturbed ones as given (`before`), pooled live by the
-    registration over the frames (`live`), and refined once from the first frame (`after`)."""
+    """Base centre errors (mm) over the frames of a stream of one still table, each registration kept over the
+    frames: the true intrinsics refined live as a stream does (`true`), and perturbed ones as given (`before`),
+    pooled live by the registration over the frames (`live`) and refined once from the first frame (`after`)."""
 
     true: list[float] = field(default_factory=list)
     before: list[float] = field(default_factory=list)
