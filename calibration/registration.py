@@ -68,9 +68,9 @@ class TableRegistration:
     `update` fits a new pose when at least 2 anchors are seen and keeps the last good pose otherwise;
     `fresh` says whether the current pose came from the latest frame. With `refine_lens` the lens is refined from
     the anchors too and pooled (median of up to LENS_HISTORY frames' estimates) while the camera stays put: with
-    anchors at two heights (`calibration.lens`, raised on blocks) the focal length, principal point and k1, else
-    with at least MIN_ANCHORS_FOR_LENS anchors k1 alone. `lens` is the camera the current pose was fitted with, and
-    pixels must be mapped with it.
+    anchors at two heights (`calibration.lens`, raised on blocks) the focal length, principal point and k1 (and k2
+    where the anchors support it), else with at least MIN_ANCHORS_FOR_LENS anchors k1 alone. `lens` is the camera
+    the current pose was fitted with, and pixels must be mapped with it.
     """
 
     layout: TableLayout
