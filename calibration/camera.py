@@ -7,7 +7,7 @@ Camera file (JSON)::
 
 optionally with "std_devs": [fx, fy, cx, cy, k1, k2, p1, p2, k3] (one standard deviation of each, from
 `fieldglass calibrate camera`), and
-"table_fit": {"photos": n, "refined": ["k1", "focal", "centre"], "before_px": b, "after_px": a}
+"table_fit": {"photos": n, "refined": ["k1", "k2", "focal", "centre"], "before_px": b, "after_px": a}
 when `fieldglass calibrate table` refined it from photos of the table (RMS reprojection px before and after).
 """
 
@@ -129,8 +129,8 @@ def _table_fit(value, source: str) -> dict | None:
     photos, refined = value.get("photos"), value.get("refined")
     if isinstance(photos, bool) or not isinstance(photos, int) or photos < 1:
         raise InputError(f"{where}: 'photos' must be a positive integer, not {photos!r}")
-    if not isinstance(refined, list) or not set(refined) <= {"k1", "focal", "centre"}:
-        raise InputError(f"{where}: 'refined' must list some of k1, focal, centre, not {refined!r}")
+    if not isinstance(refined, list) or not set(refined) <= {"k1", "k2", "focal", "centre"}:
+        raise InputError(f"{where}: 'refined' must list some of k1, k2, focal, centre, not {refined!r}")
     return dict(value)
 MAX_IMAGE_SIDE = 100_000  # pixels: no camera gives more
 _MAX_COEFF = 1e6  # no lens model's coefficient is larger; a NaN or a huge one is a damaged file

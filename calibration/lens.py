@@ -6,10 +6,15 @@ calibration object too: its anchors stand at known places (and, raised on blocks
 piece's marker is a square of known size at a known height, lying somewhere (x, y, heading) on the table. One
 least-squares fit over the lens, the camera pose and each piece's (x, y, heading) matches all their corners at once.
 
-What is refined: k1 always (the table's edges, where it matters most, are full of markers); the focal length (fx and
-fy together) and the principal point only when the anchors stand at two heights at least MIN_RELIEF_MM apart - on a
-flat table the focal length trades off against the camera's distance and the principal point against its tilt, and
-the photo cannot tell them apart, so the camera file's values are kept. Each refined value is tied to the camera
+What is refined: k1 always (the table's edges, where it matters most, are full of markers); k2 only where the
+data supports it: the corners used reach far toward the image's corners (K2_MIN_REACH of the way in
+K2_MIN_QUADRANTS of its quadrants, `radial_reach`; k2 bends the outermost ring of the image, and from points near
+the centre it cannot be told from k1) and letting it free explains the corners clearly better (K2_MIN_GAIN), else the
+camera file's k2 is kept (freed without need it trades off against the focal length and k1 on the photo's noise);
+the focal length (fx and fy together) and the principal point only
+when the anchors stand at two heights at least MIN_RELIEF_MM apart - on a flat table the focal length trades off
+against the camera's distance and the principal point against its tilt, and the photo cannot tell them apart, so the
+camera file's values are kept. Each refined value is tied to the camera
 file's by a prior (LensPriors: one standard deviation of a good calibration), so a photo with few markers moves the
 lens little.
 
@@ -37,17 +42,29 @@ CORNER_SIGMA_PX = 0.1
 """The accuracy of a detected corner (px): weighs the priors against the corners. A 50 mm anchor or a 20 mm marker
 is found to a few hundredths of a pixel at 4K, a tenth at 1080p; a larger value lets the priors hold the focal length
 back, since raised anchors tell it by parallax of only a tenth of a pixel per 0.3 %."""
+K2_MIN_REACH = 0.65
+K2_MIN_QUADRANTS = 3
+"""k2 is refined only when, in at least K2_MIN_QUADRANTS of the four quadrants around the principal point, some
+corner used lies at least K2_MIN_REACH of the way (in normalised radius) from the principal point to that quadrant's
+image corner."""
+K2_MIN_GAIN = 9.0
+"""k2 is refined only when freeing it lowers the corners' sum of squared misses by at least this many times their
+mean square (a chi-square gain of 9: three standard deviations for one more value)."""
 _ITERATIONS = 30
+_LENS = 5
+"""Lens unknowns first in the parameter vector: focal scale - 1, cx, cy, k1, k2; then rvec, tvec, then pieces."""
+_GLOBAL = _LENS + 6
 
 
 @dataclass(frozen=True)
 class LensPriors:
     """How far the camera file's lens may be off, one standard deviation: focal length as a fraction, principal
-    point as a fraction of the image width, k1 as is."""
+    point as a fraction of the image width, k1 and k2 as they are (k2 is the less sure of a board calibration)."""
 
     focal: float = 0.004
     centre: float = 0.001
     k1: float = 0.008
+    k2: float = 0.01
 
     @classmethod
     def for_camera(cls, camera: CameraIntrinsics) -> LensPriors:
@@ -60,7 +77,8 @@ class LensPriors:
         std = np.asarray(camera.std_devs, float)
         k = camera.camera_matrix
         return cls(max(base.focal, float(max(std[0] / k[0, 0], std[1] / k[1, 1]))),
-                   max(base.centre, float(max(std[2], std[3])) / camera.image_size[0]), max(base.k1, float(std[4])))
+                   max(base.centre, float(max(std[2], std[3])) / camera.image_size[0]), max(base.k1, float(std[4])),
+                   max(base.k2, float(std[5]) if len(std) > 5 else 0.0))
 
 
 @dataclass(frozen=True)
@@ -78,7 +96,8 @@ class LensFit:
     """The refined camera and the pose fitted with it.
 
     `before_px` / `after_px`: RMS reprojection error (px) of every corner used, the pose and the pieces fitted with
-    the camera file's lens and with the refined one. `refined` names what was let free ("k1", "focal", "centre")."""
+    the camera file's lens and with the refined one. `refined` names what was let free ("k1", "k2", "focal",
+    "centre")."""
 
     camera: CameraIntrinsics
     pose: CameraPose
@@ -93,6 +112,31 @@ def relief_mm(layout: TableLayout, anchors: Sequence[int]) -> float:
     """The height range (mm) of the given anchors' faces."""
     z = [layout.anchor(i).z_mm for i in anchors]
     return float(max(z) - min(z)) if z else 0.0
+
+
+def radial_reach(points_px: np.ndarray, camera: CameraIntrinsics) -> np.ndarray:
+    """(4,) for each quadrant around the principal point, how far the farthest of `points_px` (N, 2) lies toward
+    that quadrant's image corner: its normalised radius over the corner's (0 none, 1 at the corner)."""
+    k = camera.camera_matrix
+    c, f = k[:2, 2], np.array([k[0, 0], k[1, 1]])
+    w, h = camera.image_size
+    corners = np.array([[w - 1.0, h - 1.0], [0.0, h - 1.0], [0.0, 0.0], [w - 1.0, 0.0]])  # quadrants +x+y, -x+y, ...
+    reach = np.zeros(4)
+    pts = (np.asarray(points_px, float).reshape(-1, 2) - c) / f
+    quadrant = np.where(pts[:, 0] >= 0, np.where(pts[:, 1] >= 0, 0, 3), np.where(pts[:, 1] >= 0, 1, 2))
+    corner_r = np.linalg.norm((corners - c) / f, axis=1)
+    for q in range(4):
+        r = np.linalg.norm(pts[quadrant == q], axis=1)
+        reach[q] = float(r.max() / corner_r[q]) if len(r) else 0.0
+    return reach
+
+
+def k2_observable(points_px: np.ndarray, camera: CameraIntrinsics) -> bool:
+    """Whether the corners reach far enough toward the image's corners to tell k2 from k1 (K2_MIN_REACH in
+    K2_MIN_QUADRANTS quadrants) and the camera file has a k2 to refine."""
+    if len(camera.dist_coeffs) < 2:
+        return False
+    return int(np.sum(radial_reach(points_px, camera) >= K2_MIN_REACH)) >= K2_MIN_QUADRANTS
 
 
 def refine_lens(
@@ -112,9 +156,13 @@ def refine_lens(
         return None
     priors = LensPriors.for_camera(camera) if priors is None else priors
     used = pose.anchors
-    free = ("k1", "focal", "centre") if relief_mm(layout, used) >= MIN_RELIEF_MM else ("k1",)
     problem = _Problem.build(anchor_corners_px, used, layout, camera, pose, markers, priors)
+    free = ("k1", "focal", "centre") if relief_mm(layout, used) >= MIN_RELIEF_MM else ("k1",)
     problem, fitted = _without_misfits(problem, free)
+    if k2_observable(problem.all_img, camera):
+        with_k2 = problem.solve((*free, "k2"))
+        if problem.chi2_gain(fitted, with_k2) >= K2_MIN_GAIN:
+            free, fitted = (free[0], "k2", *free[1:]), with_k2
     fixed = problem.solve(())
     lens, new_pose = problem.unpack(fitted)
     before, after = problem.rms(fixed), problem.rms(fitted)
@@ -148,9 +196,10 @@ def combine_fits(fits: Sequence[LensFit], camera: CameraIntrinsics) -> CameraInt
     centre = [f.camera.camera_matrix[:2, 2] for f in fits if "centre" in f.refined]
     if centre:
         k[:2, 2] = np.mean(centre, axis=0)
-    k1 = [f.camera.dist_coeffs[0] for f in fits if "k1" in f.refined]
-    if k1:
-        d[0] = float(np.mean(k1))
+    for i, name in enumerate(("k1", "k2")):
+        values = [f.camera.dist_coeffs[i] for f in fits if name in f.refined]
+        if values:
+            d[i] = float(np.mean(values))
     # the board calibration's standard deviations are kept: an upper bound for the values refined here
     return CameraIntrinsics(camera.image_size, k, d, camera.rms_px, std_devs=camera.std_devs)
 
@@ -167,7 +216,7 @@ def _without_misfits(problem: _Problem, free: tuple[str, ...]) -> tuple[_Problem
 
 @dataclass
 class _Problem:
-    """Unknowns: [f scale - 1, cx, cy, k1, rvec (3), tvec (3)] then (x, y, heading) per piece."""
+    """Unknowns: [f scale - 1, cx, cy, k1, k2, rvec (3), tvec (3)] then (x, y, heading) per piece."""
 
     camera: CameraIntrinsics
     anchor_obj: np.ndarray  # (4A, 3) mm
@@ -176,7 +225,7 @@ class _Problem:
     piece_half: np.ndarray  # (P,) half side, mm
     piece_z: np.ndarray  # (P,) mm
     start: np.ndarray
-    prior_sigma: np.ndarray  # (4,) for f scale, cx, cy, k1
+    prior_sigma: np.ndarray  # (5,) for f scale, cx, cy, k1, k2
 
     @classmethod
     def build(cls, anchor_corners_px, used, layout, camera, pose, markers, priors):
@@ -192,10 +241,11 @@ class _Problem:
             fwd = (tl + tr) - (bl + br)
             start_pieces.append((*table.mean(axis=0), np.arctan2(fwd[0], fwd[1])))
         k = camera.camera_matrix
-        start = np.concatenate([[0.0, k[0, 2], k[1, 2], camera.dist_coeffs[0]], np.ravel(pose.rvec),
+        d = camera.dist_coeffs
+        start = np.concatenate([[0.0, k[0, 2], k[1, 2], d[0], d[1] if len(d) > 1 else 0.0], np.ravel(pose.rvec),
                                 np.ravel(pose.tvec), np.ravel(start_pieces)])
         sigma = np.array([priors.focal, priors.centre * camera.image_size[0], priors.centre * camera.image_size[0],
-                          priors.k1])
+                          priors.k1, priors.k2])
         ok = np.all(np.isfinite(np.reshape(start_pieces, (-1, 3))), axis=1) if len(img) else np.zeros(0, bool)
         problem = cls(camera, anchor_obj, anchor_img, img, half, z, start, sigma)
         return problem.keeping(ok) if len(img) else problem
@@ -204,9 +254,14 @@ class _Problem:
     def n_pieces(self) -> int:
         return len(self.piece_img)
 
+    @property
+    def all_img(self) -> np.ndarray:
+        """(N, 2) px: every corner in the fit, anchors then pieces."""
+        return np.concatenate([self.anchor_img, self.piece_img.reshape(-1, 2)])
+
     def keeping(self, keep: np.ndarray) -> _Problem:
-        pieces = self.start[10:].reshape(-1, 3)[keep]
-        start = np.concatenate([self.start[:10], pieces.ravel()])
+        pieces = self.start[_GLOBAL:].reshape(-1, 3)[keep]
+        start = np.concatenate([self.start[:_GLOBAL], pieces.ravel()])
         return _Problem(self.camera, self.anchor_obj, self.anchor_img, self.piece_img[keep], self.piece_half[keep],
                         self.piece_z[keep], start, self.prior_sigma)
 
@@ -217,12 +272,14 @@ class _Problem:
         k[0, 2], k[1, 2] = params[1], params[2]
         d = self.camera.dist_coeffs.copy()
         d[0] = params[3]
+        if len(d) > 1:
+            d[1] = params[4]
         lens = CameraIntrinsics(self.camera.image_size, k, d, self.camera.rms_px)
-        return lens, CameraPose(params[4:7].copy(), params[7:10].copy())
+        return lens, CameraPose(params[_LENS:_LENS + 3].copy(), params[_LENS + 3:_GLOBAL].copy())
 
     def _piece_points(self, params: np.ndarray) -> np.ndarray:
         """(4P, 3) corners in table mm, ArUco order (top-left, top-right, bottom-right, bottom-left)."""
-        p = params[10:].reshape(-1, 3)
+        p = params[_GLOBAL:].reshape(-1, 3)
         fwd = np.column_stack([np.sin(p[:, 2]), np.cos(p[:, 2])]) * self.piece_half[:, None]
         right = np.column_stack([np.cos(p[:, 2]), -np.sin(p[:, 2])]) * self.piece_half[:, None]
         c = p[:, :2]
@@ -234,12 +291,12 @@ class _Problem:
         """(N, 2) px: projected minus detected, anchors first then pieces."""
         lens, pose = self.unpack(params)
         obj = np.concatenate([self.anchor_obj, self._piece_points(params)])
-        img = np.concatenate([self.anchor_img, self.piece_img.reshape(-1, 2)])
+        img = self.all_img
         px, _ = cv2.projectPoints(obj, pose.rvec, pose.tvec, lens.camera_matrix, lens.dist_coeffs)
         return px.reshape(-1, 2) - img
 
     def residuals(self, params: np.ndarray, free_mask: np.ndarray) -> np.ndarray:
-        prior = (params[:4] - self.start[:4]) / self.prior_sigma * CORNER_SIGMA_PX
+        prior = (params[:_LENS] - self.start[:_LENS]) / self.prior_sigma * CORNER_SIGMA_PX
         return np.concatenate([self.corner_residuals(params).ravel(), prior[free_mask]])
 
     def marker_residuals(self, params: np.ndarray) -> np.ndarray:
@@ -247,13 +304,27 @@ class _Problem:
         err = np.linalg.norm(self.corner_residuals(params)[len(self.anchor_obj):], axis=1)
         return err.reshape(-1, 4).max(axis=1) if len(err) else np.zeros(0)
 
+    def chi2_gain(self, fitted: np.ndarray, freer: np.ndarray) -> float:
+        """How much better the `freer` fit explains the corners than `fitted`: the drop in the sum of squared misses
+        over the freer fit's mean square miss (a chi-square difference with the corners' own scatter as unit), the
+        anchors and the piece markers each in their own unit: a 50 mm anchor's corners are found far more surely
+        than a 20 mm marker's, and one scatter for both would let the markers' noise hide what the anchors show."""
+        n_anchor = len(self.anchor_obj)
+        before, after = self.corner_residuals(fitted), self.corner_residuals(freer)
+        gain = 0.0
+        for part in (slice(0, n_anchor), slice(n_anchor, None)):
+            b, a = before[part], after[part]
+            if a.size:
+                gain += float(np.sum(b**2) - np.sum(a**2)) / max(float(np.mean(a**2)), 1e-12)
+        return gain
+
     def rms(self, params: np.ndarray) -> float:
         return float(np.sqrt(np.mean(np.sum(self.corner_residuals(params) ** 2, axis=1))))
 
     def solve(self, free: tuple[str, ...]) -> np.ndarray:
         """Levenberg-Marquardt over the pose, the pieces and the `free` lens values; the rest stay as given."""
-        lens_free = np.array(["focal" in free, "centre" in free, "centre" in free, "k1" in free])
-        cols = np.concatenate([np.flatnonzero(lens_free), np.arange(4, len(self.start))])
+        lens_free = np.array(["focal" in free, "centre" in free, "centre" in free, "k1" in free, "k2" in free])
+        cols = np.concatenate([np.flatnonzero(lens_free), np.arange(_LENS, len(self.start))])
         x = self.start.copy()
         r = self.residuals(x, lens_free)
         cost, lam = float(r @ r), 1e-3
@@ -286,7 +357,7 @@ class _Problem:
     def _jacobian(self, x: np.ndarray, r: np.ndarray, cols: np.ndarray, lens_free: np.ndarray) -> np.ndarray:
         """Forward differences; each piece's (x, y, heading) moves only its own 8 residuals, so one difference per
         kind covers every piece at once."""
-        steps = np.concatenate([[1e-7, 1e-3, 1e-3, 1e-7], np.full(3, 1e-7), np.full(3, 1e-4)])
+        steps = np.concatenate([[1e-7, 1e-3, 1e-3, 1e-7, 1e-7], np.full(3, 1e-7), np.full(3, 1e-4)])
         n_global = len(np.flatnonzero(lens_free)) + 6
         jac = np.zeros((len(r), len(cols)))
         for j, c in enumerate(cols[:n_global]):
@@ -296,7 +367,7 @@ class _Problem:
         n_anchor_rows = 2 * len(self.anchor_obj)
         for kind, step in enumerate((1e-4, 1e-4, 1e-7)):
             dx = x.copy()
-            dx[10 + kind :: 3] += step
+            dx[_GLOBAL + kind :: 3] += step
             diff = ((self.residuals(dx, lens_free) - r) / step)[n_anchor_rows : n_anchor_rows + 8 * self.n_pieces]
             rows = n_anchor_rows + np.arange(8 * self.n_pieces)
             jac[rows, n_global + 3 * (np.arange(8 * self.n_pieces) // 8) + kind] = diff

@@ -68,9 +68,9 @@ class TableRegistration:
     `update` fits a new pose when at least 2 anchors are seen and keeps the last good pose otherwise;
     `fresh` says whether the current pose came from the latest frame. With `refine_lens` the lens is refined from
     the anchors too and pooled (median of up to LENS_HISTORY frames' estimates) while the camera stays put: with
-    anchors at two heights (`calibration.lens`, raised on blocks) the focal length, principal point and k1, else
-    with at least MIN_ANCHORS_FOR_LENS anchors k1 alone. `lens` is the camera the current pose was fitted with, and
-    pixels must be mapped with it.
+    anchors at two heights (`calibration.lens`, raised on blocks) the focal length, principal point and k1 (and k2
+    where the anchors support it), else with at least MIN_ANCHORS_FOR_LENS anchors k1 alone. `lens` is the camera
+    the current pose was fitted with, and pixels must be mapped with it.
     """
 
     layout: TableLayout
@@ -81,8 +81,9 @@ class TableRegistration:
     refine_lens: bool = True
     lens: CameraIntrinsics | None = None
     k1_history: list[float] = field(default_factory=list)
-    lens_history: list[tuple[float, float, float, float]] = field(default_factory=list)
-    """Raised anchors: each frame's (focal scale, cx, cy, k1) from `calibration.lens.refine_lens`."""
+    lens_history: list[tuple[float, ...]] = field(default_factory=list)
+    """Raised anchors: each frame's (focal scale, cx, cy, k1, k2) from `calibration.lens.refine_lens` (k2 the camera
+    file's where the anchors did not reach far enough toward the image's corners to refine it)."""
 
     def __post_init__(self) -> None:
         if self.lens is None:
@@ -134,12 +135,16 @@ class TableRegistration:
         if fit is None or "focal" not in fit.refined:
             return None
         k = fit.camera.camera_matrix
-        history = history + [(k[0, 0] / self.camera.camera_matrix[0, 0], k[0, 2], k[1, 2], fit.camera.dist_coeffs[0])]
-        scale, cx, cy, k1 = np.median(np.array(history), axis=0)
+        d = fit.camera.dist_coeffs
+        history = history + [(k[0, 0] / self.camera.camera_matrix[0, 0], k[0, 2], k[1, 2], d[0],
+                              d[1] if len(d) > 1 else 0.0)]
+        scale, cx, cy, k1, k2 = np.median(np.array(history), axis=0)
         matrix = self.camera.camera_matrix.copy()
         matrix[0, 0] *= scale
         matrix[1, 1] *= scale
         matrix[0, 2], matrix[1, 2] = cx, cy
         dist = self.camera.dist_coeffs.copy()
         dist[0] = k1
+        if len(dist) > 1:  # refined with k1 and the focal length, or the file's: kept with them
+            dist[1] = k2
         return replace(self.camera, camera_matrix=matrix, dist_coeffs=dist), history

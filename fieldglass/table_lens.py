@@ -104,7 +104,7 @@ def calibrate_from_photos(
         photos.append(photo)
         if progress is not None:
             progress(i, len(paths), photo)
-    kinds = tuple(k for k in ("k1", "focal", "centre") if any(k in f.refined for f in fits))
+    kinds = tuple(k for k in ("k1", "k2", "focal", "centre") if any(k in f.refined for f in fits))
     record = {"photos": len(photos), "refined": list(kinds),
               "before_px": round(float(np.mean([p.before_px for p in photos])), 4),
               "after_px": round(float(np.mean([p.after_px for p in photos])), 4)}

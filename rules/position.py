@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,11 @@ class Piece:
     id: str
     side: str
     type: str
+    uncertainty_mm: float | None = field(default=None, kw_only=True, compare=False)
+    """One standard deviation (mm) of where the camera measured the piece (the lens's, calibration/uncertainty.py),
+    None when unknown or exact (a position file, a record). A system's rules may treat a decision whose measured
+    distance lies within reach of it as uncertain rather than choose; it never moves the piece. Not compared: two
+    positions with the same pieces in the same places are equal however surely they were measured."""
 
     def where(self) -> tuple[str, str]:
         """Where it stands and which way it faces, as two short texts for a table of pieces."""

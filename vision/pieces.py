@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,6 +41,9 @@ class PiecePose:
     facing_residual_deg: float | None = None
     cell: str | None = None
     edge_mm: float | None = None
+    uncertainty_mm: float | None = field(default=None, compare=False)
+    """One standard deviation (mm) of the base centre from the lens's (calibration/uncertainty.py), None when not
+    known; carried to the rules as the neutral piece's `uncertainty_mm` (rules/position.py)."""
 
     def to_json(self) -> dict:
         out = {

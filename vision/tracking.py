@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,10 +59,12 @@ class Place:
     heading_deg: float
     cell: str | None = None
     facing: str | None = None
+    uncertainty_mm: float | None = field(default=None, compare=False)
+    """One standard deviation (mm) of the measured base centre, None when not known (not kept in a record)."""
 
     @classmethod
     def of(cls, pose: PiecePose) -> Place:
-        return cls(pose.x_mm, pose.y_mm, pose.heading_deg % 360.0, pose.cell, pose.facing)
+        return cls(pose.x_mm, pose.y_mm, pose.heading_deg % 360.0, pose.cell, pose.facing, pose.uncertainty_mm)
 
     def distance(self, other: Place) -> float:
         return math.hypot(self.x_mm - other.x_mm, self.y_mm - other.y_mm)

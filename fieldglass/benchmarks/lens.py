@@ -4,7 +4,12 @@ photo itself (calibration/lens.py, issue 17).
 Rendered tables (2.4 x 1.2 m, 100 pieces with 20 mm markers at 3, 25 and 50 mm, a camera 1.7 m up tilted 0-25
 degrees, blur, noise, JPEG, uneven light) are located with the camera's true intrinsics perturbed by the issue's
 amounts, each with a random sign: focal length 0.3 %, principal point 2 px at 4K (scaled with the resolution), k1
-0.005. Flat tables have their 8 anchors on the cloth; raised ones have the 4 corner anchors on 50-60 mm blocks.
+0.005 (and with --k2-off, k2 by that much). Flat tables have their 8 anchors on the cloth; raised ones have the 4
+corner anchors on 50-60 mm blocks.
+
+`stream_lines` is the same scenario for `fieldglass bench vision`: single photos and a stream of one table (the
+camera still, fresh sensor noise every frame, the registration pooling its lens over the frames), beside the true
+intrinsics.
 """
 
 from __future__ import annotations
@@ -19,12 +24,20 @@ from calibration.registration import TableRegistration
 from fieldglass.progress import progress
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import read_table
-from vision.synthetic import RenderOptions, VirtualCamera, random_scene, render_table, standard_layout
+from vision.synthetic import (
+    RenderOptions,
+    SyntheticSource,
+    VirtualCamera,
+    random_scene,
+    render_table,
+    standard_layout,
+)
 
 EPILOG = """\
 examples:
   fieldglass bench lens                   4 frames each of 4K and 1080p, flat and raised anchors
   fieldglass bench lens --quick           1 frame each, for a first look
+  fieldglass bench lens --k2-off 0.01     k2 off too: refined where the photo supports it (calibration/lens.py)
 
 Targets (base centre error, 4K): flat anchors p95 <= 1.0 mm, max <= 2.0; raised anchors p95 <= 0.5, max <= 1.0.
 """
@@ -38,9 +51,10 @@ TARGETS = {False: (1.0, 2.0), True: (0.5, 1.0)}
 """Raised anchors or not -> (p95, max) base centre error goals in mm."""
 
 
-def perturbed(camera: CameraIntrinsics, rng: np.random.Generator) -> CameraIntrinsics:
-    """The camera with the focal length, the principal point and k1 off by the issue's amounts, random signs."""
-    sign = rng.choice((-1.0, 1.0), 4)
+def perturbed(camera: CameraIntrinsics, rng: np.random.Generator, k2_off: float = 0.0) -> CameraIntrinsics:
+    """The camera with the focal length, the principal point and k1 off by the issue's amounts, random signs; k2
+    by `k2_off` too (random sign) when it is not 0."""
+    sign = rng.choice((-1.0, 1.0), 5 if k2_off else 4)
     k = camera.camera_matrix.copy()
     k[0, 0] *= 1 + FOCAL_OFF * sign[0]
     k[1, 1] *= 1 + FOCAL_OFF * sign[0]
@@ -49,7 +63,15 @@ def perturbed(camera: CameraIntrinsics, rng: np.random.Generator) -> CameraIntri
     k[1, 2] += centre * sign[2]
     d = camera.dist_coeffs.copy()
     d[0] += K1_OFF * sign[3]
+    if k2_off:
+        d[1] += k2_off * sign[4]
     return CameraIntrinsics(camera.image_size, k, d, camera.rms_px)
+
+
+def _error_line(name: str, errs: list[float], what: str) -> str:
+    """One row of errors (mm): p95 and max, and how many."""
+    e = np.array(errs) if errs else np.array([np.nan])
+    return f"{name:<24} p95 {np.percentile(e, 95):.3f}  max {e.max():.3f} mm   ({len(errs)} {what})"
 
 
 @dataclass
@@ -74,8 +96,7 @@ class LensTally:
         for name, errs in (("true lens", self.true), ("true lens, refined", self.true_refined),
                            ("camera file as given", self.before), ("live, from the anchors", self.live),
                            ("refined from the photo", self.after)):
-            e = np.array(errs) if errs else np.array([np.nan])
-            out.append(f"{name:<24} p95 {np.percentile(e, 95):.3f}  max {e.max():.3f} mm   ({len(errs)} pieces)")
+            out.append(_error_line(name, errs, "pieces"))
         out[-1] += f"   (goal p95 <= {p95}, max <= {worst})"
         fb, fa = np.abs(self.focal_before) * 100, np.abs(self.focal_after) * 100
         out.append(f"focal length error       {fb.mean():.3f} % -> {fa.mean():.3f} %")
@@ -85,7 +106,12 @@ class LensTally:
 
 
 def _errors(frame, scene, truth, camera, markers, live: bool) -> list[float] | None:
-    reading = read_table(frame, TableRegistration(scene.layout, camera, refine_lens=live), scene.roster, markers)
+    return _registered_errors(frame, scene, truth, TableRegistration(scene.layout, camera, refine_lens=live), markers)
+
+
+def _registered_errors(frame, scene, truth, registration: TableRegistration, markers) -> list[float] | None:
+    """Base centre errors (mm) of the visible pieces found in `frame` with `registration` (kept by a stream)."""
+    reading = read_table(frame, registration, scene.roster, markers)
     if reading.pose is None:
         return None
     truth_by_id = {t.piece_id: t for t in truth.pieces if t.visible}
@@ -93,21 +119,29 @@ def _errors(frame, scene, truth, camera, markers, live: bool) -> list[float] | N
             for p in reading.pieces if p.piece in truth_by_id]
 
 
-def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces: int = 100) -> LensTally:
+def _table(rng: np.random.Generator, resolution, raised: bool, n_pieces: int):
+    """One benchmark table: its scene, a camera 1.7 m up tilted 0-25 degrees, the frame's degradations."""
+    layout = standard_layout(raised_mm=RAISED_MM if raised else ())
+    scene = random_scene(layout, n_pieces, rng)
+    tilt = float(rng.uniform(0.0, 25.0))
+    camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution, 1700.0, tilt)
+    options = RenderOptions(blur_sigma_px=float(rng.uniform(0.6, 1.2)), noise_sigma=float(rng.uniform(2.0, 4.0)),
+                            jpeg_quality=int(rng.integers(85, 96)), uneven_light=float(rng.uniform(0.1, 0.4)),
+                            seed=int(rng.integers(1 << 30)))
+    return scene, camera, options
+
+
+def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces: int = 100,
+                 k2_off: float = 0.0) -> LensTally:
     """Locate `frames` rendered tables with perturbed intrinsics, before and after refining the lens."""
     rng = np.random.default_rng(seed)
     tally = LensTally()
     label = f"lens, {resolution[0]}x{resolution[1]}, {'raised' if raised else 'flat'} anchors"
     for _ in progress(range(frames), frames, label):
-        layout = standard_layout(raised_mm=RAISED_MM if raised else ())
-        scene = random_scene(layout, n_pieces, rng)
-        tilt = float(rng.uniform(0.0, 25.0))
-        camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution, 1700.0, tilt)
-        options = RenderOptions(blur_sigma_px=float(rng.uniform(0.6, 1.2)), noise_sigma=float(rng.uniform(2.0, 4.0)),
-                                jpeg_quality=int(rng.integers(85, 96)), uneven_light=float(rng.uniform(0.1, 0.4)),
-                                seed=int(rng.integers(1 << 30)))
+        scene, camera, options = _table(rng, resolution, raised, n_pieces)
+        layout = scene.layout
         frame, truth = render_table(scene, camera, options)
-        given = perturbed(camera.intrinsics, rng)
+        given = perturbed(camera.intrinsics, rng, k2_off)
         markers = detect_table_markers(frame, layout, scene.roster)
         fit = refine_from_markers(markers, layout, scene.roster, given)
         before = _errors(frame, scene, truth, given, markers, live=False)
@@ -126,6 +160,69 @@ def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces:
     return tally
 
 
+@dataclass
+class StreamTally:
+    """Base centre errors (mm) over the frames of a stream of one still table, each registration kept over the
+    frames: the true intrinsics refined live as a stream does (`true`), and perturbed ones as given (`before`),
+    pooled live by the registration over the frames (`live`) and refined once from the first frame (`after`)."""
+
+    true: list[float] = field(default_factory=list)
+    before: list[float] = field(default_factory=list)
+    live: list[float] = field(default_factory=list)
+    after: list[float] = field(default_factory=list)
+    frames: int = 0
+
+    def lines(self, raised: bool) -> list[str]:
+        p95, worst = TARGETS[raised]
+        out = []
+        for name, errs in (("true lens, live", self.true), ("camera file as given", self.before),
+                           ("live, pooled over frames", self.live), ("refined from frame 1", self.after)):
+            out.append(_error_line(name, errs, "piece readings"))
+        out[2] += f"   (goal p95 <= {p95}, max <= {worst})"
+        return out
+
+
+def measure_lens_stream(frames: int, resolution, raised: bool, seed: int = 1, n_pieces: int = 100,
+                        k2_off: float = 0.0) -> StreamTally:
+    """A camera stream of one rendered table (fresh sensor noise every frame), located with the true intrinsics and
+    with perturbed ones: as given, pooled by the registration over the frames (what a live stream does), and
+    refined once from the first frame (`fieldglass calibrate table`); every registration is kept over the frames."""
+    rng = np.random.default_rng(seed)
+    scene, camera, options = _table(rng, resolution, raised, n_pieces)
+    given = perturbed(camera.intrinsics, rng, k2_off)
+    layout = scene.layout
+    registrations = {"true": TableRegistration(layout, camera.intrinsics),
+                     "before": TableRegistration(layout, given, refine_lens=False),
+                     "live": TableRegistration(layout, given)}
+    tally = StreamTally()
+    source = SyntheticSource(scene, camera, options, frames=frames, fresh_noise=True)
+    label = f"lens stream, {resolution[0]}x{resolution[1]}, {'raised' if raised else 'flat'} anchors"
+    for _, frame in progress(source, frames, label):
+        markers = detect_table_markers(frame, layout, scene.roster)
+        if "after" not in registrations:
+            fit = refine_from_markers(markers, layout, scene.roster, given)
+            registrations["after"] = TableRegistration(layout, given if fit is None else fit.camera, refine_lens=False)
+        tally.frames += 1
+        for name, registration in registrations.items():
+            getattr(tally, name).extend(_registered_errors(frame, scene, source.truth, registration, markers) or [])
+    return tally
+
+
+def stream_lines(frames: int, stream_frames: int, seed: int = 1, n_pieces: int = 100,
+                 resolution=(3840, 2160)) -> list[str]:
+    """`fieldglass bench vision`'s perturbed-intrinsics scenario: single photos (`measure_lens`) and a stream
+    (`measure_lens_stream`), flat and raised anchors, each beside the true intrinsics."""
+    out = []
+    for raised in (False, True):
+        kind = "raised anchors (4 on 50-60 mm blocks)" if raised else "flat anchors"
+        out.append(f"{resolution[0]}x{resolution[1]}, {kind}: single photos, {frames} frame(s)")
+        out += ["  " + line for line in measure_lens(frames, resolution, raised, seed, n_pieces).lines(raised)]
+        stream = measure_lens_stream(stream_frames, resolution, raised, seed + 10, n_pieces)
+        out.append(f"{resolution[0]}x{resolution[1]}, {kind}: a stream of {stream.frames} frames of one still table")
+        out += ["  " + line for line in stream.lines(raised)]
+    return out
+
+
 def add_parser(which) -> None:
     p = which.add_parser("lens", help="the lens refined from a photo of the table: accuracy with intrinsics off",
                          description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,16 +230,18 @@ def add_parser(which) -> None:
     p.add_argument("--pieces", type=int, default=100, help="pieces per frame (default 100)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="1 frame each")
+    p.add_argument("--k2-off", type=float, default=0.0, metavar="K2",
+                   help="perturb k2 by this much as well (random sign; default 0, the issue's scenario)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     frames = 1 if args.quick else args.frames
     print("fieldglass bench lens: base centre error with intrinsics off by focal 0.3 %, principal point 2 px at 4K,"
-          " k1 0.005")
+          f" k1 0.005{f', k2 {args.k2_off:g}' if args.k2_off else ''}")
     for resolution in ((3840, 2160), (1920, 1080)):
         for raised in (False, True):
-            tally = measure_lens(frames, resolution, raised, args.seed, args.pieces)
+            tally = measure_lens(frames, resolution, raised, args.seed, args.pieces, args.k2_off)
             kind = "raised anchors (4 on 50-60 mm blocks)" if raised else "flat anchors"
             print(f"\n{resolution[0]}x{resolution[1]}, {kind}, {frames} frame(s)")
             for line in tally.lines(raised):

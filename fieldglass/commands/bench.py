@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 
 from fieldglass.benchmarks.lens import add_parser as add_lens_bench
+from fieldglass.benchmarks.lens import stream_lines as lens_stream_lines
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.live import add_parser as add_live_bench
 from fieldglass.benchmarks.realdata import realdata_figures
@@ -53,7 +54,9 @@ def add_parser(sub) -> None:
     v.add_argument("--speed-frames", type=int, default=4, help="frames per resolution for speed (default 4)")
     v.add_argument("--pieces", type=int, default=100, help="pieces per frame (default 100)")
     v.add_argument("--seed", type=int, default=1)
-    v.add_argument("--quick", action="store_true", help="2 accuracy frames, 2 speed frames")
+    v.add_argument("--lens-stream-frames", type=int, default=15, metavar="N",
+                   help="frames of the perturbed-intrinsics stream (default 15: the registration's whole pool)")
+    v.add_argument("--quick", action="store_true", help="2 accuracy frames, 2 speed frames, a 5-frame stream")
     v.add_argument("--rig", action="store_true",
                    help="only the rig: two cameras over one table, fused (3 scenes each, --quick 1)")
     v.add_argument(
@@ -96,6 +99,10 @@ def run_vision(args) -> int:
     print("\naccuracy: the same frames with intrinsics as a good real calibration would give them")
     print("  (one standard deviation: focal length 0.2 %, principal point 1.5 px, k1 0.003)")
     for line in tally.lines():
+        print("  " + line)
+    print("\naccuracy with intrinsics off (issue 17): focal 0.3 %, principal point 2 px, k1 0.005, random signs;")
+    print("  true lens, camera file as given, live from the anchors, refined from the photo (calibration/lens.py)")
+    for line in lens_stream_lines(frames, 5 if args.quick else args.lens_stream_frames, args.seed, args.pieces):
         print("  " + line)
     print("\nspeed: every frame a new photo (full scan, new registration), the best of 3 runs per frame; the whole")
     print("pipeline against plain full-frame ArucoDetectors: tuned (minMarkerPerimeterRate 0.01, subpixel) and default")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -115,7 +116,10 @@ def locate_image(
         raise InputError(
             f"{path}: {len(seen)} anchor marker(s) usable, at least 2 needed (the layout's anchors are {ids})"
         )
-    return reading, piece_uncertainty(reading, registration.lens, layout, roster)
+    sigma = piece_uncertainty(reading, registration.lens, layout, roster)
+    if sigma:  # the reading carries each piece's doubt on to the rules (PiecePose.uncertainty_mm -> Piece's)
+        reading = replace(reading, pieces=tuple(replace(p, uncertainty_mm=sigma.get(p.piece)) for p in reading.pieces))
+    return reading, sigma
 
 
 def piece_uncertainty(reading: TableReading, lens, layout, roster) -> dict[str, float] | None:

@@ -79,6 +79,9 @@ class ContactMark:
     at: tuple[float, float]
     by: str
     side: str
+    uncertain: bool = False
+    """§13 within the measuring uncertainty of the tolerance either way (contact.py): for the user to confirm; such
+    a pair the tolerance calls apart has kind "apart"."""
 
 
 @dataclass(frozen=True)
@@ -202,12 +205,13 @@ def _contact_mark(pos, p, q, base: np.ndarray, opts) -> ContactMark | None:
     mine = contact(pos, p, q, opts)
     theirs = contact(pos, q, p, opts)
     c, by = (mine, p.id) if mine.kind else (theirs, q.id)
-    if not c.kind:
+    uncertain = mine.uncertain or theirs.uncertain  # §13 shown for the user to confirm, never silently dropped
+    if not c.kind and not uncertain:
         return None
     if mine.kind == "overlap" or theirs.kind == "overlap":  # show the overlap whichever way it reads
         c, by = (mine, p.id) if mine.kind == "overlap" else (theirs, q.id)
     at = _meeting_point(base, corners(q, pos.scale), opts.tolerance_mm)
-    return ContactMark(q.id, c.kind, c.edge, bool(c.valid), at, by, q.side)
+    return ContactMark(q.id, c.kind or "apart", c.edge, bool(c.valid), at, by, q.side, uncertain)
 
 
 class DbxSystem:

@@ -31,6 +31,7 @@ def analyze_pair(pos: DbxPosition, from_id: str, to_id: str, opts: Options = DEF
         "contact": c.kind,
         "contact_edge": c.edge,
         "contact_valid": c.valid,
+        "contact_uncertain": c.uncertain,
         "bases_overlap": c.intersect,
         "in_zone_of_control": in_zoc(pos, a, b, opts) if a.side != b.side else False,
         "line_of_sight": seen,
@@ -62,8 +63,9 @@ def analyze_from(pos: DbxPosition, from_id: str, opts: Options = DEFAULT) -> dic
         if q.id == a.id:
             continue
         c = contact(pos, a, q, opts)
-        if c.kind:
-            contacts.append({"piece": q.id, "side": q.side, "contact": c.kind, "edge": c.edge, "valid": c.valid})
+        if c.kind or c.uncertain:  # §13 a borderline pair is listed for the user to confirm
+            contacts.append({"piece": q.id, "side": q.side, "contact": c.kind, "edge": c.edge, "valid": c.valid,
+                             "uncertain": c.uncertain})
     return {
         "from": a.id,
         "type": a.type,

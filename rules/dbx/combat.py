@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import (
+    CONTACT_UNCERTAIN,
     behind_line,
     contact,
     directly_behind,
@@ -278,9 +279,15 @@ def melee_check(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFA
         allowed, why = False, "a camp must be attacked in full front contact (§3.5)"
     sa = melee_side(pos, a, b, opts)
     sb = melee_side(pos, b, a, opts)
-    return {"allowed": allowed, "reason": why, "modifiers": [m.as_dict() for m in sa.modifiers],
-            "net_modifier": sa.net, "factor": sa.cf, "target_factor": sb.cf,
-            "target_modifiers": [m.as_dict() for m in sb.modifiers], "target_net": sb.net}
+    unsure = c.uncertain or back.uncertain
+    return {"allowed": allowed, "reason": uncertain_reason(why, unsure), "contact_uncertain": unsure,
+            "modifiers": [m.as_dict() for m in sa.modifiers], "net_modifier": sa.net, "factor": sa.cf,
+            "target_factor": sb.cf, "target_modifiers": [m.as_dict() for m in sb.modifiers], "target_net": sb.net}
+
+
+def uncertain_reason(why: str, uncertain: bool) -> str:
+    """§13 a borderline contact is said, not silently decided: the reason as measured, with the doubt in front."""
+    return f"{CONTACT_UNCERTAIN} (§13); as measured: {why}" if uncertain else why
 
 
 # ---------------------------------------------------------------- results (§8.5)

@@ -87,14 +87,16 @@ def _all(pos: DbxPosition, opts, as_json: bool) -> int:
             if a.side != b.side:
                 r = analyze_pair(pos, a.id, b.id, opts)
                 rows.append({k: r[k] for k in ("from", "to", "distance_mm", "distance_paces", "distance_bb",
-                                               "contact", "in_zone_of_control", "line_of_sight")}
+                                               "contact", "contact_uncertain", "in_zone_of_control",
+                                               "line_of_sight")}
                             | {"fire_allowed": r["fire"]["allowed"], "melee_allowed": r["melee"]["allowed"]})
     if as_json:
         print(_dump({"pairs": rows}))
         return 0
     print(f"{len(rows)} ordered enemy pairs")
     for r in rows:
-        print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}, "
+        unsure = " (uncertain, confirm it: §13)" if r["contact_uncertain"] else ""
+        print(f"  {r['from']} -> {r['to']}: {r['distance_paces']:.0f} paces, contact {r['contact']}{unsure}, "
               f"fire {'yes' if r['fire_allowed'] else 'no'}, melee {'yes' if r['melee_allowed'] else 'no'}")
     return 0
 
@@ -154,7 +156,8 @@ def _pair_text(pos: DbxPosition, r: dict) -> str:
     lines = [f"{piece_summary(pos, a)} -> {piece_summary(pos, b)}",
              f"  distance {r['distance_mm']:.1f} mm = {r['distance_paces']:.0f} paces = {r['distance_bb']:.2f} BB; "
              f"contact {r['contact'] or 'none'}" + (f" ({r['contact_edge']} edge)" if r["contact_edge"] else "")
-             + (", bases overlap!" if r["bases_overlap"] else ""),
+             + (", bases overlap!" if r["bases_overlap"] else "")
+             + ("; contact uncertain, confirm it (§13)" if r["contact_uncertain"] else ""),
              f"  in its zone of control: {'yes' if r['in_zone_of_control'] else 'no'}; line of sight: "
              + ("clear" if r["line_of_sight"] else f"blocked by {', '.join(r['blocked_by'])}")]
     for key in ("fire", "melee"):

@@ -2,18 +2,30 @@
 
 Every test allows `opts.tolerance_mm`: edges and corners closer than that touch, bases overlapping less than that
 do not overlap. Corners are ordered front-left, front-right, rear-right, rear-left (geom.rectangle).
+
+§13 "let the user confirm borderline contacts": a piece the camera measured carries `uncertainty_mm` (one standard
+deviation, rules/position.py). A contact whose measured gaps and offsets lie within UNCERTAIN_SIGMAS standard
+deviations of the pair (in quadrature) of the tolerance, that is, whose kind or validity would change with the
+tolerance that much narrower or wider, is `uncertain`: it is still classified as measured, and flagged rather than
+silently taken. Without an uncertainty (a position file, a record) every contact is as it was.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rules.dbx import geom
 from rules.dbx.model import DbxPiece, DbxPosition, Scale, base_size, corners
 from rules.dbx.options import DEFAULT, Options
+
+UNCERTAIN_SIGMAS = 2.0
+"""A contact is uncertain when the tolerance moved by this many standard deviations of the pair's measure (95 %)
+would classify it otherwise (§13)."""
+
+CONTACT_UNCERTAIN = "contact uncertain: the camera's measure is within its uncertainty of the tolerance, confirm it"
 
 EDGE_NAMES = ("front", "right", "rear", "left")  # edge i runs from corner i to corner i+1
 CONTACT_OF_EDGE = {"front": "front", "right": "flank", "rear": "rear", "left": "flank"}
@@ -60,12 +72,33 @@ class Contact:
     aligned: bool = False  # corners meet exactly (within tolerance)
     intersect: bool = False  # §3.6 the bases overlap each other (an error)
     detail: str = ""
+    uncertain: bool = False  # §13 within the pieces' measuring uncertainty of the tolerance: for the user to confirm
+
+
+def pair_sigma_mm(a: DbxPiece, b: DbxPiece) -> float:
+    """One standard deviation (mm) of the measured offset between a and b: their uncertainties in quadrature (an
+    unknown one counts 0)."""
+    return math.hypot(a.uncertainty_mm or 0.0, b.uncertainty_mm or 0.0)
 
 
 def contact(pos: DbxPosition, a: DbxPiece, b: DbxPiece, opts: Options = DEFAULT) -> Contact:
     """§3.5 the target's edge that a's front edge touches; "overlap" for the overlap position; "corner" for any
-    other touching; None when apart."""
-    tol = opts.tolerance_mm
+    other touching; None when apart. §13 `uncertain` when the tolerance UNCERTAIN_SIGMAS standard deviations of the
+    pair's measure (`pair_sigma_mm`) narrower or wider classifies it otherwise (kind, edge or validity)."""
+    c = _contact(pos, a, b, opts.tolerance_mm)
+    reach = UNCERTAIN_SIGMAS * pair_sigma_mm(a, b)
+    if reach <= 0.0:
+        return c
+    key = (c.kind, c.edge, c.valid)
+    for tol in (max(0.0, opts.tolerance_mm - reach), opts.tolerance_mm + reach):
+        o = _contact(pos, a, b, tol)
+        if (o.kind, o.edge, o.valid) != key:
+            return replace(c, uncertain=True)
+    return c
+
+
+def _contact(pos: DbxPosition, a: DbxPiece, b: DbxPiece, tol: float) -> Contact:
+    """§3.5 the contact of a's front on b with the tolerance `tol` (mm)."""
     ra, rb = corners(a, pos.scale), corners(b, pos.scale)
     if geom.polygon_apart(ra, rb, tol):  # polygon_distance > tol, early out on the bounding boxes
         return Contact(None)

@@ -91,7 +91,8 @@ def at_bound(template, turn: int, active: str | None):
 
 def dbx_position(places, roster, system, state, template):
     """The engine's DbxPosition from where the camera (or a pending change) places each roster element: `places`
-    maps piece id -> an object with x_mm, y_mm, heading_deg (a PiecePose or tracking Place); `system` the
+    maps piece id -> an object with x_mm, y_mm, heading_deg and optionally uncertainty_mm (a PiecePose or
+    tracking Place; one standard deviation of the measure, §13 for borderline contacts); `system` the
     DbxSystem, `state` the GameState, `template` the position without elements (terrain, scale, table, game).
     Returns (position, notes): notes name every element left out and why."""
     specs = []
@@ -113,6 +114,9 @@ def dbx_position(places, roster, system, state, template):
             v = st.get(k)
             if v not in (None, "", 0, False):
                 spec[k] = v
+        sigma = None if pend is not None else getattr(places[rp.id], "uncertainty_mm", None)
+        if sigma is not None and math.isfinite(sigma):  # §13 the camera's doubt, for borderline contacts
+            spec["uncertainty_mm"] = round(float(sigma), 2)
         specs.append(spec)
     try:
         pos = position_from_dict({"system": "dbx", "pieces": specs,
@@ -201,7 +205,10 @@ def contacts_of(pos, pid: str, opts) -> list[str]:
             continue
         c = contact(pos, p, q, opts)
         if c.kind:
-            out.append(f"{q.id} {c.kind}{'' if c.valid or c.kind in ('corner', 'overlap') else ' (not valid)'}")
+            out.append(f"{q.id} {c.kind}{'' if c.valid or c.kind in ('corner', 'overlap') else ' (not valid)'}"
+                       f"{' (contact uncertain)' if c.uncertain else ''}")
+        elif c.uncertain:  # §13 apart as measured, touching within the measuring uncertainty
+            out.append(f"{q.id} apart (contact uncertain)")
     return out
 
 
@@ -358,8 +365,10 @@ class DbxLive(LiveRules):
                 lines.append(f"  stands in the zone of control of {', '.join(sel.zoc_of)}")
             for c in sel.contacts:
                 who = f"{c.by} touches" if c.by != p.id else "touches"
+                legal = c.valid or c.kind in ("corner", "overlap", "apart")
                 lines.append(f"  contact {c.piece:<6}{c.kind:<8}{who} the {c.edge or '?'} edge"
-                             f"{'' if c.valid or c.kind in ('corner', 'overlap') else ' (not a legal contact)'}")
+                             f"{'' if legal else ' (not a legal contact)'}"
+                             f"{'; contact uncertain, confirm it (§13)' if c.uncertain else ''}")
             for t in s.targets():
                 if t.fire or t.melee:
                     net = t.fire_net if t.fire else t.melee_net

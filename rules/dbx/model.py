@@ -204,7 +204,7 @@ def grown_corners(p: DbxPiece, scale: Scale, by: float) -> np.ndarray:
 _TOP = ("system", "scale", "table", "terrain", "pieces", "game")
 _PIECE = (
     "id side type x_mm y_mm heading_deg quality command mode depth_mm square moves charged english defending "
-    "range_paces saved_pips c_in_c ally ammo_own ammo_enemy"
+    "range_paces saved_pips c_in_c ally ammo_own ammo_enemy uncertainty_mm"
 ).split()
 _TERRAIN = ("id", "type", "polygon", "line", "width_mm", "crest", "ford")
 _GAME = ("bound", "active", "first_bound", "weather", "fog", "river", "crossing_stopped", "lost", "start",
@@ -326,6 +326,8 @@ def _piece_state(spec: Mapping, what: str) -> dict[str, Any]:
         kw["range_paces"] = _int(spec["range_paces"], f"{what} range_paces", 0, 5000)
     if "command" in spec:
         kw["command"] = _str(spec["command"], f"{what} command")
+    if spec.get("uncertainty_mm") is not None:  # one standard deviation of the camera's measure (rules/position.py)
+        kw["uncertainty_mm"] = _num(spec["uncertainty_mm"], f"{what} uncertainty_mm", 0.0, 1000.0)
     return kw
 
 
@@ -451,6 +453,8 @@ def piece_to_dict(p: DbxPiece) -> dict:
         v = getattr(p, k)
         if v != default:
             d[k] = _n(v) if isinstance(v, float) else v
+    if p.uncertainty_mm is not None:
+        d["uncertainty_mm"] = _n(p.uncertainty_mm)
     return d
 
 

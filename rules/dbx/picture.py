@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.dbx.contact import zoc_rect
+from rules.dbx.contact import CONTACT_UNCERTAIN, zoc_rect
 from rules.dbx.model import base_size, corners
 from rules.picture import Area, Dot, Item, Label, Line, Scene, ScenePiece, base_items, pending_items, points
 
@@ -66,15 +66,18 @@ def selection_items(sel, pos, opts) -> list[Item]:
                          layer=9))
     melee = {ln.target: ln for ln in sel.lines if ln.kind == "melee"}
     for i, c in enumerate(sel.contacts):
-        tone = f"contact-{c.kind}"
-        legal = c.valid or c.kind in ("corner", "overlap")
+        tone = "ambiguous" if c.uncertain else f"contact-{c.kind}"
+        legal = c.valid or c.kind in ("corner", "overlap", "apart")
         who = "touches" if c.by == sel.piece else f"is touched by {c.by} on its"
         tip = f"{sel.piece} {who} {c.piece}: {c.kind} contact ({c.edge or '?'} edge)" + (
             "" if legal else ", not a legal contact (§3.5)")
         if c.by != sel.piece:
             tip = f"{c.by} touches {sel.piece}'s {c.edge or '?'} edge: {c.kind}"
+        if c.uncertain:  # §13 borderline: said, not silently decided
+            tip = f"{sel.piece} and {c.piece}: {CONTACT_UNCERTAIN}; as measured: {c.kind} ({c.edge or '?'} edge)"
         out.append(Dot("dbx-contact", tuple(c.at), tone, 6.0, tip, data=(c.piece, c.kind)))
         label = f"{c.kind} {c.piece}" + ("" if legal else " (invalid)")
+        label += " · contact uncertain" if c.uncertain else ""
         if c.piece in melee:
             label += f" · melee {melee[c.piece].text.rsplit(' ', 1)[-1]}"
         out.append(Label("dbx-contact-label", tuple(c.at), label, tone, 7.0, True, (10.0, -8.0 + 16.0 * i),

@@ -5,11 +5,22 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import calibration.lens as lens_module
 from calibration.camera import CameraIntrinsics
 from calibration.layout import square_corners_mm
-from calibration.lens import MIN_RELIEF_MM, LensPriors, MarkerSighting, refine_lens, relief_mm
+from calibration.lens import (
+    K2_MIN_REACH,
+    MIN_RELIEF_MM,
+    LensPriors,
+    MarkerSighting,
+    radial_reach,
+    refine_lens,
+    relief_mm,
+)
+from calibration.registration import TableRegistration
 from fieldglass.benchmarks.lens import RAISED_MM, perturbed
 from fieldglass.table_lens import detect_table_markers, refine_from_markers, sightings
+from vision.pieces import read_table
 from vision.synthetic import RenderOptions, VirtualCamera, random_scene, render_table, standard_layout
 
 NOISE_PX = 0.05
@@ -59,11 +70,11 @@ def test_on_raised_anchors_the_focal_length_centre_and_k1_move_to_the_truth():
     assert fit.after_px < fit.before_px and fit.after_px < 0.2
 
 
-def test_on_a_flat_table_only_k1_is_refined_and_the_camera_files_focal_length_kept():
+def test_on_a_flat_table_the_camera_files_focal_length_and_centre_are_kept():
     layout, cam, anchors, markers = _exact_table(())
     given = _off(cam.intrinsics)
     fit = refine_lens(anchors, layout, given, markers)
-    assert fit.refined == ("k1",)
+    assert fit.refined[0] == "k1" and not {"focal", "centre"} & set(fit.refined)
     np.testing.assert_array_equal(fit.camera.camera_matrix, given.camera_matrix)
     assert abs(fit.camera.dist_coeffs[0] - cam.intrinsics.dist_coeffs[0]) < 0.5 * 0.005
 
@@ -131,3 +142,72 @@ def test_a_loose_calibration_is_let_move_further_toward_the_truth():
     held = refine_lens(anchors, layout, given, markers).camera.camera_matrix[0, 0] / f_true - 1
     freed = refine_lens(anchors, layout, loose, markers).camera.camera_matrix[0, 0] / f_true - 1
     assert abs(freed) < abs(held) < 0.012
+
+
+# ---------------------------------------------------------------- k2, where the data supports it
+
+
+def _k2_off(camera: CameraIntrinsics, k2: float) -> CameraIntrinsics:
+    d = camera.dist_coeffs.copy()
+    d[1] += k2
+    return CameraIntrinsics(camera.image_size, camera.camera_matrix.copy(), d)
+
+
+def test_the_radial_reach_says_how_far_toward_the_image_corners_the_corners_lie():
+    layout = standard_layout()
+    for margin, far in ((60.0, True), (600.0, False)):
+        cam = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (1920, 1080), 1700.0, margin_mm=margin)
+        pts = np.concatenate([cam.project(a.corners_mm()) for a in layout.anchors])
+        reach = radial_reach(pts, cam.intrinsics)
+        assert reach.shape == (4,) and np.all((reach >= K2_MIN_REACH) == far), (margin, reach)
+    assert np.all(radial_reach(np.array([[959.5, 539.5]]), cam.intrinsics) == 0.0)
+
+
+def test_with_poor_radial_coverage_the_camera_files_k2_is_kept():
+    """The table in the middle of the frame (600 mm of floor around it): k2 cannot be told from k1 there."""
+    rng = np.random.default_rng(5)
+    layout = standard_layout()
+    cam = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (3840, 2160), 1700.0, margin_mm=600.0)
+    anchors = {a.id: cam.project(a.corners_mm()) + rng.normal(0, NOISE_PX, (4, 2)) for a in layout.anchors}
+    markers = [MarkerSighting(cam.project(square_corners_mm(x, y, 20.0, 0.0, 3.0)) + rng.normal(0, NOISE_PX, (4, 2)),
+                              20.0, 3.0) for x, y in rng.uniform((100, 100), (2300, 1100), (40, 2))]
+    given = _k2_off(cam.intrinsics, 0.01)
+    fit = refine_lens(anchors, layout, given, markers)
+    assert "k2" not in fit.refined and fit.camera.dist_coeffs[1] == given.dist_coeffs[1]
+
+
+@pytest.fixture(scope="module")
+def rendered_flat_table():
+    layout = standard_layout()
+    rng = np.random.default_rng(11)
+    scene = random_scene(layout, 80, rng)
+    cam = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, (1920, 1080), 1700.0, 15.0)
+    frame, truth = render_table(scene, cam, RenderOptions(blur_sigma_px=0.8, noise_sigma=2.5, jpeg_quality=90,
+                                                          seed=3))
+    return layout, scene, cam, frame, truth, rng
+
+
+def _centre_errors_mm(frame, layout, scene, truth, camera, markers) -> np.ndarray:
+    reading = read_table(frame, TableRegistration(layout, camera, refine_lens=False), scene.roster, markers)
+    true = {t.piece_id: t for t in truth.pieces if t.visible}
+    return np.array([np.hypot(p.x_mm - true[p.piece].x_mm, p.y_mm - true[p.piece].y_mm)
+                     for p in reading.pieces if p.piece in true])
+
+
+def test_on_a_rendered_table_a_perturbed_k2_moves_toward_the_truth_and_the_errors_drop(rendered_flat_table,
+                                                                                      monkeypatch):
+    layout, scene, cam, frame, truth, rng = rendered_flat_table
+    markers = detect_table_markers(frame, layout, scene.roster)
+    given = _k2_off(perturbed(cam.intrinsics, rng), 0.01)
+    k2_true = cam.intrinsics.dist_coeffs[1]
+    fit = refine_from_markers(markers, layout, scene.roster, given)
+    assert "k2" in fit.refined
+    assert abs(fit.camera.dist_coeffs[1] - k2_true) < 0.5 * abs(given.dist_coeffs[1] - k2_true)
+    monkeypatch.setattr(lens_module, "K2_MIN_GAIN", np.inf)  # the same fit with the camera file's k2 kept
+    k1_only = refine_from_markers(markers, layout, scene.roster, given)
+    assert "k2" not in k1_only.refined
+    with_k2 = _centre_errors_mm(frame, layout, scene, truth, fit.camera, markers)
+    without = _centre_errors_mm(frame, layout, scene, truth, k1_only.camera, markers)
+    assert len(with_k2) == len(without) >= 60
+    assert np.percentile(with_k2, 95) < 0.8 * np.percentile(without, 95)
+    assert with_k2.max() < without.max()

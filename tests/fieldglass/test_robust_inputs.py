@@ -188,7 +188,7 @@ def test_csv_exports_never_start_a_cell_with_a_formula(tmp_path):
     (lambda d: d.__setitem__("table_fit", {"photos": 0, "refined": ["k1"], "before_px": 0.2, "after_px": 0.1}),
      "table_fit: 'photos' must be a positive integer"),
     (lambda d: d.__setitem__("table_fit", {"photos": 1, "refined": ["zoom"], "before_px": 0.2, "after_px": 0.1}),
-     "table_fit: 'refined' must list some of k1, focal, centre"),
+     "table_fit: 'refined' must list some of k1, k2, focal, centre"),
 ])
 def test_bad_camera_files_name_the_file_and_the_value(tmp_path, change, message):
     data = camera_json()

@@ -729,7 +729,8 @@ def test_whole_picture_for_one_element():
     a = el("a", "b", "Li", 100, 100)
     pos = make(a, facing("e", "r", "Li", a), el("f", "r", "Li", 300, 160, 180))
     out = analyze_from(pos, "a")
-    assert out["contacts"] == [{"piece": "e", "side": "r", "contact": "front", "edge": "front", "valid": True}]
+    assert out["contacts"] == [{"piece": "e", "side": "r", "contact": "front", "edge": "front", "valid": True,
+                                "uncertain": False}]
     assert out["in_zone_of_control_of"] == ["e"] and out["move_allowance_paces"] == 200
     assert distance_mm(pos, pos.piece("a"), pos.piece("e")) == 0
 

@@ -11,9 +11,10 @@ import pytest
 
 from calibration.registration import TableRegistration
 from fieldglass.benchmarks.lens import perturbed
+from fieldglass.commands.locate import piece_uncertainty
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from rules.dbx import geom
-from rules.dbx.contact import contact, in_zoc
+from rules.dbx.contact import contact, distance_mm, in_zoc
 from rules.dbx.model import DbxPosition, base_size, position_from_dict
 from rules.dbx.options import DEFAULT
 from rules.dbx.sight import range_mm
@@ -95,3 +96,52 @@ def test_ranges_equal_the_truth_within_the_tolerance(detected):
         rt = range_mm(truth, truth.piece(a), truth.piece(b))
         rs = range_mm(seen, seen.piece(a), seen.piece(b))
         assert abs(rt - rs) <= tol, (a, b, rt, rs)
+
+
+@pytest.fixture(scope="module")
+def located_with_doubt():
+    """The table read with the true lens, each element's place carrying its uncertainty from the lens's standard
+    deviations as `locate` computes it (`piece_uncertainty`), for a tight and a loose calibration."""
+    truth = _true_position()
+    layout = dataclasses.replace(standard_layout(600, 600, anchor_mm=40), grid=None)
+    roster_pieces, placed = [], []
+    for k, p in enumerate(truth.pieces):
+        w, d = base_size(p, truth.scale)
+        rp = Piece(p.id, 20 + k, p.side, p.type, (w, d), min(w, d) - 4.0, 3.0)
+        roster_pieces.append(rp)
+        placed.append(PlacedPiece(rp, p.x_mm, p.y_mm, p.heading_deg))
+    scene = SyntheticScene(layout, Roster(layout.dictionary, tuple(roster_pieces)), tuple(placed))
+    cam = VirtualCamera.looking_at_table(600, 600, (1920, 1080), height_mm=900.0)
+    frame, _ = render_table(scene, cam)
+    out = {}
+    for name, scale in (("tight", 1.0), ("loose", 40.0)):  # fx 0.3 px, k1 0.0005 ... and forty times that
+        std = scale * np.array([0.3, 0.3, 0.3, 0.3, 0.0005, 0.001, 0.0, 0.0, 0.0])
+        lens = dataclasses.replace(cam.intrinsics, std_devs=std)
+        reading = read_table(frame, TableRegistration(layout, lens, refine_lens=False), scene.roster)
+        sigma = piece_uncertainty(reading, lens, layout, scene.roster)
+        poses = {pp.piece: pp for pp in reading.pieces}
+        out[name] = (sigma, truth.with_pieces([
+            dataclasses.replace(p, x_mm=poses[p.id].x_mm, y_mm=poses[p.id].y_mm,
+                                heading_deg=poses[p.id].heading_deg % 360.0, uncertainty_mm=sigma[p.id])
+            for p in truth.pieces]))
+    return truth, out
+
+
+def test_contacts_read_with_a_tight_lens_are_certain_and_with_a_loose_one_flagged(located_with_doubt):
+    """Issue 17: the lens's doubt reaches the DBX contacts; a good calibration leaves them certain and as true, a
+    loose one flags the touching pairs for the user to confirm rather than silently deciding them (§13)."""
+    truth, out = located_with_doubt
+    sigma, seen = out["tight"]
+    assert max(sigma.values()) < 0.2
+    for a, b in itertools.permutations([p.id for p in truth.pieces], 2):
+        cs = contact(seen, seen.piece(a), seen.piece(b))
+        ct = contact(truth, truth.piece(a), truth.piece(b))
+        assert (cs.kind, cs.valid, cs.uncertain) == (ct.kind, ct.valid, False), (a, b)
+    sigma, seen = out["loose"]
+    assert min(sigma.values()) > 0.5
+    flagged = {(a, b) for a, b in itertools.permutations([p.id for p in truth.pieces], 2)
+               if contact(seen, seen.piece(a), seen.piece(b)).uncertain}
+    assert ("b2", "r1") in flagged and ("r2", "b2") in flagged
+    far = {(a, b) for a, b in itertools.permutations([p.id for p in truth.pieces], 2)
+           if distance_mm(truth, truth.piece(a), truth.piece(b)) > 10.0}
+    assert not flagged & far
