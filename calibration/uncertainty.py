@@ -71,3 +71,63 @@ def error_map(anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, 
     pixels = table_to_pixels(table, camera, pose)
     sigma = lens_uncertainty_mm(anchor_corners_px, layout, camera, pixels, height_mm)
     return None if sigma is None else sigma.reshape(rows, cols)
+
+
+class UncertaintyMaps:
+    """Each piece's expected place error (one standard deviation, mm) for a camera stream, cheaply: `error_map`s
+    over the table at each marker height, looked up bilinearly, and made again only when the camera has moved (its
+    centre by more than `move_mm` or its rotation by more than `turn_rad`) or the lens changed. The error varies
+    slowly over the table (a few tenths of a mm over a metre), so a 32 x 16 map sampled between its nodes is as good
+    as `lens_uncertainty_mm` at every piece, at a fraction of a millisecond a frame once made."""
+
+    def __init__(self, layout: TableLayout, cols: int = 32, rows: int = 16, move_mm: float = 10.0,
+                 turn_rad: float = 0.005):
+        self.layout, self.cols, self.rows = layout, cols, rows
+        self.move_mm, self.turn_rad = move_mm, turn_rad
+        self._camera: CameraIntrinsics | None = None
+        self._pose = None
+        self._maps: dict[float, np.ndarray | None] = {}
+
+    def _fresh(self, camera: CameraIntrinsics, pose) -> bool:
+        if self._camera is not camera or self._pose is None:
+            return False
+        moved = np.linalg.norm(np.asarray(pose.camera_centre_mm) - np.asarray(self._pose.camera_centre_mm))
+        turned = np.linalg.norm(np.asarray(pose.rvec, float).ravel() - np.asarray(self._pose.rvec, float).ravel())
+        return bool(moved <= self.move_mm and turned <= self.turn_rad)
+
+    def sigma_mm(self, anchor_corners_px: Mapping[int, np.ndarray], camera: CameraIntrinsics, pose,
+                 xy_mm: np.ndarray, heights_mm: np.ndarray) -> np.ndarray | None:
+        """(N,) mm at the table points `xy_mm` (N, 2) at `heights_mm` (N,), for the camera at `pose` registered
+        from `anchor_corners_px`; None when the camera file gives no standard deviations or there is no pose."""
+        if camera.std_devs is None or pose is None:
+            return None
+        if not self._fresh(camera, pose):
+            self._camera, self._pose, self._maps = camera, pose, {}
+        xy = np.asarray(xy_mm, float).reshape(-1, 2)
+        heights = np.asarray(heights_mm, float).reshape(-1)
+        out = np.full(len(xy), np.nan)
+        for h in np.unique(heights):
+            key = float(h)
+            if key not in self._maps:
+                self._maps[key] = error_map(anchor_corners_px, self.layout, camera, self.cols, self.rows, key)
+            grid = self._maps[key]
+            if grid is None:
+                return None
+            sel = heights == h
+            out[sel] = _bilinear(grid, xy[sel], self.layout)
+        return out
+
+
+def _bilinear(grid: np.ndarray, xy_mm: np.ndarray, layout: TableLayout) -> np.ndarray:
+    """`grid` (rows, cols; node centres as `error_map` samples them) at the table points `xy_mm`, clamped to the
+    outermost nodes."""
+    rows, cols = grid.shape
+    gx = np.clip(xy_mm[:, 0] / layout.width_mm * cols - 0.5, 0, cols - 1)
+    gy = np.clip(xy_mm[:, 1] / layout.depth_mm * rows - 0.5, 0, rows - 1)
+    x0 = np.minimum(gx.astype(int), max(cols - 2, 0))
+    y0 = np.minimum(gy.astype(int), max(rows - 2, 0))
+    x1, y1 = np.minimum(x0 + 1, cols - 1), np.minimum(y0 + 1, rows - 1)
+    fx, fy = gx - x0, gy - y0
+    top = grid[y0, x0] * (1 - fx) + grid[y0, x1] * fx
+    bottom = grid[y1, x0] * (1 - fx) + grid[y1, x1] * fx
+    return top * (1 - fy) + bottom * fy

@@ -21,7 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from calibration.board import BoardRegistration
+from calibration.uncertainty import UncertaintyMaps
 from common.errors import InputError
 from common.events import Signals
 from common.fields import AMBIGUOUS_EDGE_MM, field_ambiguous
@@ -94,6 +97,7 @@ class Session:
         self.surface_boards: dict[str, Any] = self.surface_registry.boards
         self.surface_registrations = self.surface_registry.registrations
         self.layout = setup.layout
+        self.uncertainty = UncertaintyMaps(setup.layout)
         self.roster = self.live.tracked_roster(setup.roster)
         self.ground = setup.ground or self.system.empty_ground()
         self.sides = list(game.sides) or list(dict.fromkeys(p.side for p in setup.roster.pieces))
@@ -132,6 +136,7 @@ class Session:
             self.board_registration.update({m.id: m.corners for m in reading.markers if m.id in anchors},
                                            reading.pose)
         self._register_surfaces(reading)
+        reading = self._with_uncertainty(reading)
         reading = self.live.read(self, reading)
         self.reading = reading
         for p in reading.pieces:
@@ -141,6 +146,28 @@ class Session:
         self._settle_pending(reading)
         self.events.reading.emit(reading)
         self._rebuild()
+
+    def _with_uncertainty(self, reading: TableReading) -> TableReading:
+        """Each piece's place with its expected error from the lens's standard deviations (issue 17; none when the
+        camera file gives none): a piece whose doubt reaches its field's edge is shown ambiguous, and a system that
+        judges by a tolerance (a contact) can tell a sure case from a borderline one."""
+        cam = self.camera
+        if cam is None or cam.std_devs is None or reading.pose is None or not reading.pieces:
+            return reading
+        anchors = {m.id: m.corners for m in reading.markers if m.id in self.layout.anchor_ids}
+        if len(anchors) < 2:
+            return reading
+        xy = np.array([(p.x_mm, p.y_mm) for p in reading.pieces], float)
+        heights = np.array([self._marker_height(p.piece) for p in reading.pieces], float)
+        sigma = self.uncertainty.sigma_mm(anchors, cam, reading.pose, xy, heights)
+        if sigma is None:
+            return reading
+        return replace(reading, pieces=tuple(replace(p, uncertainty_mm=float(s))
+                                             for p, s in zip(reading.pieces, sigma, strict=True)))
+
+    def _marker_height(self, pid: str) -> float:
+        rp = self.roster.piece(pid)
+        return rp.marker_height_mm if rp is not None else 0.0
 
     def camera_status(self, state: str, text: str) -> None:
         """The camera's state from the capture worker (connected, stalled, lost, reconnecting, ended, error): shown,
@@ -294,7 +321,7 @@ class Session:
             if rp.id in seen:
                 pose = seen[rp.id]
                 edge = getattr(pose, "edge_mm", None)
-                status = "ambiguous" if field_ambiguous(edge) else "seen"
+                status = "ambiguous" if field_ambiguous(edge, getattr(pose, "uncertainty_mm", None)) else "seen"
             elif rp.id in self.last_seen:
                 pose, status = self.last_seen[rp.id], "occluded"
             else:

@@ -6,7 +6,7 @@ import numpy as np
 
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
-from calibration.uncertainty import _moved, error_map, lens_uncertainty_mm
+from calibration.uncertainty import UncertaintyMaps, _moved, error_map, lens_uncertainty_mm
 from vision.synthetic import VirtualCamera, standard_layout
 
 STD = np.array([1.5, 1.5, 1.2, 1.2, 0.002, 0.004, 0.0002, 0.0002, 0.003])
@@ -57,3 +57,26 @@ def test_the_error_map_samples_the_table_as_the_per_point_uncertainty_does():
     assert abs(emap[1, 5] - one[0]) < 1e-6
     assert error_map(anchors, layout, cam.intrinsics) is None  # no standard deviations: no map
     assert error_map({}, layout, lens) is None  # no anchors: no pose, no map
+
+
+def test_the_live_maps_give_each_piece_the_per_point_uncertainty_and_are_made_again_only_when_the_camera_moves():
+    layout, cam, anchors, _, _ = _table()
+    lens = replace(cam.intrinsics, std_devs=STD)
+    pose = estimate_pose(anchors, layout, lens)
+    rng = np.random.default_rng(4)
+    xy = rng.uniform([50, 50], [layout.width_mm - 50, layout.depth_mm - 50], (40, 2))
+    heights = rng.choice([3.0, 25.0, 50.0], 40)
+    maps = UncertaintyMaps(layout)
+    live = maps.sigma_mm(anchors, lens, pose, xy, heights)
+    pixels = cam.project(np.column_stack([xy, heights]))
+    exact = lens_uncertainty_mm(anchors, layout, lens, pixels, heights)
+    np.testing.assert_allclose(live, exact, rtol=0.05, atol=0.005)
+    made = dict(maps._maps)
+    assert set(made) == {3.0, 25.0, 50.0}
+    nudged = replace(pose, tvec=np.asarray(pose.tvec, float) + [1.0, 0.0, 0.0])  # a 1 mm tremble: the same maps
+    maps.sigma_mm(anchors, lens, nudged, xy, heights)
+    assert all(maps._maps[h] is made[h] for h in made)
+    moved = replace(pose, tvec=np.asarray(pose.tvec, float) + [60.0, 0.0, 0.0])  # a knocked camera: new maps
+    maps.sigma_mm(anchors, lens, moved, xy, heights)
+    assert all(maps._maps[h] is not made[h] for h in made)
+    assert maps.sigma_mm(anchors, cam.intrinsics, pose, xy, heights) is None  # no std_devs: unknown

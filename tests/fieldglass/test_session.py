@@ -6,14 +6,18 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraPose
+from calibration.registration import TableRegistration
 from common.dice import Dice
 from common.errors import InputError
+from common.fields import field_ambiguous
 from fieldglass.session import Session
 from fieldglass.setup import load_setup
 from rules.live import PendingChange
 from rules.wiener.resolve import resolve_melee
-from vision.pieces import PiecePose, TableReading
+from vision.pieces import PiecePose, TableReading, read_table
+from vision.synthetic import SyntheticSource
 
+STD = np.array([1.5, 1.5, 1.2, 1.2, 0.002, 0.004, 0.0002, 0.0002, 0.003])  # a good board calibration's
 POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))
 
 
@@ -283,3 +287,28 @@ def test_resolve_refuses_a_piece_that_is_not_on_the_table():
         session.resolve("melee", "fr-c-1", "au-1-1", dice=[4, 3])
     with pytest.raises(InputError, match="action 'charge'"):
         session.resolve("charge", "fr-1-1", "au-1-1", dice=[4, 3])
+
+
+def test_the_live_session_gives_each_piece_the_lens_uncertainty_and_an_unsure_piece_is_ambiguous():
+    """Issue 17, live: with the camera file's standard deviations each piece read carries its expected error, and a
+    piece whose two standard deviations reach its field's edge is shown ambiguous, not silently placed."""
+    setup = load_setup("wiener", "synthetic")
+    source = SyntheticSource(setup.scene, resolution=(1280, 720), frames=1)
+    (_, frame), = list(source)
+    lens = source.camera.intrinsics
+    reading = read_table(frame, TableRegistration(setup.layout, lens), setup.roster)
+    statuses = {}
+    for name, std in (("none", None), ("loose", 8 * STD)):
+        session = Session(setup)
+        session.update_reading(reading, t=0.0, camera=dataclasses.replace(lens, std_devs=std))
+        sigma = {p.piece: p.uncertainty_mm for p in session.reading.pieces}
+        statuses[name] = {v.piece.id: v.status for v in session.piece_views()}
+        if std is None:
+            assert set(sigma.values()) == {None}
+            continue
+        assert all(0.1 < s < 50 for s in sigma.values())
+        for p in session.reading.pieces:  # the field-edge rule with each piece's own doubt
+            assert (statuses[name][p.piece] == "ambiguous") == field_ambiguous(p.edge_mm, sigma[p.piece])
+    unsure = {pid for pid, st in statuses["loose"].items() if st == "ambiguous"}
+    sure = {pid for pid, st in statuses["none"].items() if st == "ambiguous"}
+    assert sure < unsure  # the loose lens makes more pieces ambiguous than the edge rule alone
