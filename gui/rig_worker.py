@@ -24,14 +24,16 @@ from PySide6.QtCore import QThread, Signal
 from calibration.camera import CameraIntrinsics
 from common.errors import InputError
 from gui.worker import CameraFrame, FrameResult, Latest
+from vision.reconnect import reconnecting
 from vision.rectify import BoardRectifier, composite
 from vision.rig_capture import STALL_S, CameraCapture, paired
 from vision.rig_stream import RigFrame, RigStreamReader
 
 
-def _timed(source, stop: threading.Event) -> Iterator[tuple[int, float, np.ndarray]]:
-    """(number, arrival time from time.perf_counter, frame) of a source's frames until `stop`."""
-    for number, frame in source:
+def _timed(source, stop: threading.Event, report) -> Iterator[tuple[int, float, np.ndarray]]:
+    """(number, arrival time from time.perf_counter, frame) of a source's frames until `stop`; a camera that is
+    unplugged and can reconnect is tried again with back-off (vision/reconnect.py), each change said by `report`."""
+    for number, frame in reconnecting(source, lambda state, text: report(text), stop.is_set):
         if stop.is_set():
             return
         yield number, time.perf_counter(), frame
@@ -101,7 +103,7 @@ class RigCaptureWorker(QThread):
     def run(self) -> None:
         what = f"rig ({', '.join(self.names)})"
         self.status.emit("connected", f"{what}: connected")
-        captures = [CameraCapture(name, _timed(source, self._stop), live)
+        captures = [CameraCapture(name, _timed(source, self._stop, self._note), live)
                     for (name, _, source), live in zip(self.cameras, self.live, strict=True)]
         ema, t_last = None, None
         try:

@@ -20,10 +20,13 @@ from calibration.camera import save_camera  # noqa: E402
 from calibration.layout import layout_to_toml  # noqa: E402
 from fieldglass.cli import build_parser, main  # noqa: E402
 from fieldglass.commands import gui as gui_command  # noqa: E402
-from tests.gui.helpers import SHOTS, open_window  # noqa: E402
+from gui.rig_worker import RigCaptureWorker  # noqa: E402
+from tests.gui.helpers import SHOTS, open_window, pump  # noqa: E402
+from vision.faulty import Fault, FaultySource  # noqa: E402
 from vision.roster import roster_to_toml  # noqa: E402
 from vision.scripted import field_centre  # noqa: E402
 from vision.scripted_rig import CAMERAS, rig_scripted_game  # noqa: E402
+from vision.sources import ImageSource, image_folder  # noqa: E402
 
 CARRIED = "fr-c-1"  # carried from D3 (only the west sees it) to Q4 (only the east)
 
@@ -143,3 +146,18 @@ def test_headless_gui_over_a_rig_prints_the_table_and_saves_a_screenshot(capsys,
     out = capsys.readouterr().out
     n = len(script.game.roster.pieces)
     assert f"{n}/{n} pieces" in out and shot.exists()
+
+
+def test_an_unplugged_camera_of_the_rig_is_reconnected_and_said_while_the_other_reads_on(qapp, filmed):
+    folder, _, stop = filmed
+    setup = _setup(folder)
+    frames = {n: ImageSource(image_folder(folder / n)) for n in CAMERAS}
+    east = FaultySource(frames["east"], [Fault(3, "disconnect", refusals=1)], name="east")
+    cameras = [(n, intr, east if n == "east" else frames[n]) for n, intr, _ in setup.rig]
+    worker = RigCaptureWorker(setup, cameras, live=[False, False], stall_s=10.0)
+    worker.start()
+    pump(qapp, worker.isFinished, timeout=120)
+    assert worker.notes == ["east: camera connection lost; reconnecting",
+                            "east: not back after 1 attempt(s); trying again", "east: connected again"]
+    assert east.attempts == 2 and worker.processed == stop  # every instant read, none lost to the unplugging
+    assert all(v.frame is not None for v in worker.last_result.views)
