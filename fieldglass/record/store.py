@@ -696,9 +696,15 @@ class Record:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
         self.meta[key] = value
 
-    def heartbeat(self, frame: int, t: float) -> None:
-        """Note how far the recorder has read (its own small transaction)."""
-        self.set_meta("progress", {"frame": int(frame), "t": round(float(t), 4)})
+    def heartbeat(self, frame: int, t: float, tracker: dict | None = None) -> None:
+        """Note how far the recorder has read (its own small transaction): the last frame read and its time, and
+        with `tracker` what the recorder's tracker held unsettled after it (vision/tracking.py `Tracker.pending`)
+        with the seq of the last event written then (`seq`, undone or not), for a resume to go on from exactly there."""
+        progress: dict = {"frame": int(frame), "t": round(float(t), 4)}
+        if tracker is not None:
+            last = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+            progress.update(seq=int(last), tracker=tracker)
+        self.set_meta("progress", progress)
 
     def close(self) -> None:
         """Close; a writer first checkpoints everything and leaves the journal mode at DELETE, so the closed record
