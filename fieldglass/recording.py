@@ -173,23 +173,25 @@ class GameRecorder:
         self.record.heartbeat(frame, t, self.tracker.pending())
         self._beat = frame
 
-    def _progress_before(self, frame: int | None) -> None:
-        """Before the first event of the frame being read is written, the record's progress names the frame read
-        before it, with the tracker's state then: a recorder killed while writing the events of a frame resumes
-        at that frame (`open_record`: from the last event's frame) with the tracker as it was before reading it,
-        so it commits the frame's events not yet written exactly as it would have."""
+    def _progress_before(self, frame: int | None) -> tuple[int, float, dict] | None:
+        """The progress written with the first event of the frame being read (in its transaction): the frame read
+        before it, with the tracker's state then. A recorder killed while writing the events of a frame resumes at
+        that frame (`open_record`: from the last event's frame) with the tracker as it was before reading it, so
+        it commits the frame's events not yet written exactly as it would have. None: the progress is there."""
         b = self._before
         if frame is None or b is None or self._read is None or frame != self._read[0] or self._beat >= b[0]:
-            return
-        self.record.heartbeat(b[0], b[1], b[2])
-        self._beat = b[0]
+            return None
+        return b
 
     def _write(self, kind: str, t: float, frame: int | None, piece: str | None = None, data: dict | None = None,
                image: np.ndarray | None = None) -> Event:
         if self._input_id is not None:
             data = {**(data or {}), "input": self._input_id}
-        self._progress_before(frame)
-        ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None)
+        beat = self._progress_before(frame)
+        ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None,
+                                progress=beat)
+        if beat is not None:
+            self._beat = beat[0]
         self.written += 1
         if self._kept_up:
             self.game.add(ev)
@@ -268,13 +270,14 @@ class GameRecorder:
         return done | self.record.undo_tags()
 
     def apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
-        """Apply one player input; an input with an "_id" that is already in the record is skipped."""
+        """Apply one player input; an input with an "_id" that the record held before this recorder's first input
+        (a resumed recording's inputs already written) is skipped. The ids of the inputs applied since are not kept
+        (they are unique in an inputs file, and a four-hour game's would grow the recorder's memory)."""
         if inp.get("_id") is not None:
             if self._applied is None:
                 self._applied = self.applied_inputs()
             if inp["_id"] in self._applied:
                 return []
-            self._applied.add(inp["_id"])
         self._input_id = inp.get("_id")
         try:
             return self._apply(inp, t, frame, image)
