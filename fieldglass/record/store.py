@@ -3,7 +3,11 @@
 Tables (schema version 2, kept in ``PRAGMA user_version``):
 
 * ``meta(key, value)``   JSON values: format = "fieldglass-record", system, rules_options, layout, roster,
-  calibration, start_time, players, snapshot_every, progress (last frame read, for --resume).
+  calibration, start_time, players, snapshot_every, progress (for --resume: the last frame read, `frame`, and
+  its time `t`; the recorder adds `seq`, the last event written then, and `tracker`, what its tracker held
+  unsettled after that frame, vision/tracking.py `Tracker.pending`; a progress without them, as older records
+  keep it, resumes the tracker from the committed places alone). The progress is written at each heartbeat and
+  in the transaction of the first event of each frame (naming the frame before).
 * ``events(seq, type, t, wall, turn, phase, frame, piece, data, undone)``   the ordered events; `t` is seconds of
   game time (frame timestamps), `wall` the computer's clock, `data` a JSON object, `undone` 1 when taken back.
 * ``snapshots(seq, state)``   the full clean state (`BoardState` JSON) after event `seq`, every N events.
