@@ -173,6 +173,16 @@ class GameRecorder:
         self.record.heartbeat(frame, t, self.tracker.pending())
         self._beat = frame
 
+    def _forget_pending(self) -> None:
+        """An undo starts the tracker afresh from the clean record (`sync_tracker`): the unsettled state the
+        record's progress keeps, and the one before this frame, are no longer the tracker's. Until the next frame
+        is read a resume starts afresh too (as records without it do); the progress is not moved on, since this
+        frame's later inputs are still to come."""
+        self._before = None
+        progress = self.record.progress
+        if "tracker" in progress:
+            self.record.heartbeat(int(progress["frame"]), float(progress.get("t", 0.0)))
+
     def _progress_before(self, frame: int | None) -> tuple[int, float, dict] | None:
         """The progress written with the first event of the frame being read (in its transaction): the frame read
         before it, with the tracker's state then. A recorder killed while writing the events of a frame resumes at
@@ -313,8 +323,7 @@ class GameRecorder:
             undone = self.record.undo(int(inp.get("count", 1)), inp.get("_id"))
             self._kept_up = False  # undone events are marked in the record: read them again
             self.sync_tracker()
-            if frame is not None:  # a resume after this goes on from the tracker as the undo left it
-                self.heartbeat(frame, t)
+            self._forget_pending()
             return undone
         if kind == "combat":
             return [self.combat(inp, t, frame, image)]

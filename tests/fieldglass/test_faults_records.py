@@ -151,6 +151,32 @@ def test_a_recorder_killed_while_a_piece_settles_commits_its_move_before_the_nex
     assert got == reference
 
 
+def test_a_recorder_killed_around_an_undo_commits_what_an_uninterrupted_run_does(feed, steps, tmp_path):
+    """A player's undo (of the note) in the game's first rounds, the recorder killed at each step from just before
+    it to a few frames after it and resumed: the same events as without the kill, the undone one marked."""
+    at = next(i for i, s in enumerate(steps) if s[0] == "input" and s[2]["type"] == "note")
+    game = [*steps[:at + 1], ("input", steps[at][1], {"type": "undo", "count": 1, "_id": "undo1"}),
+            *steps[at + 1:at + 40]]
+    ref = tmp_path / "ref.fgr"
+    rec = Record.create(ref, feed.meta)
+    play(GameRecorder.start(rec, None, TRACKER), game)
+    rec.close()
+    with Record.open(ref) as r:
+        want = [(e.type, e.piece, e.data, e.undone) for e in r.events()]
+    assert any(u for *_, u in want)
+    for moment in range(at, at + 10):
+        path = tmp_path / f"u{moment}.fgr"
+        rec = Record.create(path, feed.meta)
+        play(GameRecorder.start(rec, None, TRACKER), game, 0, stop=lambda k, m=moment: k == m)
+        crashed = crash_copy(path, tmp_path / f"u{moment}-crashed.fgr")
+        rec.close()
+        rec, recorder, start = resumed(crashed, feed)
+        play(recorder, game, start)
+        rec.close()
+        with Record.open(crashed) as r:
+            assert [(e.type, e.piece, e.data, e.undone) for e in r.events()] == want, moment
+
+
 def _killed_writer(path: Path, feed, steps, kill_at: int) -> None:
     """In a forked child: resume (or start) the record and die by SIGKILL inside the `kill_at`-th write transaction,
     after its rows are written and before its commit. Never returns."""

@@ -33,9 +33,9 @@ def test_a_short_soak_keeps_memory_and_handles_flat_and_the_record_growing_linea
 def test_the_recorder_holds_no_memory_per_event_it_writes(tmp_path):
     """The Python objects a recorder holds after a stretch of the scripted game, against before it (tracemalloc:
     the interpreter's own count, none of the resident set's noise), once a first stretch has filled what only fills
-    once (the tracker's and the record's state at their size, caches): well under 100 bytes per event (about 30
-    over this stretch, mostly what is current at the moment, about 3 over a longer one). Keeping the events (the
-    live rules once read the whole history) held about 800 bytes per event: +14 % over four hours."""
+    once (the tracker's and the record's state at their size, caches): well under 100 bytes per event (the few KB
+    either way are what is current at the moment). Keeping the events (the live rules once read the whole history)
+    held about 700 bytes per event here, 800 in `fieldglass bench soak`: +14 % over four hours."""
     feed = scripted_feed(rounds=400)
     rec = Record.create(tmp_path / "held.fgr", feed.meta)
     recorder = GameRecorder.start(rec, None, TRACKER)
@@ -45,14 +45,14 @@ def test_the_recorder_holds_no_memory_per_event_it_writes(tmp_path):
     try:
         held = []
         for _ in range(2):
-            play(recorder, itertools.islice(steps, 1200))
+            play(recorder, itertools.islice(steps, 900))
             gc.collect()
             held.append((tracemalloc.get_traced_memory()[0], rec.state().seq))
     finally:
         tracemalloc.stop()
         rec.close()
     (first, at), (last, to) = held
-    assert to - at > 200 and (last - first) / (to - at) < 100  # a few KB of whatever is current at the moment
+    assert to - at > 150 and (last - first) / (to - at) < 100  # a few KB of whatever is current at the moment
 
 
 def sample(i: int, rss: int, handles: int = 10, size: int | None = None) -> SoakSample:
