@@ -20,7 +20,7 @@ from calibration.grid import Grid
 from calibration.layout import TableLayout, parse_layout
 from common.errors import InputError
 from fieldglass.surfaces import locate as locate_on_surfaces
-from fieldglass.surfaces import recorded_poses
+from fieldglass.surfaces import recorded_pose
 from rules.board import Placement, parse_board
 from rules.live import GameState, LiveRules
 from rules.system import UMPIRE, default_system, game_system, table_system
@@ -135,21 +135,47 @@ class RecordedGame:
         self.to_table = None  # a record keeps a board's places in table mm: the board is the table
         self.state = GameState()
         self.record_state = None
-        self.recorded: list = []
+        self.kept: dict = {}  # the system's summary of the events so far (its live rules' `keep`)
+        self.active: str | None = None  # the side the last turn event made active
+        self.piece_states: dict[str, dict] = {}  # what players set that the camera cannot see, latest by piece
         self.places: dict[str, Any] = {}
         self.notes: list[str] = []
         self._position: Any = _UNSET
 
     def at(self, state, events: Iterable) -> RecordedGame:
         """The moment after `events` (a record's, in order; undone ones are skipped), `state` the BoardState they
-        built."""
+        built: what the game keeps of them is made again from the first."""
+        self.kept, self.active, self.piece_states, self.surface_poses = {}, None, {}, {}
+        for e in events:
+            self.add(e)
+        return self.moment(state)
+
+    def add(self, event) -> RecordedGame:
+        """One more event of the record (after those already added; an undone one is skipped) folded into what
+        the game keeps of its history: the side a turn made active, the pieces' states players set, each other
+        surface's last pose, and the system's own summary (`LiveRules.keep`). Nothing keeps the event itself, so
+        a recorder adding each event it writes holds the same memory after four hours as after four minutes. Call
+        `moment` with the state they built before asking the position again."""
+        if getattr(event, "undone", False):
+            return self
+        data = event.data or {}
+        if event.type == "turn" and data.get("active"):
+            self.active = str(data["active"])
+        elif event.type == "piece_state" and event.piece:
+            self.piece_states.setdefault(event.piece, {})[str(data.get("key"))] = data.get("value")
+        pose = recorded_pose(event)
+        if pose is not None:
+            self.surface_poses[pose[0]] = pose[1]
+        self.live.keep(self, self.kept, event)
+        self._position = _UNSET
+        return self
+
+    def moment(self, state) -> RecordedGame:
+        """The moment after the events added so far, `state` the BoardState they built."""
         self.record_state = state
-        self.recorded = list(events)
-        self.surface_poses = recorded_poses(self.recorded)
         self.places = {pid: p for pid, p in state.pieces.items() if p.on_table}
-        active = next((str(e.data["active"]) for e in reversed(self.recorded)
-                       if not e.undone and e.type == "turn" and e.data.get("active")), None)
-        self.state = GameState(turn=max(1, int(state.turn)), active=active or (self.sides[0] if self.sides else ""),
+        self.state = GameState(turn=max(1, int(state.turn)),
+                               active=self.active or (self.sides[0] if self.sides else ""),
                                removed={pid for pid, p in state.pieces.items() if p.status == "removed"})
         self._position = _UNSET
         return self
@@ -164,9 +190,8 @@ class RecordedGame:
             if self.game.table == "board" and self.board is None:
                 raise InputError(f"this record keeps no board: the {self.live.noun}s' areas are unknown")
             self.live.restore(self)
-            for e in self.recorded:  # what players set that the camera cannot see, as the game panel sets it
-                if e.type == "piece_state" and not e.undone and e.piece:
-                    self.state.states.setdefault(e.piece, {})[str(e.data.get("key"))] = e.data.get("value")
+            for pid, values in self.piece_states.items():  # what players set, as the game panel sets it
+                self.state.states.setdefault(pid, {}).update(values)
             self._position, self.notes = self.live.position(self)[:2]
         return self._position
 

@@ -23,7 +23,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -112,12 +112,15 @@ class GameRecorder:
     roster: Roster
     tracker: Tracker
     on_event: Callable[[Event], None] | None = None
-    written: list[Event] = field(default_factory=list)
+    written: int = 0  # events this recorder wrote (a count: the events themselves are not kept)
     game: RecordedGame | None = None
     surface_registry: SurfaceRegistry | None = None
     _input_id: str | None = None
     _applied: set[str] | None = None
-    _events: list[Event] | None = None  # the record's events, read once, then kept up with what this writes
+    _kept_up: bool = False  # the game has folded in every event of the record (`now`)
+    _read: tuple[int, float] | None = None  # the frame read last (frame, t)
+    _before: tuple[int, float, dict] | None = None  # the frame read before it, with the tracker's pending state then
+    _beat: int = -1  # the frame the record's progress names
 
     @classmethod
     def start(cls, record: Record, roster: Roster | None = None, config: TrackerConfig | None = None, camera=None,
@@ -131,6 +134,7 @@ class GameRecorder:
         rec = cls(record, game.roster, tracker, on_event, game=game,
                   surface_registry=SurfaceRegistry(game.surface_boards, camera))
         rec.sync_tracker()
+        rec.resume_tracker()
         return rec
 
     def sync_tracker(self) -> None:
@@ -143,14 +147,64 @@ class GameRecorder:
         self.tracker.restore(places, states)
         self.now()  # the other surfaces' poses as last recorded: a figure is located on them until they move
 
+    def resume_tracker(self) -> None:
+        """A resumed record: the tracker goes on with what it held unsettled when the record's progress was last
+        written (a piece settling, one out of sight, `Tracker.resume`), so that the frames read again from the
+        progress on commit exactly what an uninterrupted recording commits, in the same order among the players'
+        inputs. A piece an event was written about since then starts afresh; a record whose progress keeps no
+        tracker state (older records) resumes as before: each unsettled piece settles again from the resume."""
+        progress = self.record.progress
+        if "frame" in progress:
+            self._beat = int(progress["frame"])
+            self._read = (self._beat, float(progress.get("t", 0.0)))
+        pending, seq = progress.get("tracker"), progress.get("seq")
+        if not isinstance(pending, dict) or not isinstance(seq, int):
+            return
+        stale: set[str] = set()
+        for e in self.record.events():
+            if e.seq > seq:
+                stale.update(p for p in (e.piece, *(ch.get("piece") for ch in e.data.get("changes") or ()
+                                                    if isinstance(ch, dict))) if isinstance(p, str))
+        self.tracker.resume(pending, stale)
+
+    def heartbeat(self, frame: int, t: float) -> None:
+        """Note in the record that every frame up to `frame` (at `t`) and its inputs are in, with what the
+        tracker holds unsettled now (the record's progress: where and how a resume goes on)."""
+        self.record.heartbeat(frame, t, self.tracker.pending())
+        self._beat = frame
+
+    def _forget_pending(self) -> None:
+        """An undo starts the tracker afresh from the clean record (`sync_tracker`): the unsettled state the
+        record's progress keeps, and the one before this frame, are no longer the tracker's. Until the next frame
+        is read a resume starts afresh too (as records without it do); the progress is not moved on, since this
+        frame's later inputs are still to come."""
+        self._before = None
+        progress = self.record.progress
+        if "tracker" in progress:
+            self.record.heartbeat(int(progress["frame"]), float(progress.get("t", 0.0)))
+
+    def _progress_before(self, frame: int | None) -> tuple[int, float, dict] | None:
+        """The progress written with the first event of the frame being read (in its transaction): the frame read
+        before it, with the tracker's state then. A recorder killed while writing the events of a frame resumes at
+        that frame (`open_record`: from the last event's frame) with the tracker as it was before reading it, so
+        it commits the frame's events not yet written exactly as it would have. None: the progress is there."""
+        b = self._before
+        if frame is None or b is None or self._read is None or frame != self._read[0] or self._beat >= b[0]:
+            return None
+        return b
+
     def _write(self, kind: str, t: float, frame: int | None, piece: str | None = None, data: dict | None = None,
                image: np.ndarray | None = None) -> Event:
         if self._input_id is not None:
             data = {**(data or {}), "input": self._input_id}
-        ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None)
-        self.written.append(ev)
-        if self._events is not None:
-            self._events.append(ev)
+        beat = self._progress_before(frame)
+        ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None,
+                                progress=beat)
+        if beat is not None:
+            self._beat = beat[0]
+        self.written += 1
+        if self._kept_up:
+            self.game.add(ev)
         if self.on_event:
             self.on_event(ev)
         return ev
@@ -170,15 +224,19 @@ class GameRecorder:
         return self._write(e.type, e.t, e.frame, e.piece, data)
 
     def now(self) -> RecordedGame:
-        """The record's game after its last event. The events are read from the record once and then kept up with
-        the ones this recorder writes: reading them all again at every turn made a four-hour game's recording slow
-        down as it grew (`fieldglass bench soak`)."""
-        if self._events is None:
-            self._events = self.record.events()
-        return self.game.at(self.record.state(), self._events)
+        """The record's game after its last event. The events are read from the record once (a start, a resume, an
+        undo) and folded into the game's summary of them (`RecordedGame.add`), which then takes each event this
+        recorder writes: reading them all again at every turn made a four-hour game's recording slow down as it
+        grew, and keeping them all made its memory grow (`fieldglass bench soak`)."""
+        if not self._kept_up:
+            self.game.at(self.record.state(), self.record.events())
+            self._kept_up = True
+        return self.game.moment(self.record.state())
 
     def feed(self, reading, t: float, frame: int, image: np.ndarray | None = None) -> list[Event]:
         """One frame's reading: the events it commits, already written."""
+        self._before = None if self._read is None else (*self._read, self.tracker.pending())
+        self._read = (frame, t)
         if reading is None or reading.pose is None:
             return []
         self.game.record_state = self.record.state()
@@ -222,13 +280,14 @@ class GameRecorder:
         return done | self.record.undo_tags()
 
     def apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
-        """Apply one player input; an input with an "_id" that is already in the record is skipped."""
+        """Apply one player input; an input with an "_id" that the record held before this recorder's first input
+        (a resumed recording's inputs already written) is skipped. The ids of the inputs applied since are not kept
+        (they are unique in an inputs file, and a four-hour game's would grow the recorder's memory)."""
         if inp.get("_id") is not None:
             if self._applied is None:
                 self._applied = self.applied_inputs()
             if inp["_id"] in self._applied:
                 return []
-            self._applied.add(inp["_id"])
         self._input_id = inp.get("_id")
         try:
             return self._apply(inp, t, frame, image)
@@ -262,8 +321,9 @@ class GameRecorder:
             return [self.write_track_event(e)]
         if kind == "undo":
             undone = self.record.undo(int(inp.get("count", 1)), inp.get("_id"))
-            self._events = None  # undone events are marked in the record: read them again
+            self._kept_up = False  # undone events are marked in the record: read them again
             self.sync_tracker()
+            self._forget_pending()
             return undone
         if kind == "combat":
             return [self.combat(inp, t, frame, image)]
@@ -433,7 +493,6 @@ def record_stream(
     with the events it makes (thumbnails). A reading None says no camera gave a frame: that time is a camera gap
     (vision/tracking.py `camera_gap`), and the frame is not counted."""
     inputs = inputs or {}
-    record = recorder.record
     last_beat = -math.inf
     n = 0
     last = None
@@ -449,10 +508,10 @@ def record_stream(
         n += 1
         last = (i, t)
         if t - last_beat >= heartbeat_s:
-            record.heartbeat(i, t)
+            recorder.heartbeat(i, t)
             last_beat = t
     if last is not None:
-        record.heartbeat(*last)
+        recorder.heartbeat(*last)
     return n
 
 
@@ -709,7 +768,7 @@ def record_game(args, plan: RecordingPlan) -> int:
                          "no record written")
     dt = time.perf_counter() - t0
     resumed = f" (resumed at frame {start})" if args.resume else ""
-    print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {len(recorder.written)} new events; "
+    print(f"{out}: {n} frames in {dt:.1f} s{resumed}; {recorder.written} new events; "
           f"record holds {holdings(record)}{plan.summary(record)}")
     record.close()
     return 0

@@ -75,11 +75,11 @@ def play(recorder: GameRecorder, steps, start: int = 0, stop=None) -> int | None
             recorder.apply(step[2], step[1] * FRAME_S, step[1])
             continue
         if last is not None and last[1] - last_beat >= HEARTBEAT_S:
-            recorder.record.heartbeat(*last)
+            recorder.heartbeat(*last)
             last_beat = last[1]
         _, i, t, reading = step
         recorder.feed(reading, t, i)
         last = (i, t)
     if last is not None:
-        recorder.record.heartbeat(*last)
+        recorder.heartbeat(*last)
     return None

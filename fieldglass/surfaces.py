@@ -98,20 +98,23 @@ def pose_data(name: str, pose: BoardPose) -> dict:
             "anchors": [int(a) for a in pose.anchors]}
 
 
+def recorded_pose(event) -> tuple[str, BoardPose] | None:
+    """The surface and its pose a record's event recorded; None for any other event, an undone one or a damaged
+    surface event (the last good pose stays)."""
+    if event.type != SURFACE_EVENT or getattr(event, "undone", False):
+        return None
+    d = event.data or {}
+    try:
+        return str(d["surface"]), BoardPose(float(d["rotation_deg"]), float(d["x_mm"]), float(d["y_mm"]),
+                                            float(d.get("rms_mm", 0.0)), tuple(d.get("anchors") or ()))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def recorded_poses(events: Iterable) -> dict[str, BoardPose]:
     """Each surface's last recorded pose among `events` (a record's, in order; undone ones skipped)."""
-    out: dict[str, BoardPose] = {}
-    for e in events:
-        if e.type != SURFACE_EVENT or getattr(e, "undone", False):
-            continue
-        d = e.data or {}
-        try:
-            out[str(d["surface"])] = BoardPose(float(d["rotation_deg"]), float(d["x_mm"]), float(d["y_mm"]),
-                                               float(d.get("rms_mm", 0.0)), tuple(d.get("anchors") or ()))
-        except (KeyError, TypeError, ValueError):
-            continue  # a damaged surface event: the last good pose stays
-    return out
+    return dict(pose for pose in map(recorded_pose, events) if pose is not None)
 
 
 __all__ = ["MOVED_MM", "SURFACE_EVENT", "TURNED_DEG", "SurfaceRegistry", "locate", "pose_data", "pose_moved",
-           "recorded_poses"]
+           "recorded_pose", "recorded_poses"]

@@ -32,11 +32,13 @@ The same live rules serve the one recorder and the one replay of every system (f
 fieldglass/replay_session.py): there `s` is a game record's game at one moment (fieldglass/recorded.py
 `RecordedGame`), with `s.system`, `s.roster` (as the record tracks it), `s.layout`, `s.sides`, `s.ground`,
 `s.board` and `s.locate`, `s.state`, `s.committed_places()` and `s.position` as above, and besides: `s.meta` (the
-record's metadata), `s.recorded` (its events up to the moment, undone ones marked `undone`), `s.record_state` (the
-state they built: a fieldglass.record.BoardState, each piece's place, status, bases, markers, formation; turn and
-phase) and `s.settle_s` (the recording's settle time). The record hooks (`record_meta`, `restore`, `record_read`,
-`check_input`, `record_turn`, `record_combat`) say what a record keeps for the system and how its recorded moments
-are placed; the replay hooks (`pair_lines`, `replay_views`, `hidden_ids`) what a replay draws and hides.
+record's metadata), `s.kept` (what the system keeps of the record's events up to the moment: a running summary its
+`keep` hook brings up to date one event at a time, never the events themselves, so that a recorder's memory stays
+flat over a game of hours), `s.record_state` (the state the events built: a fieldglass.record.BoardState, each
+piece's place, status, bases, markers, formation; turn and phase) and `s.settle_s` (the recording's settle time).
+The record hooks (`record_meta`, `keep`, `restore`, `record_read`, `check_input`, `record_turn`, `record_combat`) say
+what a record keeps for the system and how its recorded moments are placed; the replay hooks (`pair_lines`,
+`replay_views`, `hidden_ids`) what a replay draws and hides.
 """
 
 from __future__ import annotations
@@ -427,11 +429,20 @@ class LiveRules:
         from the record (a starting position, identities...), from this rules' set-up (`self.setup`)."""
         return meta
 
+    def keep(self, s, kept: dict, event) -> None:
+        """What this system keeps of a record's history (`kept`, a dict of its own, empty before the first event)
+        brought up to date with one more `event` (the record's events in order; never an undone one): e.g. the
+        engine's state the last event made, the blocks revealed so far. `s` is the record's game (`s.meta`,
+        `s.board`; not yet at the moment). The recorder keeps this summary instead of the events, so it must stay
+        bounded as the game goes on (the latest value of each thing, not every one: `fieldglass bench soak`);
+        `restore` reads it as `s.kept`. The default keeps nothing."""
+
     def restore(self, s) -> None:
         """The game state at a recorded moment, before `position(s)` places it as the live session did: `s.state`
         comes with the record's turn (at least 1), the active side its last turn event named (else the first side)
         and the pieces the rules removed; set each piece's state and this system's own (its starting position, the
-        engine's state) from `s.meta`, `s.recorded` and `s.record_state`. The default keeps what it is given."""
+        engine's state) from `s.meta`, `s.kept` (what `keep` made of the events up to the moment) and
+        `s.record_state`. The default keeps what it is given."""
 
     def record_read(self, s, reading, t: float) -> tuple[Any, list[dict]]:
         """A camera reading as the recorder tracks it at time `t` (seconds), and the events it makes besides moves

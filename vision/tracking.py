@@ -228,6 +228,59 @@ class Tracker:
             else:
                 track.state = "missing" if st == "missing" else "occluded"
 
+    def pending(self) -> dict[str, dict]:
+        """What the tracker knows beyond the committed places and states (which a record keeps), as JSON: for each
+        piece with something unsettled, where it has been settling (`candidate`: x_mm, y_mm, heading_deg, cell,
+        facing) and since when (`since`, s), since when it has been out of sight (`unseen_since`) and when it was
+        last seen (`last_seen_t`), whether it is `moving` or looked `lifted`, whether its leaving the table is
+        `expected_gone`, and its `standing` then (`standing`: placed, missing, removed or unplaced), by which
+        `resume` tells whether the committed state it comes back to is still the one these belong to."""
+        out: dict[str, dict] = {}
+        for pid, tr in self.tracks.items():
+            d: dict = {}
+            if tr.candidate is not None:
+                c = tr.candidate
+                d["candidate"] = [c.x_mm, c.y_mm, c.heading_deg, c.cell, c.facing]
+            if tr.candidate_since is not None:
+                d["since"] = tr.candidate_since
+            if tr.unseen_since is not None:
+                d["unseen_since"], d["last_seen_t"] = tr.unseen_since, tr.last_seen_t
+            for flag in ("lifted", "expected_gone"):
+                if getattr(tr, flag):
+                    d[flag] = True
+            if tr.state == "moving":
+                d["moving"] = True
+            if d:
+                d["standing"] = _standing(tr)
+                out[pid] = d
+        return out
+
+    def resume(self, pending: dict, stale: Iterable[str] = ()) -> None:
+        """After `restore` (a resumed record): each piece's unsettled observation as `pending()` gave it when the
+        record's progress was written, so that a resumed recording commits a move, a missing piece and a return
+        exactly when an uninterrupted one does (a piece half settled is not settled again from the resume, which
+        could commit its move after a player's later input). A piece in `stale` (an event about it was written
+        since) or whose standing differs from the restored one keeps what `restore` gave it (a piece removed since
+        is expected to leave the table); entries that cannot be read are passed over."""
+        stale = set(stale)
+        for pid, track in self.tracks.items():
+            d = pending.get(pid) if isinstance(pending, dict) else None
+            if pid in stale or not isinstance(d, dict) or d.get("standing") != _standing(track):
+                track.expected_gone = track.expected_gone or (pid in stale and track.state == "removed")
+                continue
+            try:
+                c = d.get("candidate")
+                candidate = None if c is None else Place(float(c[0]), float(c[1]), float(c[2]), c[3], c[4])
+                since, unseen = _time(d.get("since")), _time(d.get("unseen_since"))
+                last_seen = _time(d.get("last_seen_t"))
+            except (TypeError, ValueError, IndexError):
+                continue
+            track.candidate, track.candidate_since = candidate, since
+            track.unseen_since, track.last_seen_t = unseen, last_seen
+            track.lifted, track.expected_gone = bool(d.get("lifted")), bool(d.get("expected_gone"))
+            if d.get("moving") and track.state in ("occluded", "seen", "missing"):
+                track.state = "moving"
+
     def confirm(self, piece: str, removed: bool, by: str, t: float | None = None,
                 frame: int | None = None) -> TrackEvent:
         """A player's answer to a missing report (or a removal asked for at any time): removed, or still there."""
@@ -461,6 +514,23 @@ def lifted_pieces(reading: TableReading, camera, roster: Roster, lift_ratio: flo
         if side > piece.marker_mm * (1.0 + lift_ratio):
             out.add(piece.id)
     return out
+
+
+def _standing(track: PieceTrack) -> str:
+    """A piece's committed standing as a record keeps it: removed, unplaced, missing (reported) or placed."""
+    if track.state in ("removed", "unplaced"):
+        return track.state
+    return "missing" if track.reported_missing else "placed"
+
+
+def _time(v) -> float | None:
+    """A time of `Tracker.pending` (None stays None)."""
+    if v is None:
+        return None
+    t = float(v)
+    if not math.isfinite(t):
+        raise ValueError(v)
+    return t
 
 
 def run_tracker(tracker: Tracker, frames: Iterable[tuple[float, int, TableReading]]) -> list[TrackEvent]:

@@ -3,7 +3,11 @@
 Tables (schema version 2, kept in ``PRAGMA user_version``):
 
 * ``meta(key, value)``   JSON values: format = "fieldglass-record", system, rules_options, layout, roster,
-  calibration, start_time, players, snapshot_every, progress (last frame read, for --resume).
+  calibration, start_time, players, snapshot_every, progress (for --resume: the last frame read, `frame`, and
+  its time `t`; the recorder adds `seq`, the last event written then, and `tracker`, what its tracker held
+  unsettled after that frame, vision/tracking.py `Tracker.pending`; a progress without them, as older records
+  keep it, resumes the tracker from the committed places alone). The progress is written at each heartbeat and
+  in the transaction of the first event of each frame (naming the frame before).
 * ``events(seq, type, t, wall, turn, phase, frame, piece, data, undone)``   the ordered events; `t` is seconds of
   game time (frame timestamps), `wall` the computer's clock, `data` a JSON object, `undone` 1 when taken back.
 * ``snapshots(seq, state)``   the full clean state (`BoardState` JSON) after event `seq`, every N events.
@@ -596,8 +600,11 @@ class Record:
             raise RecordError(f"{self.path}: opened read-only")
 
     def append(self, kind: str, t: float, frame: int | None = None, piece: str | None = None,
-               data: dict | None = None, thumbnail: bytes | None = None, thumbnail_kind: str | None = None) -> Event:
-        """Write one event (and its snapshot and thumbnail) in one transaction; returns it with its seq."""
+               data: dict | None = None, thumbnail: bytes | None = None, thumbnail_kind: str | None = None,
+               progress: tuple[int, float, dict | None] | None = None) -> Event:
+        """Write one event (and its snapshot and thumbnail) in one transaction; returns it with its seq. With
+        `progress` (frame, t, tracker state) the record's progress is written in the same transaction, before the
+        event, as `heartbeat` writes it: the event and where a resume goes on from cannot part."""
         self._need_writable()
         if kind not in EVENT_TYPES:
             raise ValueError(f"unknown event type {kind!r}")
@@ -612,7 +619,10 @@ class Record:
         conn = self.conn
         if self._count is None:
             self._count = self._clean_count()
+        beat = None if progress is None else self._progress(*progress)
         with self._transaction():
+            if beat is not None:
+                conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('progress', ?)", (json.dumps(beat),))
             cur = conn.execute(
                 "INSERT INTO events(type, t, wall, turn, phase, frame, piece, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (kind, float(t), time.time(), turn, phase, frame, piece, json.dumps(data, separators=(",", ":"))),
@@ -627,6 +637,8 @@ class Record:
                 conn.execute("INSERT INTO thumbnails(seq, kind, jpeg) VALUES (?, ?, ?)",
                              (ev.seq, thumbnail_kind or kind, sqlite3.Binary(thumbnail)))
         self._state = after
+        if beat is not None:
+            self.meta["progress"] = beat
         self._count += 1
         self._since_checkpoint += 1
         if self._since_checkpoint >= CHECKPOINT_EVERY:
@@ -696,9 +708,19 @@ class Record:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
         self.meta[key] = value
 
-    def heartbeat(self, frame: int, t: float) -> None:
-        """Note how far the recorder has read (its own small transaction)."""
-        self.set_meta("progress", {"frame": int(frame), "t": round(float(t), 4)})
+    def heartbeat(self, frame: int, t: float, tracker: dict | None = None) -> None:
+        """Note how far the recorder has read (its own small transaction): the last frame read and its time, and
+        with `tracker` what the recorder's tracker held unsettled after it (vision/tracking.py `Tracker.pending`)
+        with the seq of the last event written then (`seq`, undone or not), for a resume to go on from exactly
+        there."""
+        self.set_meta("progress", self._progress(frame, t, tracker))
+
+    def _progress(self, frame: int, t: float, tracker: dict | None) -> dict:
+        progress: dict = {"frame": int(frame), "t": round(float(t), 4)}
+        if tracker is not None:
+            last = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+            progress.update(seq=int(last), tracker=tracker)
+        return progress
 
     def close(self) -> None:
         """Close; a writer first checkpoints everything and leaves the journal mode at DELETE, so the closed record

@@ -530,19 +530,29 @@ class CoalitionsLive(LiveRules):
             meta["tokens"] = dict(self.tokens)
         return meta
 
+    @staticmethod
+    def _record_start(s) -> CoalitionsPosition:
+        """The record's starting game (its `game`, else an empty one)."""
+        return position_from_dict(s.meta["game"], "the record's game") if s.meta.get("game") else \
+            empty_game("the record")
+
+    def keep(self, s, kept: dict, event) -> None:
+        """Of a record's history: the engine's state the last event that made one kept, and what the rules changed
+        that markers show, the latest value of each (every engine state against the one before)."""
+        if not isinstance(event.data.get("engine"), dict):
+            return
+        before = kept.get("game") or self._record_start(s)
+        after = position_from_dict(event.data["engine"], "the record's engine state")
+        kept.setdefault("expected", {}).update(marker_changes(before.state, after.state))
+        kept["game"] = after
+
     def restore(self, s) -> None:
         """The game at a recorded moment: the engine's state kept by the last event that made one, else the record's
         starting game; each pawn's Power and Troops from it. What the rules changed that markers show (every engine
         state against the one before, the latest value of each) counts over the camera's reading, with a note
         where the map does not show it (`merge_markers`)."""
-        game = position_from_dict(s.meta["game"], "the record's game") if s.meta.get("game") else \
-            empty_game("the record")
-        self.expected = {}
-        for e in s.recorded:
-            if not e.undone and isinstance(e.data.get("engine"), dict):
-                after = position_from_dict(e.data["engine"], "the record's engine state")
-                self.expected.update(marker_changes(game.state, after.state))
-                game = after
+        game = s.kept.get("game") or self._record_start(s)
+        self.expected = dict(s.kept.get("expected") or {})
         self.game = game
         self.tokens = {str(k): str(v) for k, v in (s.meta.get("tokens") or {}).items()}
         state = GameState(turn=game.state.round, active="britain", removed=set(s.state.removed))

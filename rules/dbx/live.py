@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -151,23 +152,30 @@ def dbx_turn(template, sides) -> tuple[int, str]:
     return max(1, g.bound), g.active if g.active in sides else (sides[0] if sides else "")
 
 
-def dbx_game_at(meta, events) -> tuple[Any, dict[str, dict], str | None]:
-    """The DBX game after `events` (a record's, in order; undone ones are skipped): (the template position without
-    elements, each element's state the camera cannot see, the active side a turn event named or None)."""
+def keep_dbx_event(kept: dict, e) -> None:
+    """What a DBX record's history comes to, brought up to date with one more event (an undone one changes
+    nothing): each element's state the last resolution gave it (`states`), the engine's game state the last one
+    kept (`game`) and the side the last turn event made active (`active`)."""
+    if e.undone:
+        return
+    if e.type == "combat":
+        states = kept.setdefault("states", {})
+        for pid, st in (e.data.get("states") or {}).items():
+            states[pid] = dict(st)
+        if isinstance(e.data.get("game"), dict):
+            kept["game"] = e.data["game"]
+    elif e.type == "turn" and e.data.get("active"):
+        kept["active"] = str(e.data["active"])
+
+
+def dbx_game_kept(meta, kept: Mapping) -> tuple[Any, dict[str, dict], str | None]:
+    """The DBX game after a record's events, from what `keep_dbx_event` made of them: (the template position
+    without elements, each element's state the camera cannot see, the active side a turn event named or None)."""
     start = meta.get("game")
-    game_dict = None
+    game_dict = kept.get("game")
     states = copy.deepcopy(meta.get("piece_states") or {})
-    active = None
-    for e in events:
-        if e.undone:
-            continue
-        if e.type == "combat":
-            for pid, st in (e.data.get("states") or {}).items():
-                states[pid] = dict(st)
-            if isinstance(e.data.get("game"), dict):
-                game_dict = e.data["game"]
-        elif e.type == "turn" and e.data.get("active"):
-            active = str(e.data["active"])
+    states.update((pid, dict(st)) for pid, st in (kept.get("states") or {}).items())
+    active = kept.get("active")
     if start:
         data = {**start, "pieces": []}
         if game_dict is not None:
@@ -390,10 +398,13 @@ class DbxLive(LiveRules):
         meta["piece_states"] = {pid: dict(st) for pid, st in getattr(self.setup, "initial_states", {}).items()}
         return meta
 
+    def keep(self, s, kept: dict, event) -> None:
+        keep_dbx_event(kept, event)
+
     def restore(self, s) -> None:
         """The template and each element's state after the record's resolutions; the bound the record names (else
         the starting position's), the side its last turn event made active (else the starting position's)."""
-        template, states, active = dbx_game_at(s.meta, s.recorded)
+        template, states, active = dbx_game_kept(s.meta, s.kept)
         turn, first = dbx_turn(template, s.sides)
         if s.record_state.turn:
             turn = max(1, s.record_state.turn)

@@ -336,14 +336,20 @@ def revealed_at(events: Iterable) -> set[str]:
     `{"piece": ID, "revealed": true}` reveals it, a later `false` hides it again, as the engine reports them."""
     out: set[str] = set()
     for ev in events:
-        if getattr(ev, "undone", False):
-            continue
-        for ch in (ev.data or {}).get("changes", []) or []:
-            if "revealed" in ch and ch.get("piece"):
-                (out.add if ch["revealed"] else out.discard)(ch["piece"])
-        if (ev.data or {}).get("revealed") is not None and ev.piece:
-            (out.add if ev.data["revealed"] else out.discard)(ev.piece)
+        reveal(out, ev)
     return out
+
+
+def reveal(shown: set[str], ev) -> None:
+    """`shown` (the blocks revealed before `ev`) brought up to date with one more of a record's events (an undone
+    one changes nothing), as `revealed_at` counts them."""
+    if getattr(ev, "undone", False):
+        return
+    for ch in (ev.data or {}).get("changes", []) or []:
+        if "revealed" in ch and ch.get("piece"):
+            (shown.add if ch["revealed"] else shown.discard)(ch["piece"])
+    if (ev.data or {}).get("revealed") is not None and ev.piece:
+        (shown.add if ev.data["revealed"] else shown.discard)(ev.piece)
 
 
 def replay_hide(views: list, viewer: str, revealed: set[str], over: bool, pos=None, board=None

@@ -48,6 +48,7 @@ from rules.marengo.hidden import (
     UnitState,
     position_views,
     replay_hide,
+    reveal,
     revealed_at,
     roster_blocks,
     unit_roster,
@@ -430,18 +431,23 @@ class MarengoLive(LiveRules):
             self._start = (s.meta, start)
         return self._start[1]
 
+    def keep(self, s, kept: dict, event) -> None:
+        """Of a record's history: the blocks its events revealed so far (`hidden.reveal`) and the engine's state the
+        last event that made one kept."""
+        reveal(kept.setdefault("revealed", set()), event)
+        if isinstance(event.data.get("engine"), dict):
+            kept["engine"] = event.data["engine"]
+
     def restore(self, s) -> None:
         """Each unit in the game state at its recorded strength, revealed where the rules revealed it, with the
         engine's flags, round and side from the last event that kept the engine's state (else the start; older
         records kept none: their round and side come from the turn events)."""
         st = s.record_state
-        done = s.recorded
         types = {u: d.get("type", "") for u, d in (s.meta.get("blocks") or {}).items()}
-        shown = revealed_at(done)
+        shown = s.kept.get("revealed") or set()
         start = self._record_start(s)
         self.initial = {b.id: b for b in start.blocks}
-        kept = next((e.data["engine"] for e in reversed(done) if not e.undone
-                     and isinstance(e.data.get("engine"), dict)), None)
+        kept = s.kept.get("engine")
         engine = position_from_dict(kept, "the record's engine state", board=s.board) if kept else None
         flags_of = {b.id: b for b in (engine.blocks if engine is not None else start.blocks)}
         side = (st.phase or "").split(" ", 1)[0]

@@ -696,12 +696,16 @@ class NieLive(LiveRules):
                                                                       if u in fighting}))
         return meta
 
+    def keep(self, s, kept: dict, event) -> None:
+        """Of a record's history the game needs only the engine's state the last event that made one kept."""
+        if isinstance(event.data.get("engine"), dict):
+            kept["engine"] = event.data["engine"]
+
     def restore(self, s) -> None:
         """The game at a recorded moment: the engine's state kept by the last event that made one (else the
         record's starting game), each figure's type and nation from the game's unit of its id, else from its roster
         type and side (unset when the set-up asks it, §13.2: a `piece_state` event of the record binds it)."""
-        kept = next((e.data["engine"] for e in reversed(s.recorded) if not e.undone
-                     and isinstance(e.data.get("engine"), dict)), None)
+        kept = s.kept.get("engine")
         if kept is not None:
             game = position_from_dict(kept, "the record's engine state", board=getattr(s, "board", None))
         elif s.meta.get("game"):

@@ -236,3 +236,42 @@ def test_detection_jitter_alone_never_moves_a_piece(seed):
         events += tr.step(obs, i * DT, i)
     assert all(isinstance(e, Appeared) for e in events)
     assert len(events) <= 4
+
+
+def resumed_from(r: Run, pending: dict, stale=()) -> Tracker:
+    """A new tracker over `r`'s committed places and standings (as a record restores them), then `pending`."""
+    t = Tracker(roster(), r.tracker.config)
+    standing = {pid: "missing" if tr.reported_missing else ("removed" if tr.state == "removed" else "on")
+                for pid, tr in r.tracker.tracks.items()}
+    t.restore(r.tracker.committed(), standing)
+    t.resume(pending, stale)
+    return t
+
+
+def test_a_resumed_tracker_goes_on_settling_and_missing_from_where_it_was():
+    r = Run().settle_in()
+    moved = Place(160, 100, 0)
+    r.step(3, at={"p0": moved}, hide=("p3",))  # p0 settling for 0.4 s, p3 out of sight as long
+    pending = r.tracker.pending()
+    assert set(pending) == {"p0", "p3"} and pending["p0"]["moving"] and pending["p0"]["standing"] == "placed"
+    fresh = resumed_from(r, pending)
+    r.tracker = fresh
+    r.places["p0"] = moved
+    r.step(3, hide=("p3",))
+    moves = [e for e in r.events if isinstance(e, Moved)]
+    assert [(e.piece, e.frame) for e in moves] == [("p0", 12)]  # 1.0 s after it was first seen there, not after
+    r.step(45, hide=("p3",))
+    missing = [e for e in r.events if isinstance(e, Missing)]
+    assert [(e.piece, e.frame, round(e.last_seen_t, 6)) for e in missing] == [("p3", 57, 1.2)]  # 10 s unseen
+
+
+def test_a_resumed_piece_an_event_was_written_about_since_starts_afresh_and_bad_entries_are_passed_over():
+    r = Run().settle_in()
+    r.step(3, at={"p0": Place(160, 100, 0)})
+    pending = r.tracker.pending()
+    stale = resumed_from(r, pending, stale={"p0"})
+    assert stale.tracks["p0"].candidate is None and stale.tracks["p0"].state == "occluded"
+    bad = resumed_from(r, {"p0": {**pending["p0"], "since": "soon"}, "p1": "nothing", "zz": {}})
+    assert bad.tracks["p0"].candidate is None
+    other = resumed_from(r, {"p0": {**pending["p0"], "standing": "removed"}})  # it was removed since
+    assert other.tracks["p0"].candidate is None
