@@ -21,6 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from calibration.camera import save_camera
+from calibration.layout import layout_to_toml
+from vision.roster import roster_to_toml
 from vision.scripted import START, ScriptedGame, field_centre, scripted_roster, write_frames
 from vision.synthetic import VirtualCamera, standard_layout
 from vision.synthetic_rig import cameras_along_table
@@ -68,6 +71,24 @@ class RigScript:
             out[name] = Path(folder) / name
             write_frames(self.render(name, resolution, stop=stop), out[name])
         return out
+
+
+    def write_rig(self, folder: str | Path, resolution: tuple[int, int] = RESOLUTION, stop: int | None = None
+                  ) -> Path:
+        """Everything `record --rig` and `gui --rig` read, in `folder`: each camera's frames (folder/NAME/), its
+        camera file (NAME.json), rig.toml (sources relative to it), layout.toml, roster.toml and inputs.jsonl.
+        Returns the rig file's path."""
+        folder = Path(folder)
+        self.write_frames(folder, resolution, stop)
+        for name, cam in self.cameras(resolution).items():
+            save_camera(cam.intrinsics, folder / f"{name}.json")
+        rig = folder / "rig.toml"
+        rig.write_text("".join(f'[[camera]]\nname = "{n}"\nintrinsics = "{n}.json"\nsource = "{n}"\n'
+                               for n in CAMERAS))
+        (folder / "layout.toml").write_text(layout_to_toml(self.game.layout))
+        (folder / "roster.toml").write_text(roster_to_toml(self.game.roster))
+        self.game.write_inputs(folder / "inputs.jsonl")
+        return rig
 
 
 def rig_scripted_game(fps: float = 5.0) -> RigScript:

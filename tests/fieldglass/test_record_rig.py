@@ -10,14 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import save_camera
-from calibration.layout import layout_to_toml
 from common.errors import InputError
 from fieldglass.cli import main
 from fieldglass.record import Record
 from fieldglass.recording import FrameStream
 from vision.rig_capture import CameraCapture, paired
-from vision.roster import roster_to_toml
 from vision.scripted_rig import CAMERAS, rig_scripted_game
 
 EAST_FRAMES = 36  # the east camera's short video: it ends after the second move is committed ...
@@ -30,14 +27,7 @@ def filmed(tmp_path_factory):
     and inputs; and rig/east-short, the east's first EAST_FRAMES frames only."""
     folder = tmp_path_factory.mktemp("rig")
     script = rig_scripted_game()
-    script.write_frames(folder)
-    for name, cam in script.cameras().items():
-        save_camera(cam.intrinsics, folder / f"{name}.json")
-    (folder / "rig.toml").write_text("".join(f'[[camera]]\nname = "{n}"\nintrinsics = "{n}.json"\nsource = "{n}"\n'
-                                             for n in CAMERAS))
-    (folder / "layout.toml").write_text(layout_to_toml(script.game.layout))
-    (folder / "roster.toml").write_text(roster_to_toml(script.game.roster))
-    script.game.write_inputs(folder / "inputs.jsonl")
+    script.write_rig(folder)
     short = folder / "east-short"
     short.mkdir()
     for path in sorted((folder / "east").iterdir())[:EAST_FRAMES]:

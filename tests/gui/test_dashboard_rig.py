@@ -16,14 +16,11 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
-from calibration.camera import save_camera  # noqa: E402
-from calibration.layout import layout_to_toml  # noqa: E402
 from fieldglass.cli import build_parser, main  # noqa: E402
 from fieldglass.commands import gui as gui_command  # noqa: E402
 from gui.rig_worker import RigCaptureWorker  # noqa: E402
 from tests.gui.helpers import SHOTS, open_window, pump  # noqa: E402
 from vision.faulty import Fault, FaultySource  # noqa: E402
-from vision.roster import roster_to_toml  # noqa: E402
 from vision.scripted import field_centre  # noqa: E402
 from vision.scripted_rig import CAMERAS, rig_scripted_game  # noqa: E402
 from vision.sources import ImageSource, image_folder  # noqa: E402
@@ -39,13 +36,7 @@ def filmed(tmp_path_factory):
     script = rig_scripted_game()
     carry = next(m for m in script.game.true_moves() if m["piece"] == CARRIED)
     stop = carry["frame"] + 4
-    script.write_frames(folder, stop=stop)
-    for name, cam in script.cameras().items():
-        save_camera(cam.intrinsics, folder / f"{name}.json")
-    (folder / "rig.toml").write_text("".join(f'[[camera]]\nname = "{n}"\nintrinsics = "{n}.json"\nsource = "{n}"\n'
-                                             for n in CAMERAS))
-    (folder / "layout.toml").write_text(layout_to_toml(script.game.layout))
-    (folder / "roster.toml").write_text(roster_to_toml(script.game.roster))
+    script.write_rig(folder, stop=stop)
     short = folder / "east-short"
     short.mkdir()
     for path in sorted((folder / "east").iterdir())[:4]:
