@@ -40,11 +40,9 @@ def _true_position() -> DbxPosition:
     }, "truth")
 
 
-@pytest.fixture(scope="module", params=["true lens", "perturbed lens refined from the photo"])
-def detected(request):
-    """Read with the camera's true lens, or with one off by what a good calibration leaves (issue 17: focal 0.3 %,
-    centre 1 px at 1080p, k1 0.005) refined from the photo itself. (On this 60 cm table the perturbed lens passes
-    without the refinement too: the live k1 from the 8 anchors absorbs most of it.)"""
+def _filmed(terrain: bool):
+    """The true position on a 60 cm table, a marker per element, rendered at 1080p from 0.9 m: (truth, layout,
+    scene, camera, frame)."""
     truth = _true_position()
     layout = dataclasses.replace(standard_layout(600, 600, anchor_mm=40), grid=None)
     roster_pieces, placed = [], []
@@ -54,10 +52,19 @@ def detected(request):
         roster_pieces.append(rp)
         placed.append(PlacedPiece(rp, p.x_mm, p.y_mm, p.heading_deg))
     kinds = {"wood": "wood", "gentle_hill": "hill"}
-    scene = SyntheticScene(layout, Roster(layout.dictionary, tuple(roster_pieces)), tuple(placed),
-                           tuple(TerrainPiece(kinds[k], poly) for _, k, poly in TERRAIN))
+    ground = tuple(TerrainPiece(kinds[k], poly) for _, k, poly in TERRAIN) if terrain else ()
+    scene = SyntheticScene(layout, Roster(layout.dictionary, tuple(roster_pieces)), tuple(placed), ground)
     cam = VirtualCamera.looking_at_table(600, 600, (1920, 1080), height_mm=900.0)
     frame, _ = render_table(scene, cam)
+    return truth, layout, scene, cam, frame
+
+
+@pytest.fixture(scope="module", params=["true lens", "perturbed lens refined from the photo"])
+def detected(request):
+    """Read with the camera's true lens, or with one off by what a good calibration leaves (issue 17: focal 0.3 %,
+    centre 1 px at 1080p, k1 0.005) refined from the photo itself. (On this 60 cm table the perturbed lens passes
+    without the refinement too: the live k1 from the 8 anchors absorbs most of it.)"""
+    truth, layout, scene, cam, frame = _filmed(terrain=True)
     lens, markers = cam.intrinsics, None
     if request.param != "true lens":
         markers = detect_table_markers(frame, layout, scene.roster)
@@ -102,17 +109,7 @@ def test_ranges_equal_the_truth_within_the_tolerance(detected):
 def located_with_doubt():
     """The table read with the true lens, each element's place carrying its uncertainty from the lens's standard
     deviations as `locate` computes it (`piece_uncertainty`), for a tight and a loose calibration."""
-    truth = _true_position()
-    layout = dataclasses.replace(standard_layout(600, 600, anchor_mm=40), grid=None)
-    roster_pieces, placed = [], []
-    for k, p in enumerate(truth.pieces):
-        w, d = base_size(p, truth.scale)
-        rp = Piece(p.id, 20 + k, p.side, p.type, (w, d), min(w, d) - 4.0, 3.0)
-        roster_pieces.append(rp)
-        placed.append(PlacedPiece(rp, p.x_mm, p.y_mm, p.heading_deg))
-    scene = SyntheticScene(layout, Roster(layout.dictionary, tuple(roster_pieces)), tuple(placed))
-    cam = VirtualCamera.looking_at_table(600, 600, (1920, 1080), height_mm=900.0)
-    frame, _ = render_table(scene, cam)
+    truth, layout, scene, cam, frame = _filmed(terrain=False)
     out = {}
     for name, scale in (("tight", 1.0), ("loose", 40.0)):  # fx 0.3 px, k1 0.0005 ... and forty times that
         std = scale * np.array([0.3, 0.3, 0.3, 0.3, 0.0005, 0.001, 0.0, 0.0, 0.0])
