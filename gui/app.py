@@ -34,7 +34,7 @@ from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
-from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
+from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
 from vision.rectify import BoardRectifier
@@ -87,7 +87,8 @@ class MainWindow(QMainWindow):
         self.source_options = dict(source_options or {})
         self.worker: CaptureWorker | None = None
         self.last_result = None
-        self.screen_latency_ms: float | None = None  # a frame's arrival -> its overlays drawn, the last frame shown
+        self.screen_latency_ms: float | None = None  # a frame's arrival -> the live view painted it, the last frame
+        self._on_screen_pending: float | None = None  # arrival time of the frame shown but not painted yet
         self.paused = False
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
             v.backgroundClicked.connect(self.session.clear_selection)
             v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.board_view.set_message("the board view appears once the table is registered")
+        self.live_view.painted.connect(self._painted)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("views")
         self.split.addWidget(self.live_view)
@@ -374,28 +376,38 @@ class MainWindow(QMainWindow):
 
     def show_result(self, result) -> None:
         self.last_result = result
-        self.live_view.set_image(numpy_to_qimage(result.frame))
+        self.live_view.set_frame(result.shown if result.shown is not None else result.frame)
         pose = result.reading.pose
         if pose is not None:
             self.live_view.mapper = LiveMapper(result.camera, pose)
             if result.board is not None:
-                self.board_view.set_image(numpy_to_qimage(result.board))
+                self.board_view.set_frame(result.board_shown if result.board_shown is not None else result.board)
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
         self.session.update_reading(result.reading, camera=result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
         self._refresh_all()
-        if result.arrived:  # from the frame's arrival to its overlays drawn (the repaint follows at once)
-            self.screen_latency_ms = (time.perf_counter() - result.arrived) * 1000.0
-            self._update_status()
+        self._on_screen_pending = result.arrived or None  # measured when the live view has painted it
+
+    def _painted(self, t: float) -> None:
+        """The live view repainted at `t` (time.perf_counter()): the newest frame is on screen."""
+        arrived, self._on_screen_pending = self._on_screen_pending, None
+        if arrived:
+            self.screen_latency_ms = (t - arrived) * 1000.0
+            self.fps_label.setText(self._fps_text())
 
     # ---- refreshing
 
     def _schedule(self) -> None:
         if not self._refresh_pending:
             self._refresh_pending = True
-            QTimer.singleShot(0, self._refresh_all)
+            QTimer.singleShot(0, self._refresh_if_pending)
+
+    def _refresh_if_pending(self) -> None:
+        """A scheduled refresh, unless a frame shown meanwhile has refreshed everything already."""
+        if self._refresh_pending:
+            self._refresh_all()
 
     def _selection_changed(self, selected, second) -> None:
         self.combat_panel.follow_selection()
@@ -411,14 +423,17 @@ class MainWindow(QMainWindow):
         self._refresh_system_panels()
         self._update_status()
 
-    def _update_status(self) -> None:
+    def _fps_text(self) -> str:
         r = self.last_result
         text = f"{r.fps:.1f} fps" if r else "– fps"
         if r is not None and self.screen_latency_ms is not None:
             text += f", frame to screen {self.screen_latency_ms:.0f} ms"
         if r is not None and r.dropped:
             text += f", {r.dropped} frames dropped"
-        self.fps_label.setText(text)
+        return text
+
+    def _update_status(self) -> None:
+        self.fps_label.setText(self._fps_text())
         seen, expected = self.session.counts()
         self.pieces_label.setText(f"pieces {seen}/{expected}")
         self.calib_label.setText(self.calibration_health())

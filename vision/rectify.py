@@ -49,3 +49,11 @@ class BoardRectifier:
             self._maps = cv2.convertMaps(px[..., 0].copy(), px[..., 1].copy(), cv2.CV_16SC2)
             self._key, self._corners = key, corners
         return cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=self.BORDER_BGR)
+
+
+def display_bgra(frame: np.ndarray | None) -> np.ndarray | None:
+    """A BGR frame as 4-channel BGRA (alpha 255): the byte order of a screen's 32-bit pixels, which Qt shows without
+    converting. Done in the capture worker's thread, so the dashboard's thread only hands the pixels over."""
+    if frame is None:
+        return None
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)
