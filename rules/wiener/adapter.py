@@ -7,6 +7,7 @@ the full analysis of a pair, and what happens with these dice.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields as dc_fields
 from dataclasses import replace
@@ -75,8 +76,7 @@ class WienerSystem:
 
     def piece_state(self, piece) -> dict:
         """The state of an engine piece the camera cannot see (everything but id, side, type, field, facing)."""
-        skip = {"id", "side", "type", "field", "facing"}
-        return {f.name: getattr(piece, f.name) for f in dc_fields(piece) if f.name not in skip}
+        return {name: getattr(piece, name) for name in _state_names(type(piece))}
 
     def check_state(self, piece_type: str, key: str, value: Any) -> Any:
         """A game-state value set by hand, checked like the position file does; InputError when it is not allowed."""
@@ -397,3 +397,10 @@ _SINGLE_PIECE_HINTS = {
 
 
 __all__ = ["WienerSystem", "outcome_lines"]
+
+
+@functools.cache
+def _state_names(cls) -> tuple[str, ...]:
+    """The fields of an engine piece class that the camera cannot see (asked for every piece on every frame: the
+    dataclass's field list read once)."""
+    return tuple(f.name for f in dc_fields(cls) if f.name not in {"id", "side", "type", "field", "facing"})
