@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.last_result = None
         self.screen_latency_ms: float | None = None  # a frame's arrival -> the live view painted it, the last frame
         self._on_screen_pending: float | None = None  # arrival time of the frame shown but not painted yet
+        self._drawn: tuple | None = None  # what the views were last redrawn from (`_drawn_from`)
         self.paused = False
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
@@ -387,8 +388,23 @@ class MainWindow(QMainWindow):
         self.session.update_reading(result.reading, camera=result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
-        self._refresh_all()
+        drawn = self._drawn_from(result)
+        if self._refresh_pending or drawn != self._drawn:
+            self._refresh_all()
+        else:  # a still table: the same pieces, pose and anchors, and the session said nothing new
+            self._update_status()
+        self._drawn = drawn
         self._on_screen_pending = result.arrived or None  # measured when the live view has painted it
+
+    def _drawn_from(self, result) -> tuple:
+        """What the overlays and panels show of a frame's reading: the pieces' poses, the projection of both views,
+        the anchors seen and used and the pose's error as shown. Equal for two frames (and no session event
+        between them): the views and panels have nothing to redraw."""
+        r = result.reading
+        pose = r.pose
+        quality = None if pose is None else (tuple(pose.anchors), f"{pose.reprojection_px:.2f}")
+        return (r.pieces, self.live_view.mapper_key(), self.board_view.mapper_key(), quality,
+                tuple(sorted(m.id for m in r.markers)))
 
     def _painted(self, t: float) -> None:
         """The live view repainted at `t` (time.perf_counter()): the newest frame is on screen."""
@@ -415,8 +431,12 @@ class MainWindow(QMainWindow):
 
     def _refresh_all(self) -> None:
         self._refresh_pending = False
-        for v in (self.live_view, self.board_view):
-            v.redraw()
+        views = (self.live_view, self.board_view)
+        wanted = [v.wants_picture() for v in views]
+        asked = [w for w in wanted if w is not None]
+        pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
+        for v, w in zip(views, wanted, strict=True):
+            v.redraw(pictures.get(w))
         self.selection_panel.refresh()
         self.combat_panel.refresh()
         self.game_panel.refresh()

@@ -209,15 +209,21 @@ def draw(view, picture: Iterable[Item], projection=None) -> None:
     under its key on the same `projection` (the view's mapper key) is left alone, a changed one is drawn again on
     the same QGraphicsItem. The view removes the keys a redraw did not keep."""
     counts: dict[tuple, int] = {}
+    kept, seen = view.kept_slots(), view.seen_keys()
     for it in picture:
         shape = _shape(it)
         base = (it.kind, it.piece, shape)
         n = counts.get(base, 0)
         counts[base] = n + 1
+        key = (it.kind, it.piece, n, shape)
+        slot = kept.get(key)
+        if slot is not None and slot[1][1] is it and slot[1][0] == projection:
+            seen.add(key)  # the very same item (rules.picture hands back unchanged pieces' items): nothing to do
+            continue
         make, apply = SHAPES[shape]
 
         def redraw(item, it=it, apply=apply):
             apply(view, item, it)
             _mark(item, it)
 
-        view.keep((it.kind, it.piece, n, shape), (projection, it), make, redraw)
+        view.keep(key, (projection, it), make, redraw)

@@ -370,6 +370,14 @@ class TableView(QGraphicsView):
         for key in [k for k in self._kept if k not in self._seen]:
             sc.removeItem(self._kept.pop(key)[0])
 
+    def kept_slots(self) -> dict[tuple, tuple[QGraphicsItem, object]]:
+        """The kept items with the data each was drawn from, by key (read by gui.picture.draw)."""
+        return self._kept
+
+    def seen_keys(self) -> set[tuple]:
+        """The keys this redraw keeps so far (the rest are removed at its end)."""
+        return self._seen
+
     def items_of(self, kind: str) -> list[QGraphicsItem]:
         return [it for it in self.overlay if it.data(KIND_KEY) == kind]
 
@@ -382,9 +390,16 @@ class TableView(QGraphicsView):
         m = self.mapper
         return None if m is None else (m.key() if hasattr(m, "key") else id(m))
 
-    def redraw(self) -> None:
+    def wants_picture(self) -> tuple[bool, bool] | None:
+        """What `redraw` draws the session's picture with, (live, labels); None when it draws none (no mapper)."""
+        if self.session is None or self.mapper is None:
+            return None
+        return isinstance(self.mapper, LiveMapper), self.show_labels
+
+    def redraw(self, pic: tuple | None = None) -> None:
         """Bring the overlays up to date with the session: static layers when their inputs changed, kept items where
-        their data changed, transient items anew."""
+        their data changed, transient items anew. `pic`: the session's picture for `wants_picture()`, when the
+        caller has it already."""
         self.clear_overlay()
         self._seen = set()
         s = self.session
@@ -395,7 +410,8 @@ class TableView(QGraphicsView):
         mkey = self.mapper_key()
         self._sync_static(mkey)
         self._draw_anchors()
-        pic = s.picture(live=isinstance(self.mapper, LiveMapper), labels=self.show_labels)
+        if pic is None:
+            pic = s.picture(*self.wants_picture())
         rect = self.sceneRect()
         frame = (mkey, rect.left(), rect.top())
         last = self._last_picture

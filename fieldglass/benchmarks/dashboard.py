@@ -4,7 +4,8 @@ The default system's demo table grown to 100 pieces (the demo's pieces copied, e
 on free fields), filmed at 1920x1080 by the synthetic camera while one piece slides 6 mm a frame; every frame read
 by the vision pipeline beforehand (`LiveReader`, and the board view rectified, as the capture worker does). Then the
 real main window (gui/app.py `MainWindow`, 1920x1080, the busiest piece selected so its targets are drawn) is handed
-those frames on a 30 fps clock, and again as fast as it shows them, and the live view's repaints are counted
+those frames on a 30 fps clock, and again as fast as it shows them, then frames of the table standing still (the
+camera noise fresh in each) on the clock; the live view's repaints are counted
 (gui/repaint.py): frames shown per second, the time from a frame's hand-over to the repaint that showed it (p50,
 p95), the window's own work per frame.
 
@@ -43,7 +44,7 @@ from vision.synthetic import PlacedPiece, RenderOptions, VirtualCamera, render_t
 
 EPILOG = """\
 examples:
-  fieldglass bench dashboard              1080p, 100 pieces: at 30 fps, then as fast as the window shows frames
+  fieldglass bench dashboard              1080p, 100 pieces: at 30 fps, as fast as shown, a still table at 30 fps
   fieldglass bench dashboard --quick      shorter runs
   fieldglass bench dashboard --pieces 200 --seconds 10
 """
@@ -99,9 +100,11 @@ def _free_spots(lay, placed) -> list[tuple[float, float]]:
     return [out[i] for i in order]
 
 
-def read_frames(setup: Setup, resolution: tuple[int, int], n_frames: int) -> tuple[list[tuple], int]:
-    """`n_frames` frames of the crowded table, one piece sliding 6 mm a frame, each read as the capture worker
-    reads it: [(frame, reading, lens, board)], and the pieces the first frame found."""
+def read_frames(setup: Setup, resolution: tuple[int, int], n_frames: int, slide_mm: float = 6.0
+                ) -> tuple[list[tuple], int]:
+    """`n_frames` frames of the crowded table, one piece sliding `slide_mm` a frame (0: a still table, each frame
+    with its own camera noise), each read as the capture worker reads it: [(frame, reading, lens, board)], and the
+    pieces the first frame found."""
     lay, scene = setup.layout, setup.scene
     camera = VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, resolution)
     registration = TableRegistration(lay, camera.intrinsics)
@@ -109,10 +112,11 @@ def read_frames(setup: Setup, resolution: tuple[int, int], n_frames: int) -> tup
     rectifier = BoardRectifier(lay)
     mover = len(scene.placements) - 1
     out, found = [], 0
-    for k in progress(range(n_frames), n_frames, f"rendering and reading {resolution[0]}x{resolution[1]}"):
+    what = "a piece moving" if slide_mm else "still"
+    for k in progress(range(n_frames), n_frames, f"rendering and reading {resolution[0]}x{resolution[1]}, {what}"):
         p = scene.placements[mover]
         placements = list(scene.placements)
-        placements[mover] = dataclasses.replace(p, x_mm=p.x_mm + 6.0 * k)
+        placements[mover] = dataclasses.replace(p, x_mm=p.x_mm + slide_mm * k)
         options = RenderOptions(blur_sigma_px=0.6, noise_sigma=2.5, uneven_light=0.25, jpeg_quality=92, seed=k)
         frame, _ = render_table(dataclasses.replace(scene, placements=tuple(placements)), camera, options)
         reading = reader.read(frame)
@@ -206,17 +210,20 @@ def run(args) -> int:
     game_system(system)  # an unknown name is a one-line error before any rendering
     setup = crowded_setup(args.pieces, system)
     frames, found = read_frames(setup, args.resolution, args.frames)
+    still, _ = read_frames(setup, args.resolution, max(2, args.frames // 2), slide_mm=0.0)
     with screen() as where:
         try:
             repaint = importlib.import_module("gui.repaint")  # Qt only now: after the display is chosen
         except ImportError as exc:
             raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
         results = repaint.frame_results(frames, BOARD_MM_PER_PX)
+        still_results = repaint.frame_results(still, BOARD_MM_PER_PX)
         with tempfile.TemporaryDirectory() as settings:
             window = repaint.open_bench_window(setup, (1920, 1080), settings)
             try:
                 clocked = repaint.measure_repaint(window, results, args.fps, args.seconds)
                 flat_out = repaint.measure_repaint(window, results, None, args.seconds, select=False)
+                still_run = repaint.measure_repaint(window, still_results, args.fps, args.seconds, select=False)
                 views = f"live view {_size(window.live_view)}, board view {_size(window.board_view)}"
             finally:
                 window.close()
@@ -229,6 +236,7 @@ def run(args) -> int:
         print(f"  machine: {os.cpu_count()} cores {platform.machine()}, load average {load} (1, 5, 15 min)")
         print("  " + _line(f"clocked at {args.fps:g} fps", clocked, repaint))
         print("  " + _line("as fast as shown", flat_out, repaint))
+        print("  " + _line(f"still table at {args.fps:g} fps", still_run, repaint))
     return 0
 
 

@@ -200,6 +200,22 @@ def test_the_dashboard_keeps_every_other_pieces_items_when_one_moves(qapp, tmp_p
             assert outline.boundingRect().center().x() > was[v.name].center().x() + 10
         assert all(a is b for a, b in zip(static, win.live_view._static, strict=True))  # the grid drawn once
         assert win.screen_latency_ms is not None and win.screen_latency_ms > 0  # measured when painted
+        # a still table: the same reading again - the new image is shown, nothing else is redrawn or asked
+        asked = []
+        pictures = win.session.pictures
+        win.session.pictures = lambda *w: asked.append(w) or pictures(*w)
+        last = win.last_result
+        kept = win.live_view.kept_items()
+        paints = win.live_view.paints
+        for n in range(1, 3):
+            win.show_result(replace(last, number=last.number + n, frame=last.frame.copy()))
+            qapp.processEvents()
+        assert asked == [] and win.live_view.kept_items() == kept and win.last_result.number == last.number + 2
+        assert win.live_view.paints > paints and win.live_view._frame is not None
+        # the selection changed: drawn again at once
+        win.session.select(moved.piece)
+        qapp.processEvents()
+        assert asked
     finally:
         win.stop()
         win.close()
