@@ -401,9 +401,11 @@ def _templates(dictionary: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(out), np.tile(ids, len(_BLURS)), np.tile(rots, len(_BLURS))
 
 
-def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True) -> tuple[np.ndarray, ...]:
+def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True, other: bool = True
+           ) -> tuple[np.ndarray, ...]:
     """Correlate clockwise quads with every code: (ids, rotations, best correlation, best other code's) per quad.
-    With `screen`, quads without a dark border inside a lighter quiet zone are skipped (correlation -1)."""
+    With `screen`, quads without a dark border inside a lighter quiet zone are skipped (correlation -1); without
+    `other` the best other code's correlation is not looked for (-1: a pass over every quad and template saved)."""
     n = len(quads)
     nb = aruco_dictionary(dictionary).markerSize + 2
     h = _homographies(quads)
@@ -435,7 +437,8 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
         code = t_ids * 4 + t_rots
         ids[idx], rots[idx] = t_ids[best], t_rots[best]
         rho_best[idx] = rho[np.arange(len(idx)), best]
-        rho_other[idx] = np.where(code[None, :] == code[best][:, None], -1.0, rho).max(axis=1)
+        if other:
+            rho_other[idx] = np.where(code[None, :] == code[best][:, None], -1.0, rho).max(axis=1)
     return ids, rots, rho_best, rho_other
 
 
@@ -538,7 +541,7 @@ def detect_markers(
         # An exact 4x4 code is weak evidence: a blurred 16 px marker 10 reads as 109, grazing AprilTags upscaled as
         # 103 (correlation 0.71). Keep a marker only if its image also correlates best with that code (real ones:
         # >= 0.95, measured), best first, so that of two readings of one square the right one stays.
-        m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False)
+        m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
         good = np.flatnonzero((m_ids == ids) & (m_rots == 0) & (rho >= 0.8))
         good = good[np.argsort(-rho[good], kind="stable")]
         ids, quads = ids[good], quads[good]
@@ -622,7 +625,7 @@ def track_markers(
     gray = _gray8(image[y0:y1, x0:x1])
     origin = np.array([x0, y0], dtype=np.float64)
     quads, ok = refine_corners(gray, old - origin, modules)
-    m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False)
+    m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
     good = ok & (m_ids == ids) & (m_rots == 0) & (rho >= 0.8)
     return [MarkerDetection(int(i), q + origin) for i, q, g in zip(ids, quads, good, strict=True) if g]
 
