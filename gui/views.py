@@ -163,6 +163,9 @@ class TableView(QGraphicsView):
         # overlay items move and change every frame: a spatial index costs more to keep than it saves
         self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.SmoothPixmapTransform)
+        # every item leaves the painter as it found it (Qt's own items do): no save and restore around each of the
+        # few hundred overlay items painted every frame
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setMouseTracking(True)
