@@ -22,8 +22,9 @@ SYSLIBS := libzbar.so.0:libzbar0 libEGL.so.1:libegl1 libGL.so.1:libgl1 libfontco
 	libxcb-xkb.so.1:libxcb-xkb1
 # Commands: the print tests render PDFs with poppler's pdftoppm and read their text with pdftotext; the web tests
 # open the pages in Debian's chromium (driven by Playwright, which never downloads a browser of its own here) and run
-# their own PostgreSQL server with initdb and pg_ctl (Debian keeps them in /usr/lib/postgresql/N/bin, off the PATH).
-SYSCMDS := pdftoppm:poppler-utils pdftotext:poppler-utils chromium:chromium
+# their own PostgreSQL server with initdb and pg_ctl (Debian keeps them in /usr/lib/postgresql/N/bin, off the PATH);
+# `fieldglass bench dashboard` paints the dashboard on an Xvfb server it starts itself.
+SYSCMDS := pdftoppm:poppler-utils pdftotext:poppler-utils chromium:chromium Xvfb:xvfb
 SYSGLOBS := /usr/lib/postgresql/*/bin/initdb:postgresql
 
 sysdeps:

@@ -342,6 +342,12 @@ class Session:
         """Everything to draw, in the drawing language of rules/picture.py (table mm)."""
         return self.live.picture(self, self.scene(live, labels))
 
+    def pictures(self, *wanted: tuple[bool, bool]) -> list[tuple]:
+        """`picture(live, labels)` for each (live, labels) asked, the pieces read once for all of them (the
+        dashboard's live and board views ask at the same moment, on every frame)."""
+        base = self.scene()
+        return [self.live.picture(self, replace(base, live=live, labels=labels)) for live, labels in wanted]
+
     def counts(self) -> tuple[int, int]:
         """(pieces seen in the last frame, pieces expected: the roster less those the rules removed)."""
         seen = len(self.reading.pieces) if self.reading else 0

@@ -36,7 +36,7 @@ from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
 from gui.qtapp import application
 from gui.rig_calibration import RigCalibrationWizard
 from gui.rig_worker import RigCaptureWorker
-from gui.views import BoardMapper, LiveMapper, TableView, numpy_to_qimage, save_widget_png
+from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
 from vision.rectify import BoardRectifier
@@ -89,7 +89,9 @@ class MainWindow(QMainWindow):
         self.source_options = dict(source_options or {})
         self.worker: CaptureWorker | None = None
         self.last_result = None
-        self.screen_latency_ms: float | None = None  # a frame's arrival -> its overlays drawn, the last frame shown
+        self.screen_latency_ms: float | None = None  # a frame's arrival -> the live view painted it, the last frame
+        self._on_screen_pending: float | None = None  # arrival time of the frame shown but not painted yet
+        self._drawn: tuple | None = None  # what the views were last redrawn from (`_drawn_from`)
         self.paused = False
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
             v.backgroundClicked.connect(self.session.clear_selection)
             v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.board_view.set_message("the board view appears once the table is registered")
+        self.live_view.painted.connect(self._painted)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("views")
         self.live_area = self.live_view
@@ -412,21 +415,41 @@ class MainWindow(QMainWindow):
         if result.views:
             self._show_cameras(result.views)
         else:
-            self.live_view.set_image(numpy_to_qimage(result.frame))
+            self.live_view.set_frame(result.shown if result.shown is not None else result.frame)
         if pose is not None:
             if not result.views:
                 self.live_view.mapper = LiveMapper(result.camera, pose)
             if result.board is not None:
-                self.board_view.set_image(numpy_to_qimage(result.board))
+                self.board_view.set_frame(result.board_shown if result.board_shown is not None else result.board)
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
         self.session.update_reading(result.reading, camera=result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
-        self._refresh_all()
-        if result.arrived:  # from the frame's arrival to its overlays drawn (the repaint follows at once)
-            self.screen_latency_ms = (time.perf_counter() - result.arrived) * 1000.0
+        drawn = self._drawn_from(result)
+        if self._refresh_pending or drawn != self._drawn:
+            self._refresh_all()
+        else:  # a still table: the same pieces, pose and anchors, and the session said nothing new
             self._update_status()
+        self._drawn = drawn
+        self._on_screen_pending = result.arrived or None  # measured when the live view has painted it
+
+    def _drawn_from(self, result) -> tuple:
+        """What the overlays and panels show of a frame's reading: the pieces' poses, the projection of both views,
+        the anchors seen and used and the pose's error as shown. Equal for two frames (and no session event
+        between them): the views and panels have nothing to redraw."""
+        r = result.reading
+        pose = r.pose
+        quality = None if pose is None else (tuple(pose.anchors), f"{pose.reprojection_px:.2f}")
+        return (r.pieces, tuple(v.mapper_key() for v in self.views), quality,
+                tuple(sorted(m.id for m in r.markers)))
+
+    def _painted(self, t: float) -> None:
+        """The live view repainted at `t` (time.perf_counter()): the newest frame is on screen."""
+        arrived, self._on_screen_pending = self._on_screen_pending, None
+        if arrived:
+            self.screen_latency_ms = (t - arrived) * 1000.0
+            self.fps_label.setText(self._fps_text())
 
     def _show_cameras(self, views) -> None:
         """A rig's instant: each camera's frame in its own live view, its pieces drawn with its own pose; a camera
@@ -436,7 +459,7 @@ class MainWindow(QMainWindow):
             if view is None:
                 continue
             if cam.frame is not None:
-                view.set_image(numpy_to_qimage(cam.frame))
+                view.set_frame(cam.frame)
             if cam.pose is not None and cam.camera is not None:
                 view.mapper = LiveMapper(cam.camera, cam.pose)
             state = "" if cam.status == "reading" else f"{cam.name}: {cam.status}"
@@ -450,7 +473,12 @@ class MainWindow(QMainWindow):
     def _schedule(self) -> None:
         if not self._refresh_pending:
             self._refresh_pending = True
-            QTimer.singleShot(0, self._refresh_all)
+            QTimer.singleShot(0, self._refresh_if_pending)
+
+    def _refresh_if_pending(self) -> None:
+        """A scheduled refresh, unless a frame shown meanwhile has refreshed everything already."""
+        if self._refresh_pending:
+            self._refresh_all()
 
     def _selection_changed(self, selected, second) -> None:
         self.combat_panel.follow_selection()
@@ -458,22 +486,29 @@ class MainWindow(QMainWindow):
 
     def _refresh_all(self) -> None:
         self._refresh_pending = False
-        for v in self.views:
-            v.redraw()
+        views = self.views
+        wanted = [v.wants_picture() for v in views]
+        asked = [w for w in wanted if w is not None]
+        pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
+        for v, w in zip(views, wanted, strict=True):
+            v.redraw(pictures.get(w))
         self.selection_panel.refresh()
         self.combat_panel.refresh()
         self.game_panel.refresh()
         self._refresh_system_panels()
         self._update_status()
 
-    def _update_status(self) -> None:
+    def _fps_text(self) -> str:
         r = self.last_result
         text = f"{r.fps:.1f} fps" if r else "– fps"
         if r is not None and self.screen_latency_ms is not None:
             text += f", frame to screen {self.screen_latency_ms:.0f} ms"
         if r is not None and r.dropped:
             text += f", {r.dropped} frames dropped"
-        self.fps_label.setText(text)
+        return text
+
+    def _update_status(self) -> None:
+        self.fps_label.setText(self._fps_text())
         seen, expected = self.session.counts()
         self.pieces_label.setText(f"pieces {seen}/{expected}")
         self.calib_label.setText(self.calibration_health())

@@ -50,8 +50,11 @@ class TargetsModel(ListTableModel):
         self.rows = []
 
     def refresh(self) -> None:
+        rows = list(self.session.targets())
+        if rows == self.rows:  # the same answers (most frames): nothing to re-sort or repaint
+            return
         self.beginResetModel()
-        self.rows = list(self.session.targets())
+        self.rows = rows
         self.endResetModel()
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -94,17 +97,29 @@ class PiecesModel(ListTableModel):
         super().__init__(parent)
         self.session = session
         self.views = []
+        self.values: list[tuple] = []  # each row's cells, computed once per refresh
+        self.unannounced: list[int] = []  # rows changed while nobody looked
 
-    def refresh(self) -> None:
+    def refresh(self, announce: bool = True) -> None:
+        """Read the pieces again; only the rows whose cells changed are announced (a frame with one piece moved
+        re-sorts and repaints one row, not the table). `announce` False (the table hidden behind another panel):
+        the rows are kept up to date but the sorting proxy is told only at the next announced refresh - it re-sorts
+        and re-filters on every announcement, a cost paid every frame for a table nobody sees."""
         new = self.session.piece_views()
+        values = [self._values(v) for v in new]
         if len(new) != len(self.views):
             self.beginResetModel()
-            self.views = new
+            self.views, self.values, self.unannounced = new, values, []
             self.endResetModel()
             return
-        self.views = new
-        if new:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(new) - 1, len(self.HEADERS) - 1))
+        changed = [i for i, (a, b) in enumerate(zip(self.values, values, strict=True)) if a != b]
+        self.views, self.values = new, values
+        changed = sorted(set(changed) | set(self.unannounced))
+        if not announce:
+            self.unannounced = changed
+        elif changed:
+            self.unannounced = []
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(self.HEADERS) - 1))
 
     def flags(self, index):
         f = super().flags(index)
@@ -129,7 +144,7 @@ class PiecesModel(ListTableModel):
         if not index.isValid():
             return None
         v = self.views[index.row()]
-        vals = self._values(v)
+        vals = self.values[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, SORT_ROLE):
             return vals[index.column()]
         if role == ID_ROLE:

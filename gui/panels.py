@@ -69,9 +69,13 @@ def _table(model) -> QTableView:
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    # columns fitted to their contents when the rows are replaced, not on every changed cell: ResizeToContents
+    # reads every cell of every row again after each change (a frame with one piece moved), which at 100 pieces
+    # cost the dashboard more than drawing the table
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     view.setAlternatingRowColors(True)
+    model.modelReset.connect(view.resizeColumnsToContents)
     return view
 
 
@@ -535,13 +539,17 @@ class GameStatePanel(QWidget):
         except InputError as exc:
             self.session.events.message.emit(str(exc))
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.model.refresh()  # what changed while the panel was hidden, sorted and shown now
+
     def refresh(self) -> None:
         s = self.session
         self._syncing = True
         self.turn.setValue(s.state.turn)
         self.active.setCurrentText(s.state.active)
         self._syncing = False
-        self.model.refresh()
+        self.model.refresh(announce=self.isVisible())
         text = "\n".join(s.state.log[-200:])
         if self.log.toPlainText() != text:
             self.log.setPlainText(text)

@@ -6,6 +6,7 @@ view through the camera (lens distortion and marker heights included), the board
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,7 @@ from common.errors import InputError
 from common.fields import field_name
 from common.outfiles import output_file
 from gui import picture
-from gui.picture import KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon
+from gui.picture import CACHE, KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon, label_plate, same, set_label
 
 SIDE_COLOURS = [QColor(80, 160, 255), QColor(255, 235, 120), QColor(255, 120, 200), QColor(140, 255, 160)]
 TERRAIN_COLOURS = {"wood": QColor(30, 120, 40, 70), "town": QColor(170, 90, 40, 80), "water": QColor(40, 90, 220, 80),
@@ -55,9 +56,27 @@ def save_widget_png(widget, path) -> Path:
 
 def numpy_to_qimage(bgr: np.ndarray) -> QImage:
     """A BGR uint8 frame as a QImage that owns its pixels."""
+    return _frame_image(bgr).copy()
+
+
+def frame_pixmap(frame: np.ndarray) -> QPixmap:
+    """A camera frame as a QPixmap. BGRA (4 channels: the capture worker's `FrameResult.shown`) is the screen's own
+    32-bit pixel layout, handed over without a conversion: the pixmap may share the array's memory, so the caller
+    keeps the array alive and unchanged while the pixmap is shown (`TableView.set_frame` does). BGR is converted
+    once."""
+    frame = np.ascontiguousarray(frame)
+    h, w = frame.shape[:2]
+    if frame.ndim == 3 and frame.shape[2] == 4:
+        return QPixmap.fromImage(QImage(frame.data, w, h, frame.strides[0], QImage.Format.Format_RGB32))
+    return QPixmap.fromImage(_frame_image(frame))
+
+
+def _frame_image(bgr: np.ndarray) -> QImage:
+    """A QImage over the frame's own pixels (Qt reads BGR as it is: no channel swap, no copy); the caller keeps the
+    frame alive while the image is used."""
+    bgr = np.ascontiguousarray(bgr)
     h, w = bgr.shape[:2]
-    rgb = np.ascontiguousarray(bgr[..., ::-1])
-    return QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+    return QImage(bgr.data, w, h, bgr.strides[0], QImage.Format.Format_BGR888)
 
 
 # ---------------------------------------------------------------------------------------------- mappers
@@ -77,6 +96,12 @@ class LiveMapper:
             return np.zeros((0, 2))
         pts = np.column_stack([xy, np.full(len(xy), float(z))])
         return table_to_pixels(pts, self.camera, self.pose) + 0.5
+
+    def key(self) -> tuple:
+        """Equal keys project every point alike (the lens and the table pose)."""
+        c, p = self.camera, self.pose
+        return (np.asarray(c.camera_matrix, float).tobytes(), np.asarray(c.dist_coeffs, float).tobytes(),
+                np.asarray(p.rvec, float).tobytes(), np.asarray(p.tvec, float).tobytes())
 
     def to_table(self, x: float, y: float) -> tuple[float, float] | None:
         p = pixels_to_table(np.array([[x - 0.5, y - 0.5]]), self.camera, self.pose, 0.0)[0]
@@ -98,6 +123,9 @@ class BoardMapper:
     def points(self, xy: np.ndarray, z: float = 0.0) -> np.ndarray:
         xy = np.asarray(xy, float).reshape(-1, 2)
         return np.column_stack([(xy[:, 0] + self.m) / self.s, (self.layout.depth_mm + self.m - xy[:, 1]) / self.s])
+
+    def key(self) -> tuple:
+        return (id(self.layout), self.layout.width_mm, self.layout.depth_mm, self.s, self.m)
 
     def to_table(self, x: float, y: float) -> tuple[float, float]:
         return x * self.s - self.m, self.layout.depth_mm + self.m - y * self.s
@@ -122,13 +150,22 @@ class TableView(QGraphicsView):
     pieceClicked = Signal(str, bool)
     backgroundClicked = Signal()
     hovered = Signal(str)
+    painted = Signal(float)
+    """Emitted after each repaint of the view, with its time.perf_counter(): what was drawn is on screen."""
 
     def __init__(self, name: str, parent=None):
         super().__init__(parent)
         self.name = name
+        self.paints = 0  # repaints so far (the dashboard bench counts them)
+        self._frame: np.ndarray | None = None  # the pixels the pixmap shows (it may share their memory)
         self.setObjectName(name)
         self.setScene(QGraphicsScene(self))
+        # overlay items move and change every frame: a spatial index costs more to keep than it saves
+        self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.SmoothPixmapTransform)
+        # every item leaves the painter as it found it (Qt's own items do): no save and restore around each of the
+        # few hundred overlay items painted every frame
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setMouseTracking(True)
@@ -136,7 +173,13 @@ class TableView(QGraphicsView):
         self.pixmap = QGraphicsPixmapItem()
         self.pixmap.setZValue(0)
         self.scene().addItem(self.pixmap)
-        self.overlay: list[QGraphicsItem] = []
+        self._static: list[QGraphicsItem] = []  # terrain, grid, grid labels
+        self._static_inputs_drawn = None  # what they were drawn from
+        self._kept: dict[tuple, tuple[QGraphicsItem, object]] = {}  # key -> (item, the data it was drawn from)
+        self._transient: list[QGraphicsItem] = []
+        self._seen: set[tuple] = set()
+        self._last_picture = None  # (projection, picture, keys) of the last picture drawn
+        self.updates = 0  # kept items made or redrawn so far (a test reads it)
         self.mapper = None
         self.session = None
         self.show_grid = True
@@ -160,17 +203,27 @@ class TableView(QGraphicsView):
         self.empty_text.setBrush(QColor(220, 220, 220))
         self.scene().addItem(self.empty_text)
 
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        self.paints += 1
+        self.painted.emit(time.perf_counter())
+
     # ---- content
 
-    def set_image(self, image: QImage | None) -> None:
+    def set_image(self, image: QImage | QPixmap | None) -> None:
         if image is None:
             return
         first = self.pixmap.pixmap().isNull() or self.pixmap.pixmap().size() != image.size()
-        self.pixmap.setPixmap(QPixmap.fromImage(image))
+        self.pixmap.setPixmap(image if isinstance(image, QPixmap) else QPixmap.fromImage(image))
         self.empty_text.setVisible(False)
-        self.scene().setSceneRect(QRectF(self.pixmap.boundingRect()))
-        if first or not self._user_zoom:
+        if first:  # a frame of the same size keeps the fit (fitting again would invalidate every item's cache)
+            self.scene().setSceneRect(QRectF(self.pixmap.boundingRect()))
             self.fit()
+
+    def set_frame(self, frame: np.ndarray) -> None:
+        """Show a camera frame (BGR, or BGRA shown without a copy: kept here as long as it is shown)."""
+        self.set_image(frame_pixmap(frame))
+        self._frame = frame  # after the pixmap that may share it is replaced: the old frame is free now
 
     def set_message(self, text: str) -> None:
         self.empty_text.setText(text)
@@ -259,53 +312,142 @@ class TableView(QGraphicsView):
         return name
 
     # ---- overlays
+    #
+    # Three kinds of overlay items. The static layers (terrain, grid and its labels) are drawn once and again only
+    # when what they show changes (the mapper, the layout, the ground, the grid and label toggles). Every other item
+    # the view draws itself (anchors, the pose line, the system's picture) is kept under a stable key - its kind,
+    # its piece and its place among that piece's items of that kind - with the data it was drawn from: a redraw
+    # leaves an item whose data is unchanged alone, re-paths an item whose data changed, and adds or removes only
+    # the difference, so a frame with one piece moved touches only that piece's items. Items a subclass adds in
+    # its own redraw (`_add`, `_text`: the replay's lines and notes) are transient: rebuilt on every redraw.
+
+    @property
+    def overlay(self) -> list[QGraphicsItem]:
+        """Every overlay item: the static layers, the kept items, the transient ones."""
+        return [*self._static, *(slot[0] for slot in self._kept.values()), *self._transient]
 
     def clear_overlay(self) -> None:
+        """Remove the transient items (the kept and static ones are updated by `redraw`)."""
         sc = self.scene()
-        for it in self.overlay:
+        for it in self._transient:
             sc.removeItem(it)
-        self.overlay = []
+        self._transient = []
 
-    def _add(self, item: QGraphicsItem, z: float, kind: str) -> QGraphicsItem:
+    def _add(self, item: QGraphicsItem, z: float, kind: str, into: list | None = None) -> QGraphicsItem:
         item.setZValue(z)
         item.setData(KIND_KEY, kind)
+        item.setCacheMode(CACHE)
         self.scene().addItem(item)
-        self.overlay.append(item)
+        (self._transient if into is None else into).append(item)
         return item
 
-    def _text(self, text: str, at: np.ndarray, colour: QColor, z: float, kind: str, bold=False, size=8.0):
+    def _text(self, text: str, at: np.ndarray, colour: QColor, z: float, kind: str, bold=False, size=8.0,
+              into: list | None = None):
         """A label of constant screen size on a dark plate, its top-left at the scene point `at`."""
-        plate = QGraphicsRectItem()
-        plate.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        plate.setBrush(QColor(0, 0, 0, 150))
-        plate.setPen(Qt.PenStyle.NoPen)
-        item = QGraphicsSimpleTextItem(text, plate)
-        item.setBrush(colour)
-        font = QFont()
-        font.setPointSizeF(size)
-        font.setBold(bold)
-        item.setFont(font)
-        r = item.boundingRect()
-        plate.setRect(QRectF(-2, -1, r.width() + 4, r.height() + 2))
-        plate.setPos(float(at[0]), float(at[1]))
-        plate.setToolTip(text)
-        return self._add(plate, z, kind)
+        plate = label_plate()
+        set_label(plate, text, at, colour, bold, size)
+        return self._add(plate, z, kind, into)
+
+    def keep(self, key: tuple, data, make, apply) -> QGraphicsItem:
+        """The kept item under `key`: made by `make()` the first time, (re)drawn by `apply(item)` when `data` (what
+        it is drawn from, compared with ==) differs from the last redraw's, else left as it is."""
+        self._seen.add(key)
+        slot = self._kept.get(key)
+        if slot is None:
+            item = make()
+            item.setCacheMode(CACHE)
+            self.scene().addItem(item)
+            apply(item)
+            self._kept[key] = (item, data)
+            self.updates += 1
+            return item
+        if not same(slot[1], data):
+            apply(slot[0])
+            self._kept[key] = (slot[0], data)
+            self.updates += 1
+        return slot[0]
+
+    def _prune(self) -> None:
+        """Remove the kept items this redraw did not keep."""
+        sc = self.scene()
+        for key in [k for k in self._kept if k not in self._seen]:
+            sc.removeItem(self._kept.pop(key)[0])
+
+    def kept_slots(self) -> dict[tuple, tuple[QGraphicsItem, object]]:
+        """The kept items with the data each was drawn from, by key (read by gui.picture.draw)."""
+        return self._kept
+
+    def seen_keys(self) -> set[tuple]:
+        """The keys this redraw keeps so far (the rest are removed at its end)."""
+        return self._seen
 
     def items_of(self, kind: str) -> list[QGraphicsItem]:
         return [it for it in self.overlay if it.data(KIND_KEY) == kind]
 
-    def redraw(self) -> None:
-        """Rebuild every overlay from the session (cheap: a few hundred items)."""
+    def kept_items(self) -> dict[tuple, QGraphicsItem]:
+        """The kept items by key (kind, piece, n, shape): what a redraw updates in place."""
+        return {key: slot[0] for key, slot in self._kept.items()}
+
+    def mapper_key(self):
+        """What the mapper's projection depends on (equal keys map every point alike); None without a mapper."""
+        m = self.mapper
+        return None if m is None else (m.key() if hasattr(m, "key") else id(m))
+
+    def wants_picture(self) -> tuple[bool, bool] | None:
+        """What `redraw` draws the session's picture with, (live, labels); None when it draws none (no mapper)."""
+        if self.session is None or self.mapper is None:
+            return None
+        return isinstance(self.mapper, LiveMapper), self.show_labels
+
+    def redraw(self, pic: tuple | None = None) -> None:
+        """Bring the overlays up to date with the session: static layers when their inputs changed, kept items where
+        their data changed, transient items anew. `pic`: the session's picture for `wants_picture()`, when the
+        caller has it already."""
         self.clear_overlay()
+        self._seen = set()
         s = self.session
         if s is None or self.mapper is None:
+            self._sync_static(None)
+            self._prune()
             return
-        grid = s.layout.grid
-        if self.show_grid and grid is not None:
+        mkey = self.mapper_key()
+        self._sync_static(mkey)
+        self._draw_anchors()
+        if pic is None:
+            pic = s.picture(*self.wants_picture())
+        rect = self.sceneRect()
+        frame = (mkey, rect.left(), rect.top())
+        last = self._last_picture
+        if last is not None and last[0] == frame and same(last[1], pic):
+            self._seen.update(last[2])  # the very same picture on the same projection: nothing to redraw
+        else:
+            before = set(self._seen)
+            picture.draw(self, pic, frame)
+            self._last_picture = (frame, pic, self._seen - before)
+        self._prune()
+
+    def _static_inputs(self, mkey) -> tuple | None:
+        s = self.session
+        if mkey is None or s is None or not self.show_grid or s.layout.grid is None:
+            return None
+        fields = s.ground.get("fields", {}) if isinstance(s.ground, dict) else {}
+        ground = tuple(sorted((f, st.terrain, st.height) for f, st in fields.items()))
+        return (mkey, id(s.layout), ground, self.show_labels)
+
+    def _sync_static(self, mkey) -> None:
+        """Draw the terrain, the grid and its labels again only when what they show changed."""
+        inputs = self._static_inputs(mkey)
+        if inputs == self._static_inputs_drawn:
+            return
+        sc = self.scene()
+        for it in self._static:
+            sc.removeItem(it)
+        self._static = []
+        self._static_inputs_drawn = inputs
+        if inputs is not None:
+            grid = self.session.layout.grid
             self._draw_ground(grid)
             self._draw_grid(grid)
-        self._draw_anchors()
-        picture.draw(self, s.picture(live=isinstance(self.mapper, LiveMapper), labels=self.show_labels))
 
     def _draw_ground(self, grid) -> None:
         s = self.session
@@ -323,7 +465,7 @@ class TableView(QGraphicsView):
             item.setPen(Qt.PenStyle.NoPen)
             if key == "height":
                 item.setBrush(QBrush(QColor(200, 170, 90, 150), Qt.BrushStyle.BDiagPattern))
-            self._add(item, 1, f"terrain:{key}")
+            self._add(item, 1, f"terrain:{key}", self._static)
 
     def _draw_grid(self, grid) -> None:
         xs = grid.origin_x_mm + grid.field_mm * np.arange(grid.cols + 1)
@@ -331,32 +473,27 @@ class TableView(QGraphicsView):
         segs = [[(x, ys[0]), (x, ys[-1])] for x in xs] + [[(xs[0], y), (xs[-1], y)] for y in ys]
         item = QGraphicsPathItem(_path_lines(self.mapper, segs))
         item.setPen(_pen(QColor(255, 255, 255, 70), 1.0))
-        self._add(item, 2, "grid")
+        self._add(item, 2, "grid", self._static)
         if self.show_labels:
             step = 5
+            colour = QColor(230, 230, 230, 180)
             for c in range(0, grid.cols, step):
                 at = self.mapper.points(np.array([grid.field_centre(c, 0)]))[0]
-                self._text(field_name(c, 0), at, QColor(230, 230, 230, 180), 2, "grid-label")
+                self._text(field_name(c, 0), at, colour, 2, "grid-label", into=self._static)
             for r in range(step - 1, grid.rows, step):
                 at = self.mapper.points(np.array([grid.field_centre(0, r)]))[0]
-                self._text(field_name(0, r), at, QColor(230, 230, 230, 180), 2, "grid-label")
+                self._text(field_name(0, r), at, colour, 2, "grid-label", into=self._static)
 
     def _draw_anchors(self) -> None:
         s = self.session
         reading = s.reading
         used = set(reading.pose.anchors) if reading is not None and reading.pose is not None else set()
         seen = {m.id for m in reading.markers} if reading is not None else set()
+        mkey = self.mapper_key()
         for a in s.layout.anchors:
-            if a.id in used:
-                colour, style, state = QColor(0, 220, 120), Qt.PenStyle.SolidLine, "used"
-            elif a.id in seen:
-                colour, style, state = QColor(255, 170, 0), Qt.PenStyle.SolidLine, "seen, not used"
-            else:
-                colour, style, state = QColor(255, 60, 60), Qt.PenStyle.DashLine, "not seen"
-            poly = QGraphicsPolygonItem(_polygon(self.mapper, a.corners_mm()[:, :2]))
-            poly.setPen(_pen(colour, 2, style))
-            poly.setToolTip(f"anchor {a.id}: {state}")
-            self._add(poly, 3, "anchor")
+            state = "used" if a.id in used else "seen, not used" if a.id in seen else "not seen"
+            self.keep(("anchor", a.id), (mkey, a, state), QGraphicsPolygonItem,
+                      lambda item, a=a, state=state: self._set_anchor(item, a, state))
         if reading is not None:
             if reading.pose is None:
                 text = "no table pose: fewer than 2 anchors seen"
@@ -365,8 +502,28 @@ class TableView(QGraphicsView):
                 text = (f"pose from {len(used)}/{len(s.layout.anchors)} anchors, "
                         f"reprojection {reading.pose.reprojection_px:.2f} px{fresh}")
             rect = self.sceneRect()
-            self._text(text, np.array([rect.left() + 6, rect.top() + 4]), QColor(255, 255, 255), 8, "pose-quality",
-                       size=9.0)
+            at = np.array([rect.left() + 6, rect.top() + 4])
+
+            def apply(plate):
+                set_label(plate, text, at, QColor(255, 255, 255), False, 9.0)
+                plate.setZValue(8)
+                plate.setData(KIND_KEY, "pose-quality")
+
+            self.keep(("pose-quality",), (text, float(at[0]), float(at[1])), label_plate, apply)
+
+    def _set_anchor(self, poly: QGraphicsPolygonItem, a, state: str) -> None:
+        colour, style = ANCHOR_LOOKS[state]
+        poly.setPolygon(_polygon(self.mapper, a.corners_mm()[:, :2]))
+        poly.setPen(_pen(colour, 2, style))
+        poly.setToolTip(f"anchor {a.id}: {state}")
+        poly.setZValue(3)
+        poly.setData(KIND_KEY, "anchor")
+
+
+ANCHOR_LOOKS = {"used": (QColor(0, 220, 120), Qt.PenStyle.SolidLine),
+                "seen, not used": (QColor(255, 170, 0), Qt.PenStyle.SolidLine),
+                "not seen": (QColor(255, 60, 60), Qt.PenStyle.DashLine)}
+"""An anchor's outline by what the last reading made of it."""
 
 
 class RectItem(QGraphicsRectItem):

@@ -28,7 +28,7 @@ from common.errors import InputError
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.reconnect import CameraWatch, reconnecting
-from vision.rectify import BoardRectifier
+from vision.rectify import BoardRectifier, display_bgra
 from vision.sources import FrameQueue, ImageSource
 from vision.stream import LiveReader
 
@@ -67,6 +67,8 @@ class FrameResult:
     dropped: int = 0  # frames of a live camera dropped so far because processing was busy
     arrived: float = 0.0  # time.perf_counter() when the frame arrived: the dashboard measures frame -> screen
     views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
+    shown: np.ndarray | None = None  # the frame as BGRA, made here for the screen (None: the view converts `frame`)
+    board_shown: np.ndarray | None = None  # the same of `board`
 
 
 class Latest:
@@ -219,7 +221,8 @@ class CaptureWorker(QThread):
                 t_last = t1
                 dropped = self.queue.dropped if self.queue is not None else 0
                 result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
-                                     cards, (t1 - arrived) * 1000, dropped, arrived)
+                                     cards, (t1 - arrived) * 1000, dropped, arrived, display_bgra(frame),
+                                     display_bgra(board))
                 self._publish(result)
                 if self.max_frames is not None and self.processed >= self.max_frames:
                     break

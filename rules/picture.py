@@ -191,7 +191,8 @@ def _pt(p) -> Point:
 
 def points(xy: Iterable) -> tuple[Point, ...]:
     """Any (N, 2) sequence or array of table mm -> a tuple of float points."""
-    return tuple(_pt(p) for p in np.asarray(list(xy) if not isinstance(xy, np.ndarray) else xy, float).reshape(-1, 2))
+    arr = np.asarray(list(xy) if not isinstance(xy, np.ndarray) else xy, float).reshape(-1, 2)
+    return tuple(map(tuple, arr.tolist()))  # tolist: Python floats in one call (a picture has thousands of points)
 
 
 def heading_vector(heading_deg: float) -> np.ndarray:
@@ -311,12 +312,31 @@ def piece_tone(p: ScenePiece) -> str:
     return "hidden" if p.status == "occluded" else f"side:{p.side_index}"
 
 
+_BASE_MEMO: dict[tuple, tuple[Item, ...]] = {}
+_BASE_MEMO_SIZE = 4096
+"""`base_items` by what they are made of: a frame with one piece moved makes that piece's items anew and hands
+back the very same items for the other 99 (the dashboard then sees them unchanged at a glance, issue 14)."""
+
+
 def base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | None, *, corners=None,
                fill: float = 0.27, front_edge: bool = False, pen_tone: str | None = None) -> list[Item]:
     """A piece's base outline (selected: white, second: magenta, hidden from the camera: dashed), its facing
     (an arrow, or the front edge thickened) and its label. `corners` default to the roster base at the pose."""
     if p.pose is None:
         return []
+    key = (p.id, p.pose, p.status, p.side_index, tuple(p.base_mm), p.marker_height_mm if scene.live else 0.0,
+           p.id == scene.selected, p.id == scene.second, scene.labels, kind, tip, label, fill, front_edge, pen_tone,
+           None if corners is None else np.asarray(corners, float).tobytes())
+    items = _BASE_MEMO.get(key)
+    if items is None:
+        if len(_BASE_MEMO) >= _BASE_MEMO_SIZE:
+            _BASE_MEMO.clear()
+        items = _BASE_MEMO[key] = tuple(_base_items(p, scene, kind, tip, label, corners, fill, front_edge, pen_tone))
+    return list(items)
+
+
+def _base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | None, corners, fill: float,
+                front_edge: bool, pen_tone: str | None) -> list[Item]:
     x, y, h = p.pose
     z = p.marker_height_mm if scene.live else 0.0
     selected, second = p.id == scene.selected, p.id == scene.second

@@ -78,3 +78,10 @@ def composite(views: list[tuple[np.ndarray, np.ndarray] | None]) -> np.ndarray |
         out[fill] = board[fill]
         missing &= ~cover
     return out
+
+def display_bgra(frame: np.ndarray | None) -> np.ndarray | None:
+    """A BGR frame as 4-channel BGRA (alpha 255): the byte order of a screen's 32-bit pixels, which Qt shows without
+    converting. Done in the capture worker's thread, so the dashboard's thread only hands the pixels over."""
+    if frame is None:
+        return None
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)

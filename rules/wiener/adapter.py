@@ -7,6 +7,7 @@ the full analysis of a pair, and what happens with these dice.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields as dc_fields
 from dataclasses import replace
@@ -59,6 +60,17 @@ class WienerSystem:
         self.types = model.TYPES
         self.markers = tuple(m for m in model.MARKERS if m != "none")
         self.flags = model.FLAGS
+        self._analysis: tuple | None = None  # (position, piece id, analyze_from rows) of the last piece analysed
+
+    def _analyze_from(self, pos, pid: str) -> list[dict]:
+        """analyze_from for a piece, once per position: the selection overlay and the targets table both ask it
+        for the same position (positions are frozen: the same object is the same position), on every frame."""
+        last = self._analysis
+        if last is not None and last[0] is pos and last[1] == pid:
+            return last[2]
+        rows = analyze_from(pos, pid, self.opts)
+        self._analysis = (pos, pid, rows)
+        return rows
 
     # ---- the piece vocabulary
 
@@ -75,8 +87,7 @@ class WienerSystem:
 
     def piece_state(self, piece) -> dict:
         """The state of an engine piece the camera cannot see (everything but id, side, type, field, facing)."""
-        skip = {"id", "side", "type", "field", "facing"}
-        return {f.name: getattr(piece, f.name) for f in dc_fields(piece) if f.name not in skip}
+        return {name: getattr(piece, name) for name in _state_names(type(piece))}
 
     def check_state(self, piece_type: str, key: str, value: Any) -> Any:
         """A game-state value set by hand, checked like the position file does; InputError when it is not allowed."""
@@ -188,7 +199,7 @@ class WienerSystem:
         # though it sees all round, §8.4), else its arc of sight (§3.6)
         arc = Arc(p.field, facing_bearing(p.facing), 45.0, reach, round_fire if w is not None else all_round(p))
         lines = []
-        for row in analyze_from(pos, pid, self.opts):
+        for row in self._analyze_from(pos, pid):
             t = pos.piece(row["to"])
             fire, melee = row["fire"], row["melee"]
             blocked = not fire["allowed"] and (fire["reason"] or "").startswith("fire line blocked")
@@ -203,7 +214,7 @@ class WienerSystem:
 
     def targets(self, pos, pid: str) -> list[TargetRow]:
         rows = []
-        for r in analyze_from(pos, pid, self.opts):
+        for r in self._analyze_from(pos, pid):
             fire, melee = r["fire"], r["melee"]
             if fire["allowed"]:
                 weapon_name = (fire["weapon"] or "").replace("_", " ")
@@ -397,3 +408,10 @@ _SINGLE_PIECE_HINTS = {
 
 
 __all__ = ["WienerSystem", "outcome_lines"]
+
+
+@functools.cache
+def _state_names(cls) -> tuple[str, ...]:
+    """The fields of an engine piece class that the camera cannot see (asked for every piece on every frame: the
+    dataclass's field list read once)."""
+    return tuple(f.name for f in dc_fields(cls) if f.name not in {"id", "side", "type", "field", "facing"})
