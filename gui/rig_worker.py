@@ -23,7 +23,7 @@ from PySide6.QtCore import QThread, Signal
 
 from calibration.camera import CameraIntrinsics
 from common.errors import InputError
-from gui.worker import CameraFrame, FrameResult, Latest
+from gui.worker import CameraFrame, FrameRate, FrameResult, Latest
 from vision.reconnect import reconnecting
 from vision.rectify import BoardRectifier, composite
 from vision.rig_capture import STALL_S, CameraCapture, paired
@@ -105,7 +105,7 @@ class RigCaptureWorker(QThread):
         self.status.emit("connected", f"{what}: connected")
         captures = [CameraCapture(name, _timed(source, self._stop, self._note), live)
                     for (name, _, source), live in zip(self.cameras, self.live, strict=True)]
-        ema, t_last = None, None
+        rate = FrameRate()
         try:
             for number, t, shot in paired(captures, self._note, self.stall_s):
                 if self.isInterruptionRequested():
@@ -114,11 +114,7 @@ class RigCaptureWorker(QThread):
                 mmpp = self.board_mm_per_px
                 result = self._result(number, self.reader.read(shot.images, t), shot.images, mmpp, t)
                 t1 = time.perf_counter()
-                if t_last is not None:
-                    inst = 1.0 / max(t1 - t_last, 1e-6)
-                    ema = inst if ema is None else 0.8 * ema + 0.2 * inst
-                t_last = t1
-                result.fps, result.process_ms, result.latency_ms = ema or 0.0, (t1 - t0) * 1000, (t1 - t) * 1000
+                result.fps, result.process_ms, result.latency_ms = rate.tick(t1), (t1 - t0) * 1000, (t1 - t) * 1000
                 self._publish(result)
                 if self.max_frames is not None and self.processed >= self.max_frames:
                     break

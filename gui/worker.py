@@ -66,9 +66,26 @@ class FrameResult:
     latency_ms: float = 0.0  # from the frame's arrival (grabbed and decoded) to this result
     dropped: int = 0  # frames of a live camera dropped so far because processing was busy
     arrived: float = 0.0  # time.perf_counter() when the frame arrived: the dashboard measures frame -> screen
-    views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
     shown: np.ndarray | None = None  # the frame as BGRA, made here for the screen (None: the view converts `frame`)
     board_shown: np.ndarray | None = None  # the same of `board`
+    views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
+
+
+class FrameRate:
+    """Frames per second, smoothed (an exponential average, 0.2 of each new frame) over the moments frames were
+    finished."""
+
+    def __init__(self) -> None:
+        self.fps = 0.0
+        self._last: float | None = None
+
+    def tick(self, t: float) -> float:
+        """A frame finished at `t` (seconds, time.perf_counter()); the smoothed rate."""
+        if self._last is not None:
+            inst = 1.0 / max(t - self._last, 1e-6)
+            self.fps = inst if self.fps == 0.0 else 0.8 * self.fps + 0.2 * inst
+        self._last = t
+        return self.fps
 
 
 class Latest:
@@ -205,8 +222,7 @@ class CaptureWorker(QThread):
     def run(self) -> None:
         name = self.setup.source
         self.status.emit("connected", f"{name}: connected")
-        ema = None
-        t_last = None
+        rate = FrameRate()
         try:
             for number, frame, arrived in self._frames():
                 if self.isInterruptionRequested():
@@ -215,12 +231,8 @@ class CaptureWorker(QThread):
                 mmpp = self.board_mm_per_px  # read once: the GUI may change it meanwhile
                 reading, lens, board, cards = self._read_frame(frame, mmpp)
                 t1 = time.perf_counter()
-                if t_last is not None:
-                    inst = 1.0 / max(t1 - t_last, 1e-6)
-                    ema = inst if ema is None else 0.8 * ema + 0.2 * inst
-                t_last = t1
                 dropped = self.queue.dropped if self.queue is not None else 0
-                result = FrameResult(number, frame, reading, lens, board, mmpp, ema or 0.0, (t1 - t0) * 1000,
+                result = FrameResult(number, frame, reading, lens, board, mmpp, rate.tick(t1), (t1 - t0) * 1000,
                                      cards, (t1 - arrived) * 1000, dropped, arrived, display_bgra(frame),
                                      display_bgra(board))
                 self._publish(result)
