@@ -577,16 +577,17 @@ def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: 
 
     With one threshold window (frames over 2048 px) OpenCV's detectMarkers runs on one core; the two bands run on
     two (OpenCV releases the GIL): a 4K full scan 1.05 -> 0.93 and 1.01 -> 0.86 of the plain tuned detector's time
-    in two runs on the shared 2-core machine (issue 14). Each band reaches `overlap` rows past the middle (160, or a
-    sixteenth of the height), so every marker up to that tall lies whole in one of them (one found in both is the
-    same square twice: `_unique` keeps one). The parameters are relative to the longer side, which a band keeps (its
-    width), so a band is read as the whole image would be. Only `large` frames: below 2048 px every rejected square
-    is refined and decoded (`detect_markers`), and the squares cut by a band's edge cost more than the second thread
-    saves (a 1080p full scan 2.75 -> 3.57 of the plain detector, measured); small images are read whole."""
-    h = img.shape[0]
-    if not large or h < _BAND_MIN_ROWS:
+    in two runs on the shared 2-core machine (issue 14). Each band reaches `overlap` rows past the middle (160, or an
+    eighth of the height: 270 rows at 4K), so every marker up to twice that tall lies whole in one of them (one
+    found in both is the same square twice: `_unique` keeps one). The parameters are relative to the longer side,
+    which a band keeps (its width), so a band is read as the whole image would be: landscape images only (a portrait
+    page's band would be read with its width's parameters). Only `large` frames: below 2048 px every rejected
+    square is refined and decoded (`detect_markers`), and the squares cut by a band's edge cost more than the second
+    thread saves (a 1080p full scan 2.75 -> 3.57 of the plain detector, measured); small images are read whole."""
+    h, w = img.shape[:2]
+    if not large or h < _BAND_MIN_ROWS or w < h:  # a portrait image's bands would not keep its longer side
         return [detector.detectMarkers(img)]
-    mid, overlap = h // 2, max(160, h // 16)
+    mid, overlap = h // 2, max(160, h // 8)
     top, bottom = img[: mid + overlap], img[mid - overlap:]
     job = _bands().submit(detector.detectMarkers, bottom)
     out = [detector.detectMarkers(top)]
