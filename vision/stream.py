@@ -75,8 +75,10 @@ class ChangeConfig:
     # noise (2-4 levels, averaged over a cell) nor a camera trembling by half a px (under 10 levels at an edge)
     full_share: float = 0.35  # more of the frame changed than this: a full scan (a bump, the light) is cheaper
     refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles ...
-    refresh_every: int = 2  # ... and one tile re-detected every this many frames when nothing changed (a whole
-    # pass in 144 still frames, 5 s at 30 fps); a frame with changes to read does no background work
+    refresh_every: int = 4  # ... and one tile re-detected every this many frames when nothing changed (a whole
+    # pass in 288 still frames, 10 s at 30 fps); a frame with changes to read does no background work. A tile
+    # costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame left the
+    # reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
     settle: bool = True  # read a changed region once it stopped changing; meanwhile its markers are tracked
     rebase: bool = True  # a bumped camera re-registered from its markers' neighbourhoods (`rebase_markers`), a
@@ -395,31 +397,25 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     or None when a full scan is needed (too few anchors found, or no pose fits them).
 
     1. The anchors are looked for where the view's shift (`shift_px`, estimated from the whole picture) moved
-       them: their corners measured there and their codes read (`track_markers`, no search); those not found are
-       detected in boxes around those places (`find_near`, `pad_sides[0]` of a side; the missing ones again
-       `pad_sides[1]` of a side out): a knock moves them a few px to tens of px. Half of them (MIN_ANCHORS at
-       least) must be found, and one at least moved by STILL_ANCHOR_PX (else hands over them changed their cells,
-       the camera did not move, and a full scan reads whatever else changed).
+       them: their corners measured there and their codes read (`track_markers`, no search); when fewer than half
+       of them (MIN_ANCHORS at least) are found so, the others are detected in boxes around those places
+       (`find_near`, `pad_sides[0]` of a side, then `pad_sides[1]`): a knock moves them a few px to tens of px.
+       Half of them must be found, and one at least moved by STILL_ANCHOR_PX (else hands over them changed their
+       cells, the camera did not move, and a full scan reads whatever else changed).
     2. The new pose is fitted to them (`estimate_pose`, with the registration's lens; within its
        `max_reprojection_px`). The registration itself is not updated: `read_table` does that with the result.
     3. Every other marker's corners are cast onto the table at its piece's marker height (an unknown id at the
-       cloth's) with the old pose and projected with the new one; it is kept where its corners are measured again
-       and its code read there (`track_markers`), else looked for in boxes around that place (`find_near`, the
-       wider pad); a marker found nowhere near is left out (a hand took it during the knock).
+       cloth's) with the old pose and projected with the new one (an anchor not found yet: its printed corners);
+       it is kept where its corners are measured again and its code read there (`track_markers`), else looked
+       for in boxes around that place (`find_near`, the wider pad); a marker found nowhere near is left out (a
+       hand took it during the knock).
     Usable for any stream of one camera that knows its registration (the recorder as well as `LiveReader`)."""
     layout, lens, before = registration.layout, registration.lens, registration.pose
     anchors = [m for m in known if m.id in layout.anchor_ids]
     need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
     if before is None or len(anchors) < need:
         return None
-    shifted = [MarkerDetection(m.id, m.corners + shift_px) for m in anchors]
-    found, share = track_markers(frame, shifted, layout.dictionary), 0.0
-    for pad in pad_sides:
-        missing = [m for m, t in zip(shifted, _retracked(shifted, found), strict=True) if not t]
-        if len(found) >= len(anchors) or not missing:
-            break
-        more, extra = find_near(frame, missing, layout.dictionary, pad)
-        found, share = _sorted(found + more), share + extra
+    found, share = _anchors_again(frame, anchors, shift_px, layout.dictionary, need, pad_sides)
     if len({m.id for m in found}) < need:
         return None
     old = {m.id: m.corners for m in anchors}
@@ -428,33 +424,51 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     after = estimate_pose({m.id: m.corners for m in found}, layout, lens)
     if after is None or after.reprojection_px > registration.max_reprojection_px:
         return None
+    # The anchors not found yet where the new pose puts their printed corners; the other markers where it puts
+    # the table points the old pose gave their corners.
+    unseen = [i for i in old if i not in {m.id for m in found}]
+    predicted = [MarkerDetection(i, table_to_pixels(layout.anchor(i).corners_mm(), lens, after)) for i in unseen]
     others = [m for m in known if m.id not in layout.anchor_ids]
-    if not others:
-        return found, share
-    pieces = roster.by_marker()
-    heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
-    table = pixels_to_table(np.concatenate([m.corners for m in others]), lens, before, heights)
-    px = table_to_pixels(np.column_stack([table, heights]), lens, after).reshape(-1, 4, 2)
-    predicted = [MarkerDetection(m.id, c) for m, c in zip(others, px, strict=True) if np.isfinite(c).all()]
+    if others:
+        pieces = roster.by_marker()
+        heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
+        table = pixels_to_table(np.concatenate([m.corners for m in others]), lens, before, heights)
+        px = table_to_pixels(np.column_stack([table, heights]), lens, after).reshape(-1, 4, 2)
+        predicted += [MarkerDetection(m.id, c) for m, c in zip(others, px, strict=True) if np.isfinite(c).all()]
     seen = track_markers(frame, predicted, layout.dictionary)
     lost = [m for m, t in zip(predicted, _retracked(predicted, seen), strict=True) if not t]
     wider, extra = find_near(frame, lost, layout.dictionary, pad_sides[1])
     return found + seen + wider, share + extra
 
 
+def _anchors_again(frame: np.ndarray, anchors: list[MarkerDetection], shift_px: tuple[float, float],
+                   dictionary: str, need: int, pad_sides: tuple[float, float]) -> tuple[list[MarkerDetection], float]:
+    """`anchors` found again after a knock: tracked where the view's shift moved them; when fewer than `need` are,
+    the others detected in boxes around those places, `pad_sides[0]` and then `pad_sides[1]` of a side out.
+    Returns them and the share of the frame searched."""
+    shifted = [MarkerDetection(m.id, m.corners + shift_px) for m in anchors]
+    found, share = track_markers(frame, shifted, dictionary), 0.0
+    for pad in pad_sides:
+        if len(found) >= need:
+            break
+        missing = [m for m, t in zip(shifted, _retracked(shifted, found), strict=True) if not t]
+        more, extra = find_near(frame, missing, dictionary, pad)
+        found, share = _sorted(found + more), share + extra
+    return found, share
+
+
 def _retracked(predicted: Sequence[MarkerDetection], seen: Sequence[MarkerDetection]) -> list[bool]:
     """For each predicted marker whether one of `seen` is it: the same id, its centre within a side (4 px at
     least) of the predicted centre."""
-    if not seen:
+    if not seen or not predicted:
         return [False] * len(predicted)
     ids = np.array([m.id for m in seen])
-    centres = np.array([m.corners.mean(axis=0) for m in seen])
-    out = []
-    for m in predicted:
-        reach = max(4.0, float(_side_px(m.corners[None])[0]))
-        near = np.linalg.norm(centres - m.corners.mean(axis=0), axis=1) <= reach
-        out.append(bool((near & (ids == m.id)).any()))
-    return out
+    centres = np.array([m.corners for m in seen]).mean(axis=1)
+    corners = np.array([m.corners for m in predicted], dtype=np.float64)
+    reach = np.maximum(_side_px(corners), 4.0)
+    dist = np.linalg.norm(corners.mean(axis=1)[:, None] - centres[None], axis=2)
+    same = np.array([m.id for m in predicted])[:, None] == ids[None]
+    return [bool(v) for v in ((dist <= reach[:, None]) & same).any(axis=1)]
 
 
 class LiveReader:
