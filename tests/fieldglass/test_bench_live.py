@@ -3,7 +3,7 @@ are printed, never asserted: these are not timed tests)."""
 
 import pytest
 
-from fieldglass.benchmarks.live import PHASES, LiveFigures, build_stretch, report, run_clocked
+from fieldglass.benchmarks.live import PHASES, LiveFigures, build_stretch, knock_costs, report, run_clocked
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +49,8 @@ def test_the_report_counts_drops_by_phase(stretch):
     assert "2 of them dropped" in line
     assert any("10.0 % of a full scan" in x for x in lines)
     assert set(PHASES) >= {p for p in stretch.phases}
+
+
+def test_the_knocked_frame_is_re_registered_without_a_full_scan(stretch):
+    rebased, full = knock_costs(stretch, repeats=2)
+    assert len(rebased) == len(full) == 2  # each time the knock was seen and re-registered
