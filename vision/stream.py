@@ -33,7 +33,7 @@ import numpy as np
 from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table, table_to_pixels
 from calibration.registration import MIN_ANCHORS, TableRegistration
-from vision.markers import MarkerDetection, detect_markers, track_markers
+from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
 from vision.pieces import TableReading, locate_pieces, read_table
 from vision.roster import Roster
 
@@ -415,6 +415,7 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
     if before is None or len(anchors) < need:
         return None
+    frame = to_gray(frame)  # once for every search below, not once each (a 4K frame: ~10 ms each)
     found, share = _anchors_again(frame, anchors, shift_px, layout.dictionary, need, pad_sides)
     if len({m.id for m in found}) < need:
         return None
