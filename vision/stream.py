@@ -6,10 +6,12 @@ markers only in the regions that changed, padded by a marker's size; every marke
 (its pixels did not change, so neither did its corners). A region still changing from one frame to the next (a
 hand in motion) is read once it has settled; meanwhile its markers count as seen only where their corners and
 code are found again (`track_markers`: a hand over one hides it, one beside the hand stays). A
-full scan runs at the start, when much of the picture changed at once (the light) or half the anchors did (a
-bumped camera); and, spread over the frames, on a slow background schedule:
-one tile of the frame is re-detected on every `refresh_every`-th frame that has nothing else to read, so no frame
-pays for a whole scan.
+full scan runs at the start and when much of the picture changed at once (the light); and, spread over the frames,
+on a slow background schedule: one tile of the frame is re-detected on every `refresh_every`-th frame that has
+nothing else to read, so no frame pays for a whole scan. When half the anchors changed at once the camera was
+knocked: its markers are looked for again only around their places (`rebase_markers`: the anchors where the view's
+shift moved them, the new pose fitted to them, every piece's marker where the new pose puts it), and the picture
+compared from then on is the knocked view; a full scan only when that fails or the camera is still moving.
 
 `LiveReader` puts it in front of `read_table`: the table pose is kept while the anchors' corners stay put (no
 registration on a still frame) and fitted again as soon as an anchor is re-detected anywhere else (a bumped camera
@@ -22,14 +24,16 @@ sources whose every frame moves (a hand-held camera).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from calibration.registration import TableRegistration
-from vision.markers import MarkerDetection, detect_markers, track_markers
+from calibration.pose import estimate_pose
+from calibration.projection import pixels_to_table, table_to_pixels
+from calibration.registration import MIN_ANCHORS, TableRegistration
+from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
 from vision.pieces import TableReading, locate_pieces, read_table
 from vision.roster import Roster
 
@@ -71,21 +75,29 @@ class ChangeConfig:
     # noise (2-4 levels, averaged over a cell) nor a camera trembling by half a px (under 10 levels at an edge)
     full_share: float = 0.35  # more of the frame changed than this: a full scan (a bump, the light) is cheaper
     refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles ...
-    refresh_every: int = 2  # ... and one tile re-detected every this many frames when nothing changed (a whole
-    # pass in 144 still frames, 5 s at 30 fps); a frame with changes to read does no background work
+    refresh_every: int = 4  # ... and one tile re-detected every this many frames when nothing changed (a whole
+    # pass in 288 still frames, 10 s at 30 fps); a frame with changes to read does no background work. A tile
+    # costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame left the
+    # reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
     settle: bool = True  # read a changed region once it stopped changing; meanwhile its markers are tracked
+    rebase: bool = True  # a bumped camera re-registered from its markers' neighbourhoods (`rebase_markers`), a
+    # full scan only when that fails or the camera is still moving
+    bump_pad: tuple[float, float] = (1.0, 3.0)  # a marker looked for after a bump within this many of its sides
+    # around where it was (anchors) or is predicted (pieces), and then within the wider second
 
 
 @dataclass
 class FrameWork:
-    """What `ChangeDetector.detect` did for one frame: 'full', 'regions', 'moving' (nothing re-detected, a region
-    still in motion) or 'still' (nothing re-detected), the share of the frame's pixels it re-detected (a full scan
-    is 1.0), and the regions (x0, y0, x1, y1 px)."""
+    """What `ChangeDetector.detect` did for one frame: 'full', 'bump' (the camera moved: every marker looked for
+    again only around its place, `rebase_markers`), 'regions', 'moving' (nothing re-detected, a region still in
+    motion) or 'still' (nothing re-detected), the share of the frame's pixels it re-detected (a full scan is 1.0),
+    the regions (x0, y0, x1, y1 px), and whether the only region was the slow background scan's tile."""
 
     kind: str
     share: float
     regions: list[tuple[int, int, int, int]] = field(default_factory=list)
+    background: bool = False
 
 
 class ChangeDetector:
@@ -102,12 +114,21 @@ class ChangeDetector:
         self.last = FrameWork("none", 0.0)
         self.previous: np.ndarray | None = None  # the last frame's cells: what is still changing
         self._side, self._side_of = self.config.marker_px, None
+        # (frame, markers before, the picture's shift (dx, dy) px) -> (the markers found again, the share of the
+        # frame read) or None: a bumped camera's markers without a full scan (`LiveReader` sets it: it knows the
+        # pose and the roster)
+        self.rebase: Callable[[np.ndarray, list[MarkerDetection], tuple[float, float]],
+                              tuple[list[MarkerDetection], float] | None] | None
+        self.rebase = None
+        self.camera_moving = False  # the anchors moved at the last frame
+        self._hann: np.ndarray | None = None
 
     def reset(self) -> None:
         """Forget what was seen: the next frame gets a full scan (a camera change, a jump in a video)."""
         self.reference = None
         self.previous = None
         self.known = []
+        self.camera_moving = False
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         cfg = self.config
@@ -118,7 +139,10 @@ class ChangeDetector:
         if self.reference is None or self.reference.shape != small.shape or previous is None:
             return self._full(frame, small)
         changed = np.abs(small - self.reference) >= cfg.threshold
-        if changed.mean() > cfg.full_share or self._anchors_moved(changed):
+        if self._anchors_moved(changed):
+            return self._bumped(frame, small)
+        self.camera_moving = False
+        if changed.mean() > cfg.full_share:  # the light, or most of the view covered
             return self._full(frame, small)
         reach, margin = self._reach()
         # Cells still changing since the last frame (a hand in motion) are read once they have settled; until
@@ -129,7 +153,8 @@ class ChangeDetector:
         if not regions and moving is not None and moving.any():
             self.last = FrameWork("moving", 0.0)
             return self._visible(frame, self.known, moving, changed)
-        if not regions and self.frames % cfg.refresh_every == 0:  # a frame with nothing else to do
+        background = not regions and self.frames % cfg.refresh_every == 0
+        if background:  # a frame with nothing else to do
             regions.append(self._next_tile(w, h))
         if not regions:
             self.last = FrameWork("still", 0.0)
@@ -145,7 +170,7 @@ class ChangeDetector:
             cx0, cy0, cx1, cy1 = (v // cfg.cell_px for v in inner)
             self.reference[cy0:cy1, cx0:cx1] = small[cy0:cy1, cx0:cx1]
         self.known = _sorted(markers)
-        self.last = FrameWork("regions", share, [crop for _, crop in crops])
+        self.last = FrameWork("regions", share, [crop for _, crop in crops], background)
         return self._visible(frame, self.known, moving, changed)
 
     def _anchors_moved(self, changed: np.ndarray) -> bool:
@@ -180,6 +205,30 @@ class ChangeDetector:
         if not unsure:
             return markers
         return _sorted(steady + track_markers(frame, unsure, self.dictionary))
+
+    def _bumped(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
+        """The anchors moved together: the camera was knocked. Its markers are looked for again around their
+        places (`rebase`), and the picture compared from now on is the knocked view; a full scan when that fails,
+        and when the camera moved at the frame before too (still shaking: the cheap way is for one knock)."""
+        moving, self.camera_moving = self.camera_moving, True
+        found = None
+        if self.config.rebase and self.rebase is not None and not moving:
+            # how far the view moved as a whole, from the cells (to a px or two): where to look first
+            # (copies: OpenCV 5's phaseCorrelate applies the window to its inputs in place)
+            (dx, dy), _ = cv2.phaseCorrelate(self.reference.copy(), small.copy(), self._window(small.shape))
+            found = self.rebase(frame, self.known, (dx * self.config.cell_px, dy * self.config.cell_px))
+        if found is None:
+            return self._full(frame, small)
+        self.known, share = _sorted(found[0]), found[1]
+        self.reference = small
+        self.last = FrameWork("bump", share)
+        return self.known
+
+    def _window(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A Hann window of the cells' shape (the picture's borders do not count as an edge moving)."""
+        if self._hann is None or self._hann.shape != shape:
+            self._hann = cv2.createHanningWindow((shape[1], shape[0]), cv2.CV_32F)
+        return self._hann
 
     def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
         self.known = detect_markers(frame, self.dictionary)
@@ -303,6 +352,126 @@ def _sorted(markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
     return [markers[k] for k in order]
 
 
+STILL_ANCHOR_PX = 1.0
+"""Anchors found again all within this of where they were did not move with a knocked camera (a knock of 3 px and
+0.2 degrees moves them by several px)."""
+
+
+def _side_px(corners: np.ndarray) -> np.ndarray:
+    """The mean side (px) of each of (N, 4, 2) quads."""
+    return np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2).mean(axis=1)
+
+
+def find_near(frame: np.ndarray, near: Sequence[MarkerDetection], dictionary: str, pad_sides: float
+              ) -> tuple[list[MarkerDetection], float]:
+    """The markers of `near` detected again, each only in a box around its corners there grown by `pad_sides` of
+    its side (+ 8 px): a marker moved by a knocked camera, or one whose new place was predicted. Crops that overlap
+    are read once, as one; a detection counts only with the id it is looked for with and its centre in that
+    marker's box. Returns them sorted like `detect_markers`, and the share of the frame's pixels read."""
+    if not near:
+        return [], 0.0
+    h, w = frame.shape[:2]
+    corners = np.array([m.corners for m in near], dtype=np.float64).reshape(-1, 4, 2)
+    pads = pad_sides * _side_px(corners) + 8.0
+    lo, hi = corners.min(axis=1) - pads[:, None], corners.max(axis=1) + pads[:, None]
+    boxes = [_box(int(a[0]), int(a[1]), int(np.ceil(b[0])) + 1, int(np.ceil(b[1])) + 1, 1, w, h)
+             for a, b in zip(lo, hi, strict=True)]
+    crops = _merge([(b, b) for b in boxes if b[2] > b[0] + 1 and b[3] > b[1] + 1])
+    ids = np.array([m.id for m in near])
+    found = []
+    for _, (x0, y0, x1, y1) in crops:
+        for m in detect_markers(frame[y0:y1, x0:x1], dictionary, frame_side_px=max(h, w)):
+            c = m.corners + (x0, y0)
+            x, y = c.mean(axis=0)
+            if ((ids == m.id) & (lo[:, 0] <= x) & (x <= hi[:, 0]) & (lo[:, 1] <= y) & (y <= hi[:, 1])).any():
+                found.append(MarkerDetection(m.id, c))
+    share = sum((x1 - x0) * (y1 - y0) for _, (x0, y0, x1, y1) in crops) / float(w * h)
+    return _sorted(found), share
+
+
+def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registration: TableRegistration,
+                   roster: Roster, shift_px: tuple[float, float] = (0.0, 0.0),
+                   pad_sides: tuple[float, float] = (1.0, 3.0)) -> tuple[list[MarkerDetection], float] | None:
+    """A knocked camera's markers without a full scan: `known` (the markers before the knock, fitted to
+    `registration.pose`) looked for again where the knock moved them. Returns them and the share of the frame read,
+    or None when a full scan is needed (too few anchors found, or no pose fits them).
+
+    1. The anchors are looked for where the view's shift (`shift_px`, estimated from the whole picture) moved
+       them: their corners measured there and their codes read (`track_markers`, no search); when fewer than half
+       of them (MIN_ANCHORS at least) are found so, the others are detected in boxes around those places
+       (`find_near`, `pad_sides[0]` of a side, then `pad_sides[1]`): a knock moves them a few px to tens of px.
+       Half of them must be found, and one at least moved by STILL_ANCHOR_PX (else hands over them changed their
+       cells, the camera did not move, and a full scan reads whatever else changed).
+    2. The new pose is fitted to them (`estimate_pose`, with the registration's lens; within its
+       `max_reprojection_px`). The registration itself is not updated: `read_table` does that with the result.
+    3. Every other marker's corners are cast onto the table at its piece's marker height (an unknown id at the
+       cloth's) with the old pose and projected with the new one (an anchor not found yet: its printed corners);
+       it is kept where its corners are measured again and its code read there (`track_markers`), else looked
+       for in boxes around that place (`find_near`, the wider pad); a marker found nowhere near is left out (a
+       hand took it during the knock).
+    Usable for any stream of one camera that knows its registration (the recorder as well as `LiveReader`)."""
+    layout, lens, before = registration.layout, registration.lens, registration.pose
+    anchors = [m for m in known if m.id in layout.anchor_ids]
+    need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
+    if before is None or len(anchors) < need:
+        return None
+    frame = to_gray(frame)  # once for every search below, not once each (a 4K frame: ~10 ms each)
+    found, share = _anchors_again(frame, anchors, shift_px, layout.dictionary, need, pad_sides)
+    if len({m.id for m in found}) < need:
+        return None
+    old = {m.id: m.corners for m in anchors}
+    if max(np.abs(m.corners - old[m.id]).max() for m in found) < STILL_ANCHOR_PX:
+        return None  # the anchors did not move: hands over them, not a knock; a full scan reads what changed
+    after = estimate_pose({m.id: m.corners for m in found}, layout, lens)
+    if after is None or after.reprojection_px > registration.max_reprojection_px:
+        return None
+    # The anchors not found yet where the new pose puts their printed corners; the other markers where it puts
+    # the table points the old pose gave their corners.
+    unseen = [i for i in old if i not in {m.id for m in found}]
+    predicted = [MarkerDetection(i, table_to_pixels(layout.anchor(i).corners_mm(), lens, after)) for i in unseen]
+    others = [m for m in known if m.id not in layout.anchor_ids]
+    if others:
+        pieces = roster.by_marker()
+        heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
+        table = pixels_to_table(np.concatenate([m.corners for m in others]), lens, before, heights)
+        px = table_to_pixels(np.column_stack([table, heights]), lens, after).reshape(-1, 4, 2)
+        predicted += [MarkerDetection(m.id, c) for m, c in zip(others, px, strict=True) if np.isfinite(c).all()]
+    seen = track_markers(frame, predicted, layout.dictionary)
+    lost = [m for m, t in zip(predicted, _retracked(predicted, seen), strict=True) if not t]
+    wider, extra = find_near(frame, lost, layout.dictionary, pad_sides[1])
+    return found + seen + wider, share + extra
+
+
+def _anchors_again(frame: np.ndarray, anchors: list[MarkerDetection], shift_px: tuple[float, float],
+                   dictionary: str, need: int, pad_sides: tuple[float, float]) -> tuple[list[MarkerDetection], float]:
+    """`anchors` found again after a knock: tracked where the view's shift moved them; when fewer than `need` are,
+    the others detected in boxes around those places, `pad_sides[0]` and then `pad_sides[1]` of a side out.
+    Returns them and the share of the frame searched."""
+    shifted = [MarkerDetection(m.id, m.corners + shift_px) for m in anchors]
+    found, share = track_markers(frame, shifted, dictionary), 0.0
+    for pad in pad_sides:
+        if len(found) >= need:
+            break
+        missing = [m for m, t in zip(shifted, _retracked(shifted, found), strict=True) if not t]
+        more, extra = find_near(frame, missing, dictionary, pad)
+        found, share = _sorted(found + more), share + extra
+    return found, share
+
+
+def _retracked(predicted: Sequence[MarkerDetection], seen: Sequence[MarkerDetection]) -> list[bool]:
+    """For each predicted marker whether one of `seen` is it: the same id, its centre within a side (4 px at
+    least) of the predicted centre."""
+    if not seen or not predicted:
+        return [False] * len(predicted)
+    ids = np.array([m.id for m in seen])
+    centres = np.array([m.corners for m in seen]).mean(axis=1)
+    corners = np.array([m.corners for m in predicted], dtype=np.float64)
+    reach = np.maximum(_side_px(corners), 4.0)
+    dist = np.linalg.norm(corners.mean(axis=1)[:, None] - centres[None], axis=2)
+    same = np.array([m.id for m in predicted])[:, None] == ids[None]
+    return [bool(v) for v in ((dist <= reach[:, None]) & same).any(axis=1)]
+
+
 class LiveReader:
     """`read(frame)` -> TableReading for consecutive frames of one camera, re-detecting only what changed.
 
@@ -316,6 +485,10 @@ class LiveReader:
         layout = registration.layout
         same = roster.dictionary == layout.dictionary
         self.detector = ChangeDetector(layout.dictionary, config, frozenset(layout.anchor_ids)) if same else None
+        if self.detector is not None:
+            pads = self.detector.config.bump_pad
+            self.detector.rebase = lambda frame, known, shift: rebase_markers(
+                frame, known, self.registration, self.roster, shift, pads)
         self._anchors: dict[int, np.ndarray] | None = None
         self._last: TableReading | None = None
         # Anchors read again (a background tile, a hand nearby) whose corners moved less than this stand still:

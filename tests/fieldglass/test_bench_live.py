@@ -3,7 +3,7 @@ are printed, never asserted: these are not timed tests)."""
 
 import pytest
 
-from fieldglass.benchmarks.live import PHASES, LiveFigures, build_stretch, report, run_clocked
+from fieldglass.benchmarks.live import PHASES, LiveFigures, build_stretch, knock_costs, report, run_clocked
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +24,7 @@ def test_every_frame_is_either_read_or_counted_dropped_and_read_in_order(stretch
     assert figures.processed == sorted(set(figures.processed))  # oldest first, none twice
     assert figures.processed[-1] == figures.frames - 1  # the last frame is never dropped: nothing newer came
     assert figures.kinds[0] == "full"
+    assert 0 <= figures.warmup < figures.frames and len(figures.background) == len(figures.processed)
     assert len(figures.cost_s) == len(figures.latency_s) == len(figures.processed)
     assert all(lat >= cost for lat, cost in zip(figures.latency_s, figures.cost_s, strict=True))
 
@@ -40,5 +41,16 @@ def test_the_report_counts_drops_by_phase(stretch):
     line = next(x for x in lines if x.startswith("frames dropped"))
     assert f"{len(dropped)} of {n}" in line and f"still table: {still_dropped} of {still}" in line
     assert any("ratio to the plain       p50   0.50" in x for x in lines)
+    figures.warmup = 4  # frames 1-4 came while the first full scan ran: 1 and 4 were dropped
+    lines = report(stretch, figures, plain=[0.02] * 5, full=[0.1] * 2)
+    after = [k for k in range(5, n) if stretch.phases[k] == "still"]
+    line = next(x for x in lines if x.strip().startswith("after the warm-up        still"))
+    assert f"{sum(k in dropped for k in after)} of {len(after)} dropped" in line and "4 frames" in line
+    assert "2 of them dropped" in line
     assert any("10.0 % of a full scan" in x for x in lines)
     assert set(PHASES) >= {p for p in stretch.phases}
+
+
+def test_the_knocked_frame_is_re_registered_without_a_full_scan(stretch):
+    rebased, full = knock_costs(stretch, repeats=2)
+    assert len(rebased) == len(full) == 2  # each time the knock was seen and re-registered

@@ -12,7 +12,7 @@ from vision.markers import detect_markers, track_markers
 from vision.pieces import read_table
 from vision.scripted import scripted_game
 from vision.sources import FrameQueue
-from vision.stream import ChangeConfig, ChangeDetector, LiveReader, StreamDetector
+from vision.stream import ChangeConfig, ChangeDetector, LiveReader, StreamDetector, find_near, rebase_markers
 from vision.synthetic import RenderOptions, VirtualCamera, demo_scene, render_table
 from vision.tracking import Tracker, TrackerConfig
 
@@ -114,8 +114,9 @@ def test_change_driven_reading_commits_the_same_events_as_full_scans(steady_game
             assert abs((a["to"]["heading_deg"] - b["to"]["heading_deg"] + 180) % 360 - 180) < 1.0
     assert [(e[1], e[3]["to"]["cell"]) for e in live if e[0] == "move"] == [("fr-i-1", "F4"), ("au-c-1", "M7")]
     kinds = [w.kind for w in works]
-    # a full scan at the start and when the tripod was knocked, otherwise only the changed regions (or nothing)
-    assert kinds[0] == "full" and kinds[BUMP] == "full" and kinds.count("full") <= 3
+    # a full scan at the start only; the knocked tripod re-registered from the markers' neighbourhoods;
+    # otherwise only the changed regions (or nothing)
+    assert kinds[0] == "full" and kinds[BUMP] == "bump" and kinds.count("full") == 1
     assert "still" in kinds and "regions" in kinds
     assert max(w.share for w in works if w.kind != "full") < 0.35
 
@@ -153,12 +154,68 @@ def test_a_knocked_camera_is_registered_again_and_the_pieces_stay_put(steady_gam
     game, frames = steady_game
     _, works, readings = _run(game, frames, live=True)
     before, after = readings[BUMP - 1], readings[BUMP]
-    assert works[BUMP].kind == "full"
+    assert works[BUMP].kind == "bump" and works[BUMP].share < 0.35  # no full scan: the markers' neighbourhoods
+    assert works[BUMP + 1].kind != "full"  # the next frame is compared with the knocked view
     assert np.abs(np.asarray(after.pose.tvec) - np.asarray(before.pose.tvec)).max() > 0.5  # mm: a new pose
     places = {p.piece: (p.x_mm, p.y_mm) for p in before.pieces}
     assert {p.piece for p in after.pieces} == set(places)
     for p in after.pieces:
         assert np.hypot(p.x_mm - places[p.piece][0], p.y_mm - places[p.piece][1]) < 1.5
+
+
+def test_a_knocked_camera_without_a_full_scan_reads_what_a_full_scan_reads(steady_game):
+    game, frames = steady_game
+    reader = LiveReader(TableRegistration(game.layout, game.camera().intrinsics), game.roster)
+    for _, _, frame in frames[BUMP - 2:BUMP + 1]:
+        reading = reader.read(frame)
+    assert reader.work.kind == "bump"
+    knocked = frames[BUMP][2]
+    full = detect_markers(knocked, game.layout.dictionary)
+    assert [m.id for m in reading.markers] == [m.id for m in full]  # every marker found again, none invented
+    for a, b in zip(reading.markers, full, strict=True):
+        assert np.abs(a.corners - b.corners).max() < 0.15  # measured again from the edges (from another start)
+    scanned = read_table(knocked, TableRegistration(game.layout, game.camera().intrinsics), game.roster)
+    places = {p.piece: (p.x_mm, p.y_mm) for p in scanned.pieces}
+    assert {p.piece for p in reading.pieces} == set(places)
+    for p in reading.pieces:
+        assert np.hypot(p.x_mm - places[p.piece][0], p.y_mm - places[p.piece][1]) < 0.3
+
+
+def test_a_camera_moving_at_two_frames_in_a_row_gets_a_full_scan(steady_game):
+    game, frames = steady_game
+    reader = LiveReader(TableRegistration(game.layout, game.camera().intrinsics), game.roster,
+                        ChangeConfig(refresh_every=10**6))  # no background scan
+    still, knocked = frames[BUMP - 1][2], frames[BUMP][2]
+    kinds = []
+    for frame in (still, still, knocked, still, knocked):  # knocked, and back, and knocked again: shaking
+        reader.read(frame)
+        kinds.append(reader.work.kind)
+    assert kinds == ["full", "still", "bump", "full", "full"]
+
+
+def test_a_knock_whose_anchors_are_not_found_again_gets_a_full_scan(steady_game):
+    game, frames = steady_game
+    registration = TableRegistration(game.layout, game.camera().intrinsics)
+    reader = LiveReader(registration, game.roster)
+    reader.read(frames[BUMP - 1][2])
+    blank = np.full_like(frames[BUMP][2], 90)
+    assert rebase_markers(blank, reader.detector.known, registration, game.roster) is None
+    reading = reader.read(blank)  # every anchor's cells changed at once: looked like a knock
+    assert reader.work.kind == "full" and reading.pieces == ()
+
+
+def test_markers_are_found_near_where_they_were_and_only_those(steady_game):
+    game, frames = steady_game
+    frame = frames[BUMP - 1][2]
+    markers = detect_markers(frame, game.layout.dictionary)
+    moved = np.roll(frame, (9, -13), axis=(0, 1))  # 13 px left, 9 px down
+    wanted = [m for m in markers if m.id in game.layout.anchor_ids]
+    found, share = find_near(moved, wanted, game.layout.dictionary, 1.0)
+    assert [m.id for m in found] == sorted(m.id for m in wanted) and 0 < share < 0.35  # not the whole frame
+    by_id = {m.id: m for m in wanted}
+    for m in found:
+        assert np.abs(m.corners - (by_id[m.id].corners + (-13, 9))).max() < 0.05
+    assert find_near(moved, wanted, game.layout.dictionary, 0.1)[0] == []  # not within a tenth of a side
 
 
 def test_the_frame_queue_drops_the_oldest_frames_and_counts_them():
