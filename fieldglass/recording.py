@@ -719,19 +719,24 @@ class RecordReader:
         return reading
 
 
-def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None
-                 ) -> Callable[[np.ndarray], object]:
+class TableReader:
     """image -> TableReading for consecutive frames (`RecordReader`), the table registered from its anchors (the
-    camera fitted to the first frame's size)."""
-    state: dict = {"reader": None}
+    camera fitted to the first frame's size); `reader` is the RecordReader once the first frame came."""
 
-    def read(image):
-        if state["reader"] is None:
-            reg = TableRegistration(layout, camera_for_frame(intr, image, source))
-            state["reader"] = RecordReader(reg, roster, config)
-        return state["reader"].read(image)
+    def __init__(self, layout, roster, intr, source: str, config: ChangeConfig | None = None):
+        self.layout, self.roster, self.intr, self.source, self.config = layout, roster, intr, source, config
+        self.reader: RecordReader | None = None
 
-    return read
+    def __call__(self, image: np.ndarray):
+        if self.reader is None:
+            reg = TableRegistration(self.layout, camera_for_frame(self.intr, image, self.source))
+            self.reader = RecordReader(reg, self.roster, self.config)
+        return self.reader.read(image)
+
+
+def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None) -> TableReader:
+    """image -> TableReading for consecutive frames (`TableReader`)."""
+    return TableReader(layout, roster, intr, source, config)
 
 
 def check_timing(args) -> None:
