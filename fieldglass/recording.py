@@ -40,7 +40,8 @@ from fieldglass.recorded import RecordedGame, board_meta, system_of
 from fieldglass.surfaces import SURFACE_EVENT, SurfaceRegistry, pose_data, pose_moved
 from rules.live import LiveRules
 from rules.system import game_system, table_system
-from vision.pieces import camera_for_frame, read_table
+from vision.pieces import camera_for_frame
+from vision.record_reader import RECORD_CHANGES, RecordChanges
 from vision.roster import Roster, roster_to_toml
 from vision.sources import ImageSource, VideoSource, image_folder, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
@@ -682,40 +683,47 @@ def options_and_players(args) -> tuple[dict, list[str]]:
 
 
 TREMBLE_FRAMES = 8
-"""Full scans in a row that mean a trembling camera (or a flickering light): the change detector then scans every
-frame in full anyway, at the cost of its comparisons, so the recorder reads plainly for a while ..."""
+"""Full scans in a row that mean a trembling camera (or a flickering light): the change detector then compares
+every frame with the picture through the anchors' movement (`RecordChanges.steady`) for a while ..."""
 PLAIN_FRAMES = 60
-"""... this many frames, then tries reading only what changed again."""
+"""... this many frames, then tries comparing the frames as they are again."""
 
 
 class RecordReader:
     """image -> TableReading for a record's consecutive frames: only what changed since the frame before is read
-    again (vision.stream.LiveReader, each change at once: `settle=False` gives the same readings, so the same
-    committed events, as a full scan of every frame); while the camera trembles every frame is read in full."""
+    again (vision.stream.LiveReader with vision/record_reader.py `RecordChanges`, each change at once: the same
+    readings, so the same committed events, as a full scan of every frame); while the camera trembles the frames
+    are compared through the anchors' movement (`RecordChanges.steady`) instead of being read in full."""
 
     def __init__(self, registration: TableRegistration, roster, config: ChangeConfig | None = None):
         self.registration, self.roster = registration, roster
-        self.live = LiveReader(registration, roster, config or ChangeConfig(settle=False))
+        config = config or RECORD_CHANGES
+        self.live = LiveReader(registration, roster, config)
+        self.changes: RecordChanges | None = None
+        if self.live.detector is not None:  # a changed region read the record's cheaper way
+            self.changes = RecordChanges(self.live.detector.dictionary, config, self.live.detector.anchor_ids)
+            self.live.detector = self.changes
         self.fulls = 0  # full scans in a row by the change detector
-        self.plain_left = 0  # frames still to read in full before trying the change detector again
-        self.plain = False  # the last frame was read in full
+        self.steady_left = 0  # frames still to compare through the anchors' movement
 
     @property
     def work(self) -> FrameWork:
-        """What was read again of the last frame (a plain read: all of it)."""
-        return FrameWork("full", 1.0) if self.plain else self.live.work
+        """What was read again of the last frame."""
+        return self.live.work
 
     def read(self, image: np.ndarray):
-        self.plain = bool(self.plain_left)
-        if self.plain_left:
-            self.plain_left -= 1
-            if self.plain_left == 0:
-                self.live.reset()
-            return read_table(image, self.registration, self.roster)
         reading = self.live.read(image)
+        if self.changes is None:
+            return reading
+        if self.steady_left:
+            self.steady_left -= 1
+            if self.steady_left == 0:
+                self.changes.steady = False
+                self.live.reset()
+            return reading
         self.fulls = self.fulls + 1 if self.live.work.kind == "full" else 0
         if self.fulls >= TREMBLE_FRAMES:
-            self.fulls, self.plain_left = 0, PLAIN_FRAMES
+            self.fulls, self.steady_left, self.changes.steady = 0, PLAIN_FRAMES, True
         return reading
 
 

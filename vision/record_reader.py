@@ -1,0 +1,171 @@
+"""Reading a filmed game for its record: only what changed since the frame before, as cheaply as that allows.
+
+`fieldglass record` reads every frame of a video one after the other, as fast as it can: a frame's cost is the
+cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` with a cheaper re-read of a changed region:
+
+* the region is read at the frame's own resolution only (no 2x upscaled pass, most of a crop's cost): a marker
+  the plain pass misses there (one of 18-20 px, blurred) and which was known in that region before is looked for
+  again where it stood (`track_markers`: corners measured again from its edges, its code read), so a piece that
+  did not move keeps being seen; one that moved is found by the plain pass (in the scripted game every one is);
+* the regions are grown by the pieces' markers' reach, not the anchors' (at 720p a piece's marker is 20 px, an
+  anchor 45-50): a fraction of the pixels to read around a hand. An anchor a crop cuts off is found again in place
+  as above (the anchors stand still while the camera does);
+* no background scan: a video is read from its first frame to its last, and a region is read again as soon as
+  it changes;
+* a trembling camera (`steady` on: the record's reader turns it on after full scans in a row) is followed instead
+  of scanned in full every frame: the anchors are found again near where they were (`track_markers`), an affine
+  map from the frame of the last full scan (the *base*) to this frame fitted to their corners, and the frame
+  compared with the base picture through it (warped back, so a picture shaken by a px does not change); what
+  changed is read in the frame itself and kept in base pixels with the markers that did not change, so the table
+  pose of the base holds for all of them. When the anchors cannot be followed (hidden, the camera moved too far,
+  their corners no longer fit one map) the frame is scanned in full and becomes the base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
+from vision.stream import ChangeConfig, ChangeDetector
+from vision.stream import _cells as stream_cells
+
+FOLLOW_PX = 0.3
+"""The anchors' corners fit one affine map from the base to the frame within this many px, or the frame is scanned
+in full (a knocked camera seen from another place; an anchor found on something else)."""
+
+RECORD_CHANGES = ChangeConfig(settle=False, refresh_every=1 << 30)
+"""A record's change detection: every change read at once (the same events as a full scan of every frame), no
+background scan."""
+
+
+class RecordChanges(ChangeDetector):
+    """`ChangeDetector` whose changed regions are read at native resolution, the known markers there that this
+    misses looked for again in place (see the module's docstring)."""
+
+    def __init__(self, dictionary: str, config: ChangeConfig | None = None, anchor_ids: frozenset[int] = frozenset()):
+        super().__init__(dictionary, config or RECORD_CHANGES, anchor_ids)
+        self.steady = False  # follow a trembling camera (see the module's docstring)
+        self._raw: np.ndarray | None = None  # the frame being read, when steadied
+        self._map: np.ndarray | None = None  # its 2x3 affine map from base px to frame px, when steadied
+        self._last_map: np.ndarray | None = None  # the last frame's, where its anchors are looked for
+        self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
+        self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
+
+    def reset(self) -> None:
+        super().reset()
+        self._raw = self._map = self._last_map = None
+
+    def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
+        """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan)."""
+        self._raw = self._map = None
+        if not self.steady or self.reference is None:
+            return super().detect(frame)
+        self._raw = frame
+        self._map = self._follow(frame)
+        if self._map is None:
+            self.reference = None  # lost: a full scan, and this frame is the new base
+            return super().detect(frame)
+        h, w = frame.shape[:2]
+        base = cv2.warpAffine(to_gray(frame), self._map, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+        return super().detect(base)
+
+    def _follow(self, frame: np.ndarray) -> np.ndarray | None:
+        """The affine map (2x3) from base px to this frame's px, from the anchors found again near their place in
+        the last frame; None when fewer than three are found or their corners do not fit one map."""
+        anchors = [m for m in self.known if m.id in self.anchor_ids]
+        last = self._last_map
+        guess = anchors if last is None else [MarkerDetection(m.id, _mapped(m.corners, last)) for m in anchors]
+        found = {m.id: m.corners for m in track_markers(frame, guess, self.dictionary)}
+        if len(found) < 3:
+            return None
+        src = np.concatenate([m.corners for m in anchors if m.id in found])
+        dst = np.concatenate([found[m.id] for m in anchors if m.id in found])
+        design = np.column_stack([src, np.ones(len(src))])
+        solution, *_ = np.linalg.lstsq(design, dst, rcond=None)
+        if np.abs(design @ solution - dst).max() > FOLLOW_PX:
+            return None
+        self._last_map = solution.T
+        return self._last_map
+
+    def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
+        """A full scan; steadied, of the frame itself, which becomes the base."""
+        self._last_map = None
+        if self._raw is None:
+            return super()._full(frame, small)
+        raw, self._raw, self._map = self._raw, None, None
+        self.previous = small = _cells(raw, self.config.cell_px)
+        return super()._full(raw, small)
+
+    def _anchors_moved(self, changed: np.ndarray) -> bool:
+        """As `ChangeDetector._anchors_moved`, the anchors' cells worked out once per list of known markers (not
+        every frame: a tenth of a still frame's cost)."""
+        if self._boxes_of is not self.known:
+            cell = self.config.cell_px
+            rows, cols = changed.shape
+            corners = np.array([m.corners for m in self.known if m.id in self.anchor_ids]).reshape(-1, 4, 2)
+            lo = np.floor_divide(corners.min(axis=1), cell)
+            hi = np.floor_divide(corners.max(axis=1), cell) + 1
+            lo = np.clip(lo, 0, (cols, rows)).astype(int)
+            hi = np.clip(hi, 0, (cols, rows)).astype(int)
+            self._boxes = [(int(a[1]), int(b[1]), int(a[0]), int(b[0])) for a, b in zip(lo, hi, strict=True)]
+            self._boxes_of = self.known
+        touched = [bool(changed[r0:r1, c0:c1].any()) for r0, r1, c0, c1 in self._boxes]
+        return sum(touched) >= max(2, (len(touched) + 1) // 2)
+
+    def _reach(self) -> tuple[int, int]:
+        """(reach, margin) px as `ChangeDetector._reach`, from the largest piece's marker seen (not the anchors')."""
+        if self._side_of is not self.known:
+            pieces = [m.corners for m in self.known if m.id not in self.anchor_ids]
+            corners = np.array(pieces).reshape(-1, 4, 2)
+            sides = np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2)
+            self._side = float(sides.max()) if len(corners) else self.config.marker_px
+            self._side_of = self.known
+        side = self._side
+        return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
+
+    def _redetect(self, frame: np.ndarray, inner: tuple[int, int, int, int], crop: tuple[int, int, int, int],
+                  markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
+        """Steadied, `frame` is the picture warped back to the base: the region is read in the frame itself (the
+        crop's corners mapped there, a px more each side) and what it finds mapped back to base px."""
+        raw, to_raw = (frame, None) if self._map is None else (self._raw, self._map)
+        h, w = raw.shape[:2]
+        x0, y0, x1, y1 = crop
+        if to_raw is not None:
+            box = _mapped(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float), to_raw)
+            x0, y0 = (int(max(np.floor(v) - 1, 0)) for v in box.min(axis=0))
+            x1, y1 = (int(min(np.ceil(v) + 2, lim)) for v, lim in zip(box.max(axis=0), (w, h), strict=True))
+        found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), upscale=False)
+        ix0, iy0, ix1, iy1 = inner
+
+        def inside(c: np.ndarray) -> bool:
+            x, y = c.mean(axis=0)
+            return ix0 <= x < ix1 and iy0 <= y < iy1
+
+        fresh = [self._to_base(m.id, m.corners + (x0, y0)) for m in found]
+        fresh = [m for m in fresh if inside(m.corners)]
+        seen = {m.id for m in fresh}
+        missed = [m for m in markers if inside(m.corners) and m.id not in seen]
+        if missed and to_raw is not None:
+            missed = [MarkerDetection(m.id, _mapped(m.corners, to_raw)) for m in missed]
+        again = [self._to_base(m.id, m.corners) for m in track_markers(raw, missed, self.dictionary)] if missed else []
+        return [m for m in markers if not inside(m.corners)] + fresh + again
+
+    def _to_base(self, marker: int, corners: np.ndarray) -> MarkerDetection:
+        """A marker found in the frame, in base px."""
+        if self._map is None:
+            return MarkerDetection(marker, corners)
+        return MarkerDetection(marker, _mapped(corners, cv2.invertAffineTransform(self._map)))
+
+
+def _mapped(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
+    """Points (N x 2 px) through a 2x3 affine map."""
+    return points @ affine[:, :2].T + affine[:, 2]
+
+
+def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
+    """The frame's grey level per cell, as the change detector compares it (vision/stream.py `_cells`)."""
+    return stream_cells(frame, cell)
