@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -477,7 +480,53 @@ def _video_stream(spec: str, fps: float | None, start: int, frames: int | None) 
         finally:
             src.close()
 
-    return FrameStream(gen_video(), total, src.name)
+    return FrameStream(gen_video() if live else prefetched(gen_video()), total, src.name)
+
+
+def prefetched(items: Iterator, depth: int = 4) -> Iterator:
+    """The items of `items`, produced `depth` ahead by a thread of their own: a video file's frames are decoded (3-4
+    ms a 720p frame, OpenCV lets go of the GIL meanwhile) beside the reading of the one before. A consumer that
+    stops early stops the thread; an error raised by `items` is raised here."""
+    q: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+        except Exception as exc:  # handed to the consumer, which raises it
+            put((end, exc))
+            return
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None and stop.is_set():
+                close()
+        put((end, None))
+
+    worker = threading.Thread(target=run, name="fieldglass-decode", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if exc is not None:
+                raise exc
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def record_stream(
@@ -682,11 +731,11 @@ def options_and_players(args) -> tuple[dict, list[str]]:
     return opts, players
 
 
-TREMBLE_FRAMES = 8
-"""Full scans in a row that mean a trembling camera (or a flickering light): the change detector then compares
-every frame with the picture through the anchors' movement (`RecordChanges.steady`) for a while ..."""
+TREMBLE_FULLS = (3, 5)
+"""Full scans by the change detector among the last frames (3 of 5) that mean a trembling camera (or a flickering
+light): the frames are then compared through the anchors' movement (`RecordChanges.steady`) for a while ..."""
 PLAIN_FRAMES = 60
-"""... this many frames, then tries comparing the frames as they are again."""
+"""... this many frames, then as they are again."""
 
 
 class RecordReader:
@@ -703,7 +752,7 @@ class RecordReader:
         if self.live.detector is not None:  # a changed region read the record's cheaper way
             self.changes = RecordChanges(self.live.detector.dictionary, config, self.live.detector.anchor_ids)
             self.live.detector = self.changes
-        self.fulls = 0  # full scans in a row by the change detector
+        self.recent: deque[bool] = deque(maxlen=TREMBLE_FULLS[1])  # the last frames: full scans or not
         self.steady_left = 0  # frames still to compare through the anchors' movement
 
     @property
@@ -721,9 +770,10 @@ class RecordReader:
                 self.changes.steady = False
                 self.live.reset()
             return reading
-        self.fulls = self.fulls + 1 if self.live.work.kind == "full" else 0
-        if self.fulls >= TREMBLE_FRAMES:
-            self.fulls, self.steady_left, self.changes.steady = 0, PLAIN_FRAMES, True
+        self.recent.append(self.live.work.kind == "full")
+        if sum(self.recent) >= TREMBLE_FULLS[0]:
+            self.recent.clear()
+            self.steady_left, self.changes.steady = PLAIN_FRAMES, True
         return reading
 
 

@@ -505,7 +505,7 @@ def _subpix_fallback(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.nd
 
 def detect_markers(
     image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None, upscale: bool = True,
-    screen: bool | None = None,
+    screen: bool | None = None, rescue: bool = True,
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
@@ -550,7 +550,7 @@ def detect_markers(
         ids, quads = ids[good], quads[good]
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
-    if rejected:
+    if rejected and rescue:
         cands = np.array(rejected)
         # With thin quiet zones OpenCV often outlines the quiet zone instead of the black square: also try the
         # square one bit inside each candidate.

@@ -51,6 +51,7 @@ class RecordChanges(ChangeDetector):
         self._raw: np.ndarray | None = None  # the frame being read, when steadied
         self._map: np.ndarray | None = None  # its 2x3 affine map from base px to frame px, when steadied
         self._last_map: np.ndarray | None = None  # the last frame's, where its anchors are looked for
+        self._before: np.ndarray | None = None  # the last frame's cells, while this one is read
         self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
         self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
 
@@ -61,6 +62,7 @@ class RecordChanges(ChangeDetector):
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan)."""
         self._raw = self._map = None
+        self._before = self.previous
         if not self.steady or self.reference is None:
             return super().detect(frame)
         self._raw = frame
@@ -138,21 +140,41 @@ class RecordChanges(ChangeDetector):
             box = _mapped(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float), to_raw)
             x0, y0 = (int(max(np.floor(v) - 1, 0)) for v in box.min(axis=0))
             x1, y1 = (int(min(np.ceil(v) + 2, lim)) for v, lim in zip(box.max(axis=0), (w, h), strict=True))
-        found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), upscale=False)
         ix0, iy0, ix1, iy1 = inner
 
         def inside(c: np.ndarray) -> bool:
             x, y = c.mean(axis=0)
             return ix0 <= x < ix1 and iy0 <= y < iy1
 
-        fresh = [self._to_base(m.id, m.corners + (x0, y0)) for m in found]
-        fresh = [m for m in fresh if inside(m.corners)]
+        def read(**cheap) -> list[MarkerDetection]:
+            found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), **cheap)
+            return [m for m in (self._to_base(m.id, m.corners + (x0, y0)) for m in found) if inside(m.corners)]
+
+        fresh = read(upscale=False, rescue=False)
         seen = {m.id for m in fresh}
         missed = [m for m in markers if inside(m.corners) and m.id not in seen]
-        if missed and to_raw is not None:
-            missed = [MarkerDetection(m.id, _mapped(m.corners, to_raw)) for m in missed]
-        again = [self._to_base(m.id, m.corners) for m in track_markers(raw, missed, self.dictionary)] if missed else []
+        again = self._again(raw, missed)
+        if len(again) < len(missed) and not self._moving(inner):
+            # one is neither seen nor where it stood, and nothing moves there any more: read as a full scan reads
+            fresh, again = read(), []
         return [m for m in markers if not inside(m.corners)] + fresh + again
+
+    def _moving(self, inner: tuple[int, int, int, int]) -> bool:
+        """The region's picture changed since the last frame (a hand still in motion)."""
+        if self._before is None or self._before.shape != self.previous.shape:
+            return False
+        cell = self.config.cell_px
+        x0, y0, x1, y1 = (v // cell for v in inner)
+        now, before = self.previous[y0:y1, x0:x1], self._before[y0:y1, x0:x1]
+        return bool((np.abs(now - before) >= self.config.threshold).any())
+
+    def _again(self, raw: np.ndarray, missed: list[MarkerDetection]) -> list[MarkerDetection]:
+        """The markers (base px) found again where they stood in the frame `raw`, in base px."""
+        if not missed:
+            return []
+        if self._map is not None:
+            missed = [MarkerDetection(m.id, _mapped(m.corners, self._map)) for m in missed]
+        return [self._to_base(m.id, m.corners) for m in track_markers(raw, missed, self.dictionary)]
 
     def _to_base(self, marker: int, corners: np.ndarray) -> MarkerDetection:
         """A marker found in the frame, in base px."""
