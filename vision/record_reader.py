@@ -36,6 +36,9 @@ FOLLOW_PX = 0.3
 """The anchors' corners fit one affine map from the base to the frame within this many px, or the frame is scanned
 in full (a knocked camera seen from another place; an anchor found on something else)."""
 
+LIGHT_BLOCKS = (8, 4)  # columns x rows of the frame over which a change of light is measured (`_relight`)
+LIGHT_STEP = 0.03  # a change of light under this share of the grey level is left to the change threshold
+
 RECORD_CHANGES = ChangeConfig(settle=False, refresh_every=1 << 30)
 """A record's change detection: every change read at once (the same events as a full scan of every frame), no
 background scan."""
@@ -65,15 +68,36 @@ class RecordChanges(ChangeDetector):
         self._before = self.previous
         if not self.steady or self.reference is None:
             return super().detect(frame)
-        self._raw = frame
-        self._map = self._follow(frame)
+        gray = self._raw = to_gray(frame)  # converted once: for the anchors, the warp and the regions
+        self._map = self._follow(gray)
         if self._map is None:
             self.reference = None  # lost: a full scan, and this frame is the new base
-            return super().detect(frame)
-        h, w = frame.shape[:2]
-        base = cv2.warpAffine(to_gray(frame), self._map, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            return super().detect(gray)
+        h, w = gray.shape[:2]
+        base = cv2.warpAffine(gray, self._map, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
+        self._relight(_cells(base, self.config.cell_px))
         return super().detect(base)
+
+    def _relight(self, cells: np.ndarray) -> None:
+        """The base picture brought to this frame's light (a cloud, a lamp dimming): the ratio of the two pictures'
+        cells, its median over each of LIGHT_BLOCKS (a hand or a moved piece changes too few cells to move it),
+        spread smoothly over the cells; applied when it is off 1 by more than LIGHT_STEP anywhere. A change of
+        light moves no corner: the markers stand, only what changed besides it is read again."""
+        ref = self.reference
+        if ref is None or ref.shape != cells.shape:
+            return
+        cols, rows = LIGHT_BLOCKS
+        bh, bw = ref.shape[0] // rows, ref.shape[1] // cols  # the cells of a block (the last few left out)
+        if bh == 0 or bw == 0:
+            return
+        ratio = cells[: bh * rows, : bw * cols] / np.maximum(ref[: bh * rows, : bw * cols], 8.0)
+        blocks = np.median(ratio.reshape(rows, bh, cols, bw).transpose(0, 2, 1, 3).reshape(rows, cols, -1), axis=2)
+        blocks = blocks.astype(np.float32)
+        if np.abs(blocks - 1.0).max() < LIGHT_STEP:
+            return
+        gain = cv2.resize(blocks, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+        self.reference = ref * gain
 
     def _follow(self, frame: np.ndarray) -> np.ndarray | None:
         """The affine map (2x3) from base px to this frame's px, from the anchors found again near their place in
