@@ -71,3 +71,15 @@ def test_a_trembling_camera_is_followed_through_its_anchors_not_scanned_in_full(
     # after the full scans that tell a trembling camera, it is followed, the knock included
     assert kinds[:TREMBLE_FULLS[0]] == ["full"] * TREMBLE_FULLS[0]
     assert kinds[TREMBLE_FULLS[1]:].count("full") <= 2
+
+
+def test_a_dimming_light_under_a_trembling_camera_needs_no_full_scans(game):
+    # the second turn: fr-c-1 lifted to E5 while a cloud dims the light to 0.6 and back, au-i-2 slid to L6
+    frames = list(game.render(start=74, stop=114, tremble=True, light=True, bump_at=1 << 30))
+    assert min(game.gain(i) for i, _, _ in frames) < 0.7
+    full, full_readings, _ = _record(game, frames, full=True)
+    read, readings, kinds = _record(game, frames, full=False)
+    assert _what(read) == _what(full)
+    assert [(e[1], e[3]["to"]["cell"]) for e in read if e[0] == "move"] == [("fr-c-1", "E5"), ("au-i-2", "L6")]
+    _same_places(readings, full_readings, 0.5)
+    assert kinds[TREMBLE_FULLS[0]:].count("full") == 0
