@@ -13,8 +13,8 @@ cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` with a che
 * no background scan: a video is read from its first frame to its last, and a region is read again as soon as
   it changes;
 * a trembling camera (`steady` on: the record's reader turns it on after full scans in a row) is followed instead
-  of scanned in full every frame: the anchors are found again near where they were (`track_markers`), an affine
-  map from the frame of the last full scan (the *base*) to this frame fitted to their corners, and the frame
+  of scanned in full every frame: the anchors' corners are followed from the picture of the last full scan (the
+  *base*) into the frame (OpenCV's pyramidal Lucas-Kanade), an affine map fitted to them, and the frame
   compared with the base picture through it (warped back, so a picture shaken by a px does not change); what
   changed is read in the frame itself and kept in base pixels with the markers that did not change, so the table
   pose of the base holds for all of them. When the anchors cannot be followed (hidden, the camera moved too far,
@@ -32,10 +32,12 @@ from vision.markers import MarkerDetection, detect_markers, to_gray, track_marke
 from vision.stream import ChangeConfig, ChangeDetector
 from vision.stream import _cells as stream_cells
 
-FOLLOW_PX = 0.3
+FOLLOW_PX = 0.15
 """The anchors' corners fit one affine map from the base to the frame within this many px, or the frame is scanned
 in full (a knocked camera seen from another place; an anchor found on something else)."""
 
+_LK_WINDOW, _LK_LEVELS = (15, 15), 1  # px; a pyramid level above the frame: a knock of a few px is followed
+_LK_STOP = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 0.01)  # Lucas-Kanade: 30 steps or 0.01 px
 LIGHT_BLOCKS = (8, 4)  # columns x rows of the frame over which a change of light is measured (`_relight`)
 LIGHT_STEP = 0.03  # a change of light under this share of the grey level is left to the change threshold
 
@@ -55,12 +57,13 @@ class RecordChanges(ChangeDetector):
         self._map: np.ndarray | None = None  # its 2x3 affine map from base px to frame px, when steadied
         self._last_map: np.ndarray | None = None  # the last frame's, where its anchors are looked for
         self._before: np.ndarray | None = None  # the last frame's cells, while this one is read
+        self._base: np.ndarray | None = None  # the grey picture of the last full scan
         self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
         self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
 
     def reset(self) -> None:
         super().reset()
-        self._raw = self._map = self._last_map = None
+        self._raw = self._map = self._last_map = self._base = None
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan)."""
@@ -99,30 +102,38 @@ class RecordChanges(ChangeDetector):
         gain = cv2.resize(blocks, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
         self.reference = ref * gain
 
-    def _follow(self, frame: np.ndarray) -> np.ndarray | None:
-        """The affine map (2x3) from base px to this frame's px, from the anchors found again near their place in
-        the last frame; None when fewer than three are found or their corners do not fit one map."""
-        anchors = [m for m in self.known if m.id in self.anchor_ids]
-        last = self._last_map
-        guess = anchors if last is None else [MarkerDetection(m.id, _mapped(m.corners, last)) for m in anchors]
-        found = {m.id: m.corners for m in track_markers(frame, guess, self.dictionary)}
-        if len(found) < 3:
+    def _follow(self, gray: np.ndarray) -> np.ndarray | None:
+        """The affine map (2x3) from base px to this frame's px: the anchors' corners followed from the base picture
+        into this frame by pyramidal Lucas-Kanade (a few hundred us for all of them; finding the anchors again
+        from their edges cost several ms), starting where the last frame's map put them, the map fitted to those
+        that agree (RANSAC within FOLLOW_PX: a hand over an anchor leaves its corners out). None when fewer than
+        three anchors' worth of corners agree."""
+        anchors = [m.corners for m in self.known if m.id in self.anchor_ids]
+        if self._base is None or len(anchors) < 3:
             return None
-        src = np.concatenate([m.corners for m in anchors if m.id in found])
-        dst = np.concatenate([found[m.id] for m in anchors if m.id in found])
-        design = np.column_stack([src, np.ones(len(src))])
-        solution, *_ = np.linalg.lstsq(design, dst, rcond=None)
-        if np.abs(design @ solution - dst).max() > FOLLOW_PX:
+        src = np.concatenate(anchors).astype(np.float32).reshape(-1, 1, 2)
+        guess = src if self._last_map is None else _mapped(src.reshape(-1, 2), self._last_map).astype(np.float32)
+        dst, status, _ = cv2.calcOpticalFlowPyrLK(self._base, gray, src, guess.reshape(-1, 1, 2).copy(),
+                                                  winSize=_LK_WINDOW, maxLevel=_LK_LEVELS, criteria=_LK_STOP,
+                                                  flags=cv2.OPTFLOW_USE_INITIAL_FLOW)
+        seen = status.ravel() == 1
+        if seen.sum() < 12:
             return None
-        self._last_map = solution.T
-        return self._last_map
+        solution, inliers = cv2.estimateAffine2D(src[seen], dst[seen], method=cv2.RANSAC,
+                                                 ransacReprojThreshold=FOLLOW_PX, refineIters=10)
+        if solution is None or int(inliers.sum()) < 12:
+            return None
+        self._last_map = solution
+        return solution
 
     def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
-        """A full scan; steadied, of the frame itself, which becomes the base."""
+        """A full scan; steadied, of the frame itself. Its picture is the base a trembling camera is followed from."""
         self._last_map = None
         if self._raw is None:
+            self._base = to_gray(frame)
             return super()._full(frame, small)
         raw, self._raw, self._map = self._raw, None, None
+        self._base = raw
         self.previous = small = _cells(raw, self.config.cell_px)
         return super()._full(raw, small)
 
