@@ -735,7 +735,8 @@ TREMBLE_FULLS = (3, 5)
 """Full scans by the change detector among the last frames (3 of 5) that mean a trembling camera (or a flickering
 light): the frames are then compared through the anchors' movement (`RecordChanges.steady`) for a while ..."""
 PLAIN_FRAMES = 60
-"""... this many frames, then as they are again."""
+"""... this many frames at least, and on while the picture still moves (`RecordChanges.shaking`), then as they are
+again."""
 
 
 class RecordReader:
@@ -766,7 +767,9 @@ class RecordReader:
             return reading
         if self.steady_left:
             self.steady_left -= 1
-            if self.steady_left == 0:
+            if self.steady_left == 0 and self.changes.shaking():
+                self.steady_left = PLAIN_FRAMES  # still trembling: go on following it
+            elif self.steady_left == 0:
                 self.changes.steady = False
                 self.live.reset()
             return reading

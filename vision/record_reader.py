@@ -23,6 +23,7 @@ cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` with a che
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 import cv2
@@ -38,6 +39,7 @@ in full (a knocked camera seen from another place; an anchor found on something 
 
 _LK_WINDOW, _LK_LEVELS = (15, 15), 1  # px; a pyramid level above the frame: a knock of a few px is followed
 _LK_STOP = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 0.01)  # Lucas-Kanade: 30 steps or 0.01 px
+SHAKE_PX, SHAKE_FRAMES = 0.1, 10  # a camera still trembles if its picture moved by this between two of these frames
 LIGHT_BLOCKS = (8, 4)  # columns x rows of the frame over which a change of light is measured (`_relight`)
 LIGHT_STEP = 0.03  # a change of light under this share of the grey level is left to the change threshold
 
@@ -57,6 +59,7 @@ class RecordChanges(ChangeDetector):
         self._map: np.ndarray | None = None  # its 2x3 affine map from base px to frame px, when steadied
         self._last_map: np.ndarray | None = None  # the last frame's, where its anchors are looked for
         self._before: np.ndarray | None = None  # the last frame's cells, while this one is read
+        self.moves: deque[float] = deque(maxlen=SHAKE_FRAMES)  # px the picture moved a frame, as followed
         self._base: np.ndarray | None = None  # the grey picture of the last full scan
         self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
         self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
@@ -64,6 +67,7 @@ class RecordChanges(ChangeDetector):
     def reset(self) -> None:
         super().reset()
         self._raw = self._map = self._last_map = self._base = None
+        self.moves.clear()
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan)."""
@@ -123,8 +127,14 @@ class RecordChanges(ChangeDetector):
                                                  ransacReprojThreshold=FOLLOW_PX, refineIters=10)
         if solution is None or int(inliers.sum()) < 12:
             return None
+        if self._last_map is not None:  # how far the picture moved since the last frame, at the anchors
+            self.moves.append(float(np.abs(_mapped(src.reshape(-1, 2), solution - self._last_map)).max()))
         self._last_map = solution
         return solution
+
+    def shaking(self) -> bool:
+        """The picture moved by more than SHAKE_PX between two of the last frames followed: the camera trembles."""
+        return any(m > SHAKE_PX for m in self.moves)
 
     def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
         """A full scan; steadied, of the frame itself. Its picture is the base a trembling camera is followed from."""

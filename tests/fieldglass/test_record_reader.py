@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.registration import TableRegistration
-from fieldglass.recording import TREMBLE_FULLS, RecordReader
+from fieldglass.recording import PLAIN_FRAMES, TREMBLE_FULLS, RecordReader
 from vision.pieces import read_table
 from vision.scripted import scripted_game
 from vision.tracking import Tracker, TrackerConfig
@@ -83,3 +83,10 @@ def test_a_dimming_light_under_a_trembling_camera_needs_no_full_scans(game):
     assert [(e[1], e[3]["to"]["cell"]) for e in read if e[0] == "move"] == [("fr-c-1", "E5"), ("au-i-2", "L6")]
     _same_places(readings, full_readings, 0.5)
     assert kinds[TREMBLE_FULLS[0]:].count("full") <= 3  # (every frame of the cloud, without following the light)
+
+
+def test_a_camera_that_goes_on_trembling_is_followed_on(game):
+    frames = list(game.render(stop=TREMBLE_FULLS[0] + PLAIN_FRAMES + 12, tremble=True, light=False, bump_at=1 << 30))
+    events, _, kinds = _record(game, frames, full=False)
+    assert kinds[TREMBLE_FULLS[0]:].count("full") == 0  # not read as they are again after PLAIN_FRAMES
+    assert [(e[1], e[3]["to"]["cell"]) for e in events if e[0] == "move"] == [("fr-i-1", "F4"), ("au-c-1", "M7")]
