@@ -505,14 +505,15 @@ def _subpix_fallback(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.nd
 
 def detect_markers(
     image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None, upscale: bool = True,
-    screen: bool | None = None, rescue: bool = True,
+    rescue: bool = True,
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
     `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read exactly as that
     frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel.
-    `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE (for a caller that knows the markers there
-    are big enough for the plain pass)."""
+    `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE; `rescue` False: the squares OpenCV rejected
+    are not refined and decoded again (both for a caller with another way to find what these passes find: a record's
+    reader looks for the markers it knew there again in place, vision/record_reader.py)."""
     gray = _gray8(image)
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
@@ -558,7 +559,7 @@ def detect_markers(
         cands = np.concatenate([cands, inner])
         sides = np.linalg.norm(cands - np.roll(cands, 1, axis=1), axis=2).mean(axis=1)
         cands = cands[(sides >= 0.8 * MIN_SIDE_PX) & _unique(cands, quads, greedy=False)]
-        if large if screen is None else screen:
+        if large:
             # Only squares with a dark border in a light quiet zone are worth refining: at 4K none of the rest ever
             # decodes. Smaller frames keep them all: their 10-14 px squares, their corners not refined yet, can
             # fail the screen and still decode (2 of 32 markers of the 720p demo table).

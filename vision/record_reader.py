@@ -1,12 +1,15 @@
 """Reading a filmed game for its record: only what changed since the frame before, as cheaply as that allows.
 
 `fieldglass record` reads every frame of a video one after the other, as fast as it can: a frame's cost is the
-cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` with a cheaper re-read of a changed region:
+cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` (every change read at once: the same readings
+as a full scan of every frame) with a cheaper re-read of a changed region:
 
-* the region is read at the frame's own resolution only (no 2x upscaled pass, most of a crop's cost): a marker
-  the plain pass misses there (one of 18-20 px, blurred) and which was known in that region before is looked for
-  again where it stood (`track_markers`: corners measured again from its edges, its code read), so a piece that
-  did not move keeps being seen; one that moved is found by the plain pass (in the scripted game every one is);
+* the region is read at the frame's own resolution, without the 2x upscaled pass and without the rescue of the
+  squares OpenCV rejected (`detect_markers(upscale=False, rescue=False)`): a marker known in that region which
+  this misses (one of 18-20 px, blurred) is looked for again where it stood (`track_markers`: corners measured
+  again from its edges, its code read), so a piece that did not move keeps being seen; when one is neither found
+  nor where it stood and the region has stopped changing (no hand in motion there), the region is read again as a
+  full scan reads it, so a piece put down where that pass alone would miss it is not lost;
 * the regions are grown by the pieces' markers' reach, not the anchors' (at 720p a piece's marker is 20 px, an
   anchor 45-50): a fraction of the pixels to read around a hand. An anchor a crop cuts off is found again in place
   as above (the anchors stand still while the camera does);
@@ -14,11 +17,12 @@ cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` with a che
   it changes;
 * a trembling camera (`steady` on: the record's reader turns it on after full scans in a row) is followed instead
   of scanned in full every frame: the anchors' corners are followed from the picture of the last full scan (the
-  *base*) into the frame (OpenCV's pyramidal Lucas-Kanade), an affine map fitted to them, and the frame
-  compared with the base picture through it (warped back, so a picture shaken by a px does not change); what
-  changed is read in the frame itself and kept in base pixels with the markers that did not change, so the table
-  pose of the base holds for all of them. When the anchors cannot be followed (hidden, the camera moved too far,
-  their corners no longer fit one map) the frame is scanned in full and becomes the base.
+  *base*) into the frame (OpenCV's pyramidal Lucas-Kanade), an affine map fitted to them, and the frame compared
+  with the base picture through it (warped back, so a picture shaken by a px does not change) and relit to the
+  frame's light (so a cloud dimming it does not either); what changed is read in the frame itself and kept in
+  base px with the markers that did not change, so the table pose of the base holds for all of them. When the
+  anchors cannot be followed (hidden, the camera moved too far, their corners no longer fit one map) the frame is
+  scanned in full and becomes the base.
 """
 
 from __future__ import annotations
