@@ -8,8 +8,9 @@ as a full scan of every frame) with a cheaper re-read of a changed region:
   squares OpenCV rejected (`detect_markers(upscale=False, rescue=False)`): a marker known in that region which
   this misses (one of 18-20 px, blurred) is looked for again where it stood (`track_markers`: corners measured
   again from its edges, its code read), so a piece that did not move keeps being seen; when one is neither found
-  nor where it stood and the region has stopped changing (no hand in motion there), the region is read again as a
-  full scan reads it, so a piece put down where that pass alone would miss it is not lost;
+  nor where it stood, the region is read again as a full scan reads it once it has stopped changing (while a hand
+  moves there, it is left unsettled and read again at the next frame), so a piece put down where that pass alone
+  would miss it is not lost; with markers under CHEAP_MIN_PX every region is read as a full scan reads it;
 * the regions are grown by the pieces' markers' reach, not the anchors' (at 720p a piece's marker is 20 px, an
   anchor 45-50): a fraction of the pixels to read around a hand. An anchor a crop cuts off is found again in place
   as above (the anchors stand still while the camera does);
@@ -47,6 +48,10 @@ SHAKE_PX, SHAKE_FRAMES = 0.1, 10  # a camera still trembles if its picture moved
 LIGHT_BLOCKS = (8, 4)  # columns x rows of the frame over which a change of light is measured (`_relight`)
 LIGHT_STEP = 0.03  # a change of light under this share of the grey level is left to the change threshold
 
+CHEAP_MIN_PX = 18.0
+"""A changed region is read at the frame's own resolution only while the smallest piece's marker seen is this big
+(px a side): smaller ones (12-16 px) need the upscaled pass, and are read as a full scan reads them."""
+
 RECORD_CHANGES = ChangeConfig(settle=False, refresh_every=1 << 30)
 """A record's change detection: every change read at once (the same events as a full scan of every frame), no
 background scan."""
@@ -67,6 +72,8 @@ class RecordChanges(ChangeDetector):
         self._base: np.ndarray | None = None  # the grey picture of the last full scan
         self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
         self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
+        self._min_side = 0.0  # the smallest piece's marker seen, side px (none seen: 0)
+        self._unsettled: list[tuple[tuple[int, int, int, int], np.ndarray]] = []  # regions to read again, old cells
 
     def reset(self) -> None:
         super().reset()
@@ -74,7 +81,16 @@ class RecordChanges(ChangeDetector):
         self.moves.clear()
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
-        """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan)."""
+        """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan). A
+        region left unsettled (`_redetect`) keeps its old picture, so it is read again at the next frame."""
+        self._unsettled = []
+        markers = self._detect(frame)
+        for (x0, y0, x1, y1), cells in self._unsettled:
+            if self.reference is not None and self.reference[y0:y1, x0:x1].shape == cells.shape:
+                self.reference[y0:y1, x0:x1] = cells
+        return markers
+
+    def _detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         self._raw = self._map = None
         self._before = self.previous
         if not self.steady or self.reference is None:
@@ -174,6 +190,7 @@ class RecordChanges(ChangeDetector):
             corners = np.array(pieces).reshape(-1, 4, 2)
             sides = np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2)
             self._side = float(sides.max()) if len(corners) else self.config.marker_px
+            self._min_side = float(sides.mean(axis=1).min()) if len(corners) else 0.0
             self._side_of = self.known
         side = self._side
         return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
@@ -199,14 +216,23 @@ class RecordChanges(ChangeDetector):
             found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), **cheap)
             return [m for m in (self._to_base(m.id, m.corners + (x0, y0)) for m in found) if inside(m.corners)]
 
+        kept = [m for m in markers if not inside(m.corners)]
+        if self._min_side < CHEAP_MIN_PX:  # markers the plain pass alone misses: read as a full scan reads
+            return kept + read()
         fresh = read(upscale=False, rescue=False)
         seen = {m.id for m in fresh}
         missed = [m for m in markers if inside(m.corners) and m.id not in seen]
         again = self._again(raw, missed)
-        if len(again) < len(missed) and not self._moving(inner):
+        if len(again) == len(missed):
+            return kept + fresh + again
+        if not self._moving(inner):
             # one is neither seen nor where it stood, and nothing moves there any more: read as a full scan reads
-            fresh, again = read(), []
-        return [m for m in markers if not inside(m.corners)] + fresh + again
+            return kept + read()
+        # one is neither seen nor where it stood while a hand moves there: read again at the next frame
+        cell = self.config.cell_px
+        box = tuple(v // cell for v in inner)
+        self._unsettled.append((box, self.reference[box[1]:box[3], box[0]:box[2]].copy()))
+        return kept + fresh + again
 
     def _moving(self, inner: tuple[int, int, int, int]) -> bool:
         """The region's picture changed since the last frame (a hand still in motion)."""
