@@ -741,9 +741,9 @@ again."""
 
 class RecordReader:
     """image -> TableReading for a record's consecutive frames: only what changed since the frame before is read
-    again (vision.stream.LiveReader with vision/record_reader.py `RecordChanges`, each change at once: the same
-    readings, so the same committed events, as a full scan of every frame); while the camera trembles the frames
-    are compared through the anchors' movement (`RecordChanges.steady`) instead of being read in full."""
+    again (vision.stream.LiveReader with vision/record_reader.py `RecordChanges`, each change at once: the committed
+    events of a full scan of every frame, tests/fieldglass/test_record_reader.py); while the camera trembles the
+    frames are compared through the anchors' movement (`RecordChanges.steady`) instead of being read in full."""
 
     def __init__(self, registration: TableRegistration, roster, config: ChangeConfig | None = None):
         self.registration, self.roster = registration, roster

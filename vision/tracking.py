@@ -367,7 +367,7 @@ class Tracker:
     def _lifted(self, reading: TableReading) -> set[str]:
         """`lifted_pieces` of the reading, each marker's answer kept while the same detection is read with the same
         pose: a change-driven reader (vision/stream.py) hands back the unchanged markers and the standing pose as the
-        same objects, and projecting every marker of every frame again was a tenth of a record's time."""
+        same objects, and projecting every marker of every frame again was most of the tracker's time in a record."""
         if reading.pose is None:
             return set()
         by_marker = self.roster.by_marker()
