@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +43,8 @@ from fieldglass.recorded import RecordedGame, board_meta, system_of
 from fieldglass.surfaces import SURFACE_EVENT, SurfaceRegistry, pose_data, pose_moved
 from rules.live import LiveRules
 from rules.system import game_system, table_system
-from vision.pieces import camera_for_frame, read_table
+from vision.pieces import camera_for_frame
+from vision.record_reader import RECORD_CHANGES, RecordChanges
 from vision.roster import Roster, roster_to_toml
 from vision.sources import ImageSource, VideoSource, image_folder, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
@@ -476,7 +480,53 @@ def _video_stream(spec: str, fps: float | None, start: int, frames: int | None) 
         finally:
             src.close()
 
-    return FrameStream(gen_video(), total, src.name)
+    return FrameStream(gen_video() if live else prefetched(gen_video()), total, src.name)
+
+
+def prefetched(items: Iterator, depth: int = 4) -> Iterator:
+    """The items of `items`, produced `depth` ahead by a thread of their own: a video file's frames are decoded (3-4
+    ms a 720p frame, OpenCV lets go of the GIL meanwhile) beside the reading of the one before. A consumer that
+    stops early stops the thread; an error raised by `items` is raised here."""
+    q: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+        except Exception as exc:  # handed to the consumer, which raises it
+            put((end, exc))
+            return
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None and stop.is_set():
+                close()
+        put((end, None))
+
+    worker = threading.Thread(target=run, name="fieldglass-decode", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if exc is not None:
+                raise exc
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def record_stream(
@@ -681,57 +731,73 @@ def options_and_players(args) -> tuple[dict, list[str]]:
     return opts, players
 
 
-TREMBLE_FRAMES = 8
-"""Full scans in a row that mean a trembling camera (or a flickering light): the change detector then scans every
-frame in full anyway, at the cost of its comparisons, so the recorder reads plainly for a while ..."""
+TREMBLE_FULLS = (3, 5)
+"""Full scans by the change detector among the last frames (3 of 5) that mean a trembling camera (or a flickering
+light): the frames are then compared through the anchors' movement (`RecordChanges.steady`) for a while ..."""
 PLAIN_FRAMES = 60
-"""... this many frames, then tries reading only what changed again."""
+"""... this many frames at least, and on while the picture still moves (`RecordChanges.shaking`), then as they are
+again."""
 
 
 class RecordReader:
     """image -> TableReading for a record's consecutive frames: only what changed since the frame before is read
-    again (vision.stream.LiveReader, each change at once: `settle=False` gives the same readings, so the same
-    committed events, as a full scan of every frame); while the camera trembles every frame is read in full."""
+    again (vision.stream.LiveReader with vision/record_reader.py `RecordChanges`, each change at once: the committed
+    events of a full scan of every frame, tests/fieldglass/test_record_reader.py); while the camera trembles the
+    frames are compared through the anchors' movement (`RecordChanges.steady`) instead of being read in full."""
 
     def __init__(self, registration: TableRegistration, roster, config: ChangeConfig | None = None):
         self.registration, self.roster = registration, roster
-        self.live = LiveReader(registration, roster, config or ChangeConfig(settle=False))
-        self.fulls = 0  # full scans in a row by the change detector
-        self.plain_left = 0  # frames still to read in full before trying the change detector again
-        self.plain = False  # the last frame was read in full
+        config = config or RECORD_CHANGES
+        self.live = LiveReader(registration, roster, config)
+        self.changes: RecordChanges | None = None
+        if self.live.detector is not None:  # a changed region read the record's cheaper way
+            self.changes = RecordChanges(self.live.detector.dictionary, config, self.live.detector.anchor_ids)
+            self.live.detector = self.changes
+        self.recent: deque[bool] = deque(maxlen=TREMBLE_FULLS[1])  # the last frames: full scans or not
+        self.steady_left = 0  # frames still to compare through the anchors' movement
 
     @property
     def work(self) -> FrameWork:
-        """What was read again of the last frame (a plain read: all of it)."""
-        return FrameWork("full", 1.0) if self.plain else self.live.work
+        """What was read again of the last frame."""
+        return self.live.work
 
     def read(self, image: np.ndarray):
-        self.plain = bool(self.plain_left)
-        if self.plain_left:
-            self.plain_left -= 1
-            if self.plain_left == 0:
-                self.live.reset()
-            return read_table(image, self.registration, self.roster)
         reading = self.live.read(image)
-        self.fulls = self.fulls + 1 if self.live.work.kind == "full" else 0
-        if self.fulls >= TREMBLE_FRAMES:
-            self.fulls, self.plain_left = 0, PLAIN_FRAMES
+        if self.changes is None:
+            return reading
+        if self.steady_left:
+            self.steady_left -= 1
+            if self.steady_left == 0 and self.changes.shaking():
+                self.steady_left = PLAIN_FRAMES  # still trembling: go on following it
+            elif self.steady_left == 0:
+                self.changes.steady = False
+                self.live.reset()
+            return reading
+        self.recent.append(self.live.work.kind == "full")
+        if sum(self.recent) >= TREMBLE_FULLS[0]:
+            self.recent.clear()
+            self.steady_left, self.changes.steady = PLAIN_FRAMES, True
         return reading
 
 
-def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None
-                 ) -> Callable[[np.ndarray], object]:
+class TableReader:
     """image -> TableReading for consecutive frames (`RecordReader`), the table registered from its anchors (the
-    camera fitted to the first frame's size)."""
-    state: dict = {"reader": None}
+    camera fitted to the first frame's size); `reader` is the RecordReader once the first frame came."""
 
-    def read(image):
-        if state["reader"] is None:
-            reg = TableRegistration(layout, camera_for_frame(intr, image, source))
-            state["reader"] = RecordReader(reg, roster, config)
-        return state["reader"].read(image)
+    def __init__(self, layout, roster, intr, source: str, config: ChangeConfig | None = None):
+        self.layout, self.roster, self.intr, self.source, self.config = layout, roster, intr, source, config
+        self.reader: RecordReader | None = None
 
-    return read
+    def __call__(self, image: np.ndarray):
+        if self.reader is None:
+            reg = TableRegistration(self.layout, camera_for_frame(self.intr, image, self.source))
+            self.reader = RecordReader(reg, self.roster, self.config)
+        return self.reader.read(image)
+
+
+def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None) -> TableReader:
+    """image -> TableReading for consecutive frames (`TableReader`)."""
+    return TableReader(layout, roster, intr, source, config)
 
 
 def check_timing(args) -> None:

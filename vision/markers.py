@@ -504,17 +504,21 @@ def _subpix_fallback(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.nd
 
 
 def detect_markers(
-    image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None
+    image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None, upscale: bool = True,
+    rescue: bool = True,
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
     `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read exactly as that
-    frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel."""
+    frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel.
+    `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE; `rescue` False: the squares OpenCV rejected
+    are not refined and decoded again (both for a caller with another way to find what these passes find: a record's
+    reader looks for the markers it knew there again in place, vision/record_reader.py)."""
     gray = _gray8(image)
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
     frame_side = frame_side_px or max(gray.shape)
-    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE else [1]
+    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
     large = frame_side > _UPSCALE_MAX_SIDE
     accepted: list[tuple[int, np.ndarray]] = []
     rejected: list[np.ndarray] = []
@@ -547,7 +551,7 @@ def detect_markers(
         ids, quads = ids[good], quads[good]
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
-    if rejected:
+    if rejected and rescue:
         cands = np.array(rejected)
         # With thin quiet zones OpenCV often outlines the quiet zone instead of the black square: also try the
         # square one bit inside each candidate.

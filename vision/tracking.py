@@ -208,6 +208,7 @@ class Tracker:
         self.t: float | None = None
         self.frame: int | None = None
         self.gap = False  # the camera went away after the last frame (`camera_gap`)
+        self._lift_memo: dict[int, tuple[object, object, bool]] = {}  # id(marker) -> (marker, pose, lifted)
 
     # ------------------------------------------------------------------ state from outside
 
@@ -356,11 +357,35 @@ class Tracker:
         out: dict[str, Observation] = {}
         lifted = set(reading.lifted)
         if self.camera is not None:
-            lifted |= lifted_pieces(reading, self.camera, self.roster, self.config.lift_ratio)
+            lifted |= self._lifted(reading)
         for p in reading.pieces:
             if p.marker in reading.conflicts:
                 continue
             out[p.piece] = Observation(Place.of(p), p.piece in lifted)
+        return out
+
+    def _lifted(self, reading: TableReading) -> set[str]:
+        """`lifted_pieces` of the reading, each marker's answer kept while the same detection is read with the same
+        pose: a change-driven reader (vision/stream.py) hands back the unchanged markers and the standing pose as the
+        same objects, and projecting every marker of every frame again was most of the tracker's time in a record."""
+        if reading.pose is None:
+            return set()
+        by_marker = self.roster.by_marker()
+        memo: dict[int, tuple[object, object, bool]] = {}
+        out = set()
+        for m in reading.markers:
+            piece = by_marker.get(m.id)
+            if piece is None or m.id in reading.conflicts:
+                continue
+            hit = self._lift_memo.get(id(m))
+            if hit is not None and hit[0] is m and hit[1] is reading.pose:
+                up = hit[2]
+            else:
+                up = marker_lifted(m.corners, piece, self.camera, reading.pose, self.config.lift_ratio)
+            memo[id(m)] = (m, reading.pose, up)
+            if up:
+                out.add(piece.id)
+        self._lift_memo = memo
         return out
 
     def update(self, reading: TableReading | None, t: float, frame: int,
@@ -505,15 +530,21 @@ def lifted_pieces(reading: TableReading, camera, roster: Roster, lift_ratio: flo
         piece = by_marker.get(m.id)
         if piece is None or m.id in reading.conflicts:
             continue
-        try:
-            c = pixels_to_table(np.asarray(m.corners, float), camera, reading.pose, piece.marker_height_mm)
-        except Exception:  # noqa: BLE001 - a degenerate projection says nothing about lifting
-            continue
-        c = np.asarray(c, float)[:, :2]
-        side = float(np.mean([np.linalg.norm(c[i] - c[i - 1]) for i in range(4)]))
-        if side > piece.marker_mm * (1.0 + lift_ratio):
+        if marker_lifted(m.corners, piece, camera, reading.pose, lift_ratio):
             out.add(piece.id)
     return out
+
+
+def marker_lifted(corners: np.ndarray, piece, camera, pose, lift_ratio: float) -> bool:
+    """A piece's marker (corners px) cast onto the plane of its printed height is bigger than printed by more than
+    `lift_ratio`: held off the table. False when the projection is degenerate."""
+    try:
+        c = pixels_to_table(np.asarray(corners, float), camera, pose, piece.marker_height_mm)
+    except Exception:  # noqa: BLE001 - a degenerate projection says nothing about lifting
+        return False
+    c = np.asarray(c, float)[:, :2]
+    side = float(np.mean([np.linalg.norm(c[i] - c[i - 1]) for i in range(4)]))
+    return side > piece.marker_mm * (1.0 + lift_ratio)
 
 
 def _standing(track: PieceTrack) -> str:
@@ -543,5 +574,5 @@ def run_tracker(tracker: Tracker, frames: Iterable[tuple[float, int, TableReadin
 
 __all__ = [
     "STATES", "Appeared", "Kept", "Missing", "Moved", "Observation", "PieceTrack", "Place", "Removed", "TrackEvent",
-    "Tracker", "TrackerConfig", "lifted_pieces", "run_tracker",
+    "Tracker", "TrackerConfig", "lifted_pieces", "marker_lifted", "run_tracker",
 ]

@@ -1,0 +1,268 @@
+"""Reading a filmed game for its record: only what changed since the frame before, as cheaply as that allows.
+
+`fieldglass record` reads every frame of a video one after the other, as fast as it can: a frame's cost is the
+cost of the record. `RecordChanges` is `vision.stream.ChangeDetector` (every change read at once: the same readings
+as a full scan of every frame) with a cheaper re-read of a changed region:
+
+* the region is read at the frame's own resolution, without the 2x upscaled pass and without the rescue of the
+  squares OpenCV rejected (`detect_markers(upscale=False, rescue=False)`): a marker known in that region which
+  this misses (one of 18-20 px, blurred) is looked for again where it stood (`track_markers`: corners measured
+  again from its edges, its code read), so a piece that did not move keeps being seen; when one is neither found
+  nor where it stood, the region is read again as a full scan reads it once it has stopped changing (while a hand
+  moves there, it is left unsettled and read again at the next frame), so a piece put down where that pass alone
+  would miss it is not lost; with markers under CHEAP_MIN_PX every region is read as a full scan reads it;
+* the regions are grown by the pieces' markers' reach, not the anchors' (at 720p a piece's marker is 20 px, an
+  anchor 45-50): a fraction of the pixels to read around a hand. An anchor a crop cuts off is found again in place
+  as above (the anchors stand still while the camera does);
+* no background scan: a video is read from its first frame to its last, and a region is read again as soon as
+  it changes;
+* a trembling camera (`steady` on: the record's reader turns it on after full scans in a row) is followed instead
+  of scanned in full every frame: the anchors' corners are followed from the picture of the last full scan (the
+  *base*) into the frame (OpenCV's pyramidal Lucas-Kanade), an affine map fitted to them, and the frame compared
+  with the base picture through it (warped back, so a picture shaken by a px does not change) and relit to the
+  frame's light (so a cloud dimming it does not either); what changed is read in the frame itself and kept in
+  base px with the markers that did not change, so the table pose of the base holds for all of them. When the
+  anchors cannot be followed (hidden, the camera moved too far, their corners no longer fit one map) the frame is
+  scanned in full and becomes the base.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
+from vision.stream import ChangeConfig, ChangeDetector
+from vision.stream import _cells as stream_cells
+
+FOLLOW_PX = 0.15
+"""The anchors' corners fit one affine map from the base to the frame within this many px, or the frame is scanned
+in full (a knocked camera seen from another place; an anchor found on something else)."""
+
+_LK_WINDOW, _LK_LEVELS = (15, 15), 1  # px; a pyramid level above the frame: a knock of a few px is followed
+_LK_STOP = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 0.01)  # Lucas-Kanade: 30 steps or 0.01 px
+SHAKE_PX, SHAKE_FRAMES = 0.1, 10  # a camera still trembles if its picture moved by this between two of these frames
+LIGHT_BLOCKS = (8, 4)  # columns x rows of the frame over which a change of light is measured (`_relight`)
+LIGHT_STEP = 0.03  # a change of light under this share of the grey level is left to the change threshold
+
+CHEAP_MIN_PX = 18.0
+"""A changed region is read at the frame's own resolution only while the smallest piece's marker seen is this big
+(px a side): smaller ones (12-16 px) need the upscaled pass, and are read as a full scan reads them."""
+
+RECORD_CHANGES = ChangeConfig(settle=False, refresh_every=1 << 30)
+"""A record's change detection: every change read at once (the same events as a full scan of every frame), no
+background scan."""
+
+
+class RecordChanges(ChangeDetector):
+    """`ChangeDetector` whose changed regions are read at native resolution, the known markers there that this
+    misses looked for again in place (see the module's docstring)."""
+
+    def __init__(self, dictionary: str, config: ChangeConfig | None = None, anchor_ids: frozenset[int] = frozenset()):
+        super().__init__(dictionary, config or RECORD_CHANGES, anchor_ids)
+        self.steady = False  # follow a trembling camera (see the module's docstring)
+        self._raw: np.ndarray | None = None  # the frame being read, when steadied
+        self._map: np.ndarray | None = None  # its 2x3 affine map from base px to frame px, when steadied
+        self._last_map: np.ndarray | None = None  # the last frame's, where its anchors are looked for
+        self._before: np.ndarray | None = None  # the last frame's cells, while this one is read
+        self.moves: deque[float] = deque(maxlen=SHAKE_FRAMES)  # px the picture moved a frame, as followed
+        self._base: np.ndarray | None = None  # the grey picture of the last full scan
+        self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
+        self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
+        self._min_side = 0.0  # the smallest piece's marker seen, side px (none seen: 0)
+        self._unsettled: list[tuple[tuple[int, int, int, int], np.ndarray]] = []  # regions to read again, old cells
+
+    def reset(self) -> None:
+        super().reset()
+        self._raw = self._map = self._last_map = self._base = None
+        self.moves.clear()
+
+    def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
+        """As `ChangeDetector.detect`; steadied, the markers are in base px (the frame of the last full scan). A
+        region left unsettled (`_redetect`) keeps its old picture, so it is read again at the next frame."""
+        self._unsettled = []
+        markers = self._detect(frame)
+        for (x0, y0, x1, y1), cells in self._unsettled:
+            if self.reference is not None and self.reference[y0:y1, x0:x1].shape == cells.shape:
+                self.reference[y0:y1, x0:x1] = cells
+        return markers
+
+    def _detect(self, frame: np.ndarray) -> list[MarkerDetection]:
+        self._raw = self._map = None
+        self._before = self.previous
+        if not self.steady or self.reference is None:
+            return super().detect(frame)
+        gray = self._raw = to_gray(frame)  # converted once: for the anchors, the warp and the regions
+        self._map = self._follow(gray)
+        if self._map is None:
+            self.reference = None  # lost: a full scan, and this frame is the new base
+            return super().detect(gray)
+        h, w = gray.shape[:2]
+        base = cv2.warpAffine(gray, self._map, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+        self._relight(_cells(base, self.config.cell_px))
+        return super().detect(base)
+
+    def _relight(self, cells: np.ndarray) -> None:
+        """The base picture brought to this frame's light (a cloud, a lamp dimming): the ratio of the two pictures'
+        cells, its median over each of LIGHT_BLOCKS (a hand or a moved piece changes too few cells to move it),
+        spread smoothly over the cells; applied when it is off 1 by more than LIGHT_STEP anywhere. A change of
+        light moves no corner: the markers stand, only what changed besides it is read again."""
+        ref = self.reference
+        if ref is None or ref.shape != cells.shape:
+            return
+        cols, rows = LIGHT_BLOCKS
+        bh, bw = ref.shape[0] // rows, ref.shape[1] // cols  # the cells of a block (the last few left out)
+        if bh == 0 or bw == 0:
+            return
+        ratio = cells[: bh * rows, : bw * cols] / np.maximum(ref[: bh * rows, : bw * cols], 8.0)
+        blocks = np.median(ratio.reshape(rows, bh, cols, bw).transpose(0, 2, 1, 3).reshape(rows, cols, -1), axis=2)
+        blocks = blocks.astype(np.float32)
+        if np.abs(blocks - 1.0).max() < LIGHT_STEP:
+            return
+        gain = cv2.resize(blocks, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+        self.reference = ref * gain
+
+    def _follow(self, gray: np.ndarray) -> np.ndarray | None:
+        """The affine map (2x3) from base px to this frame's px: the anchors' corners followed from the base picture
+        into this frame by pyramidal Lucas-Kanade (a few hundred us for all of them; finding the anchors again
+        from their edges cost several ms), starting where the last frame's map put them, the map fitted to those
+        that agree (RANSAC within FOLLOW_PX: a hand over an anchor leaves its corners out). None when fewer than
+        three anchors' worth of corners agree."""
+        anchors = [m.corners for m in self.known if m.id in self.anchor_ids]
+        if self._base is None or len(anchors) < 3:
+            return None
+        src = np.concatenate(anchors).astype(np.float32).reshape(-1, 1, 2)
+        guess = src if self._last_map is None else _mapped(src.reshape(-1, 2), self._last_map).astype(np.float32)
+        dst, status, _ = cv2.calcOpticalFlowPyrLK(self._base, gray, src, guess.reshape(-1, 1, 2).copy(),
+                                                  winSize=_LK_WINDOW, maxLevel=_LK_LEVELS, criteria=_LK_STOP,
+                                                  flags=cv2.OPTFLOW_USE_INITIAL_FLOW)
+        seen = status.ravel() == 1
+        if seen.sum() < 12:
+            return None
+        solution, inliers = cv2.estimateAffine2D(src[seen], dst[seen], method=cv2.RANSAC,
+                                                 ransacReprojThreshold=FOLLOW_PX, refineIters=10)
+        if solution is None or int(inliers.sum()) < 12:
+            return None
+        if self._last_map is not None:  # how far the picture moved since the last frame, at the anchors
+            self.moves.append(float(np.abs(_mapped(src.reshape(-1, 2), solution - self._last_map)).max()))
+        self._last_map = solution
+        return solution
+
+    def shaking(self) -> bool:
+        """The picture moved by more than SHAKE_PX between two of the last frames followed: the camera trembles."""
+        return any(m > SHAKE_PX for m in self.moves)
+
+    def _full(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
+        """A full scan; steadied, of the frame itself. Its picture is the base a trembling camera is followed from."""
+        self._last_map = None
+        if self._raw is None:
+            self._base = to_gray(frame)
+            return super()._full(frame, small)
+        raw, self._raw, self._map = self._raw, None, None
+        self._base = raw
+        self.previous = small = _cells(raw, self.config.cell_px)
+        return super()._full(raw, small)
+
+    def _anchors_moved(self, changed: np.ndarray) -> bool:
+        """As `ChangeDetector._anchors_moved`, the anchors' cells worked out once per list of known markers (not
+        every frame: a tenth of a still frame's cost)."""
+        if self._boxes_of is not self.known:
+            cell = self.config.cell_px
+            rows, cols = changed.shape
+            corners = np.array([m.corners for m in self.known if m.id in self.anchor_ids]).reshape(-1, 4, 2)
+            lo = np.floor_divide(corners.min(axis=1), cell)
+            hi = np.floor_divide(corners.max(axis=1), cell) + 1
+            lo = np.clip(lo, 0, (cols, rows)).astype(int)
+            hi = np.clip(hi, 0, (cols, rows)).astype(int)
+            self._boxes = [(int(a[1]), int(b[1]), int(a[0]), int(b[0])) for a, b in zip(lo, hi, strict=True)]
+            self._boxes_of = self.known
+        touched = [bool(changed[r0:r1, c0:c1].any()) for r0, r1, c0, c1 in self._boxes]
+        return sum(touched) >= max(2, (len(touched) + 1) // 2)
+
+    def _reach(self) -> tuple[int, int]:
+        """(reach, margin) px as `ChangeDetector._reach`, from the largest piece's marker seen (not the anchors')."""
+        if self._side_of is not self.known:
+            pieces = [m.corners for m in self.known if m.id not in self.anchor_ids]
+            corners = np.array(pieces).reshape(-1, 4, 2)
+            sides = np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2)
+            self._side = float(sides.max()) if len(corners) else self.config.marker_px
+            self._min_side = float(sides.mean(axis=1).min()) if len(corners) else 0.0
+            self._side_of = self.known
+        side = self._side
+        return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
+
+    def _redetect(self, frame: np.ndarray, inner: tuple[int, int, int, int], crop: tuple[int, int, int, int],
+                  markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
+        """Steadied, `frame` is the picture warped back to the base: the region is read in the frame itself (the
+        crop's corners mapped there, a px more each side) and what it finds mapped back to base px."""
+        raw, to_raw = (frame, None) if self._map is None else (self._raw, self._map)
+        h, w = raw.shape[:2]
+        x0, y0, x1, y1 = crop
+        if to_raw is not None:
+            box = _mapped(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float), to_raw)
+            x0, y0 = (int(max(np.floor(v) - 1, 0)) for v in box.min(axis=0))
+            x1, y1 = (int(min(np.ceil(v) + 2, lim)) for v, lim in zip(box.max(axis=0), (w, h), strict=True))
+        ix0, iy0, ix1, iy1 = inner
+
+        def inside(c: np.ndarray) -> bool:
+            x, y = c.mean(axis=0)
+            return ix0 <= x < ix1 and iy0 <= y < iy1
+
+        def read(**cheap) -> list[MarkerDetection]:
+            found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), **cheap)
+            return [m for m in (self._to_base(m.id, m.corners + (x0, y0)) for m in found) if inside(m.corners)]
+
+        kept = [m for m in markers if not inside(m.corners)]
+        if self._min_side < CHEAP_MIN_PX:  # markers the plain pass alone misses: read as a full scan reads
+            return kept + read()
+        fresh = read(upscale=False, rescue=False)
+        seen = {m.id for m in fresh}
+        missed = [m for m in markers if inside(m.corners) and m.id not in seen]
+        again = self._again(raw, missed)
+        if len(again) == len(missed):
+            return kept + fresh + again
+        if not self._moving(inner):
+            # one is neither seen nor where it stood, and nothing moves there any more: read as a full scan reads
+            return kept + read()
+        # one is neither seen nor where it stood while a hand moves there: read again at the next frame
+        cell = self.config.cell_px
+        box = tuple(v // cell for v in inner)
+        self._unsettled.append((box, self.reference[box[1]:box[3], box[0]:box[2]].copy()))
+        return kept + fresh + again
+
+    def _moving(self, inner: tuple[int, int, int, int]) -> bool:
+        """The region's picture changed since the last frame (a hand still in motion)."""
+        if self._before is None or self._before.shape != self.previous.shape:
+            return False
+        cell = self.config.cell_px
+        x0, y0, x1, y1 = (v // cell for v in inner)
+        now, before = self.previous[y0:y1, x0:x1], self._before[y0:y1, x0:x1]
+        return bool((np.abs(now - before) >= self.config.threshold).any())
+
+    def _again(self, raw: np.ndarray, missed: list[MarkerDetection]) -> list[MarkerDetection]:
+        """The markers (base px) found again where they stood in the frame `raw`, in base px."""
+        if not missed:
+            return []
+        if self._map is not None:
+            missed = [MarkerDetection(m.id, _mapped(m.corners, self._map)) for m in missed]
+        return [self._to_base(m.id, m.corners) for m in track_markers(raw, missed, self.dictionary)]
+
+    def _to_base(self, marker: int, corners: np.ndarray) -> MarkerDetection:
+        """A marker found in the frame, in base px."""
+        if self._map is None:
+            return MarkerDetection(marker, corners)
+        return MarkerDetection(marker, _mapped(corners, cv2.invertAffineTransform(self._map)))
+
+
+def _mapped(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
+    """Points (N x 2 px) through a 2x3 affine map."""
+    return points @ affine[:, :2].T + affine[:, 2]
+
+
+def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
+    """The frame's grey level per cell, as the change detector compares it (vision/stream.py `_cells`)."""
+    return stream_cells(frame, cell)
