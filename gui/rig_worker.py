@@ -19,11 +19,10 @@ import time
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
 from calibration.camera import CameraIntrinsics
-from common.errors import InputError
-from gui.worker import CameraFrame, FrameRate, FrameResult, Latest
+from gui.worker import CameraFrame, FrameRate, FrameResult, PublishingWorker
 from vision.reconnect import reconnecting
 from vision.rectify import BoardRectifier, composite
 from vision.rig_capture import STALL_S, CameraCapture, paired
@@ -39,34 +38,26 @@ def _timed(source, stop: threading.Event, report) -> Iterator[tuple[int, float, 
         yield number, time.perf_counter(), frame
 
 
-class RigCaptureWorker(QThread):
+class RigCaptureWorker(PublishingWorker):
     """Reads every camera of a rig at once and publishes the newest fused result (the `CaptureWorker` interface:
     `ready`, `status`, `take()`, `stop()`, `last_result`, `processed`, `board_mm_per_px`).
 
     Signals: `ready()` when a result can be taken; `status(state, text)` for the rig as a whole ("connected",
     "ended", "error"); `note(text)` for one camera that stalled, came back or ended while the others go on."""
 
-    ready = Signal()
-    status = Signal(str, str)
     note = Signal(str)
 
     def __init__(self, setup, cameras: Sequence[tuple[str, CameraIntrinsics, object]], *, live: Sequence[bool],
                  board_mm_per_px: float = 2.0, max_frames: int | None = None, stall_s: float = STALL_S,
                  parent=None):
-        super().__init__(parent)
+        super().__init__(board_mm_per_px, max_frames, parent)
         self.setup = setup
         self.cameras = list(cameras)
         self.live = list(live)
-        self.board_mm_per_px = float(board_mm_per_px)
-        self.max_frames = max_frames
         self.stall_s = stall_s
-        self.results = Latest()
-        self._signalled = threading.Event()
         self._stop = threading.Event()
         self.rectifiers = [BoardRectifier(setup.layout) for _ in self.cameras]
         self.reader = RigStreamReader(setup.layout, setup.roster, [(name, intr) for name, intr, _ in self.cameras])
-        self.processed = 0
-        self.last_result: FrameResult | None = None
         self.notes: list[str] = []
 
     @property
@@ -74,12 +65,6 @@ class RigCaptureWorker(QThread):
         return tuple(name for name, _, _ in self.cameras)
 
     # ---- GUI side
-
-    def take(self) -> FrameResult | None:
-        """The newest result (None if already taken); lets the worker signal again."""
-        item = self.results.take()
-        self._signalled.clear()
-        return item
 
     def stop(self) -> None:
         self._stop.set()
@@ -115,14 +100,10 @@ class RigCaptureWorker(QThread):
                 result = self._result(number, self.reader.read(shot.images, t), shot.images, mmpp, t)
                 t1 = time.perf_counter()
                 result.fps, result.process_ms, result.latency_ms = rate.tick(t1), (t1 - t0) * 1000, (t1 - t) * 1000
-                self._publish(result)
-                if self.max_frames is not None and self.processed >= self.max_frames:
+                if not self._publish(result):
                     break
-        except InputError as exc:
-            self.status.emit("error", str(exc))
-            return
-        except Exception as exc:  # never a traceback in the GUI: say what broke
-            self.status.emit("error", f"{what}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a driver's or a reader's error becomes a message, never a traceback
+            self._failed(what, exc)
             return
         finally:
             for c in captures:
@@ -148,11 +129,3 @@ class RigCaptureWorker(QThread):
         camera = first.camera or next(intr for name, intr, _ in self.cameras if name == first.name)
         return FrameResult(number, first.frame, rig.reading, camera, composite(boards), mmpp, 0.0, 0.0,
                            arrived=arrived, views=tuple(views))
-
-    def _publish(self, result: FrameResult) -> None:
-        self.results.put(result)
-        self.last_result = result
-        self.processed += 1
-        if not self._signalled.is_set():
-            self._signalled.set()
-            self.ready.emit()

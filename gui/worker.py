@@ -135,39 +135,61 @@ class _Grabber(threading.Thread):
             self.frames.close()
 
 
-class CaptureWorker(QThread):
-    """Runs the vision pipeline on every frame it can and publishes the newest result.
-
-    Signals: `ready()` when a new result can be taken, `status(str, str)` for the connection (state, text):
-    state is "connected", "ended", "lost" or "error"."""
+class PublishingWorker(QThread):
+    """A thread that publishes only its newest result: `ready()` when one can be taken (at most once until the GUI
+    has taken it), `take()` to take it; `status(state, text)` for its source (state "connected", "ended", "lost"
+    or "error"). The capture workers of one camera and of a rig are such threads."""
 
     ready = Signal()
     status = Signal(str, str)
 
-    def __init__(self, setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
-                 max_frames: int | None = None, parent=None):
+    def __init__(self, board_mm_per_px: float, max_frames: int | None, parent=None):
         super().__init__(parent)
-        self.setup = setup
-        self.source = source
-        self.live = live
         self.board_mm_per_px = float(board_mm_per_px)
         self.max_frames = max_frames
         self.results = Latest()
         self._signalled = threading.Event()
-        self.registration: TableRegistration | None = None
-        self.rectifier = BoardRectifier(setup.layout)
         self.processed = 0
         self.last_result: FrameResult | None = None
-        self.reader: LiveReader | None = None
-        self.queue: FrameQueue | None = None  # a live camera's frames on their way to processing
-
-    # ---- GUI side
 
     def take(self) -> FrameResult | None:
         """The newest result (None if already taken); lets the worker signal again."""
         item = self.results.take()
         self._signalled.clear()
         return item
+
+    def _publish(self, result: FrameResult) -> bool:
+        """Keep `result` as the newest; signal the GUI unless it has not taken the last signalled one yet. False
+        once `max_frames` have been published (the worker stops)."""
+        self.results.put(result)
+        self.last_result = result
+        self.processed += 1
+        if not self._signalled.is_set():
+            self._signalled.set()
+            self.ready.emit()
+        return self.max_frames is None or self.processed < self.max_frames
+
+    def _failed(self, name: str, exc: Exception) -> None:
+        """Say what broke, never a traceback in the GUI: an InputError as it is, anything else with its kind."""
+        text = str(exc) if isinstance(exc, InputError) else f"{name}: {type(exc).__name__}: {exc}"
+        self.status.emit("error", text)
+
+
+class CaptureWorker(PublishingWorker):
+    """Runs the vision pipeline on every frame it can and publishes the newest result."""
+
+    def __init__(self, setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
+                 max_frames: int | None = None, parent=None):
+        super().__init__(board_mm_per_px, max_frames, parent)
+        self.setup = setup
+        self.source = source
+        self.live = live
+        self.registration: TableRegistration | None = None
+        self.rectifier = BoardRectifier(setup.layout)
+        self.reader: LiveReader | None = None
+        self.queue: FrameQueue | None = None  # a live camera's frames on their way to processing
+
+    # ---- GUI side
 
     def stop(self) -> None:
         self.requestInterruption()
@@ -235,14 +257,10 @@ class CaptureWorker(QThread):
                 result = FrameResult(number, frame, reading, lens, board, mmpp, rate.tick(t1), (t1 - t0) * 1000,
                                      cards, (t1 - arrived) * 1000, dropped, arrived, display_bgra(frame),
                                      display_bgra(board))
-                self._publish(result)
-                if self.max_frames is not None and self.processed >= self.max_frames:
+                if not self._publish(result):
                     break
-        except InputError as exc:
-            self.status.emit("error", str(exc))
-            return
-        except Exception as exc:  # never a traceback in the GUI: say what broke
-            self.status.emit("error", f"{name}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a driver's or a reader's error becomes a message, never a traceback
+            self._failed(name, exc)
             return
         if getattr(self.source, "lost", False):
             self.status.emit("lost", f"{name}: camera connection lost")
@@ -271,12 +289,3 @@ class CaptureWorker(QThread):
         if reading.pose is not None:
             board = self.rectifier.rectify(frame, lens, reading.pose, mmpp)
         return reading, lens, board, cards
-
-    def _publish(self, result: FrameResult) -> None:
-        """Keep `result` as the newest; signal the GUI unless it has not taken the last signalled one yet."""
-        self.results.put(result)
-        self.last_result = result
-        self.processed += 1
-        if not self._signalled.is_set():
-            self._signalled.set()
-            self.ready.emit()
