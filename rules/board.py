@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 from common.errors import InputError
-from common.files import read_toml
+from common.files import MAX_MM, number, read_toml
 
 WIDTHS = ("narrow", "wide")
 ROAD_CLASSES = ("main", "secondary")
@@ -395,21 +395,14 @@ def approach_id(area: str, to: str) -> str:
 
 # The largest length or angle a board file may give (mm or degrees): a typo beyond it, or a NaN, is one line here
 # instead of a drawing or a grid of samples that runs out of memory.
-MAX_BOARD_MM = 100_000.0
+MAX_BOARD_MM = MAX_MM
 MAX_POLYGON_POINTS = 10_000
 _ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm", "heading_deg")
 _LISTS = ("anchor", "area", "border", "approach", "box", "road", "arrow", "connection")
 
 
 def _num(table: dict, key: str, where: str, default=None, positive=False) -> float:
-    v = table.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"{where}: {key!r} must be a number, not {v!r}")
-    if not math.isfinite(v) or abs(v) > MAX_BOARD_MM:
-        raise InputError(f"{where}: {key!r} must be a finite number of at most {MAX_BOARD_MM:g}, not {v!r}")
-    if positive and v <= 0:
-        raise InputError(f"{where}: {key!r} must be positive, not {v!r}")
-    return float(v)
+    return number(table, key, where, positive=positive, default=default, limit=MAX_BOARD_MM)
 
 
 def _int(table: dict, key: str, where: str, default=None, minimum=0):
