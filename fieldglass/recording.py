@@ -46,7 +46,7 @@ from rules.system import game_system, table_system
 from vision.pieces import camera_for_frame
 from vision.record_reader import RECORD_CHANGES, RecordChanges
 from vision.roster import Roster, roster_to_toml
-from vision.sources import ImageSource, VideoSource, image_folder, open_source, read_image
+from vision.sources import ImageSource, VideoSource, image_folder, is_live, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
 from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
@@ -406,10 +406,12 @@ class FrameStream:
     name: str
 
 
-def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int | None = None) -> FrameStream:
+def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int | None = None,
+                prefetch: bool = True) -> FrameStream:
     """The frames a `--source` names, from frame number `start` on (earlier ones are skipped, not decoded).
 
-    A folder or a glob of images (timestamps from --fps, default 10), a video file (its own frame rate), a camera
+    A folder or a glob of images (timestamps from --fps, default 10), a video file (its own frame rate, decoded
+    ahead in a thread of its own unless `prefetch` is False: a caller that reads it on a thread already), a camera
     index (the computer's clock), or 'synthetic' (the demo table, standing still).
     """
     paths = _image_paths(spec)
@@ -417,7 +419,7 @@ def open_frames(spec: str, fps: float | None = None, start: int = 0, frames: int
         return _image_stream(spec, paths, fps, start, frames)
     if spec == "synthetic":
         return _synthetic_stream(fps, start, frames)
-    return _video_stream(spec, fps, start, frames)
+    return _video_stream(spec, fps, start, frames, prefetch)
 
 
 def _image_paths(spec: str) -> list[str] | None:
@@ -425,7 +427,7 @@ def _image_paths(spec: str) -> list[str] | None:
     p = Path(spec)
     if p.is_dir():
         return image_folder(p)
-    if spec != "synthetic" and not spec.isdigit() and "://" not in spec and isinstance(
+    if spec != "synthetic" and not is_live(spec) and isinstance(
             src := open_source(spec), ImageSource):
         return src.paths
     return None
@@ -457,10 +459,11 @@ def _synthetic_stream(fps: float | None, start: int, frames: int | None) -> Fram
     return FrameStream(gen_synth(), n, "synthetic")
 
 
-def _video_stream(spec: str, fps: float | None, start: int, frames: int | None) -> FrameStream:
+def _video_stream(spec: str, fps: float | None, start: int, frames: int | None, prefetch: bool = True
+                  ) -> FrameStream:
     """A video file (its own frame rate, earlier frames grabbed, not decoded) or a live camera (the clock)."""
     src = VideoSource(int(spec) if spec.isdigit() else spec)
-    live = spec.isdigit() or "://" in spec
+    live = is_live(spec)
     rate = fps or float(src.capture.get(cv2.CAP_PROP_FPS) or 0) or 30.0
     total = None if live else int(src.capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0) or None
 
@@ -480,7 +483,7 @@ def _video_stream(spec: str, fps: float | None, start: int, frames: int | None) 
         finally:
             src.close()
 
-    return FrameStream(gen_video() if live else prefetched(gen_video()), total, src.name)
+    return FrameStream(prefetched(gen_video()) if prefetch and not live else gen_video(), total, src.name)
 
 
 def prefetched(items: Iterator, depth: int = 4) -> Iterator:

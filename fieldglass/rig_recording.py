@@ -28,6 +28,7 @@ from fieldglass.setup import load_setup
 from rules.system import game_system
 from vision.rig_capture import STALL_S, CameraCapture, RigShot, paired
 from vision.rig_stream import RigFrame, RigStreamReader
+from vision.sources import is_live
 from vision.tracking import TrackerConfig
 
 
@@ -61,9 +62,10 @@ def rig_frames(names: Sequence[str], sources: Sequence[str], fps: float | None, 
     their number (the longest of the cameras' when known)."""
 
     def open_all(start: int):
-        streams = [open_frames(src, fps, start, frames) for src in sources]
+        # each camera's capture is a thread of its own already: no second decode thread behind it
+        streams = [open_frames(src, fps, start, frames, prefetch=False) for src in sources]
         totals = [s.total for s in streams]
-        workers = [CameraCapture(name, s.frames, _is_live(src))
+        workers = [CameraCapture(name, s.frames, is_live(src))
                    for name, s, src in zip(names, streams, sources, strict=True)]
 
         def instants():
@@ -76,10 +78,6 @@ def rig_frames(names: Sequence[str], sources: Sequence[str], fps: float | None, 
         return instants(), (max(totals) if all(n is not None for n in totals) else None)
 
     return open_all
-
-
-def _is_live(spec: str) -> bool:
-    return spec.isdigit() or "://" in spec
 
 
 class RigRecordReader:

@@ -95,10 +95,10 @@ class Session:
         self.surface_registry = SurfaceRegistry(getattr(setup, "surfaces", None) if self.board is not None
                                                 else None, self.camera)
         self.surface_boards: dict[str, Any] = self.surface_registry.boards
-        self.surface_registrations = self.surface_registry.registrations
         self.layout = setup.layout
         self.uncertainty = UncertaintyMaps(setup.layout)
         self.roster = self.live.tracked_roster(setup.roster)
+        self.marker_heights = {p.id: p.marker_height_mm for p in self.roster.pieces}
         self.ground = setup.ground or self.system.empty_ground()
         self.sides = list(game.sides) or list(dict.fromkeys(p.side for p in setup.roster.pieces))
         self.viewer = UMPIRE
@@ -154,20 +154,17 @@ class Session:
         cam = self.camera
         if cam is None or cam.std_devs is None or reading.pose is None or not reading.pieces:
             return reading
-        anchors = {m.id: m.corners for m in reading.markers if m.id in self.layout.anchor_ids}
+        anchor_ids = self.layout.anchor_ids
+        anchors = {m.id: m.corners for m in reading.markers if m.id in anchor_ids}
         if len(anchors) < 2:
             return reading
         xy = np.array([(p.x_mm, p.y_mm) for p in reading.pieces], float)
-        heights = np.array([self._marker_height(p.piece) for p in reading.pieces], float)
+        heights = np.array([self.marker_heights.get(p.piece, 0.0) for p in reading.pieces], float)
         sigma = self.uncertainty.sigma_mm(anchors, cam, reading.pose, xy, heights)
         if sigma is None:
             return reading
         return replace(reading, pieces=tuple(replace(p, uncertainty_mm=float(s))
                                              for p, s in zip(reading.pieces, sigma, strict=True)))
-
-    def _marker_height(self, pid: str) -> float:
-        rp = self.roster.piece(pid)
-        return rp.marker_height_mm if rp is not None else 0.0
 
     def camera_status(self, state: str, text: str) -> None:
         """The camera's state from the capture worker (connected, stalled, lost, reconnecting, ended, error): shown,

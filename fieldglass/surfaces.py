@@ -35,6 +35,7 @@ class SurfaceRegistry:
         self.boards: dict[str, Any] = dict(boards or {})
         self.camera = camera
         self.registrations = {name: BoardRegistration(board_layout(b), camera) for name, b in self.boards.items()}
+        self.anchor_ids = {name: frozenset(a.id for a in b.anchors) for name, b in self.boards.items()}
 
     def update(self, reading, camera=None) -> None:
         """Each surface's pose from its anchors' corners in `reading` (vision.pieces.TableReading, the table's pose
@@ -45,7 +46,7 @@ class SurfaceRegistry:
             return
         for name, reg in self.registrations.items():
             reg.camera = self.camera
-            anchors = {a.id for a in self.boards[name].anchors}
+            anchors = self.anchor_ids[name]
             reg.update({m.id: m.corners for m in reading.markers if m.id in anchors}, reading.pose)
 
     def pose(self, name: str) -> BoardPose | None:

@@ -40,7 +40,7 @@ from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
 from vision.rectify import BoardRectifier
-from vision.sources import open_source
+from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
@@ -73,8 +73,7 @@ def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 108
     if spec == "synthetic":
         return SyntheticSource(getattr(setup, "scene", None) or demo_scene(), resolution=resolution, frames=frames,
                                hand_period=24 if hand else None), False
-    live = spec.isdigit() or "://" in spec
-    return open_source(spec, frames), live
+    return open_source(spec, frames), is_live(spec)
 
 
 class MainWindow(QMainWindow):
@@ -459,7 +458,7 @@ class MainWindow(QMainWindow):
             if view is None:
                 continue
             if cam.frame is not None:
-                view.set_frame(cam.frame)
+                view.set_frame(cam.shown if cam.shown is not None else cam.frame)
             if cam.pose is not None and cam.camera is not None:
                 view.mapper = LiveMapper(cam.camera, cam.pose)
             state = "" if cam.status == "reading" else f"{cam.name}: {cam.status}"
@@ -488,7 +487,7 @@ class MainWindow(QMainWindow):
         self._refresh_pending = False
         views = self.views
         wanted = [v.wants_picture() for v in views]
-        asked = [w for w in wanted if w is not None]
+        asked = list(dict.fromkeys(w for w in wanted if w is not None))  # a rig's live views all ask alike
         pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
         for v, w in zip(views, wanted, strict=True):
             v.redraw(pictures.get(w))

@@ -24,7 +24,7 @@ from PySide6.QtCore import Signal
 from calibration.camera import CameraIntrinsics
 from gui.worker import CameraFrame, FrameRate, FrameResult, PublishingWorker
 from vision.reconnect import reconnecting
-from vision.rectify import BoardRectifier, composite
+from vision.rectify import BoardRectifier, composite, display_bgra
 from vision.rig_capture import STALL_S, CameraCapture, paired
 from vision.rig_stream import RigFrame, RigStreamReader
 
@@ -120,12 +120,14 @@ class RigCaptureWorker(PublishingWorker):
             view = read.get(name)
             pose = view.reading.pose if view is not None else None
             lens = view.camera if view is not None else None
-            views.append(CameraFrame(name, image, lens, pose, rig.status.get(name, ""), rig.hidden.get(name, ())))
+            views.append(CameraFrame(name, image, lens, pose, rig.status.get(name, ""), rig.hidden.get(name, ()),
+                                     display_bgra(image)))
             if pose is not None and image is not None:
                 boards.append((rectifier.rectify(image, lens, pose, mmpp), rectifier.coverage(image.shape)))
             else:
                 boards.append(None)
         first = next((v for v in views if v.pose is not None), None) or next(v for v in views if v.frame is not None)
         camera = first.camera or next(intr for name, intr, _ in self.cameras if name == first.name)
-        return FrameResult(number, first.frame, rig.reading, camera, composite(boards), mmpp, 0.0, 0.0,
-                           arrived=arrived, views=tuple(views))
+        board = composite(boards)
+        return FrameResult(number, first.frame, rig.reading, camera, board, mmpp, 0.0, 0.0, arrived=arrived,
+                           board_shown=display_bgra(board), views=tuple(views))

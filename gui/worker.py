@@ -48,6 +48,7 @@ class CameraFrame:
     pose: CameraPose | None
     status: str
     hidden: tuple[str, ...] = ()
+    shown: np.ndarray | None = None  # the frame as BGRA for the screen, made in the worker's thread
 
 
 @dataclass

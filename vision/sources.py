@@ -111,6 +111,12 @@ class VideoSource:
         self.capture.release()
 
 
+def is_live(spec: str) -> bool:
+    """Whether a source spec names a live camera (an index such as '0') or a stream URL: frames come on the
+    camera's clock and may be dropped, unlike a file's."""
+    return spec.isdigit() or "://" in spec
+
+
 def image_folder(path: Path) -> list[str]:
     """The images in a folder, in name order (a video exported as frames); InputError when it holds none."""
     files = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)

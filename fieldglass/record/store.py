@@ -485,9 +485,7 @@ class Record:
         try:
             return _row_event(row)
         except _DamagedEvent as exc:
-            msg = f"{exc}; skipped"
-            if msg not in self.problems:
-                self.problems.append(msg)
+            self._problem(f"{exc}; skipped")
             return None
 
     def _salvage(self, why: str) -> list[Event]:
@@ -515,8 +513,7 @@ class Record:
         msg = f"events table damaged ({why}): read {len(out)} events"
         if lost:
             msg += f", {len(lost)} unreadable (seq {lost[0]}..{lost[-1]})"
-        if msg not in self.problems:
-            self.problems.append(msg)
+        self._problem(msg)
         return out
 
     def snapshot_before(self, seq: int) -> BoardState | None:
