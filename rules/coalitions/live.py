@@ -293,6 +293,7 @@ class CoalitionsLive(LiveRules):
 
     inputs = (CHOICES,)
     noun = "General"
+    roster_keys = ("token",)  # the token a face marker of the roster belongs to (rules/coalitions/camera.py)
     viewers = POWERS
     viewer_titles = {p: f"{p} player (its own secret choices, §13.2)" for p in POWERS}
     target_headers = ("target", "territory", "steps", "move", "-", "-", "attack", "margin", "-", "note")

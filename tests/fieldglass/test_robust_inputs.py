@@ -387,4 +387,6 @@ def test_a_roster_key_no_system_reads_is_an_error_and_a_systems_own_key_is_not(t
     with pytest.raises(InputError, match="unknown key 'strength'"):
         load_setup("wiener", "synthetic", roster=str(blocks))  # Wiener reads no strength: a typo for it
     assert load_roster(blocks, roster_keys("marengo")).pieces  # a Marengo block's strength
+    shipped = Path(__file__).resolve().parents[2] / "rules" / "coalitions" / "data" / "demo_generals.toml"
+    assert load_roster(shipped, roster_keys("coalitions")).pieces  # a Coalitions token face's `token`
     assert main(["print", "markers", "--roster", str(blocks), "--out", str(tmp_path / "b.pdf")]) == 0
