@@ -103,7 +103,7 @@ def _all(pos: DbxPosition, opts, as_json: bool) -> int:
 
 def _move(pos: DbxPosition, pid: str, path_text: str, facing: str | None, group: str | None, opts) -> dict:
     """§5 one element's move, or with `group` (`all` = its whole §3.3 group, or ids) the group's move (§5.2)."""
-    nums = [s.strip() for s in path_text.split(",") if s.strip()]
+    nums = split_ids(path_text)
     try:
         vals = [float(s) for s in nums]
     except ValueError:
@@ -286,7 +286,7 @@ def _resolve_move(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
 def _resolve_column(pos: DbxPosition, args, ch: dict, dice: Dice, opts):
     """`--action column`: a group forms a 1-element-wide column in one group move (§5.2, §5.4), from
     `--choice group=a,b,c` and each moving member's end pose as `--choice end.ID=x,y,heading` (table mm, degrees)."""
-    ids = [i.strip() for i in (ch.get("group") or "").split(",") if i.strip()]
+    ids = split_ids(ch.get("group"))
     if args.attacker not in ids:
         ids = [args.attacker, *ids]
     for i in ids:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from common.choices import split_ids
 from common.errors import InputError
 from rules.dbx import geom
 from rules.dbx.contact import contact, distance_mm, enemies, grouped_how, groups
@@ -31,7 +32,7 @@ def group_members(pos: DbxPosition, leader: str, spec: str) -> list[str]:
     pos.piece(leader)
     if spec.strip() == "all":
         return next(g for g in groups(pos) + [[leader]] if leader in g)
-    ids = [s.strip() for s in spec.split(",") if s.strip()]
+    ids = split_ids(spec)
     for i in ids:
         pos.piece(i)
     return list(dict.fromkeys([leader] + ids))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from common.choices import split_ids
 from common.errors import InputError
 from rules.marengo import analysis, engine, model
 from rules.marengo.commands import _text
@@ -211,7 +212,7 @@ class MarengoSystem:
             return area
 
         def ids_of(key: str) -> list[str]:
-            return [t.strip() for t in ch.get(key, "").split(",") if t.strip()]
+            return split_ids(ch.get(key))
 
         def yes(key: str) -> bool | None:
             v = ch.get(key)

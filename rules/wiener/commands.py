@@ -144,7 +144,7 @@ def _pair_text(pos, r: dict) -> str:
 
 def _move(pos, args, opts) -> dict:
     p = pos.piece(args.from_id)
-    names = [n.strip() for n in args.path.split(",") if n.strip()]
+    names = split_ids(args.path)
     path = [parse_grid_field(n, pos.cols, pos.rows, f"--path {n}") for n in names]
     facing = parse_facing(args.facing, "--facing") if args.facing else None
     chk = check_move(pos, p, path, facing, opts)
