@@ -23,7 +23,7 @@ from pathlib import Path
 
 from calibration.camera import CameraIntrinsics, load_camera
 from common.errors import InputError
-from common.files import check_keys, number, read_toml
+from common.files import check_keys, number, read_toml, toml_string
 
 Footprint = tuple[float, float, float, float]
 """A part of the table as (x0, y0, x1, y1), table mm, x0 < x1 and y0 < y1."""
@@ -147,9 +147,10 @@ def rig_to_toml(rig: Rig, folder: Path | None = None) -> str:
         path = cam.intrinsics_path
         if folder is not None and path.is_relative_to(folder):
             path = path.relative_to(folder)
-        lines += ["[[camera]]", f"name = {_quoted(cam.name)}", f"intrinsics = {_quoted(path.as_posix())}"]
+        lines += ["[[camera]]", f"name = {toml_string(cam.name)}", f"intrinsics = {toml_string(path.as_posix())}"]
         if cam.source is not None:
-            lines.append(f"source = {cam.source}" if isinstance(cam.source, int) else f"source = {_quoted(cam.source)}")
+            source = cam.source if isinstance(cam.source, int) else toml_string(cam.source)
+            lines.append(f"source = {source}")
         if cam.footprint_mm is not None:
             lines.append(footprint_line(cam.footprint_mm))
         lines.append("")
@@ -167,5 +168,3 @@ def footprint_line(footprint: Footprint) -> str:
     return "footprint_mm = [" + ", ".join(f"{v:g}" for v in footprint) + "]"
 
 
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -82,3 +82,9 @@ def table_of(data: dict, key: str, where: str, default: dict | None = None) -> d
     if not isinstance(value, dict):
         raise InputError(f"{where}: [{key}] must be a table of keys, not {value!r}")
     return value
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string, quotes, backslashes and control characters escaped (JSON's escapes are
+    TOML's; TOML also wants DEL escaped, which JSON leaves as it is)."""
+    return json.dumps(str(text), ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -58,7 +58,6 @@ Geometry is pure numpy: point in polygon by ray casting, distances to outlines, 
 
 from __future__ import annotations
 
-import json
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -69,6 +68,7 @@ import numpy as np
 
 from common.errors import InputError
 from common.files import MAX_MM, number, read_toml
+from common.files import toml_string as _q  # short: the board writer quotes on every line
 
 WIDTHS = ("narrow", "wide")
 ROAD_CLASSES = ("main", "secondary")
@@ -824,6 +824,3 @@ def _key(key: str) -> str:
     return key if key and all(ch.isalnum() or ch in "_-" for ch in key) else _q(key)
 
 
-def _q(s: str) -> str:
-    """A TOML basic string: JSON's escapes are TOML's; TOML also wants DEL escaped."""
-    return json.dumps(str(s), ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -18,7 +18,6 @@ The marker is printed with its top edge toward the base's front, so its orientat
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from calibration.layout import TableLayout, check_dictionary, check_marker_id
 from common.errors import InputError
-from common.files import MAX_MM, check_keys, number, read_toml
+from common.files import MAX_MM, check_keys, number, read_toml, toml_string
 
 
 @dataclass(frozen=True)
@@ -142,12 +141,6 @@ def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] |
 
 def load_roster(path: str | Path, system_keys: Iterable[str] | None = None) -> Roster:
     return parse_roster(read_toml(path, "roster file"), str(path), system_keys)
-
-
-def toml_string(text: str) -> str:
-    """`text` as a TOML basic string, quotes, backslashes and control characters escaped (JSON's escapes are
-    TOML's; TOML also wants DEL escaped, which JSON leaves as it is)."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def roster_to_toml(roster: Roster) -> str:
