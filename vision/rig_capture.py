@@ -19,9 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from common.errors import InputError
-
-STALL_S = 2.0
-"""Seconds a camera may give no frame before it is called stalled (and left out until it gives one again)."""
+from vision.reconnect import STALL_S  # a camera this long without a frame is stalled (and left out till it gives one)
 
 _END = object()
 

@@ -118,7 +118,6 @@ class RigStreamReader:
         self.config = tracker or TrackerConfig()
         self.hold_s = hold_s
         self.heights = {p.id: p.marker_height_mm for p in roster.pieces}
-        self.markers = {p.marker: p.id for p in roster.pieces}
 
     @property
     def names(self) -> tuple[str, ...]:
