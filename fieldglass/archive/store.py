@@ -130,17 +130,29 @@ def push(conn: psycopg.Connection, record: Record, table: str | None = None, tit
     return PushResult(game, sent, len(events))
 
 
+def _ints(values: list[int]) -> str:
+    """Integers as an SQL list's body (ints only: nothing to quote)."""
+    return ", ".join(str(int(v)) for v in values)
+
+
 def _sync_extras(conn: psycopg.Connection, record: Record, game: int) -> None:
     """The snapshots (an undo deletes the later ones in the file: here too) and the thumbnails."""
-    snaps = {int(s): st for s, st in _raw(record, "SELECT seq, state FROM snapshots")}
+    # Ids first, the states and pictures only of those the archive lacks: a follower pushes after every commit of a
+    # long game, and reading every JPEG again each time would cost as much as the whole game so far.
+    snap_seqs = {int(s) for (s,) in _raw(record, "SELECT seq FROM snapshots")}
     have = {r[0] for r in conn.execute("SELECT seq FROM snapshots WHERE game = %s", (game,)).fetchall()}
     thumbs_have = {r[0] for r in conn.execute("SELECT id FROM thumbnails WHERE game = %s", (game,)).fetchall()}
-    thumbs = [r for r in _raw(record, "SELECT id, seq, kind, jpeg FROM thumbnails") if r[0] not in thumbs_have]
+    lacking = sorted({int(i) for (i,) in _raw(record, "SELECT id FROM thumbnails")} - thumbs_have)
+    thumbs = (_raw(record, f"SELECT id, seq, kind, jpeg FROM thumbnails WHERE id IN ({_ints(lacking)})")
+              if lacking else [])
+    new_seqs = sorted(snap_seqs - have)
     with conn.transaction(), conn.cursor() as cur:
-        gone = sorted(have - set(snaps))
+        gone = sorted(have - snap_seqs)
         if gone:
             cur.execute("DELETE FROM snapshots WHERE game = %s AND seq = ANY(%s)", (game, gone))
-        new = [(game, s, st) for s, st in snaps.items() if s not in have]  # the file's text, as it is
+        new = ([(game, int(s), st) for s, st in _raw(record, f"SELECT seq, state FROM snapshots WHERE seq IN "
+                                                             f"({_ints(new_seqs)})")]  # the file's text, as it is
+               if new_seqs else [])
         if new:
             cur.executemany("INSERT INTO snapshots(game, seq, state) VALUES (%s, %s, %s::json)", new)
         if thumbs:
