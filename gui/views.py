@@ -89,6 +89,9 @@ class LiveMapper:
 
     def __init__(self, camera, pose):
         self.camera, self.pose = camera, pose
+        # Equal keys project every point alike (the lens and the table pose); made once: asked several times a frame
+        self._key = (np.asarray(camera.camera_matrix, float).tobytes(), np.asarray(camera.dist_coeffs, float).tobytes(),
+                     np.asarray(pose.rvec, float).tobytes(), np.asarray(pose.tvec, float).tobytes())
 
     def points(self, xy: np.ndarray, z: float = 0.0) -> np.ndarray:
         xy = np.asarray(xy, float).reshape(-1, 2)
@@ -99,9 +102,7 @@ class LiveMapper:
 
     def key(self) -> tuple:
         """Equal keys project every point alike (the lens and the table pose)."""
-        c, p = self.camera, self.pose
-        return (np.asarray(c.camera_matrix, float).tobytes(), np.asarray(c.dist_coeffs, float).tobytes(),
-                np.asarray(p.rvec, float).tobytes(), np.asarray(p.tvec, float).tobytes())
+        return self._key
 
     def to_table(self, x: float, y: float) -> tuple[float, float] | None:
         p = pixels_to_table(np.array([[x - 0.5, y - 0.5]]), self.camera, self.pose, 0.0)[0]
