@@ -85,6 +85,7 @@ class _Camera:
     seen: dict[str, tuple[PiecePose, tuple[float, float]]] = field(default_factory=dict)  # last reading's pieces
     hidden: dict[str, Hidden] = field(default_factory=dict)
     reading: TableReading | None = None  # this instant's (None: no frame)
+    lift_memo: dict = field(default_factory=dict)  # its markers' lifted answers (vision/tracking.py lifted_pieces)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ class RigStreamReader:
         for cam, image in zip(self.cameras, images, strict=True):
             regions[cam.name] = self._read_camera(cam, image, t)
             if cam.reading is not None and cam.reading.pose is not None:
-                lifted |= lifted_pieces(cam.reading, cam.camera, self.roster, self.config.lift_ratio)
+                lifted |= lifted_pieces(cam.reading, cam.camera, self.roster, self.config.lift_ratio, cam.lift_memo)
         views = tuple(CameraView(c.name, c.camera, c.reading) for c in self.cameras if c.reading is not None)
         fused = fuse_views(views, self.roster, self.layout.grid)
         pieces, under_hands = self._unhidden(fused)

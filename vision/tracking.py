@@ -368,25 +368,7 @@ class Tracker:
         """`lifted_pieces` of the reading, each marker's answer kept while the same detection is read with the same
         pose: a change-driven reader (vision/stream.py) hands back the unchanged markers and the standing pose as the
         same objects, and projecting every marker of every frame again was most of the tracker's time in a record."""
-        if reading.pose is None:
-            return set()
-        by_marker = self.roster.by_marker()
-        memo: dict[int, tuple[object, object, bool]] = {}
-        out = set()
-        for m in reading.markers:
-            piece = by_marker.get(m.id)
-            if piece is None or m.id in reading.conflicts:
-                continue
-            hit = self._lift_memo.get(id(m))
-            if hit is not None and hit[0] is m and hit[1] is reading.pose:
-                up = hit[2]
-            else:
-                up = marker_lifted(m.corners, piece, self.camera, reading.pose, self.config.lift_ratio)
-            memo[id(m)] = (m, reading.pose, up)
-            if up:
-                out.add(piece.id)
-        self._lift_memo = memo
-        return out
+        return lifted_pieces(reading, self.camera, self.roster, self.config.lift_ratio, self._lift_memo)
 
     def update(self, reading: TableReading | None, t: float, frame: int,
                observations: dict[str, Observation] | None = None) -> list[TrackEvent]:
@@ -519,19 +501,34 @@ class Tracker:
         return a.distance(b) <= cfg.still_mm and abs(a.turn(b)) <= cfg.still_deg
 
 
-def lifted_pieces(reading: TableReading, camera, roster: Roster, lift_ratio: float) -> set[str]:
+def lifted_pieces(reading: TableReading, camera, roster: Roster, lift_ratio: float,
+                  memo: dict[int, tuple[object, object, bool]] | None = None) -> set[str]:
     """Pieces whose marker, cast onto the plane of its printed height with `camera` (CameraIntrinsics at the
-    reading's resolution), is bigger than printed by more than `lift_ratio`: held off the table."""
+    reading's resolution), is bigger than printed by more than `lift_ratio`: held off the table.
+
+    `memo` (kept by the caller from frame to frame, refilled here): each marker's answer while the same detection is
+    read with the same pose. A change-driven reader (vision/stream.py) hands back unchanged markers and the standing
+    pose as the same objects, and projecting every marker of every frame again was most of a record's tracking."""
     if reading.pose is None:
         return set()
     by_marker = roster.by_marker()
+    seen: dict[int, tuple[object, object, bool]] = {}
     out = set()
     for m in reading.markers:
         piece = by_marker.get(m.id)
         if piece is None or m.id in reading.conflicts:
             continue
-        if marker_lifted(m.corners, piece, camera, reading.pose, lift_ratio):
+        hit = memo.get(id(m)) if memo is not None else None
+        if hit is not None and hit[0] is m and hit[1] is reading.pose:
+            up = hit[2]
+        else:
+            up = marker_lifted(m.corners, piece, camera, reading.pose, lift_ratio)
+        seen[id(m)] = (m, reading.pose, up)
+        if up:
             out.add(piece.id)
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
     return out
 
 
