@@ -70,8 +70,6 @@ class RecordChanges(ChangeDetector):
         self._before: np.ndarray | None = None  # the last frame's cells, while this one is read
         self.moves: deque[float] = deque(maxlen=SHAKE_FRAMES)  # px the picture moved a frame, as followed
         self._base: np.ndarray | None = None  # the grey picture of the last full scan
-        self._boxes_of: list[MarkerDetection] | None = None  # the known markers the anchors' cells are of
-        self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
         self._min_side = 0.0  # the smallest piece's marker seen, side px (none seen: 0)
         self._unsettled: list[tuple[tuple[int, int, int, int], np.ndarray]] = []  # regions to read again, old cells
 
@@ -166,22 +164,6 @@ class RecordChanges(ChangeDetector):
         self._base = raw
         self.previous = small = _cells(raw, self.config.cell_px)
         return super()._full(raw, small)
-
-    def _anchors_moved(self, changed: np.ndarray) -> bool:
-        """As `ChangeDetector._anchors_moved`, the anchors' cells worked out once per list of known markers (not
-        every frame: a tenth of a still frame's cost)."""
-        if self._boxes_of is not self.known:
-            cell = self.config.cell_px
-            rows, cols = changed.shape
-            corners = np.array([m.corners for m in self.known if m.id in self.anchor_ids]).reshape(-1, 4, 2)
-            lo = np.floor_divide(corners.min(axis=1), cell)
-            hi = np.floor_divide(corners.max(axis=1), cell) + 1
-            lo = np.clip(lo, 0, (cols, rows)).astype(int)
-            hi = np.clip(hi, 0, (cols, rows)).astype(int)
-            self._boxes = [(int(a[1]), int(b[1]), int(a[0]), int(b[0])) for a, b in zip(lo, hi, strict=True)]
-            self._boxes_of = self.known
-        touched = [bool(changed[r0:r1, c0:c1].any()) for r0, r1, c0, c1 in self._boxes]
-        return sum(touched) >= max(2, (len(touched) + 1) // 2)
 
     def _reach(self) -> tuple[int, int]:
         """(reach, margin) px as `ChangeDetector._reach`, from the largest piece's marker seen (not the anchors')."""

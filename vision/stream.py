@@ -114,6 +114,8 @@ class ChangeDetector:
         self.last = FrameWork("none", 0.0)
         self.previous: np.ndarray | None = None  # the last frame's cells: what is still changing
         self._side, self._side_of = self.config.marker_px, None
+        self._boxes_of: tuple | None = None  # (known markers, cells' shape) the anchors' cell boxes are of
+        self._boxes: list[tuple[int, int, int, int]] = []  # each anchor's cells: row0, row1, col0, col1
         # (frame, markers before, the picture's shift (dx, dy) px) -> (the markers found again, the share of the
         # frame read) or None: a bumped camera's markers without a full scan (`LiveReader` sets it: it knows the
         # pose and the roster)
@@ -174,17 +176,19 @@ class ChangeDetector:
         return self._visible(frame, self.known, moving, changed)
 
     def _anchors_moved(self, changed: np.ndarray) -> bool:
-        """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand."""
-        cell = self.config.cell_px
-        rows, cols = changed.shape
-        touched = []
-        for m in self.known:
-            if m.id not in self.anchor_ids:
-                continue
-            (x0, y0), (x1, y1) = m.corners.min(axis=0) // cell, m.corners.max(axis=0) // cell + 1
-            r0, r1 = int(np.clip(y0, 0, rows)), int(np.clip(y1, 0, rows))
-            c0, c1 = int(np.clip(x0, 0, cols)), int(np.clip(x1, 0, cols))
-            touched.append(bool(changed[r0:r1, c0:c1].any()))
+        """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand. The
+        anchors' cells are worked out once per list of known markers (not every frame: a tenth of a still frame's
+        cost)."""
+        key = (self.known, changed.shape)
+        if self._boxes_of is None or self._boxes_of[0] is not self.known or self._boxes_of[1] != changed.shape:
+            cell = self.config.cell_px
+            rows, cols = changed.shape
+            corners = np.array([m.corners for m in self.known if m.id in self.anchor_ids]).reshape(-1, 4, 2)
+            lo = np.clip(np.floor_divide(corners.min(axis=1), cell), 0, (cols, rows)).astype(int)
+            hi = np.clip(np.floor_divide(corners.max(axis=1), cell) + 1, 0, (cols, rows)).astype(int)
+            self._boxes = [(int(a[1]), int(b[1]), int(a[0]), int(b[0])) for a, b in zip(lo, hi, strict=True)]
+            self._boxes_of = key
+        touched = [bool(changed[r0:r1, c0:c1].any()) for r0, r1, c0, c1 in self._boxes]
         return sum(touched) >= max(2, (len(touched) + 1) // 2)
 
     def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None,
