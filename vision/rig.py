@@ -19,9 +19,12 @@ import numpy as np
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.grid import Grid
 from calibration.projection import table_to_pixels
+from calibration.rig import Rig
+from common.errors import InputError
 from common.fields import snap_facing
-from vision.pieces import PiecePose, TableReading
+from vision.pieces import PiecePose, TableReading, camera_for_frame
 from vision.roster import Roster
+from vision.sources import read_image
 
 # How far apart (mm) two views of one piece may be before they are a conflict: the spread of two good views is well
 # under 1 mm (p95 of a single camera on the rendered table is 0.5-0.7 mm); 3 mm is beyond it yet far below a base.
@@ -87,6 +90,19 @@ class RigReading:
     conflicts: tuple[int, ...]
     unknown: tuple[int, ...]
     unregistered: tuple[str, ...]
+
+
+def rig_photos(rig: Rig, paths: Sequence[str]) -> list[tuple[np.ndarray, CameraIntrinsics]]:
+    """One photo per camera of `rig`, in its order: each read (BGR) with its camera's lens at the photo's size;
+    InputError when the numbers differ."""
+    if len(paths) != len(rig.cameras):
+        raise InputError(f"--rig: {len(rig.cameras)} camera(s) ({', '.join(rig.names)}) but {len(paths)} photo(s); "
+                         "give one photo per camera, in the rig file's order")
+    out = []
+    for cam, path in zip(rig.cameras, paths, strict=True):
+        frame = read_image(path)
+        out.append((frame, camera_for_frame(cam.intrinsics, frame, path)))
+    return out
 
 
 def mm_per_px(camera: CameraIntrinsics, pose: CameraPose, x_mm: float, y_mm: float, z_mm: float = 0.0) -> float:

@@ -12,9 +12,8 @@ from calibration.rig import load_rig
 from common import jsonout
 from common.errors import InputError
 from common.outfiles import check_image_name
-from vision.pieces import camera_for_frame
+from vision.rig import rig_photos
 from vision.rig_registration import register_rig
-from vision.sources import read_image
 
 RIG_DESCRIPTION = """\
 Register each camera of a rig to the table from the layout's anchors in one photo per camera (given in the rig
@@ -58,12 +57,8 @@ def add_rig_parser(what) -> None:
 
 def _photos(args):
     rig = load_rig(args.rig)
-    if len(args.photos) != len(rig.cameras):
-        raise InputError(f"--rig: {len(rig.cameras)} camera(s) ({', '.join(rig.names)}) but {len(args.photos)} "
-                         "photo(s); give one photo per camera, in the rig file's order")
-    frames = [read_image(p) for p in args.photos]
-    lenses = [camera_for_frame(c.intrinsics, f, p) for c, f, p in zip(rig.cameras, frames, args.photos, strict=True)]
-    return rig, frames, lenses
+    photos = rig_photos(rig, args.photos)
+    return rig, [frame for frame, _ in photos], [lens for _, lens in photos]
 
 
 def run_rig(args) -> int:

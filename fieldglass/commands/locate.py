@@ -19,7 +19,7 @@ from common.fields import field_ambiguous
 from fieldglass.setup import roster_keys
 from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
-from vision.rig import CameraView, RigReading, fuse_views
+from vision.rig import CameraView, RigReading, fuse_views, rig_photos
 from vision.roster import check_against_layout, load_roster
 from vision.sources import expand_paths, read_image
 
@@ -159,15 +159,8 @@ def format_reading(image: str, reading: TableReading) -> str:
 def rig_views(rig: Rig, paths: list[str], layout, roster) -> list[CameraView]:
     """Each camera's own reading of its photo; a camera with fewer than 2 anchors in view keeps a reading without a
     pose (reported by the fused reading, never guessed)."""
-    if len(paths) != len(rig.cameras):
-        raise InputError(f"--rig: {len(rig.cameras)} camera(s) ({', '.join(rig.names)}) but {len(paths)} photo(s); "
-                         "give one photo per camera, in the rig file's order")
-    views = []
-    for cam, path in zip(rig.cameras, paths, strict=True):
-        frame = read_image(path)
-        lens = camera_for_frame(cam.intrinsics, frame, path)
-        views.append(CameraView(cam.name, lens, read_table(frame, TableRegistration(layout, lens), roster)))
-    return views
+    return [CameraView(cam.name, lens, read_table(frame, TableRegistration(layout, lens), roster))
+            for cam, (frame, lens) in zip(rig.cameras, rig_photos(rig, paths), strict=True)]
 
 
 def rig_to_json(paths: list[str], views: list[CameraView], fused: RigReading) -> dict:
