@@ -665,9 +665,12 @@ def _overlaps_and_borders(board: Board, polys: dict[str, np.ndarray]) -> tuple[l
 
 
 def _approach_problems(board: Board, shared: set[tuple[str, str]]) -> list[str]:
-    """Borders without approaches, approaches without an opposite or without a border."""
+    """Borders without approaches, approaches without an opposite or without a border. Two areas both `apart`
+    (track spaces, a display's zones: nothing moves between them) need no approach where they touch."""
     problems = []
     for a, b in sorted(shared):
+        if board.areas[a].attribute("apart") and board.areas[b].attribute("apart"):
+            continue
         have = (approach_id(a, b) in board.approaches, approach_id(b, a) in board.approaches)
         if not any(have) and not any({c.a, c.b} == {a, b} for c in board.connections):
             problems.append(f"areas {a} and {b} share a border but have no approaches")

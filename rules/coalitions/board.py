@@ -45,7 +45,7 @@ def europe_board(europe: Europe) -> Board:
     cells = voronoi_cells(sites, *FRAME_MM)
     areas = {t: Area(t, europe.territories[t].name, cell, attributes=(("kind", europe.territories[t].kind),))
              for t, cell in zip(ids, cells, strict=True)}
-    links = _links(europe, areas) + _closed(track_areas())
+    links = _links(europe, areas)
     areas.update(track_areas())
     d = ANCHOR_INSET_MM
     corners = ((d, d), (width - d, d), (width - d, depth - d), (d, depth - d))
@@ -73,18 +73,6 @@ def _links(europe: Europe, areas: dict[str, Area]) -> tuple[Connection, ...]:
             if shared_border_mm(pa, pb, BORDER_MM) >= max(MIN_SHARED_MM, 3 * BORDER_MM) / 2:
                 pairs[(a, b)] = "land"  # cells touching without a border of the map: drawn, never read by the rules
     return tuple(Connection(a, b, kind) for (a, b), kind in sorted(pairs.items()))
-
-
-def _closed(areas: dict[str, Area]) -> tuple[Connection, ...]:
-    """Neighbouring track spaces and status zones: a shared border that links nothing (the rules never read it)."""
-    ids = list(areas)
-    out = []
-    for k, a in enumerate(ids):
-        pa = np.asarray(areas[a].polygon, float)
-        for b in ids[k + 1:]:
-            if shared_border_mm(pa, np.asarray(areas[b].polygon, float), BORDER_MM) > 0:
-                out.append(Connection(a, b, "closed"))
-    return tuple(out)
 
 
 @lru_cache(maxsize=2)
