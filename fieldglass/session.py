@@ -17,7 +17,8 @@ is fieldglass/setup.py's.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +119,8 @@ class Session:
         self.selected: str | None = None
         self.second: str | None = None
         self._cache: dict[str, Any] = {}
+        self._views: list[PieceView] | None = None  # piece_views() held for one instant (`one_instant`)
+        self._holding = False
         self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
         self.camera_state = "connected"
         self.events = Signals("reading", "position", "selection", "state", "message", "camera")
@@ -302,8 +305,28 @@ class Session:
 
     def piece_views(self) -> list[PieceView]:
         """Every roster piece in play as the current viewer may see it (a piece the system's `look` withholds from
-        this viewer altogether, None, is left out: e.g. behind a battle's set-up screen)."""
-        return [w for w in (self.live.look(self, v) for v in self.true_views()) if w is not None]
+        this viewer altogether, None, is left out: e.g. behind a battle's set-up screen). Within `one_instant` the
+        same list each time (do not change it)."""
+        if self._views is not None:
+            return self._views
+        views = [w for w in (self.live.look(self, v) for v in self.true_views()) if w is not None]
+        if self._holding:
+            self._views = views
+        return views
+
+    @contextmanager
+    def one_instant(self) -> Iterator[None]:
+        """Within: the pieces are read once (`piece_views`) however often they are asked for. The dashboard
+        redraws one frame inside it: both views' pictures and every panel ask for them, and nothing changes the
+        session meanwhile (issue 14: the window's work per frame)."""
+        outer = self._holding
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = outer
+            if not outer:
+                self._views = None
 
     def true_views(self) -> list[PieceView]:
         """Every roster piece in play as it is (the umpire's view)."""

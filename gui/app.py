@@ -485,17 +485,18 @@ class MainWindow(QMainWindow):
 
     def _refresh_all(self) -> None:
         self._refresh_pending = False
-        views = self.views
-        wanted = [v.wants_picture() for v in views]
-        asked = list(dict.fromkeys(w for w in wanted if w is not None))  # a rig's live views all ask alike
-        pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
-        for v, w in zip(views, wanted, strict=True):
-            v.redraw(pictures.get(w))
-        self.selection_panel.refresh()
-        self.combat_panel.refresh()
-        self.game_panel.refresh()
-        self._refresh_system_panels()
-        self._update_status()
+        with self.session.one_instant():  # the pieces read once for both views and every panel
+            views = self.views
+            wanted = [v.wants_picture() for v in views]
+            asked = list(dict.fromkeys(w for w in wanted if w is not None))  # a rig's live views all ask alike
+            pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
+            for v, w in zip(views, wanted, strict=True):
+                v.redraw(pictures.get(w))
+            self.selection_panel.refresh()
+            self.combat_panel.refresh()
+            self.game_panel.refresh()
+            self._refresh_system_panels()
+            self._update_status()
 
     def _fps_text(self) -> str:
         r = self.last_result

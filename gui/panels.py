@@ -436,6 +436,7 @@ class GameStatePanel(QWidget):
         self._build_layout()
         self._connect()
         self._syncing = False
+        self._log_shown: tuple | None = None  # (lines, the last line) of the game log the box shows
 
     # ---- building the panel
 
@@ -550,9 +551,11 @@ class GameStatePanel(QWidget):
         self.active.setCurrentText(s.state.active)
         self._syncing = False
         self.model.refresh(announce=self.isVisible())
-        text = "\n".join(s.state.log[-200:])
-        if self.log.toPlainText() != text:
-            self.log.setPlainText(text)
+        log = s.state.log
+        shown = (len(log), log[-1] if log else None)  # not the box's text: reading it back costs every frame
+        if shown != self._log_shown:
+            self._log_shown = shown
+            self.log.setPlainText("\n".join(log[-200:]))
             self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
 
 

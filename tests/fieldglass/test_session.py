@@ -131,6 +131,22 @@ def test_a_piece_never_seen_is_not_in_the_position():
     assert status["fr-1-1"] == "seen" and status["fr-c-1"] == "unseen"
 
 
+def test_one_instant_reads_the_pieces_once_and_a_new_instant_reads_them_again():
+    setup = load_setup("wiener", "synthetic")
+    session = Session(setup)
+    session.update_reading(_battle(setup), t=0.0)
+    assert session.piece_views() is not session.piece_views()  # outside: read afresh each time
+    with session.one_instant():
+        views = session.piece_views()
+        with session.one_instant():  # nested: still the same instant
+            assert session.piece_views() is views
+        assert session.piece_views() is views
+    session.update_reading(_reading(setup), t=1.0)  # every roster piece seen now
+    with session.one_instant():
+        status = {v.piece.id: v.status for v in session.piece_views()}
+    assert status["fr-c-1"] == "seen" and {v.piece.id: v.status for v in views}["fr-c-1"] == "unseen"
+
+
 def test_selection_and_second_selection():
     setup = load_setup("wiener", "synthetic")
     session = Session(setup)
