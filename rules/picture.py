@@ -312,10 +312,41 @@ def piece_tone(p: ScenePiece) -> str:
     return "hidden" if p.status == "occluded" else f"side:{p.side_index}"
 
 
-_BASE_MEMO: dict[tuple, tuple[Item, ...]] = {}
-_BASE_MEMO_SIZE = 4096
-"""`base_items` by what they are made of: a frame with one piece moved makes that piece's items anew and hands
-back the very same items for the other 99 (the dashboard then sees them unchanged at a glance, issue 14)."""
+class ItemMemo:
+    """Items by what they are made of, up to `size` keys (then forgotten all at once): a frame with one piece moved
+    makes that piece's items anew and hands back the very same items for the other 99, which the dashboard then
+    sees unchanged at a glance (issue 14). A key that cannot be hashed (a piece's state holding a list) is made
+    every time."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self.items: dict[tuple, tuple[Item, ...]] = {}
+
+    def get(self, key: tuple, make) -> tuple[Item, ...]:
+        """The items under `key`, made by `make()` (an iterable of items) the first time."""
+        try:
+            items = self.items.get(key)
+        except TypeError:
+            return tuple(make())
+        if items is None:
+            if len(self.items) >= self.size:
+                self.items.clear()
+            items = self.items[key] = tuple(make())
+        return items
+
+
+def piece_key(p: ScenePiece, scene: Scene) -> tuple | None:
+    """What a piece's usual items are drawn from (its ScenePiece, and whether it is chosen, labelled, over the
+    camera), for an `ItemMemo`; None for a piece with a pending change (drawn anew each time)."""
+    if p.pending is not None:
+        return None
+    st = p.state
+    return (p.id, p.label, p.side, p.side_index, p.type, p.roster_type, p.base_mm, p.marker_height_mm, p.pose,
+            p.status, tuple(st.items()) if isinstance(st, dict) else st, p.hidden, p.cell, p.edge_mm,
+            p.id == scene.selected, p.id == scene.second, scene.labels, scene.live)
+
+
+_BASE_MEMO = ItemMemo()
 
 
 def base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | None, *, corners=None,
@@ -327,12 +358,8 @@ def base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | No
     key = (p.id, p.pose, p.status, p.side_index, tuple(p.base_mm), p.marker_height_mm if scene.live else 0.0,
            p.id == scene.selected, p.id == scene.second, scene.labels, kind, tip, label, fill, front_edge, pen_tone,
            None if corners is None else np.asarray(corners, float).tobytes())
-    items = _BASE_MEMO.get(key)
-    if items is None:
-        if len(_BASE_MEMO) >= _BASE_MEMO_SIZE:
-            _BASE_MEMO.clear()
-        items = _BASE_MEMO[key] = tuple(_base_items(p, scene, kind, tip, label, corners, fill, front_edge, pen_tone))
-    return list(items)
+    return list(_BASE_MEMO.get(key, lambda: _base_items(p, scene, kind, tip, label, corners, fill, front_edge,
+                                                          pen_tone)))
 
 
 def _base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | None, corners, fill: float,

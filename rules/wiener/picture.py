@@ -14,12 +14,14 @@ from common.fields import facing_bearing, field_name, snap_facing
 from rules.picture import (
     Area,
     Item,
+    ItemMemo,
     Line,
     Scene,
     ScenePiece,
     base_items,
     cross,
     pending_items,
+    piece_key,
     points,
     sector,
 )
@@ -113,15 +115,30 @@ def piece_items(p: ScenePiece, scene: Scene) -> list[Item]:
     return out
 
 
+_PIECES = ItemMemo()
+_LAST: dict[str, tuple] = {}  # "ground" / "selection" -> (what, grid, items): the last ones drawn
+
+
+def _same_as_last(name: str, what, grid, make) -> list[Item]:
+    """`make()`, or the items made last time for the very same `what` on the same grid (the ground and the
+    selection's overlay are the same objects from frame to frame until they change)."""
+    last = _LAST.get(name)
+    if last is None or last[0] is not what or last[1] is not grid:
+        last = _LAST[name] = (what, grid, tuple(make()))
+    return list(last[2])
+
+
 def picture(scene: Scene) -> tuple[Item, ...]:
     """The whole Wiener picture of a scene: ground, the selection's overlays, then every piece on top."""
     out: list[Item] = []
-    if scene.grid is not None:
-        out += ground_items(scene.ground, scene.grid)
+    grid = scene.grid
+    if grid is not None:
+        out += _same_as_last("ground", scene.ground, grid, lambda: ground_items(scene.ground, grid))
         if scene.selection is not None:
-            out += selection_items(scene.selection, scene.grid)
+            out += _same_as_last("selection", scene.selection, grid, lambda: selection_items(scene.selection, grid))
     for p in scene.pieces:
-        out += piece_items(p, scene)
+        key = piece_key(p, scene)
+        out += piece_items(p, scene) if key is None else _PIECES.get(key, lambda p=p: piece_items(p, scene))
     return tuple(out)
 
 
