@@ -7,8 +7,8 @@ keys 2.. the item's own `data` values. This module knows no game system: colours
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -32,34 +32,39 @@ PENS = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.
 
 
 def _densify(xy: np.ndarray, step: float, closed: bool = False) -> np.ndarray:
+    """The polyline `xy` with points put in along each segment at most `step` apart (a straight line in table mm
+    bends through the lens); `closed`: the segment back to the first point too. All at once, no loop per segment:
+    a moved piece's outline is densified on every frame."""
     xy = np.asarray(xy, float)
     if step <= 0 or len(xy) < 2:
         return xy
     if closed:
         xy = np.vstack([xy, xy[:1]])
-    out = []
-    for a, b in zip(xy[:-1], xy[1:], strict=True):
-        n = max(1, int(math.ceil(np.hypot(*(b - a)) / step)))
-        out.append(a + (b - a) * np.linspace(0, 1, n, endpoint=False)[:, None])
-    out.append(xy[-1:])
-    pts = np.vstack(out)
-    return pts[:-1] if closed else pts
+    start, d = xy[:-1], np.diff(xy, axis=0)
+    n = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 1]) / step)).astype(int)  # points per segment, its start first
+    seg = np.repeat(np.arange(len(n)), n)
+    t = (np.arange(len(seg)) - np.repeat(np.cumsum(n) - n, n)) / n[seg]
+    pts = start[seg] + d[seg] * t[:, None]
+    return pts if closed else np.vstack([pts, xy[-1:]])
 
 
 def _polygon(mapper, xy: np.ndarray, z: float = 0.0) -> QPolygonF:
     pts = mapper.points(_densify(xy, mapper.densify_mm, closed=True), z)
-    return QPolygonF([QPointF(float(x), float(y)) for x, y in pts])
+    return QPolygonF([QPointF(x, y) for x, y in pts.tolist()])  # Python floats: no numpy scalar reaches Qt
 
 
 def _path_lines(mapper, segments, z: float = 0.0) -> QPainterPath:
+    """Each segment (a polyline in table mm) an open subpath, all projected at once; a segment with a point behind
+    the camera is left out."""
     path = QPainterPath()
-    for seg in segments:
-        pts = mapper.points(_densify(np.asarray(seg, float), mapper.densify_mm), z)
-        if len(pts) < 2 or not np.all(np.isfinite(pts)):
-            continue
-        path.moveTo(_qp(pts[0]))
-        for x, y in pts[1:]:
-            path.lineTo(float(x), float(y))
+    dense = [d for d in (_densify(np.asarray(seg, float), mapper.densify_mm) for seg in segments) if len(d) >= 2]
+    if not dense:
+        return path
+    pts = mapper.points(np.vstack(dense), z)
+    ends = np.cumsum([len(d) for d in dense])
+    for part in np.split(pts, ends[:-1]):
+        if np.all(np.isfinite(part)):
+            path.addPolygon(QPolygonF([QPointF(x, y) for x, y in part.tolist()]))
     return path
 
 
@@ -75,7 +80,9 @@ def _pen(colour: QColor, width: float = 2.0, style=Qt.PenStyle.SolidLine) -> QPe
 
 
 
+@functools.lru_cache(maxsize=1024)
 def colour(tone: str, alpha: float = 1.0) -> QColor:
+    """The QColor of a palette tone at `alpha` (0..1); made once per tone and alpha: do not change it."""
     r, g, b = rgb(tone)
     return QColor(r, g, b, max(0, min(255, round(255 * alpha))))
 
@@ -106,15 +113,29 @@ def label_plate() -> QGraphicsRectItem:
     return plate
 
 
+_FONTS: dict[tuple[float, bool], QFont] = {}
+
+
+def _font(size: float, bold: bool) -> QFont:
+    """The label font of `size` points, bold or not (made once)."""
+    font = _FONTS.get((size, bold))
+    if font is None:
+        font = _FONTS[(size, bold)] = QFont()
+        font.setPointSizeF(size)
+        font.setBold(bold)
+    return font
+
+
 def set_label(plate: QGraphicsRectItem, text: str, at, colour: QColor, bold: bool, size: float) -> None:
     """Write `text` on a `label_plate`, its top-left at the scene point `at`."""
     item = plate.childItems()[0]
-    item.setText(text)
-    item.setBrush(colour)
-    font = QFont()
-    font.setPointSizeF(size)
-    font.setBold(bold)
-    item.setFont(font)
+    if item.text() != text:
+        item.setText(text)
+    if item.brush().color() != colour:
+        item.setBrush(colour)
+    font = _font(size, bold)
+    if item.font() != font:  # a new font lays the text out again: only when it changed
+        item.setFont(font)
     r = item.boundingRect()
     plate.setRect(QRectF(-2, -1, r.width() + 4, r.height() + 2))
     plate.setPos(float(at[0]), float(at[1]))
@@ -207,23 +228,53 @@ def draw(view, picture: Iterable[Item], projection=None) -> None:
     """Show every item of `picture` on the view, each kept under the key (kind, piece, n, shape) - n counting the
     piece's items of that kind - so that the next picture updates it in place: an item equal to the last one drawn
     under its key on the same `projection` (the view's mapper key) is left alone, a changed one is drawn again on
-    the same QGraphicsItem. The view removes the keys a redraw did not keep."""
-    counts: dict[tuple, int] = {}
+    the same QGraphicsItem. The view removes the keys a redraw did not keep.
+
+    A picture laid out like the last one drawn (as many items, each of the same kind, piece and shape at the same
+    place: what a frame with a piece moved gives) keeps the last one's keys, and only the items that are not the
+    very same objects are looked at (rules.picture hands back unchanged pieces' items)."""
+    items = tuple(picture)
     kept, seen = view.kept_slots(), view.seen_keys()
-    for it in picture:
-        shape = _shape(it)
-        base = (it.kind, it.piece, shape)
-        n = counts.get(base, 0)
-        counts[base] = n + 1
-        key = (it.kind, it.piece, n, shape)
+    last = view.drawn_picture
+    keys = None
+    if last is not None and last[0] == projection and len(last[1]) == len(items) \
+            and all(map(kept.__contains__, last[2])):
+        before, keys = last[1], last[2]
+        changed = [i for i, (a, b) in enumerate(zip(items, before, strict=True)) if a is not b]
+        if all(_base(items[i]) == _base(before[i]) for i in changed):
+            seen.update(keys)
+        else:
+            keys = None
+    if keys is None:
+        keys = _keys(items)
+        changed = range(len(items))
+    for i in changed:
+        it, key = items[i], keys[i]
         slot = kept.get(key)
         if slot is not None and slot[1][1] is it and slot[1][0] == projection:
-            seen.add(key)  # the very same item (rules.picture hands back unchanged pieces' items): nothing to do
+            seen.add(key)  # the very same item: nothing to do
             continue
-        make, apply = SHAPES[shape]
+        make, apply = SHAPES[key[3]]
 
         def redraw(item, it=it, apply=apply):
             apply(view, item, it)
             _mark(item, it)
 
         view.keep(key, (projection, it), make, redraw)
+    view.drawn_picture = (projection, items, keys)
+
+
+def _base(it: Item) -> tuple:
+    return it.kind, it.piece, _shape(it)
+
+
+def _keys(items: Sequence[Item]) -> list[tuple]:
+    """Each item's key (kind, piece, n, shape), n counting the items before it with the same kind, piece and shape."""
+    counts: dict[tuple, int] = {}
+    out = []
+    for it in items:
+        base = _base(it)
+        n = counts.get(base, 0)
+        counts[base] = n + 1
+        out.append((base[0], base[1], n, base[2]))
+    return out

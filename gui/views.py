@@ -180,6 +180,7 @@ class TableView(QGraphicsView):
         self._transient: list[QGraphicsItem] = []
         self._seen: set[tuple] = set()
         self._last_picture = None  # (projection, picture, keys) of the last picture drawn
+        self.drawn_picture = None  # (projection, items, each item's key): gui.picture.draw's memory of the last
         self.updates = 0  # kept items made or redrawn so far (a test reads it)
         self.mapper = None
         self.session = None

@@ -106,6 +106,26 @@ def test_a_piece_gone_takes_its_items_and_a_new_one_adds_only_its_own(view):
     assert view.updates - updates == 4  # d's items, made once
 
 
+def test_a_picture_laid_out_otherwise_is_keyed_anew_and_the_very_same_items_are_left_alone(view):
+    a, b = _piece("a", 100, 100), _piece("b", 300, 100)
+    view.session.pic = tuple(a + b)
+    view.redraw()
+    items, updates = view.kept_items(), view.updates
+    # as many items, but b's label became a second facing line: the keys follow the shapes, not the places
+    b2 = [b[0], b[1], Line("facing", (((300, 100), (320, 100)),), "side:0", piece="b"), b[3]]
+    view.session.pic = tuple(a + b2)
+    view.redraw()
+    now = view.kept_items()
+    assert ("label", "b", 0, "label") not in now and ("facing", "b", 1, "line") in now
+    assert items[("label", "b", 0, "label")].scene() is None
+    assert all(now[k] is items[k] for k in items if k != ("label", "b", 0, "label"))
+    assert view.updates - updates == 1  # the new line made; the others the very same items, untouched
+    # and back: laid out as before, b's label made again, nothing else touched
+    view.session.pic = tuple(a + b)
+    view.redraw()
+    assert set(view.kept_items()) == set(items) and view.updates - updates == 2
+
+
 def test_an_unchanged_picture_redraws_nothing_and_a_changed_look_redraws_in_place(view):
     view.session.pic = tuple(_piece("a", 100, 100))
     view.redraw()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from gui import picture as qt_picture
 from gui.views import TableView
 from rules.board_picture import board_items
@@ -57,3 +59,21 @@ def test_tones_pens_and_dots_are_checked():
     else:
         raise AssertionError("an unknown tone must be refused")
     check([Dot("d", (0, 0), "clear"), Label("l", (0, 0), "text")])
+
+
+def test_densify_keeps_every_corner_and_puts_points_at_most_a_step_apart():
+    rng = np.random.default_rng(3)
+    for k in range(200):
+        xy = rng.uniform(0, 400, (int(rng.integers(2, 7)), 2))
+        if k % 5 == 0:
+            xy[1] = xy[0]  # a segment of no length
+        for closed in (False, True):
+            pts = qt_picture._densify(xy, 30.0, closed)
+            ring = np.vstack([pts, pts[:1]]) if closed else pts
+            assert np.all(np.hypot(*np.diff(ring, axis=0).T) <= 30.0 + 1e-9)
+            assert np.all(pts[0] == xy[0])
+            at = 0
+            for c in xy[1:]:  # each corner after the first, in order, each a point
+                at += 1 + int(np.flatnonzero(np.all(pts[at + 1:] == c, axis=1))[0])
+            assert closed or at == len(pts) - 1
+    assert qt_picture._densify(np.array([[0.0, 0.0], [100.0, 0.0]]), 0.0).shape == (2, 2)  # no step: as given
