@@ -29,47 +29,63 @@ def _moved(camera: CameraIntrinsics, index: int, delta: float) -> CameraIntrinsi
     return CameraIntrinsics(camera.image_size, k, d, camera.rms_px)
 
 
-def lens_uncertainty_mm(
-    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
-    pixels: np.ndarray, heights_mm: np.ndarray | float,
-) -> np.ndarray | None:
-    """(N,) mm: one standard deviation of where `pixels` (N, 2) map on the table at `heights_mm`, from the lens's
-    standard deviations. None when the camera file gives none or the anchors give no pose."""
+def lens_refits(anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics
+                ) -> tuple | None:
+    """(pose, [(moved camera, its refitted pose)]): the table pose from the anchors, and for each lens value with a
+    standard deviation the camera with that value moved by one and the pose refitted to the same anchors. What
+    every point's uncertainty is worked out from, at any height; None when the camera file gives no standard
+    deviations or the anchors give no pose."""
     if camera.std_devs is None:
         return None
     pose = estimate_pose(anchor_corners_px, layout, camera)
     if pose is None:
         return None
-    pixels = np.asarray(pixels, float).reshape(-1, 2)
-    base = pixels_to_table(pixels, camera, pose, heights_mm)
-    total = np.zeros(len(pixels))
+    refits = []
     for index, sigma in enumerate(np.asarray(camera.std_devs, float)):
         if sigma <= 0:
             continue
         moved = _moved(camera, index, float(sigma))
         refit = estimate_pose({i: anchor_corners_px[i] for i in pose.anchors}, layout, moved)
-        if refit is None:
-            continue
+        if refit is not None:
+            refits.append((moved, refit))
+    return pose, refits
+
+
+def lens_uncertainty_mm(
+    anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
+    pixels: np.ndarray, heights_mm: np.ndarray | float, refits: tuple | None = None,
+) -> np.ndarray | None:
+    """(N,) mm: one standard deviation of where `pixels` (N, 2) map on the table at `heights_mm`, from the lens's
+    standard deviations. None when the camera file gives none or the anchors give no pose. `refits`: what
+    `lens_refits` gives for these anchors and camera, when the caller has it already."""
+    refits = lens_refits(anchor_corners_px, layout, camera) if refits is None else refits
+    if refits is None:
+        return None
+    pose, moved_poses = refits
+    pixels = np.asarray(pixels, float).reshape(-1, 2)
+    base = pixels_to_table(pixels, camera, pose, heights_mm)
+    total = np.zeros(len(pixels))
+    for moved, refit in moved_poses:
         total += np.sum((pixels_to_table(pixels, moved, refit, heights_mm) - base) ** 2, axis=1)
     return np.sqrt(total)
 
 
 def error_map(anchor_corners_px: Mapping[int, np.ndarray], layout: TableLayout, camera: CameraIntrinsics,
-              cols: int = 32, rows: int = 16, height_mm: float = 0.0) -> np.ndarray | None:
+              cols: int = 32, rows: int = 16, height_mm: float = 0.0, refits: tuple | None = None
+              ) -> np.ndarray | None:
     """(rows, cols) mm: the expected error (one standard deviation, `lens_uncertainty_mm`) of a point on the table
     at `height_mm`, sampled at the centres of a cols x rows grid over the table; row 0 is the table's near edge
-    (y small). None when the camera file gives no standard deviations or the anchors give no pose."""
-    if camera.std_devs is None:
-        return None
-    pose = estimate_pose(anchor_corners_px, layout, camera)
-    if pose is None:
+    (y small). None when the camera file gives no standard deviations or the anchors give no pose. `refits` as
+    `lens_uncertainty_mm` takes it (a map at each of several heights refits the lens once)."""
+    refits = lens_refits(anchor_corners_px, layout, camera) if refits is None else refits
+    if refits is None:
         return None
     xs = (np.arange(cols) + 0.5) * layout.width_mm / cols
     ys = (np.arange(rows) + 0.5) * layout.depth_mm / rows
     gx, gy = np.meshgrid(xs, ys)
     table = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, float(height_mm))])
-    pixels = table_to_pixels(table, camera, pose)
-    sigma = lens_uncertainty_mm(anchor_corners_px, layout, camera, pixels, height_mm)
+    pixels = table_to_pixels(table, camera, refits[0])
+    sigma = lens_uncertainty_mm(anchor_corners_px, layout, camera, pixels, height_mm, refits)
     return None if sigma is None else sigma.reshape(rows, cols)
 
 
@@ -87,6 +103,7 @@ class UncertaintyMaps:
         self._camera: CameraIntrinsics | None = None
         self._pose = None
         self._maps: dict[float, np.ndarray | None] = {}
+        self._refits: tuple | None = None  # lens_refits for the camera and pose the maps are made for
 
     def _fresh(self, camera: CameraIntrinsics, pose) -> bool:
         if self._camera is not camera or self._pose is None:
@@ -103,16 +120,18 @@ class UncertaintyMaps:
             return None
         if not self._fresh(camera, pose):
             self._camera, self._pose, self._maps = camera, pose, {}
+            self._refits = lens_refits(anchor_corners_px, self.layout, camera)  # once for every height
+        if self._refits is None:
+            return None
         xy = np.asarray(xy_mm, float).reshape(-1, 2)
         heights = np.asarray(heights_mm, float).reshape(-1)
         out = np.full(len(xy), np.nan)
         for h in np.unique(heights):
             key = float(h)
             if key not in self._maps:
-                self._maps[key] = error_map(anchor_corners_px, self.layout, camera, self.cols, self.rows, key)
+                self._maps[key] = error_map(anchor_corners_px, self.layout, camera, self.cols, self.rows, key,
+                                            self._refits)
             grid = self._maps[key]
-            if grid is None:
-                return None
             sel = heights == h
             out[sel] = _bilinear(grid, xy[sel], self.layout)
         return out

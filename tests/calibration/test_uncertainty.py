@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 
+import calibration.uncertainty as unc
 from calibration.projection import pixels_to_table
 from calibration.registration import estimate_pose
 from calibration.uncertainty import UncertaintyMaps, _moved, error_map, lens_uncertainty_mm
@@ -80,3 +81,14 @@ def test_the_live_maps_give_each_piece_the_per_point_uncertainty_and_are_made_ag
     maps.sigma_mm(anchors, lens, moved, xy, heights)
     assert all(maps._maps[h] is not made[h] for h in made)
     assert maps.sigma_mm(anchors, cam.intrinsics, pose, xy, heights) is None  # no std_devs: unknown
+
+
+def test_the_live_maps_refit_the_lens_once_for_every_height(monkeypatch):
+    layout, cam, anchors, _, _ = _table()
+    lens = replace(cam.intrinsics, std_devs=STD)
+    pose = estimate_pose(anchors, layout, lens)
+    fits = []
+    monkeypatch.setattr(unc, "estimate_pose", lambda *a, **k: fits.append(1) or estimate_pose(*a, **k))
+    xy = np.array([[300.0, 300.0], [900.0, 500.0], [1500.0, 200.0]])
+    unc.UncertaintyMaps(layout).sigma_mm(anchors, lens, pose, xy, np.array([3.0, 25.0, 50.0]))
+    assert len(fits) == 1 + int(np.count_nonzero(STD))  # the pose, and one refit per lens value: not per height
