@@ -28,6 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
+from rules.board import distance_to_outline, points_in_polygon
 from rules.nie.live import FORWARD_DEG
 
 MAP, BATTLE = "map", "battle"
@@ -193,44 +196,19 @@ def truth() -> list[dict]:
 # ---- where the figures stand on the cloth
 
 
-def _inside(poly, x: float, y: float) -> bool:
-    inside = False
-    n = len(poly)
-    for i in range(n):
-        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
-def _edge_distance(poly, x: float, y: float) -> float:
-    best = math.inf
-    n = len(poly)
-    for i in range(n):
-        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
-        dx, dy = x2 - x1, y2 - y1
-        t = max(0.0, min(1.0, ((x - x1) * dx + (y - y1) * dy) / max(dx * dx + dy * dy, 1e-9)))
-        best = min(best, math.hypot(x - x1 - t * dx, y - y1 - t * dy))
-    return best
-
-
 def spots(polygon: Iterable, n: int, taken: Iterable[tuple[float, float]] = (), spacing_mm: float = 32.0,
           margin_mm: float = 14.0, step_mm: float = 4.0) -> list[tuple[float, float]]:
     """`n` standing points in an area (`polygon`: its outline, mm), each as far inside it as it can be (at least
     `margin_mm` from its outline: a figure's base stays inside, its marker point off the border) and at least
     `spacing_mm` from the others and from the points `taken` by figures already there (several figures in one region
     or zone stand side by side); fewer when it is too small."""
-    poly = [(float(x), float(y)) for x, y in polygon]
-    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
-    cands = []
-    y = min(ys) + step_mm / 2
-    while y < max(ys):
-        x = min(xs) + step_mm / 2
-        while x < max(xs):
-            if _inside(poly, x, y) and (d := _edge_distance(poly, x, y)) >= margin_mm:
-                cands.append((d, x, y))
-            x += step_mm
-        y += step_mm
+    poly = np.array([(float(x), float(y)) for x, y in polygon], float)
+    lo, hi = poly.min(axis=0), poly.max(axis=0)
+    gx, gy = np.meshgrid(_steps(lo[0] + step_mm / 2, hi[0], step_mm), _steps(lo[1] + step_mm / 2, hi[1], step_mm))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    grid = grid[points_in_polygon(grid, poly)]
+    dist = distance_to_outline(grid, poly)
+    cands = [(float(d), float(x), float(y)) for d, (x, y) in zip(dist, grid, strict=True) if d >= margin_mm]
     cands.sort(key=lambda c: (-round(c[0], 1), c[2], c[1]))
     out: list[tuple[float, float]] = []
     busy = list(taken)
@@ -240,6 +218,15 @@ def spots(polygon: Iterable, n: int, taken: Iterable[tuple[float, float]] = (), 
             busy.append((x, y))
             if len(out) == n:
                 break
+    return out
+
+
+def _steps(start: float, stop: float, step: float) -> list[float]:
+    """start, start + step, ... below stop, each added as a loop adds it (the spots do not move with rounding)."""
+    out, v = [], start
+    while v < stop:
+        out.append(v)
+        v += step
     return out
 
 
@@ -253,7 +240,9 @@ def stands(areas: Mapping[str, Mapping[str, object]], places: Mapping[str, tuple
     for fid in sorted(places):
         surface, area = places[fid]
         old = before.get(fid)
-        if old is not None and old[0] == surface and _inside(list(areas[surface][area]), old[1], old[2]):
+        if old is not None and old[0] == surface and points_in_polygon(np.array([old[1:3]], float),
+                                                                          np.array(list(areas[surface][area]),
+                                                                                   float))[0]:
             out[fid] = old
         else:
             arriving.setdefault(places[fid], []).append(fid)
