@@ -25,7 +25,7 @@ from psycopg.types.json import Json
 from common.errors import InputError
 from fieldglass.archive.schema import migrate
 from fieldglass.record import Event, Record
-from fieldglass.record.store import decode_meta
+from fieldglass.record.store import FollowedRecord, decode_meta
 
 BATCH = 500
 IDENTITY = ("system", "start_time", "players", "roster", "layout")
@@ -251,36 +251,19 @@ class Follower:
         self.path, self.url, self.table = Path(path), url, table
         self.poll_s, self.retry_s, self.log = poll_s, retry_s, log
         self.conn: psycopg.Connection | None = None
-        self.record: Record | None = None
+        self.followed = FollowedRecord(self.path)  # a file replaced by a new recording is followed from then on
         self.game: int | None = None
         self.pushes = 0
         self.outages = 0
         self._stop = threading.Event()
         self._down = False
-        self._ino: int | None = None
 
     def stop(self) -> None:
         self._stop.set()
 
-    def _data_version(self) -> tuple[int, int] | None:
-        """The file and SQLite's count of the commits others made to it (None: no record there yet). A file
-        replaced by a new recording (--overwrite) is followed from then on."""
-        try:
-            ino = self.path.stat().st_ino
-        except OSError:
-            ino = None
-        if self.record is not None and ino != self._ino:
-            self.record.close()
-            self.record = None
-        if self.record is None:
-            if ino is None:
-                return None
-            try:
-                self.record = Record.open(self.path)
-            except InputError:
-                return None
-            self._ino = ino
-        return ino, int(self.record.conn.execute("PRAGMA data_version").fetchone()[0])
+    @property
+    def record(self) -> Record | None:
+        return self.followed.record
 
     def push_once(self) -> bool:
         """One push of all that is new; False when the archive could not be reached (the next one catches up)."""
@@ -320,7 +303,7 @@ class Follower:
         try:
             while True:
                 stopping = self._stop.is_set()
-                dv = self._data_version()
+                dv = self.followed.version()
                 if dv is not None and (dv != seen or self._down or stopping):
                     if self.push_once():
                         seen = dv
@@ -334,8 +317,7 @@ class Follower:
                     continue
                 self._stop.wait(self.poll_s)
         finally:
-            if self.record is not None:
-                self.record.close()
+            self.followed.close()
             if self.conn is not None:
                 self.conn.close()
 

@@ -801,3 +801,43 @@ def write_v1_record(path: str | Path, meta: dict, events: Iterable[dict]) -> Non
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
+
+
+class FollowedRecord:
+    """A record another process is writing, followed read-only: `version()` tells a new commit (SQLite's
+    `PRAGMA data_version` on one connection counts the commits others made) and a file replaced by a new recording
+    (`record --overwrite`: another inode, followed from then on). The file may not exist yet, or not be a record
+    yet: then there is no version, and the next call tries again. Used by the web live feed and the archive
+    follower."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.record: Record | None = None
+        self._ino: int | None = None
+
+    def version(self) -> tuple[int, int] | None:
+        """(the file's inode, its data_version): another value after every commit and on a new file; None while
+        there is no record to read."""
+        try:
+            ino = self.path.stat().st_ino
+        except OSError:
+            ino = None
+        if self.record is not None and ino != self._ino:
+            self.close()
+        if self.record is None:
+            if ino is None:
+                return None
+            try:
+                self.record = Record.open(self.path)
+            except RecordError:
+                return None  # created but not yet written through
+            self._ino = ino
+        try:
+            return ino, int(self.record.conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return None
+
+    def close(self) -> None:
+        if self.record is not None:
+            self.record.close()
+            self.record = None

@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from common.errors import InputError
 from fieldglass.record import Record
-from fieldglass.record.store import RecordError
+from fieldglass.record.store import FollowedRecord
 from fieldglass.replay_session import ReplaySession
 from fieldglass.web.frames import ItemTable, event_row, table_json, viewer_of
 from fieldglass.web.page import asset, document
@@ -97,41 +97,20 @@ class GameFeed:
         self.title = title or self.path.stem
         self.view: View | None = None
         self.version = 0
-        self.record: Record | None = None
-        self._data_version: int | None = None
-        self._ino: int | None = None
+        self.followed = FollowedRecord(self.path)
+        self._seen: tuple[int, int] | None = None  # the record's version the view was built from
 
-    def _open(self) -> bool:
-        try:
-            ino = self.path.stat().st_ino
-        except OSError:
-            ino = None
-        if self.record is not None and ino != self._ino:
-            self.close()  # the file was replaced (a recording started again with --overwrite): follow the new one
-            self._data_version = None
-        if self.record is not None:
-            return True
-        if ino is None:
-            return False
-        try:
-            self.record = Record.open(self.path)
-        except RecordError:
-            return False  # created but not yet written through: the next poll tries again
-        self._ino = ino
-        return True
+    @property
+    def record(self) -> Record | None:
+        return self.followed.record
 
     def poll(self) -> bool:
         """Read the record again if another connection committed since; True when `view` changed."""
-        if not self._open():
+        seen = self.followed.version()
+        if seen is None or (seen == self._seen and self.view is not None):
             return False
-        try:
-            dv = int(self.record.conn.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error:
-            return False
-        if dv == self._data_version and self.view is not None:
-            return False
-        self._data_version = dv
-        view = build_view(self.record, self.viewer, self.title)
+        self._seen = seen
+        view = build_view(self.followed.record, self.viewer, self.title)
         if self.view is not None and (view.last_seq, view.count, view.items) == (
                 self.view.last_seq, self.view.count, self.view.items):
             return False  # a commit that changed nothing a spectator sees (the recorder's progress mark)
@@ -140,9 +119,7 @@ class GameFeed:
         return True
 
     def close(self) -> None:
-        if self.record is not None:
-            self.record.close()
-            self.record = None
+        self.followed.close()
 
 
 def check_viewer(path: str | Path, viewer: str | None) -> None:
