@@ -1,7 +1,8 @@
-"""The scripted game (fieldglass/web/scripted.py `script`) as a stream the recorder reads, frame by frame, with the
-camera replaced by the pieces' true places: for the fault-injection tests (a recorder killed and resumed at any
-moment) and `fieldglass bench soak` (hours of play in minutes). No frame is rendered, so a game of thousands of
-frames costs seconds; the recorder, the tracker and the record are the real ones.
+"""The scripted game (`script`: every piece appears, turns, moves, a note and a bookmark) as a stream the recorder
+reads, frame by frame, with the camera replaced by the pieces' true places: for the fault-injection tests (a recorder
+killed and resumed at any moment), `fieldglass bench soak` (hours of play in minutes) and the web tests' records
+(fieldglass/web/scripted.py). No frame is rendered, so a game of thousands of frames costs seconds; the recorder, the
+tracker and the record are the real ones.
 
 A step is ("frame", i, t, reading) or ("input", i, input): an input belongs to frame `i` and is applied after that
 frame's reading, as `fieldglass record --inputs` applies them; every input has an `_id`, so that a resumed
@@ -12,11 +13,46 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
+from calibration.camera import CameraPose
 from fieldglass.recording import HEARTBEAT_S, GameRecorder, system_meta
 from fieldglass.setup import load_setup
-from fieldglass.web.scripted import FRAMES_PER_STEP, PLAYERS, POSE, live_systems, script
+from rules.system import default_system, game_system, system_names
 from vision.pieces import PiecePose, TableReading
 from vision.tracking import TrackerConfig
+
+POSE = CameraPose(np.zeros(3), np.array([0.0, 0.0, 1000.0]), 0.1, (0, 1))
+PLAYERS = ("Anna Berger", "Ben Carter")
+FRAMES_PER_STEP = 8  # 1.6 s of game time at 5 frames a second: every moved piece settles (settle_s 1.0)
+
+
+def live_systems() -> list[str]:
+    """Every registered system that has live rules (a table the recorder can follow), the default system first (the
+    one a test or a benchmark of a single system takes: its plain turns are always allowed)."""
+    default = default_system()
+    names = [name for name in system_names() if game_system(name).live is not None]
+    return sorted(names, key=lambda n: n != default)
+
+
+def script(places: dict[str, list[float]], rounds: int = 1) -> Iterator[tuple[str, object]]:
+    """The game, step by step: ("places", {id: [x_mm, y_mm, heading_deg]}) for the camera to see, or ("input",
+    a player's input)."""
+    yield "places", places
+    yield "input", {"type": "turn"}
+    ids = list(places)
+    places[ids[0]][0] += 60.0
+    yield "places", places
+    yield "input", {"type": "note", "piece": ids[0], "text": "a bold advance", "by": "tester"}
+    yield "input", {"type": "bookmark", "label": "look here"}
+    yield "input", {"type": "turn"}
+    places[ids[-1]][1] += 40.0
+    yield "places", places
+    for r in range(1, rounds):
+        yield "input", {"type": "turn"}
+        places[ids[r % len(ids)]][0] += 30.0 if (r // len(ids)) % 2 == 0 else -30.0
+        yield "places", places
+
 
 FRAME_S = 0.2
 """Seconds of game time between two frames (5 frames a second)."""

@@ -22,8 +22,7 @@ from pathlib import Path
 from common.errors import InputError
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder
-from fieldglass.scripted_feed import FRAME_S, TRACKER, play, scripted_feed
-from fieldglass.web.scripted import FRAMES_PER_STEP
+from fieldglass.scripted_feed import FRAME_S, FRAMES_PER_STEP, TRACKER, play, scripted_feed
 
 EPILOG = """\
 examples:

@@ -12,9 +12,8 @@ import pytest
 from common.errors import InputError
 from fieldglass.record import Record
 from fieldglass.recording import GameRecorder
-from fieldglass.scripted_feed import FRAME_S, TRACKER, scripted_feed
+from fieldglass.scripted_feed import FRAME_S, POSE, TRACKER, scripted_feed
 from fieldglass.setup import load_setup
-from fieldglass.web.scripted import POSE
 from rules.system import default_system
 from vision import sources
 from vision.faulty import Fault, FaultySource
