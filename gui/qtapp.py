@@ -19,6 +19,15 @@ def has_display() -> bool:
     return bool(platform or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def headless_reason(asked: bool) -> str | None:
+    """Why a window runs offscreen - `asked` (--headless), or no display to show it on - with Qt's platform set to
+    offscreen then (unless one was chosen); None: it opens on the display. Before the QApplication is made."""
+    if not asked and has_display():
+        return None
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return "--headless" if asked else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
+
+
 def _quiet_offscreen(mode, context, message) -> None:
     """Qt's message handler: drop the offscreen plugin's one harmless complaint, pass everything else on."""
     if "propagateSizeHints" not in message:

@@ -79,13 +79,13 @@ def run_rig(args) -> int:
 
 def _open_wizard(args, layout, names, frames, lenses) -> int:
     try:
-        from gui.qtapp import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui.qtapp import headless_reason  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui.rig_calibration import show_rig_wizard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the calibration wizard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    headless = bool(args.headless) or not has_display()
+    reason = headless_reason(bool(args.headless))
+    headless = reason is not None
     if headless:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        print(f"{'--headless' if args.headless else 'no display found'}: running headless with "
+        print(f"{reason}: running headless with "
               f"QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, a screenshot of every tab")
     return show_rig_wizard(layout, names, frames, lenses, headless=headless, screenshot=args.screenshot)

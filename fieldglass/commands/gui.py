@@ -135,13 +135,11 @@ def run(args) -> int:
         from gui import qtapp  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-    headless = bool(args.headless) or not qtapp.has_display()
+    reason = qtapp.headless_reason(bool(args.headless))
+    headless = reason is not None
     if args.frames is None and headless:
         args.frames = 3
     if headless:
-        if not os.environ.get("QT_QPA_PLATFORM"):
-            os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
         print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
               f"{args.frames} frame(s), then a screenshot")
     qtapp.application()  # first: a bad file becomes a message box on a display

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from common.errors import InputError
@@ -54,18 +53,15 @@ def run(args) -> int:
     check_image_name(args.screenshot, (args.record,))  # never over the record; before any work
     Record.open(args.record).close()  # a bad file: one line, before any window
     try:
-        from gui.qtapp import has_display  # noqa: PLC0415  (PySide6: the command line starts without Qt)
+        from gui.qtapp import headless_reason  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui.replay import show_replay  # noqa: PLC0415  (PySide6: the command line starts without Qt)
     except ImportError as exc:
         raise InputError(f"the replay viewer needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
     record = open_for_reading(args.record, "showing what can be read")
     try:
-        headless = bool(args.headless) or not has_display()
-        if headless and not os.environ.get("QT_QPA_PLATFORM"):
-            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before show_replay creates Qt's application
+        reason = headless_reason(bool(args.headless))  # before show_replay creates Qt's application
         session = ReplaySession(record, bool(getattr(args, "undone", False)))
-        reason = "--headless" if args.headless else "no display found (no DISPLAY or WAYLAND_DISPLAY)"
-        return show_replay(session, headless=headless, reason=reason, at=args.at, select=getattr(args, "select", None),
-                           screenshot=args.screenshot)
+        return show_replay(session, headless=reason is not None, reason=reason or "", at=args.at,
+                           select=getattr(args, "select", None), screenshot=args.screenshot)
     finally:
         record.close()
