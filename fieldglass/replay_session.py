@@ -12,6 +12,7 @@ viewer may not see (`LiveRules.hidden_ids`, `replay_views`); the viewer only dra
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from fieldglass.recorded import (  # noqa: F401 - the record's layout, roster an
     roster_from_meta,
 )
 from fieldglass.session import PieceView, build_scene
-from fieldglass.surfaces import recorded_poses
+from fieldglass.surfaces import recorded_pose
 from rules.system import PUBLIC, UMPIRE, SelectionOverlay
 from vision.pieces import PiecePose
 
@@ -80,6 +81,7 @@ class ReplaySession:
         self.include_undone = include_undone
         self.replay = Replay(record, include_undone=include_undone)
         self.index = 0
+        self._poses_memo: tuple | None = None  # (timeline, its length, `_pose_changes`)
         self.selected: str | None = None
         self.second: str | None = None
         self.problems: list[str] = []
@@ -245,7 +247,26 @@ class ReplaySession:
     def surface_pose(self, name: str):
         """A surface's pose on the table as recorded by the moment shown (calibration/board.py BoardPose), None
         while none was recorded."""
-        return recorded_poses(self.timeline[: self.index]).get(name)
+        changes = self._pose_changes()
+        indexes, poses = changes.get(name, ((), ()))
+        k = bisect.bisect_left(indexes, self.index)  # the last change among the first `index` events
+        return poses[k - 1] if k else None
+
+    def _pose_changes(self) -> dict[str, tuple[list[int], list]]:
+        """Each surface's recorded poses with their timeline indexes, read once per timeline (a view asks for a
+        surface's pose at every redraw; scanning the timeline each time made a long record's replay crawl)."""
+        timeline = self.timeline
+        memo = self._poses_memo
+        if memo is None or memo[0] is not timeline or memo[1] != len(timeline):
+            changes: dict[str, tuple[list[int], list]] = {}
+            for i, e in enumerate(timeline):
+                change = recorded_pose(e)
+                if change is not None:
+                    indexes, poses = changes.setdefault(change[0], ([], []))
+                    indexes.append(i)
+                    poses.append(change[1])
+            memo = self._poses_memo = (timeline, len(timeline), changes)
+        return memo[2]
 
     def surface_to_table(self, name: str):
         """Board mm of a surface -> table mm at the moment shown; None while it has no recorded pose."""

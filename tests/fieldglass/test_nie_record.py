@@ -110,7 +110,8 @@ def test_a_bumped_battle_board_is_recorded_again_and_the_replay_places_each_mome
     rec.close()
     with Record.open(path) as r:
         rs = ReplaySession(r)
-        for index, pose in ((bump, FIRST), (len(rs), BUMPED)):  # before the bump, and at the end
+        assert rs.surface_pose("battle") is None  # at the start: no pose recorded yet
+        for index, pose in ((bump, FIRST), (len(rs), BUMPED), (bump, FIRST)):  # before the bump, the end, back
             rs.seek(index)
             assert abs(rs.surface_pose("battle").rotation_deg - pose.rotation_deg) < 0.3
             battle = rs.position.battle
