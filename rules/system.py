@@ -40,6 +40,26 @@ TABLE_KINDS = ("grid", "free", "board")
 board of areas."""
 
 
+class PositionMemo:
+    """A system's answers about a position, remembered for the last `size` (position, question) asked: the selection
+    overlay and the targets table ask the same question of the same position on every frame. Positions are frozen:
+    the same object is the same position (an equal one made anew is asked again)."""
+
+    def __init__(self, size: int = 4):
+        self.size = size
+        self._last: list[tuple[Any, Any, Any]] = []
+
+    def get(self, pos, question, answer: Callable[[], Any]) -> Any:
+        """The answer to `question` (compared with ==) about `pos`, from `answer()` the first time."""
+        for p0, q0, out in self._last:
+            if p0 is pos and q0 == question:
+                return out
+        out = answer()
+        self._last.insert(0, (pos, question, out))
+        del self._last[self.size:]
+        return out
+
+
 # ---------------------------------------------------------------------------------------------- plain descriptions
 
 

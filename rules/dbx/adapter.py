@@ -30,7 +30,7 @@ from rules.dbx.options import DEFAULT, load_options
 from rules.dbx.resolve import resolve_fire, resolve_melee, resolve_river, resolve_simple
 from rules.dbx.sight import fire_zone, front_edge
 from rules.dbx.tables import ALIASES, UNIT_TYPES
-from rules.system import CombatOutcome, TargetRow
+from rules.system import CombatOutcome, PositionMemo, TargetRow
 
 # Roster words -> §2.1 element codes. A generic "cavalry" is battle cavalry (Kü, cuirassiers: the line cavalry of the
 # period, KF 4/4, impetuous); "light cavalry" / hussars are Hu; dragoons stay "Dr" (cavalry after 1720, A26).
@@ -225,6 +225,7 @@ class DbxSystem:
 
     def __init__(self, options=None):
         self.opts = load_options(options) if isinstance(options, str) else (options or DEFAULT)
+        self._memo = PositionMemo()  # analyze_from by (position, element id)
         self.types = tuple(t for t in UNIT_TYPES if t not in ("DrI", "DrK")) + ("Dr",)
         self.markers = ()
         self.flags = ("charged", "english", "c_in_c", "ally")
@@ -270,14 +271,7 @@ class DbxSystem:
     def _analysis(self, pos, pid: str) -> dict:
         """rules.dbx.analysis.analyze_from, remembered for the last few (position, element): the selection overlay
         and the targets panel ask the same question of the same position."""
-        memo = self.__dict__.setdefault("_memo", [])
-        for p0, pid0, out in memo:
-            if p0 is pos and pid0 == pid:
-                return out
-        out = analyze_from(pos, pid, self.opts)
-        memo.insert(0, (pos, pid, out))
-        del memo[4:]
-        return out
+        return self._memo.get(pos, pid, lambda: analyze_from(pos, pid, self.opts))
 
     def selection(self, pos, pid: str) -> DbxSelection:
         opts = self.opts

@@ -20,7 +20,7 @@ from common.errors import InputError
 from common.fields import facing_bearing, parse_field
 from rules.board import distance_to_outline, points_in_polygon
 from rules.geometry import distance, in_front_arc, neighbours, side_fields
-from rules.system import Arc, CombatOutcome, FireLine, PieceSpec, SelectionOverlay, Shade, TargetRow
+from rules.system import Arc, CombatOutcome, FireLine, PieceSpec, PositionMemo, SelectionOverlay, Shade, TargetRow
 from rules.wiener import model
 from rules.wiener import resolve as R
 from rules.wiener.analysis import analyze_from, analyze_pair
@@ -60,17 +60,12 @@ class WienerSystem:
         self.types = model.TYPES
         self.markers = tuple(m for m in model.MARKERS if m != "none")
         self.flags = model.FLAGS
-        self._analysis: tuple | None = None  # (position, piece id, analyze_from rows) of the last piece analysed
+        self._analysis = PositionMemo()  # analyze_from by (position, piece id)
 
     def _analyze_from(self, pos, pid: str) -> list[dict]:
         """analyze_from for a piece, once per position: the selection overlay and the targets table both ask it
         for the same position (positions are frozen: the same object is the same position), on every frame."""
-        last = self._analysis
-        if last is not None and last[0] is pos and last[1] == pid:
-            return last[2]
-        rows = analyze_from(pos, pid, self.opts)
-        self._analysis = (pos, pid, rows)
-        return rows
+        return self._analysis.get(pos, pid, lambda: analyze_from(pos, pid, self.opts))
 
     # ---- the piece vocabulary
 
