@@ -11,8 +11,8 @@ def test_the_same_position_and_question_is_answered_once_and_only_the_last_few_a
     def answer(pos, q):
         return memo.get(pos, q, lambda: asked.append((pos, q)) or f"{q} of {pos}")
 
-    a, b = ("position", 1), ("position", 1)  # equal, but not the same object: another position
-    assert answer(a, "x") == answer(a, "x") == "x of ('position', 1)" and len(asked) == 1
+    a, b = ["position"], ["position"]  # equal, but not the same object: another position
+    assert answer(a, "x") == answer(a, "x") == "x of ['position']" and len(asked) == 1
     answer(b, "x")
     answer(a, "y")
     assert len(asked) == 3
