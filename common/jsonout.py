@@ -9,7 +9,8 @@ import re
 _NUMBER_LIST = re.compile(r"\[\n\s*(-?[\d.eE+-]+(?:,\n\s*-?[\d.eE+-]+)*)\n\s*\]")
 
 
-def dumps(obj, indent: int = 2) -> str:
-    """`json.dumps(obj, indent=indent)` with every list of plain numbers written as `[x, y]` on one line."""
-    text = json.dumps(obj, indent=indent, ensure_ascii=False)
+def dumps(obj, indent: int = 2, default=str) -> str:
+    """`json.dumps(obj, indent=indent)` with every list of plain numbers written as `[x, y]` on one line; a value
+    JSON has no type for is written as `default(value)` (its text)."""
+    text = json.dumps(obj, indent=indent, ensure_ascii=False, default=default)
     return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)

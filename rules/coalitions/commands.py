@@ -12,8 +12,7 @@ choices are in rules/coalitions/README.md (and `CoalitionsSystem.choice_help`). 
 
 from __future__ import annotations
 
-import json
-
+from common import jsonout
 from common.choices import choices as parse_choices
 from common.errors import InputError
 from rules import position as positions
@@ -121,7 +120,7 @@ def analyze(args) -> int:
     else:
         out, text = _general(pos, a, system)
     if getattr(args, "json", False):
-        print(json.dumps(out, indent=1, default=str, ensure_ascii=False))
+        print(jsonout.dumps(out))
     else:
         print("\n".join(text))
     return 0
@@ -137,7 +136,7 @@ def resolve(args) -> int:
     if getattr(args, "out", None):
         positions.save(outcome.after, args.out)
     if getattr(args, "json", False):
-        print(json.dumps(outcome.resolution.to_json(), indent=1, default=str, ensure_ascii=False))
+        print(jsonout.dumps(outcome.resolution.to_json()))
     else:
         print("\n".join(outcome.lines))
     return 0

@@ -14,9 +14,9 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
+from common import jsonout
 from common.choices import choices, split_ids
 from common.dice import Dice, parse_d6
 from common.errors import InputError
@@ -52,7 +52,7 @@ def _need(pos: DbxPosition, source: str, pid: str | None) -> None:
 
 
 def _dump(out) -> str:
-    return json.dumps(out, indent=2, ensure_ascii=False)
+    return jsonout.dumps(out)
 
 
 # ---------------------------------------------------------------- analyze

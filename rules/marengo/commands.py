@@ -12,9 +12,9 @@ their command cost. resolve --action thrust|bombard|assault|move|road|rally|pont
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
+from common import jsonout
 from common.choices import choices as parse_choices
 from common.choices import split_ids
 from common.errors import InputError
@@ -56,7 +56,7 @@ def analyze(args) -> int:
     else:
         raise InputError(f"{args.position}: --from {a} and --to {b} must both be areas or both be blocks")
     if getattr(args, "json", False):
-        print(json.dumps(out, indent=1, default=str))
+        print(jsonout.dumps(out))
     else:
         print(_text(out))
     return 0
@@ -105,7 +105,7 @@ def resolve(args) -> int:
     if out.legal and getattr(args, "out", None):
         positions.save(out.position, args.out)
     if getattr(args, "json", False):
-        print(json.dumps(out.to_json(), indent=1, default=str))
+        print(jsonout.dumps(out.to_json()))
     else:
         print(f"{action}: {'legal' if out.legal else 'NOT LEGAL'}, {out.cost} command(s)")
         for line in out.events + out.reasons:

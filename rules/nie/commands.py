@@ -12,8 +12,7 @@ the actions and their choices are listed in rules/nie/README.md (and `NieSystem.
 
 from __future__ import annotations
 
-import json
-
+from common import jsonout
 from common.choices import choices as parse_choices
 from common.dice import parse_d6
 from common.errors import InputError
@@ -86,7 +85,7 @@ def analyze(args) -> int:
             text += [f"  {t.target} in {t.field}: {t.note or ('fire ' + str(t.fire_net) if t.fire else '')}"
                      for t in system.targets(pos, a)]
     if getattr(args, "json", False):
-        print(json.dumps(out, indent=1, default=str, ensure_ascii=False))
+        print(jsonout.dumps(out))
     else:
         print("\n".join(text))
     return 0
@@ -101,8 +100,7 @@ def resolve(args) -> int:
     if getattr(args, "out", None):
         positions.save(outcome.after, args.out)
     if getattr(args, "json", False):
-        print(json.dumps({**outcome.resolution.to_json(), "seed": outcome.seed}, indent=1, default=str,
-                         ensure_ascii=False))
+        print(jsonout.dumps({**outcome.resolution.to_json(), "seed": outcome.seed}))
     else:
         print("\n".join(outcome.lines))
     return 0
