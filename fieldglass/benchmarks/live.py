@@ -140,6 +140,7 @@ class LiveFigures:
     warmup: int = 0  # frames after the first that the camera emitted while the first full scan ran
     decoders: int = 1  # the grabber's JPEG decoding threads
     decoder_dropped: int = 0  # JPEGs the decoder dropped undecoded (every thread busy, one waiting already)
+    decoded_s: list[float] = field(default_factory=list)  # of the latency: from emission to decoded and handed on
 
 
 def run_clocked(stretch: Stretch, workers: int | None = None) -> LiveFigures:
@@ -173,7 +174,7 @@ def run_clocked(stretch: Stretch, workers: int | None = None) -> LiveFigures:
     def grabber() -> None:
         buffers = (((n, emitted), data) for n, data, emitted in iter(driver.get, None))
         for (n, emitted), image in decoder.decoded(buffers):
-            frames.put((n, image, emitted))
+            frames.put((n, image, emitted, time.perf_counter()))
         frames.close()
 
     game = stretch.game
@@ -183,13 +184,14 @@ def run_clocked(stretch: Stretch, workers: int | None = None) -> LiveFigures:
         t.start()
     first_done = 0.0
     while (item := frames.get()) is not None:
-        n, image, emitted = item
+        n, image, emitted, decoded = item
         t0 = time.perf_counter()
         reader.read(image)
         t1 = time.perf_counter()
         figures.processed.append(n)
         figures.cost_s.append(t1 - t0)
         figures.latency_s.append(t1 - emitted)
+        figures.decoded_s.append(decoded - emitted)
         figures.kinds.append(reader.work.kind)
         figures.background.append(reader.work.background)
         if len(figures.processed) == 1:
@@ -293,6 +295,9 @@ def report(stretch: Stretch, figures: LiveFigures, plain: list[float], full: lis
     lines.append(f"frame-to-result ms       {spread(lat)}")
     settled = [x for n, x in zip(figures.processed, lat, strict=True) if n > figures.warmup]
     lines.append(f"  after the warm-up       {spread(settled)}")
+    if figures.decoded_s:
+        waited = [x for n, x in zip(figures.processed, figures.decoded_s, strict=True) if n > figures.warmup]
+        lines.append(f"    of it, to decoded     {spread(waited)}   (emitted to handed on by the grabber)")
     lines.append(f"JPEG decode ms           p50 {_ms(figures.decode_s, 50):6.1f}   p95 {_ms(figures.decode_s, 95):6.1f}"
                  f"   (the grabber's {figures.decoders} decoding threads; {figures.decoder_dropped} frames dropped"
                  " undecoded, all busy)")
