@@ -431,7 +431,8 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
        hand took it during the knock).
     Usable for any stream of one camera that knows its registration (the recorder as well as `LiveReader`)."""
     layout, lens, before = registration.layout, registration.lens, registration.pose
-    anchors = [m for m in known if m.id in layout.anchor_ids]
+    anchor_ids = layout.anchor_ids  # (a set made anew at each look-up)
+    anchors = [m for m in known if m.id in anchor_ids]
     need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
     if before is None or len(anchors) < need:
         return None
@@ -449,7 +450,7 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     # the table points the old pose gave their corners.
     unseen = [i for i in old if i not in {m.id for m in found}]
     predicted = [MarkerDetection(i, table_to_pixels(layout.anchor(i).corners_mm(), lens, after)) for i in unseen]
-    others = [m for m in known if m.id not in layout.anchor_ids]
+    others = [m for m in known if m.id not in anchor_ids]
     if others:
         pieces = roster.by_marker()
         heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
@@ -534,8 +535,8 @@ class LiveReader:
         markers = self.detector.detect(frame)
         if self.detector.last.kind == "still" and self._last is not None:
             return self._last  # nothing re-detected: the same markers, the same pose, the same pieces
-        layout = self.registration.layout
-        anchors = {m.id: m.corners for m in markers if m.id in layout.anchor_ids}
+        anchor_ids = self.registration.layout.anchor_ids  # once a frame (a set made anew at each look-up)
+        anchors = {m.id: m.corners for m in markers if m.id in anchor_ids}
         pose = self.registration.pose
         if pose is None or not _put(anchors, self._anchors, self.anchor_px):
             reading = read_table(frame, self.registration, self.roster, markers)
