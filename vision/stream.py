@@ -77,9 +77,9 @@ class ChangeConfig:
     refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles (more
     # of them in a frame whose tiles would be larger than `refresh_tile_px`) ...
     refresh_every: int = 4  # ... and one tile re-detected every this many frames when nothing changed (a whole
-    # pass in 288 still frames up to 1440p, 10 s at 30 fps); a frame with changes to read does no background work. A tile
-    # costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame left the
-    # reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
+    # pass in 288 still frames up to 1440p, 10 s at 30 fps); a frame with changes to read does no background
+    # work. A tile costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame
+    # left the reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
     refresh_tile_px: int = 240 * 240  # a background tile holds at most this many px: a 4K frame's 12 x 6 tiles
     # of 320 x 360 px, read with their margins, cost 11 ms p50 each, in 18 x 9 tiles 7.5 ms (one after the other,
     # shared machine); in its 17 x 9 tiles of 226 x 240 px a pass takes 612 still frames, 20 s at 30 fps
