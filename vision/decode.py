@@ -99,7 +99,10 @@ class FrameDecoder:
             done: Future = Future()
             done.set_result(data)
             pending.append((tag, done))
-        queued = [entry for entry in pending if not entry[1].running() and not entry[1].done()]
+        # The pool starts its JPEGs in the order they came, `workers` at a time: those beyond the first `workers`
+        # not yet decoded wait for a thread (counted so, not by `running()`: a thread picks a new one up a moment
+        # after it is submitted).
+        queued = [entry for entry in pending if not entry[1].done()][self.workers:]
         for entry in queued[:max(0, len(queued) - self.waiting)]:
             if entry[1].cancel():  # (it may have started meanwhile: then it is decoded and handed out)
                 pending.remove(entry)

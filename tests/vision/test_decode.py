@@ -107,3 +107,23 @@ def test_a_reader_that_stops_early_stops_the_reading():
 def test_a_negative_backlog_is_refused():
     with pytest.raises(ValueError, match="negative"):
         FrameDecoder(2, waiting=-1)
+
+
+def test_with_no_backlog_a_frame_is_dropped_only_when_every_thread_is_busy():
+    out = list(FrameDecoder(workers=1, waiting=0).decoded((n, _jpeg(10 * n)) for n in range(5)))
+    assert out  # a free thread takes the frame that comes (it is not "waiting" the moment it is handed over)
+    gate, first_started = threading.Event(), threading.Event()
+
+    def held(data):
+        first_started.set()
+        gate.wait(5)
+        return decode_jpeg(data)
+
+    def camera():
+        yield 0, _jpeg(0)
+        first_started.wait(5)
+        yield 1, _jpeg(40)  # the only thread is busy: dropped at once
+        gate.set()
+
+    decoder = FrameDecoder(workers=1, waiting=0, decode=held)
+    assert [n for n, _ in decoder.decoded(camera())] == [0] and decoder.dropped == 1
