@@ -2,10 +2,11 @@
 
 The worker keeps only the newest result. It signals `ready` at most once until the GUI has taken the result
 (`take()`), so signals never queue up behind a slow GUI: a frame finished while the GUI is busy simply replaces the
-one not yet shown. A live camera is read (and its JPEG frames decoded) by a separate grabber thread, so decoding
-and processing overlap on two cores; between them a `FrameQueue` of two frames drops the oldest frame when
-processing falls behind and counts it (`FrameResult.dropped`), so the detector never works on a stale frame and
-nothing queues without bound. A camera or video is read by `LiveReader`: markers re-detected only where the
+one not yet shown. A live camera is read (and its JPEG frames decoded, in a pool of threads with an MJPG camera
+on Linux: vision/sources.py) by a separate grabber thread, so decoding and processing overlap; between them a
+`FrameQueue` of two frames drops the oldest frame when processing falls behind and counts it (`FrameResult.dropped`,
+with the frames the decoding pool had no thread for), so the detector never works on a stale frame and nothing queues
+without bound. A camera or video is read by `LiveReader`: markers re-detected only where the
 picture changed (vision/stream.py); unrelated photos get a full scan each.
 
 `setup` is duck-typed (the wiring's `fieldglass.session.Setup`): `source` (its name), `camera` (CameraIntrinsics or
@@ -255,6 +256,7 @@ class CaptureWorker(PublishingWorker):
                 reading, lens, board, cards = self._read_frame(frame, mmpp)
                 t1 = time.perf_counter()
                 dropped = self.queue.dropped if self.queue is not None else 0
+                dropped += getattr(self.source, "decode_dropped", 0)  # (a camera's JPEGs with no thread to decode)
                 result = FrameResult(number, frame, reading, lens, board, mmpp, rate.tick(t1), (t1 - t0) * 1000,
                                      cards, (t1 - arrived) * 1000, dropped, arrived, display_bgra(frame),
                                      display_bgra(board))

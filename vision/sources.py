@@ -17,6 +17,7 @@ import numpy as np
 
 from common.errors import InputError
 from common.imagehead import image_problem
+from vision.decode import FrameDecoder, is_jpeg
 from vision.synthetic import SyntheticSource, demo_scene
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
@@ -65,25 +66,60 @@ class ImageSource:
         pass
 
 
-class VideoSource:
-    """Anything cv2.VideoCapture opens: a camera index, a video file, a stream URL."""
+MJPG = cv2.VideoWriter_fourcc(*"MJPG")
 
-    def __init__(self, spec: int | str):
+
+def _quiet_capture(spec: int | str) -> cv2.VideoCapture:
+    """cv2.VideoCapture(spec) without OpenCV's log of every backend it tried (a missing camera is said once, in our
+    own words, by the caller)."""
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(spec)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
+def undecoded_mjpg(capture: cv2.VideoCapture) -> bool:
+    """Ask a camera for MJPG, its frames handed over undecoded (to be decoded on every core, vision/decode.py):
+    True when it agreed. Only with OpenCV's V4L2 backend (Linux), the one that hands a JPEG frame over as it came
+    (a one-row buffer) when CAP_PROP_CONVERT_RGB is off; other backends ignore that property or hand over raw
+    pixels in their own layout, and are left to decode as they do."""
+    if capture.getBackendName() != "V4L2":
+        return False
+    capture.set(cv2.CAP_PROP_FOURCC, MJPG)  # a USB camera sends 1080p and 4K at 30 fps only as MJPG
+    if int(capture.get(cv2.CAP_PROP_FOURCC)) != MJPG:
+        return False
+    return bool(capture.set(cv2.CAP_PROP_CONVERT_RGB, 0))
+
+
+class VideoSource:
+    """Anything cv2.VideoCapture opens: a camera index, a video file, a stream URL.
+
+    A camera (an index) on Linux is asked for MJPG with its JPEG frames handed over undecoded (`undecoded_mjpg`),
+    and they are decoded in a pool of threads, one per core (`FrameDecoder`: a 4K JPEG takes about a frame's
+    interval on one core), and handed out in order; `decode_dropped` counts those it had no thread for. A buffer that is
+    not a JPEG after all makes the source turn the backend's conversion back on (that frame skipped); frames that
+    come decoded are used as they come."""
+
+    def __init__(self, spec: int | str, decoder: FrameDecoder | None = None):
         self.spec = spec
         self.name = f"camera {spec}" if isinstance(spec, int) else str(spec)
-        # OpenCV logs every backend it tries on stderr; a missing camera is said once, in our own words.
-        level = cv2.utils.logging.getLogLevel()
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-        try:
-            self.capture = cv2.VideoCapture(spec)
-        finally:
-            cv2.utils.logging.setLogLevel(level)
+        self.capture = _quiet_capture(spec)
         if not self.capture.isOpened():
             what = "cannot open the camera" if isinstance(spec, int) else "cannot open as a video or stream"
             raise InputError(f"{self.name}: {what}")
         self.lost = False
+        self.decoder = decoder or FrameDecoder()
+        self.raw_jpeg = isinstance(spec, int) and undecoded_mjpg(self.capture)
 
-    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+    @property
+    def decode_dropped(self) -> int:
+        """Frames dropped undecoded (every decoding thread busy)."""
+        return self.decoder.dropped
+
+    def _buffers(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(number, frame or undecoded JPEG) as the capture hands them over."""
         n = 0
         while True:
             ok, frame = self.capture.read()
@@ -91,20 +127,27 @@ class VideoSource:
                 # A camera that stops delivering has been unplugged; a file has simply ended.
                 self.lost = isinstance(self.spec, int)
                 return
+            if self.raw_jpeg and not is_jpeg(frame):  # not MJPG after all: the backend converts again
+                self.raw_jpeg = False
+                self.capture.set(cv2.CAP_PROP_CONVERT_RGB, 1)
+                continue  # (this one is in the driver's own layout)
             yield n, frame
             n += 1
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        if not self.raw_jpeg:  # decoded by the backend: read in the caller's thread, as it comes
+            yield from self._buffers()
+            return
+        yield from self.decoder.decoded(self._buffers())
 
     def reconnect(self) -> bool:
         """Open a lost camera again (unplugged and plugged back in): True when it is back. The capture worker calls
         it with back-off (vision/reconnect.py); a file that ended is not lost and is never reopened."""
         self.capture.release()
-        level = cv2.utils.logging.getLogLevel()
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-        try:
-            self.capture = cv2.VideoCapture(self.spec)
-        finally:
-            cv2.utils.logging.setLogLevel(level)
+        self.capture = _quiet_capture(self.spec)
         self.lost = not self.capture.isOpened()
+        if not self.lost:
+            self.raw_jpeg = isinstance(self.spec, int) and undecoded_mjpg(self.capture)
         return not self.lost
 
     def close(self) -> None:

@@ -74,11 +74,15 @@ class ChangeConfig:
     threshold: float = 16.0  # a cell changed when its mean moved by this many grey levels: a hand, a piece, not
     # noise (2-4 levels, averaged over a cell) nor a camera trembling by half a px (under 10 levels at an edge)
     full_share: float = 0.35  # more of the frame changed than this: a full scan (a bump, the light) is cheaper
-    refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles ...
+    refresh_tiles: tuple[int, int] = (12, 6)  # the background scan: the frame in columns x rows of tiles (more
+    # of them in a frame whose tiles would be larger than `refresh_tile_px`) ...
     refresh_every: int = 4  # ... and one tile re-detected every this many frames when nothing changed (a whole
-    # pass in 288 still frames, 10 s at 30 fps); a frame with changes to read does no background work. A tile
-    # costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame left the
-    # reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
+    # pass in 288 still frames up to 1440p, 10 s at 30 fps); a frame with changes to read does no background
+    # work. A tile costs about a frame's interval at 1080p (its 2x pass for small markers), so every 2nd frame
+    # left the reader no room to catch up after a slower frame (issue 14: still frames dropped in `bench live`)
+    refresh_tile_px: int = 240 * 240  # a background tile holds at most this many px: a 4K frame's 12 x 6 tiles
+    # of 320 x 360 px, read with their margins, cost 11 ms p50 each, in 18 x 9 tiles 7.5 ms (one after the other,
+    # shared machine); in its 17 x 9 tiles of 226 x 240 px a pass takes 612 still frames, 20 s at 30 fps
     marker_px: float = 40.0  # the largest marker's side before any was seen (then measured)
     settle: bool = True  # read a changed region once it stopped changing; meanwhile its markers are tracked
     rebase: bool = True  # a bumped camera re-registered from its markers' neighbourhoods (`rebase_markers`), a
@@ -252,8 +256,17 @@ class ChangeDetector:
         side = self._side
         return int(np.ceil(0.75 * side)) + self.config.cell_px, int(np.ceil(side)) + self.config.cell_px
 
-    def _next_tile(self, w: int, h: int) -> tuple[int, int, int, int]:
+    def _tile_grid(self, w: int, h: int) -> tuple[int, int]:
+        """The background scan's columns and rows for a w x h px frame: `refresh_tiles`, or as many more in the
+        same proportion as keep a tile within `refresh_tile_px`."""
         cols, rows = self.config.refresh_tiles
+        grow = np.sqrt(w * h / (cols * rows) / max(self.config.refresh_tile_px, 1))
+        if grow > 1.0:
+            cols, rows = int(np.ceil(cols * grow)), int(np.ceil(rows * grow))
+        return cols, rows
+
+    def _next_tile(self, w: int, h: int) -> tuple[int, int, int, int]:
+        cols, rows = self._tile_grid(w, h)
         c, r = self.tile % cols, (self.tile // cols) % rows
         self.tile += 1
         return _box(c * w // cols, r * h // rows, (c + 1) * w // cols, (r + 1) * h // rows, self.config.cell_px, w, h)
@@ -265,14 +278,18 @@ class ChangeDetector:
         then it did not change."""
         x0, y0, x1, y1 = crop
         found = detect_markers(frame[y0:y1, x0:x1], self.dictionary, frame_side_px=max(frame.shape[:2]))
-        ix0, iy0, ix1, iy1 = inner
-
-        def inside(c: np.ndarray) -> bool:
-            x, y = c.mean(axis=0)
-            return ix0 <= x < ix1 and iy0 <= y < iy1
-
         shifted = [MarkerDetection(m.id, m.corners + (x0, y0)) for m in found]
-        return [m for m in markers if not inside(m.corners)] + [m for m in shifted if inside(m.corners)]
+        return ([m for m, k in zip(markers, _inside(markers, inner), strict=True) if not k]
+                + [m for m, k in zip(shifted, _inside(shifted, inner), strict=True) if k])
+
+
+def _inside(markers: Sequence[MarkerDetection], box: tuple[int, int, int, int]) -> np.ndarray:
+    """For each marker whether its centre lies in `box` (x0, y0, x1, y1 px, the end exclusive): all at once, not
+    one marker at a time (a hundred markers, every region of every frame)."""
+    if not markers:
+        return np.zeros(0, bool)
+    x, y = np.array([m.corners for m in markers]).reshape(-1, 4, 2).mean(axis=1).T
+    return (box[0] <= x) & (x < box[2]) & (box[1] <= y) & (y < box[3])
 
 
 def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
@@ -415,7 +432,8 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
        hand took it during the knock).
     Usable for any stream of one camera that knows its registration (the recorder as well as `LiveReader`)."""
     layout, lens, before = registration.layout, registration.lens, registration.pose
-    anchors = [m for m in known if m.id in layout.anchor_ids]
+    anchor_ids = layout.anchor_ids  # (a set made anew at each look-up)
+    anchors = [m for m in known if m.id in anchor_ids]
     need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
     if before is None or len(anchors) < need:
         return None
@@ -433,7 +451,7 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     # the table points the old pose gave their corners.
     unseen = [i for i in old if i not in {m.id for m in found}]
     predicted = [MarkerDetection(i, table_to_pixels(layout.anchor(i).corners_mm(), lens, after)) for i in unseen]
-    others = [m for m in known if m.id not in layout.anchor_ids]
+    others = [m for m in known if m.id not in anchor_ids]
     if others:
         pieces = roster.by_marker()
         heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
@@ -518,8 +536,8 @@ class LiveReader:
         markers = self.detector.detect(frame)
         if self.detector.last.kind == "still" and self._last is not None:
             return self._last  # nothing re-detected: the same markers, the same pose, the same pieces
-        layout = self.registration.layout
-        anchors = {m.id: m.corners for m in markers if m.id in layout.anchor_ids}
+        anchor_ids = self.registration.layout.anchor_ids  # once a frame (a set made anew at each look-up)
+        anchors = {m.id: m.corners for m in markers if m.id in anchor_ids}
         pose = self.registration.pose
         if pose is None or not _put(anchors, self._anchors, self.anchor_px):
             reading = read_table(frame, self.registration, self.roster, markers)

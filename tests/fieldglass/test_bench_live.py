@@ -54,3 +54,10 @@ def test_the_report_counts_drops_by_phase(stretch):
 def test_the_knocked_frame_is_re_registered_without_a_full_scan(stretch):
     rebased, full = knock_costs(stretch, repeats=2)
     assert len(rebased) == len(full) == 2  # each time the knock was seen and re-registered
+
+
+def test_the_grabber_decodes_in_a_pool_and_every_frame_is_decoded_or_counted(stretch):
+    figures = run_clocked(stretch, workers=2)
+    assert figures.decoders == 2
+    assert len(figures.decode_s) + figures.decoder_dropped == figures.frames
+    assert figures.processed == sorted(set(figures.processed))  # in order though decoded two at a time
