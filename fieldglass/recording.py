@@ -31,6 +31,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from calibration.layout import TableLayout, layout_to_toml
 from calibration.registration import TableRegistration
@@ -827,8 +828,12 @@ def record_game(args, plan: RecordingPlan) -> int:
         record.close()
         raise
     t0 = time.perf_counter()
-    n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume,
-                         plan.picture)
+    # numpy's BLAS on one thread: its products here are small (a few squares' samples against every code), and
+    # its second thread, woken for each and spinning after, took a core from OpenCV's own threads: a filmed
+    # game's reading 2x slower on 2 busy cores (issue 14, `fieldglass bench record --video`)
+    with threadpool_limits(limits=1, user_api="blas"):
+        n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume,
+                             plan.picture)
     if n is None:
         return 130
     if n == 0 and not args.resume:  # issue 15 case 17: a source without frames leaves no empty record
