@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -292,32 +291,24 @@ def _followed(base: np.ndarray, frame: np.ndarray, src: np.ndarray, guess: np.nd
 def _cells_through(frame: np.ndarray, affine: np.ndarray, cell: int) -> np.ndarray:
     """The base's cells as `frame` shows them through `affine` (2x3, base px to frame px): what `_cells` of the
     frame warped back to the base would be, without warping the frame. `_cells` averages four points of each cell
-    (a bilinear shrink to twice the cells, then 2 x 2 means): those points are mapped into the frame and read
-    there (`cv2.remap`, a 16th of the frame's pixels), then averaged as `_cells` averages them. Other cell sizes
-    (odd, or under 4 px: a mean of every px) warp the frame."""
+    (a bilinear shrink to twice the cells, OpenCV's resize reading output px i at (i + 0.5) * scale - 0.5, then
+    2 x 2 means): those points are mapped into the frame and read there (one `cv2.warpAffine` to twice the cells,
+    a 16th of the frame's pixels), then averaged as `_cells` averages them. Other cell sizes (odd, or under 4 px:
+    a mean of every px) warp the frame."""
     h, w = frame.shape[:2]
     if cell < 4 or cell % 2:
         return _cells(cv2.warpAffine(frame, affine, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_REPLICATE), cell)
-    x, y = _sample_points(w, h, cell)
-    mx = (affine[0, 0] * x + affine[0, 1] * y + affine[0, 2]).astype(np.float32)
-    my = (affine[1, 0] * x + affine[1, 1] * y + affine[1, 2]).astype(np.float32)
-    picked = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    small = cv2.resize(picked, (x.shape[1] // 2, x.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    cols, rows = max(w // cell, 1), max(h // cell, 1)
+    sx, sy = w / (2 * cols), h / (2 * rows)  # px of the frame per point read
+    lin = affine[:, :2]
+    points = np.hstack([lin * (sx, sy), (lin @ np.array([sx / 2 - 0.5, sy / 2 - 0.5]) + affine[:, 2])[:, None]])
+    picked = cv2.warpAffine(frame, points, (2 * cols, 2 * rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                            borderMode=cv2.BORDER_REPLICATE)
+    small = cv2.resize(picked, (cols, rows), interpolation=cv2.INTER_AREA)
     if small.ndim == 3:
         small = cv2.cvtColor(small, cv2.COLOR_BGRA2GRAY if small.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
     return small.astype(np.float32)
-
-
-@lru_cache(maxsize=4)
-def _sample_points(w: int, h: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
-    """The px (x, y) the bilinear shrink of `_cells` reads in a w x h frame, two a cell each way (float32 grids of
-    twice the cells): OpenCV's resize reads output px i at (i + 0.5) * scale - 0.5."""
-    cols, rows = max(w // cell, 1), max(h // cell, 1)
-    xs = (np.arange(2 * cols) + 0.5) * (w / (2 * cols)) - 0.5
-    ys = (np.arange(2 * rows) + 0.5) * (h / (2 * rows)) - 0.5
-    x, y = np.meshgrid(xs, ys)
-    return x.astype(np.float32), y.astype(np.float32)
 
 
 def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
