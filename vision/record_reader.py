@@ -270,7 +270,9 @@ def _followed(base: np.ndarray, frame: np.ndarray, src: np.ndarray, guess: np.nd
     """Anchors' corners (N x 2 px, four an anchor) followed from the grey picture `base` into `frame` by pyramidal
     Lucas-Kanade, from `guess`: (where they are, N x 2 px; whether each was followed). Each anchor in a patch of
     the two pictures around it (_LK_MARGIN): the pyramid and the gradients of the whole base cost 1-2 ms a frame
-    at 720p, an anchor's patch a 50th of that; only the frame's patches are converted to grey."""
+    at 720p, an anchor's patch a 50th of that; only the frame's patches are converted to grey. A patch whose light
+    changed by LIGHT_STEP or more is brought to the base's first (a cloud dimming the table to 0.6 left a third of
+    the corners 1 px off, too few to fit the map: a full scan)."""
     h, w = base.shape[:2]
     dst, seen = guess.copy(), np.zeros(len(src), bool)
     for k in range(0, len(src), 4):
@@ -280,8 +282,12 @@ def _followed(base: np.ndarray, frame: np.ndarray, src: np.ndarray, guess: np.nd
         if x1 - x0 < 2 * _LK_WINDOW[0] or y1 - y0 < 2 * _LK_WINDOW[1]:  # off the picture, or nearly
             continue
         origin = np.array([x0, y0], np.float32)
+        before, now = base[y0:y1, x0:x1], to_gray(frame[y0:y1, x0:x1])
+        gain = float(before.mean()) / max(float(now.mean()), 1.0)
+        if abs(gain - 1.0) >= LIGHT_STEP:  # Lucas-Kanade assumes the light stays: a cloud lost its corners
+            now = cv2.convertScaleAbs(now, alpha=gain)
         found, status, _ = cv2.calcOpticalFlowPyrLK(
-            base[y0:y1, x0:x1], to_gray(frame[y0:y1, x0:x1]), (src[k:k + 4] - origin).reshape(-1, 1, 2),
+            before, now, (src[k:k + 4] - origin).reshape(-1, 1, 2),
             (guess[k:k + 4] - origin).reshape(-1, 1, 2), winSize=_LK_WINDOW, maxLevel=_LK_LEVELS,
             criteria=_LK_STOP, flags=cv2.OPTFLOW_USE_INITIAL_FLOW)
         dst[k:k + 4], seen[k:k + 4] = found.reshape(-1, 2) + origin, status.ravel() == 1
