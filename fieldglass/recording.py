@@ -777,6 +777,10 @@ class RecordReader:
                 self.changes.steady = False
                 self.live.reset()
             return reading
+        if self.changes.steady:  # the reader began following a camera whose anchors moved (RecordChanges._bumped)
+            self.recent.clear()
+            self.steady_left = PLAIN_FRAMES
+            return reading
         self.recent.append(self.live.work.kind == "full")
         if sum(self.recent) >= TREMBLE_FULLS[0]:
             self.recent.clear()

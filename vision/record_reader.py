@@ -16,15 +16,16 @@ as a full scan of every frame) with a cheaper re-read of a changed region:
   as above (the anchors stand still while the camera does);
 * no background scan: a video is read from its first frame to its last, and a region is read again as soon as
   it changes;
-* a trembling camera (`steady` on: the record's reader turns it on after full scans in a row) is followed instead
-  of scanned in full every frame: the anchors' corners are followed from the picture of the last full scan (the
-  *base*) into the frame (OpenCV's pyramidal Lucas-Kanade, in a patch around each anchor), an affine map fitted
-  to them, and the base's cells (their grey level, as compared) read in the frame through it (only the points
-  each cell averages mapped, not the frame warped: a picture shaken by a px does not change) and relit to the frame's
-  light (so a cloud dimming it does not change either); what changed is read in the frame itself and kept in base
-  px with the markers that did not change, so the table pose of the base holds for all of them. When the anchors
-  cannot be followed (hidden, the camera moved too far, their corners no longer fit one map) the frame is scanned
-  in full and becomes the base. Only the parts of the frame that are read are converted to grey.
+* a trembling or knocked camera (`steady` on: at the first frame whose anchors moved together, or when the
+  record's reader saw full scans in a row) is followed instead of scanned in full every frame: the anchors'
+  corners are followed from the picture of the last full scan (the *base*) into the frame (OpenCV's pyramidal
+  Lucas-Kanade, in a patch around each anchor), an affine map fitted to them, and the base's cells (their grey
+  level, as compared) read in the frame through it (the points each cell averages mapped there, not the frame
+  warped: a picture shaken by a px does not change) and the base relit to the frame's light (so a cloud dimming
+  it does not change either); what changed is read in the frame itself and kept in base px with the markers that
+  did not change, so the table pose of the base holds for all of them. When the anchors cannot be followed
+  (hidden, the camera moved too far, their corners no longer fit one map) the frame is scanned in full and
+  becomes the base. Only the parts of the frame that are read are converted to grey.
 """
 
 from __future__ import annotations
@@ -120,6 +121,14 @@ class RecordChanges(ChangeDetector):
                               borderMode=cv2.BORDER_REPLICATE)
 
     def _bumped(self, frame: np.ndarray, small: np.ndarray) -> list[MarkerDetection]:
+        """The anchors' cells changed together: the camera moved. Not steadied yet, it is followed from now on
+        when its anchors can be (`steady` on; the record's reader keeps it on a while): the frame is read again
+        as a followed one, not scanned in full (a trembling camera's first frames, a knocked tripod). Else, and
+        steadied (the map no longer holds them), as `ChangeDetector._bumped`."""
+        if not self.steady and self._base is not None and self._follow(frame) is not None:
+            self.steady = True
+            self.previous = self._before  # as it was before this frame's comparison
+            return self._detect(frame)
         return super()._bumped(self._in_base(frame), small)
 
     def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None,
