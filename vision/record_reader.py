@@ -209,7 +209,9 @@ class RecordChanges(ChangeDetector):
     def _redetect(self, frame: np.ndarray, inner: tuple[int, int, int, int], crop: tuple[int, int, int, int],
                   markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
         """Steadied, `inner`, `crop` and `markers` are in base px: the region is read in the frame (the crop's
-        corners mapped there, a px more each side) and what it finds mapped back to base px."""
+        corners mapped there, a px more each side) and what it finds mapped back to base px. A marker known in the
+        region that OpenCV finds where it stood keeps its corners (`detect_markers(known=...)`): like one outside
+        the changed cells, it was not touched."""
         raw, to_raw = frame, self._map
         h, w = raw.shape[:2]
         x0, y0, x1, y1 = crop
@@ -223,8 +225,12 @@ class RecordChanges(ChangeDetector):
             x, y = c.mean(axis=0)
             return ix0 <= x < ix1 and iy0 <= y < iy1
 
+        # the markers known there, in the crop's px: one OpenCV finds where it stood keeps its corners
+        known = [MarkerDetection(m.id, (m.corners if to_raw is None else _mapped(m.corners, to_raw)) - (x0, y0))
+                 for m in markers if inside(m.corners)]
+
         def read(**cheap) -> list[MarkerDetection]:
-            found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), **cheap)
+            found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), known=known, **cheap)
             return [m for m in (self._to_base(m.id, m.corners + (x0, y0)) for m in found) if inside(m.corners)]
 
         kept = [m for m in markers if not inside(m.corners)]
