@@ -161,20 +161,29 @@ class RecordChanges(ChangeDetector):
         """The affine map (2x3) from base px to this frame's px: the anchors' corners followed from the base picture
         into this frame by pyramidal Lucas-Kanade (`_followed`: a few hundred us for all of them; finding the
         anchors again from their edges cost several ms), starting where the last frame's map put them, the map
-        fitted to those that agree (RANSAC within FOLLOW_PX: a hand over an anchor leaves its corners out). None
-        when fewer than three anchors' worth of corners agree."""
+        fitted to those that agree (RANSAC within FOLLOW_PX: a hand over an anchor leaves its corners out). The
+        four anchors nearest the picture's corners first (`_spread`: half the cost of following all of them), the
+        others too when those do not fit one map. None when fewer than three anchors' worth of corners agree."""
         anchors = [m.corners for m in self.known if m.id in self.anchor_ids]
         if self._base is None or len(anchors) < 3:
             return None
-        src = np.concatenate(anchors).astype(np.float32)
+        first = _spread(anchors)
+        order = first + [k for k in range(len(anchors)) if k not in first]
+        src = np.concatenate([anchors[k] for k in order]).astype(np.float32)
         guess = src if self._last_map is None else _mapped(src, self._last_map).astype(np.float32)
-        dst, seen = _followed(self._base, frame, src, guess)
-        if seen.sum() < 12:
+        dst, seen = np.empty_like(src), np.zeros(len(src), bool)
+        parts = [slice(0, 4 * len(first))] + ([slice(4 * len(first), len(src))] if len(first) < len(anchors) else [])
+        for part in parts:
+            dst[part], seen[part] = _followed(self._base, frame, src[part], guess[part])
+            solution, inliers = None, None
+            if seen.sum() >= 12:
+                solution, inliers = cv2.estimateAffine2D(src[seen], dst[seen], method=cv2.RANSAC,
+                                                         ransacReprojThreshold=FOLLOW_PX, refineIters=10)
+            if solution is not None and int(inliers.sum()) >= 12:
+                break
+        else:
             return None
-        solution, inliers = cv2.estimateAffine2D(src[seen], dst[seen], method=cv2.RANSAC,
-                                                 ransacReprojThreshold=FOLLOW_PX, refineIters=10)
-        if solution is None or int(inliers.sum()) < 12:
-            return None
+        src = src[: part.stop]
         if self._last_map is not None:  # how far the picture moved since the last frame, at the anchors
             self.moves.append(float(np.abs(_mapped(src, solution - self._last_map)).max()))
         self._last_map = solution
@@ -278,6 +287,15 @@ class RecordChanges(ChangeDetector):
 def _mapped(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
     """Points (N x 2 px) through a 2x3 affine map."""
     return points @ affine[:, :2].T + affine[:, 2]
+
+
+def _spread(anchors: list[np.ndarray]) -> list[int]:
+    """The anchors (corners, 4 x 2 px each) nearest the picture's four corners, each once (three at least, else
+    all of them): a map fitted to their corners holds over the whole picture."""
+    centres = np.array([a.mean(axis=0) for a in anchors])
+    diagonals = (centres[:, 0] + centres[:, 1], centres[:, 0] - centres[:, 1])
+    picked = sorted({int(f(d)) for d in diagonals for f in (np.argmin, np.argmax)})
+    return picked if len(picked) >= 3 else list(range(len(anchors)))
 
 
 def _followed(base: np.ndarray, frame: np.ndarray, src: np.ndarray, guess: np.ndarray
