@@ -833,8 +833,8 @@ def record_game(args, plan: RecordingPlan) -> int:
         raise
     t0 = time.perf_counter()
     # numpy's BLAS on one thread: its products here are small (a few squares' samples against every code), and
-    # its second thread, woken for each and spinning after, took a core from OpenCV's own threads: a filmed
-    # game's reading 2x slower on 2 busy cores (issue 14, `fieldglass bench record --video`)
+    # with two threads one took 5-15 ms instead of 0.2-0.3 ms on 2 busy cores (waking the second thread): a filmed
+    # game's reading 2x slower (issue 14, `fieldglass bench record --video`)
     with threadpool_limits(limits=1, user_api="blas"):
         n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume,
                              plan.picture)
