@@ -80,7 +80,7 @@ class RecordChanges(ChangeDetector):
 
     def reset(self) -> None:
         super().reset()
-        self._raw = self._map = self._last_map = self._base = None
+        self._raw = self._map = self._warped = self._last_map = self._base = None
         self.moves.clear()
 
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
@@ -133,6 +133,7 @@ class RecordChanges(ChangeDetector):
 
     def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None,
                  changed: np.ndarray) -> list[MarkerDetection]:
+        """As `ChangeDetector._visible`; steadied, the markers (base px) tracked in the frame warped back."""
         if moving is None or not moving.any():
             return markers
         return super()._visible(self._in_base(frame), markers, moving, changed)
