@@ -8,8 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.record_reader import RecordChanges, _cells, _cells_through, _spread
+from vision.markers import detect_markers
+from vision.record_reader import RecordChanges, _cells, _cells_through, _mapped, _spread
 from vision.scripted import scripted_game
+from vision.stream import ChangeConfig
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +90,38 @@ def test_anchors_hidden_near_the_corners_are_made_up_by_the_others(still_frame):
     reader.detect(moved)
     assert reader._map is not None and reader.last.kind != "full"
     assert (np.abs(reader._map - truth) < [[2e-4, 2e-4, 0.08]] * 2).all(), reader._map - truth
+
+
+def test_hands_over_half_the_anchors_of_a_followed_camera_get_a_full_scan_of_the_frame(still_frame):
+    game, frame = still_frame
+    reader = _reader(game, frame)
+    anchors = [m for m in reader.known if m.id in game.layout.anchor_ids]
+    moved = _shifted(frame, _turn(1.2, 0.8, 0.03))
+    for k in _spread([m.corners for m in anchors]):  # the map comes from the others, but these four changed
+        x0, y0 = (np.floor(anchors[k].corners.min(axis=0)) - 6).astype(int)
+        x1, y1 = (np.ceil(anchors[k].corners.max(axis=0)) + 8).astype(int)
+        moved[y0:y1, x0:x1] = (150, 120, 110)
+    markers = reader.detect(moved)
+    assert reader.last.kind == "full" and reader._map is None  # a new base: the frame as it came
+    plain = {m.id: m.corners for m in detect_markers(moved, game.roster.dictionary)}
+    assert {m.id: m.corners for m in markers}.keys() == plain.keys()
+    assert all(np.allclose(m.corners, plain[m.id]) for m in markers)
+
+
+def test_a_followed_camera_waiting_for_a_hand_tracks_the_markers_in_the_frame_brought_back(still_frame):
+    game, frame = still_frame
+    reader = RecordChanges(game.roster.dictionary, ChangeConfig(settle=True, refresh_every=1 << 30),
+                           game.layout.anchor_ids)
+    reader.detect(frame)
+    reader.steady = True
+    truth = _turn(6.0, -4.0, 0.0)  # more than a bit: a marker is not found again where it stood in base px
+    moved = _shifted(frame, truth)
+    reader.detect(moved)
+    piece = next(m for m in reader.known if m.id not in game.layout.anchor_ids)
+    x0, y0 = (np.floor(_mapped(piece.corners, truth).min(axis=0)) - 3).astype(int)
+    x1, y1 = (np.ceil(_mapped(piece.corners, truth).max(axis=0)) + 4).astype(int)
+    lit = moved.copy()
+    lit[y0:y1, x0:x1] = np.clip(lit[y0:y1, x0:x1].astype(int) * 13 // 10 + 25, 0, 255)  # a flash on it alone
+    markers = reader.detect(lit)
+    assert reader.last.kind == "moving"  # changed since the last frame: waited for, its markers tracked
+    assert piece.id in {m.id for m in markers}  # still there, found in the frame brought back to base px
