@@ -22,6 +22,7 @@ AprilTag has one); without it the edge refinement keeps OpenCV's corners.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -505,7 +506,7 @@ def _subpix_fallback(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.nd
 
 def detect_markers(
     image: np.ndarray, dictionary: str = "DICT_4X4_250", frame_side_px: int | None = None, upscale: bool = True,
-    rescue: bool = True,
+    rescue: bool = True, known: Sequence[MarkerDetection] = (),
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
@@ -513,7 +514,10 @@ def detect_markers(
     frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel.
     `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE; `rescue` False: the squares OpenCV rejected
     are not refined and decoded again (both for a caller with another way to find what these passes find: a record's
-    reader looks for the markers it knew there again in place, vision/record_reader.py)."""
+    reader looks for the markers it knew there again in place, vision/record_reader.py). `known`: markers measured
+    before (px of `image`); a square OpenCV finds with one's id and every corner within KNOWN_PX of its corners is
+    that marker where it stood, and keeps those corners (not measured from its edges nor its code correlated again:
+    most of the cost of reading a crop where a hand passed by markers it did not touch)."""
     gray = _gray8(image)
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
@@ -535,6 +539,7 @@ def detect_markers(
                     accepted.append((int(i), (c.reshape(4, 2) - back) / s))
             rejected += [(c.reshape(4, 2) - back) / s for c in rej]
 
+    accepted, kept = _in_place(accepted, known)
     ids = np.array([i for i, _ in accepted], dtype=int)
     found = np.array([c for _, c in accepted]).reshape(-1, 4, 2)
     # One float32 copy of the part of the frame the squares lie in, for both refinements.
@@ -549,6 +554,7 @@ def detect_markers(
         good = np.flatnonzero((m_ids == ids) & (m_rots == 0) & (rho >= 0.8))
         good = good[np.argsort(-rho[good], kind="stable")]
         ids, quads = ids[good], quads[good]
+    ids, quads = _kept_first(kept, ids, quads)
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
     if rejected and rescue:
@@ -574,6 +580,41 @@ def detect_markers(
     centre = quads.reshape(-1, 4, 2).mean(axis=1)
     order = np.lexsort((centre[:, 0], centre[:, 1], np.array(ids, dtype=int)))  # by id, then top to bottom
     return [MarkerDetection(ids[k], quads[k]) for k in order]
+
+
+KNOWN_PX = 1.5
+"""A square OpenCV finds (its corners unrefined: within a px of the marker's) is a known marker where it stood when
+every corner is within this of that marker's measured corners (`detect_markers(known=...)`)."""
+
+
+def _in_place(accepted: list[tuple[int, np.ndarray]], known: Sequence[MarkerDetection]
+              ) -> tuple[list[tuple[int, np.ndarray]], list[tuple[int, np.ndarray]]]:
+    """(the squares OpenCV accepted that are no known marker where it stood, the known markers those are: id and
+    known corners), each known marker taken once."""
+    if not known or not accepted:
+        return accepted, []
+    by_id: dict[int, list[np.ndarray]] = {}
+    for m in known:
+        by_id.setdefault(int(m.id), []).append(np.asarray(m.corners, dtype=np.float64).reshape(4, 2))
+    rest, kept = [], []
+    for i, c in accepted:
+        same = next((k for k, corners in enumerate(by_id.get(i, [])) if
+                     np.linalg.norm(corners - c, axis=1).max() <= KNOWN_PX), None)
+        if same is None:
+            rest.append((i, c))
+        else:
+            kept.append((i, by_id[i].pop(same)))
+    return rest, kept
+
+
+def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The known markers found where they stood (`_in_place`) before the others, as the best-correlated come first
+    (of two readings of one square the first stays)."""
+    if not kept:
+        return ids, quads
+    return (np.concatenate([[i for i, _ in kept], ids]).astype(int),
+            np.concatenate([np.array([c for _, c in kept]).reshape(-1, 4, 2), quads]))
 
 
 def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> list[tuple]:

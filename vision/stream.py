@@ -139,7 +139,7 @@ class ChangeDetector:
     def detect(self, frame: np.ndarray) -> list[MarkerDetection]:
         cfg = self.config
         h, w = frame.shape[:2]
-        small = _cells(frame, cfg.cell_px)
+        small = self._grid(frame)
         self.frames += 1
         previous, self.previous = self.previous, small
         if self.reference is None or self.reference.shape != small.shape or previous is None:
@@ -178,6 +178,11 @@ class ChangeDetector:
         self.known = _sorted(markers)
         self.last = FrameWork("regions", share, [crop for _, crop in crops], background)
         return self._visible(frame, self.known, moving, changed)
+
+    def _grid(self, frame: np.ndarray) -> np.ndarray:
+        """The cells `detect` compares (`_cells`): a subclass may give another picture's (the record's reader: the
+        frame's brought back to where a trembling camera stood, vision/record_reader.py)."""
+        return _cells(frame, self.config.cell_px)
 
     def _anchors_moved(self, changed: np.ndarray) -> bool:
         """Half or more of the anchors in view (two at least) changed at once: the camera moved, not a hand. The

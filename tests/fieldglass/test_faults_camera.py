@@ -153,6 +153,9 @@ class FakeCapture:
     def isOpened(self):  # noqa: N802 - OpenCV's name
         return self.opened
 
+    def getBackendName(self):  # noqa: N802 - OpenCV's name
+        return "FAKE"  # not V4L2: its frames come decoded
+
     def read(self):
         if self.left == 0:
             return False, None

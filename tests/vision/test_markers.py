@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fieldglass.benchmarks.realdata import EXTRA_TAGS, PYZBAR_EXPECTED, TOLERANCE_PX, score_apriltags
-from vision.markers import aruco_dictionary, detect_markers, detect_qr, refine_corners
+from vision.markers import KNOWN_PX, MarkerDetection, aruco_dictionary, detect_markers, detect_qr, refine_corners
 
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
 
@@ -103,6 +103,22 @@ def test_24px_markers_at_1080p_all_found_with_subpixel_corners(frame_24px):
     assert err.max() < 0.5
     assert all(m.corners.shape == (4, 2) and m.corners.dtype == np.float64 for m in found)
     assert [m.id for m in found] == sorted(m.id for m in found)
+
+
+def test_a_known_marker_found_where_it_stood_keeps_its_corners_and_the_others_are_measured():
+    img, truth = render((640, 360), scattered(6, 24, size=(640, 360), seed=5), seed=5)
+    plain = {m.id: m.corners for m in detect_markers(img)}
+    assert set(plain) == set(truth)
+    stood, moved, other, gone = sorted(plain)[:4]
+    known = [MarkerDetection(stood, plain[stood] + 0.5 * KNOWN_PX),  # where it stood: its corners are kept
+             MarkerDetection(moved, plain[moved] + 3 * KNOWN_PX),  # not where it stood: measured again
+             MarkerDetection(other + 1000, plain[other]),  # another id there: no marker of its own
+             MarkerDetection(gone, plain[gone] + (200.0, 0.0))]  # nothing there: not added
+    found = {m.id: m.corners for m in detect_markers(img, known=known)}
+    assert set(found) == set(plain)
+    assert np.array_equal(found[stood], known[0].corners)
+    for marker in set(plain) - {stood}:
+        assert np.allclose(found[marker], plain[marker], atol=1e-9), marker
 
 
 def test_markers_of_14px_are_found():
