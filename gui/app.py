@@ -414,12 +414,12 @@ class MainWindow(QMainWindow):
         if result.views:
             self._show_cameras(result.views)
         else:
-            self.live_view.set_frame(result.shown if result.shown is not None else result.frame)
+            self.live_view.set_frame(*_shown(result.shown, result.frame))
         if pose is not None:
             if not result.views:
                 self.live_view.mapper = LiveMapper(result.camera, pose)
             if result.board is not None:
-                self.board_view.set_frame(result.board_shown if result.board_shown is not None else result.board)
+                self.board_view.set_frame(*_shown(result.board_shown, result.board))
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
         self.session.update_reading(result.reading, camera=result.camera)
@@ -432,6 +432,9 @@ class MainWindow(QMainWindow):
             self._update_status()
         self._drawn = drawn
         self._on_screen_pending = result.arrived or None  # measured when the live view has painted it
+        if self.worker is not None:  # the next frames made for the views' sizes (a zoomed view: full size)
+            self.worker.display_px = None if result.views else self.live_view.display_px()
+            self.worker.board_display_px = self.board_view.display_px()
 
     def _drawn_from(self, result) -> tuple:
         """What the overlays and panels show of a frame's reading: the pieces' poses, the projection of both views,
@@ -709,6 +712,13 @@ def wait_for(window: MainWindow, frames: int, timeout_s: float = 120.0) -> None:
             window.last_result is None or window.last_result.number != window.worker.last_result.number):
         window.show_result(window.worker.last_result)
     app.processEvents()
+
+
+def _shown(shown, frame) -> tuple:
+    """`TableView.set_frame`'s arguments for a frame and the copy made of it for the screen (None: the frame)."""
+    if shown is None:
+        return (frame,)
+    return shown, (frame.shape[1], frame.shape[0])
 
 
 def busiest_piece(session) -> str | None:

@@ -144,10 +144,14 @@ def platform_name() -> str:
     return application().platformName()
 
 
-def frame_results(frames: Sequence[tuple], board_mm_per_px: float) -> list[FrameResult]:
-    """[(frame, reading, lens, board)] read beforehand -> the capture worker's results."""
-    return [FrameResult(n, frame, reading, lens, board, board_mm_per_px, 0.0, 0.0, shown=display_bgra(frame),
-                        board_shown=display_bgra(board))
+def frame_results(frames: Sequence[tuple], board_mm_per_px: float, window: MainWindow | None = None
+                  ) -> list[FrameResult]:
+    """[(frame, reading, lens, board)] read beforehand -> the capture worker's results: made for `window`'s views'
+    sizes as the worker makes them (`display_px`), or full size."""
+    live = window.live_view.display_px() if window is not None else None
+    board_px = window.board_view.display_px() if window is not None else None
+    return [FrameResult(n, frame, reading, lens, board, board_mm_per_px, 0.0, 0.0, shown=display_bgra(frame, live),
+                        board_shown=display_bgra(board, board_px))
             for n, (frame, reading, lens, board) in enumerate(frames)]
 
 

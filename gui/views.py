@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPixmap,
+    QTransform,
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -159,6 +160,7 @@ class TableView(QGraphicsView):
         self.name = name
         self.paints = 0  # repaints so far (the dashboard bench counts them)
         self._frame: np.ndarray | None = None  # the pixels the pixmap shows (it may share their memory)
+        self._scene_size: tuple[float, float] | None = None  # what the image shows, in scene units
         self.setObjectName(name)
         self.setScene(QGraphicsScene(self))
         # overlay items move and change every frame: a spatial index costs more to keep than it saves
@@ -212,20 +214,40 @@ class TableView(QGraphicsView):
 
     # ---- content
 
-    def set_image(self, image: QImage | QPixmap | None) -> None:
+    def set_image(self, image: QImage | QPixmap | None, scene_size: tuple[float, float] | None = None) -> None:
+        """Show `image` under the overlays. `scene_size` (width, height): the size of the picture it shows, in
+        scene units (a camera frame's pixels), when the image is a smaller copy of it made for the screen."""
         if image is None:
             return
-        first = self.pixmap.pixmap().isNull() or self.pixmap.pixmap().size() != image.size()
+        size = scene_size or (float(image.width()), float(image.height()))
+        first = self.pixmap.pixmap().isNull() or size != self._scene_size
+        scale = size[0] / max(image.width(), 1)
+        resized = scale != self.pixmap.scale()  # a copy made for another view size (the view resized, or zoomed)
         self.pixmap.setPixmap(image if isinstance(image, QPixmap) else QPixmap.fromImage(image))
+        self.pixmap.setScale(scale)
+        self._scene_size = size
         self.empty_text.setVisible(False)
         if first:  # a frame of the same size keeps the fit (fitting again would invalidate every item's cache)
-            self.scene().setSceneRect(QRectF(self.pixmap.boundingRect()))
+            self.scene().setSceneRect(QRectF(0.0, 0.0, *size))
+        if first or resized and not self._user_zoom:
             self.fit()
 
-    def set_frame(self, frame: np.ndarray) -> None:
-        """Show a camera frame (BGR, or BGRA shown without a copy: kept here as long as it is shown)."""
-        self.set_image(frame_pixmap(frame))
+    def set_frame(self, frame: np.ndarray, scene_size: tuple[int, int] | None = None) -> None:
+        """Show a camera frame (BGR, or BGRA shown without a copy: kept here as long as it is shown). `scene_size`:
+        the camera frame's (width, height) when `frame` is a smaller copy of it made for the screen
+        (`display_px`)."""
+        self.set_image(frame_pixmap(frame), None if scene_size is None else (float(scene_size[0]),
+                                                                           float(scene_size[1])))
         self._frame = frame  # after the pixmap that may share it is replaced: the old frame is free now
+
+    def display_px(self) -> tuple[int, int] | None:
+        """The screen pixels (width, height) the whole picture is shown in, for a frame made that small beforehand
+        (vision.rectify.display_bgra); None while the user has zoomed (then every pixel may be wanted)."""
+        if self._user_zoom or not self.isVisible():
+            return None
+        ratio = self.devicePixelRatioF()
+        vp = self.viewport().size()
+        return max(1, round(vp.width() * ratio)), max(1, round(vp.height() * ratio))
 
     def set_message(self, text: str) -> None:
         self.empty_text.setText(text)
@@ -234,6 +256,11 @@ class TableView(QGraphicsView):
     def fit(self) -> None:
         if not self.pixmap.pixmap().isNull():
             self.fitInView(self.pixmap, Qt.AspectRatioMode.KeepAspectRatio)
+            k = self.pixmap.scale()
+            if k != 1.0 and abs(self.transform().m11() * k - 1.0) < 0.03:
+                # a copy made for the screen (display_px) drawn pixel for pixel: a plain copy, no resampling
+                self.setTransform(QTransform.fromScale(1.0 / k, 1.0 / k))
+                self.centerOn(self.pixmap)
             self._user_zoom = False
 
     def resizeEvent(self, event) -> None:

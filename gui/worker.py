@@ -153,6 +153,10 @@ class PublishingWorker(QThread):
         self._signalled = threading.Event()
         self.processed = 0
         self.last_result: FrameResult | None = None
+        # The screen pixels (width, height) the live and the board view show a whole frame in, set by the GUI (None:
+        # full size): the frame is made that small here, once, instead of scaled down by the view at every repaint
+        self.display_px: tuple[int, int] | None = None
+        self.board_display_px: tuple[int, int] | None = None
 
     def take(self) -> FrameResult | None:
         """The newest result (None if already taken); lets the worker signal again."""
@@ -258,8 +262,8 @@ class CaptureWorker(PublishingWorker):
                 dropped = self.queue.dropped if self.queue is not None else 0
                 dropped += getattr(self.source, "decode_dropped", 0)  # (a camera's JPEGs with no thread to decode)
                 result = FrameResult(number, frame, reading, lens, board, mmpp, rate.tick(t1), (t1 - t0) * 1000,
-                                     cards, (t1 - arrived) * 1000, dropped, arrived, display_bgra(frame),
-                                     display_bgra(board))
+                                     cards, (t1 - arrived) * 1000, dropped, arrived,
+                                     display_bgra(frame, self.display_px), display_bgra(board, self.board_display_px))
                 if not self._publish(result):
                     break
         except Exception as exc:  # a driver's or a reader's error becomes a message, never a traceback

@@ -79,9 +79,22 @@ def composite(views: list[tuple[np.ndarray, np.ndarray] | None]) -> np.ndarray |
         missing &= ~cover
     return out
 
-def display_bgra(frame: np.ndarray | None) -> np.ndarray | None:
+DISPLAY_SHRINK = 0.9
+"""A frame is made smaller for the screen only when the view shows it at most this scale (a little smaller is
+shown as it is: resampling it would cost more than the view's own scaling saves)."""
+
+
+def display_bgra(frame: np.ndarray | None, fit_px: tuple[int, int] | None = None) -> np.ndarray | None:
     """A BGR frame as 4-channel BGRA (alpha 255): the byte order of a screen's 32-bit pixels, which Qt shows without
-    converting. Done in the capture worker's thread, so the dashboard's thread only hands the pixels over."""
+    converting. `fit_px` (width, height in screen pixels): the view shows the whole frame in that box, so it is
+    made that small here (pixel areas averaged, the aspect kept): the view then draws it pixel for pixel instead of
+    scaling 2 million pixels down on every repaint. Done in the capture worker's thread, so the dashboard's thread
+    only hands the pixels over."""
     if frame is None:
         return None
+    if fit_px is not None:
+        h, w = frame.shape[:2]
+        s = min(fit_px[0] / w, fit_px[1] / h)
+        if 0.0 < s <= DISPLAY_SHRINK:
+            frame = cv2.resize(frame, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
     return cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)

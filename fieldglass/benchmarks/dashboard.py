@@ -5,7 +5,7 @@ on free fields), filmed at 1920x1080 by the synthetic camera while one piece sli
 by the vision pipeline beforehand (`LiveReader` reading every change at once, so that the moving piece is in every
 frame's reading, and the board view rectified, as the capture worker does). Then the
 real main window (gui/app.py `MainWindow`, 1920x1080, the busiest piece selected so its targets are drawn) is handed
-those frames on a 30 fps clock, and again as fast as it shows them, then frames of the table standing still (the
+those frames, made for the size its views show them at as the capture worker makes them, on a 30 fps clock, and again as fast as it shows them, then frames of the table standing still (the
 camera noise fresh in each) on the clock and as fast as shown; the live view's repaints are counted
 (gui/repaint.py): frames shown per second, the time from a frame's hand-over to the repaint that showed it (p50,
 p95), the window's own work per frame.
@@ -220,16 +220,19 @@ def run(args) -> int:
             repaint = importlib.import_module("gui.repaint")  # Qt only now: after the display is chosen
         except ImportError as exc:
             raise InputError(f"the dashboard needs PySide6: pip install 'fieldglass[gui]' ({exc})") from None
-        results = repaint.frame_results(frames, BOARD_MM_PER_PX)
-        still_results = repaint.frame_results(still, BOARD_MM_PER_PX)
         with tempfile.TemporaryDirectory() as settings:
             window = repaint.open_bench_window(setup, (1920, 1080), settings)
             try:
+                # made for the views' sizes, as the capture worker makes them once the window is shown
+                repaint.measure_repaint(window, repaint.frame_results(frames[:1], BOARD_MM_PER_PX), None, 0.2)
+                results = repaint.frame_results(frames, BOARD_MM_PER_PX, window)
+                still_results = repaint.frame_results(still, BOARD_MM_PER_PX, window)
                 clocked = repaint.measure_repaint(window, results, args.fps, args.seconds)
                 flat_out = repaint.measure_repaint(window, results, None, args.seconds, select=False)
                 still_run = repaint.measure_repaint(window, still_results, args.fps, args.seconds, select=False)
                 still_flat = repaint.measure_repaint(window, still_results, None, args.seconds, select=False)
-                views = f"live view {_size(window.live_view)}, board view {_size(window.board_view)}"
+                views = (f"live view {_size(window.live_view)}, board view {_size(window.board_view)}; frames made "
+                         f"{_shape(results[0].shown)} and boards {_shape(results[0].board_shown)} for them")
             finally:
                 window.close()
                 repaint.flush()
@@ -248,3 +251,7 @@ def run(args) -> int:
 
 def _size(view) -> str:
     return f"{view.width()}x{view.height()}"
+
+
+def _shape(image) -> str:
+    return "none" if image is None else f"{image.shape[1]}x{image.shape[0]}"

@@ -82,6 +82,9 @@ def test_live_and_board_views_show_every_piece(window):
     assert f"frame to screen {window.screen_latency_ms:.0f} ms" in window.fps_label.text()
     assert "calibration good" in window.calib_label.text()
     assert "synthetic" in window.camera_label.text()
+    # the worker is told how big the views show a frame, and makes the next ones that small
+    assert window.worker.display_px == window.live_view.display_px() is not None
+    assert window.worker.board_display_px == window.board_view.display_px()
 
 
 def test_hover_names_the_field(window):
@@ -332,6 +335,7 @@ def test_worker_hands_over_only_the_newest_frame(qapp):
     setup = load_setup("wiener", "synthetic")
     source = SyntheticSource(demo_scene(), resolution=(640, 360), frames=3)
     worker = CaptureWorker(setup, source, max_frames=3)
+    worker.display_px = (320, 200)  # the live view shows a whole frame in 320 x 200 screen pixels
     signals = []
     worker.ready.connect(lambda: signals.append(1))
     worker.start()
@@ -340,6 +344,8 @@ def test_worker_hands_over_only_the_newest_frame(qapp):
     newest = worker.take()
     assert newest.number == 2 and worker.take() is None
     assert newest.board is not None and newest.reading.pose is not None
+    assert newest.shown.shape == (180, 320, 4) and newest.frame.shape == (360, 640, 3)  # made that small, once
+    assert newest.board_shown.shape[:2] == newest.board.shape[:2]  # the board view's size not given: full size
 
 
 def test_missing_source_is_a_message(qapp, tmp_path):

@@ -187,6 +187,29 @@ def test_a_view_keeps_the_frame_its_pixmap_shows(view):
     assert (c.red(), c.green(), c.blue()) == (0, 200, 0) and view._frame is not None
 
 
+def test_a_frame_made_for_the_screen_is_shown_pixel_for_pixel_over_the_whole_frame_s_scene(view):
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    frame[500:580, 900:1020] = (0, 0, 255)
+    view.resize(700, 420)
+    view.show()
+    view.set_frame(display_bgra(frame))  # full size first: the view fits it and says how big it shows it
+    fit = view.display_px()
+    small = display_bgra(frame, fit)
+    s = min(fit[0] / 1920, fit[1] / 1080)
+    assert small.shape[:2] == (round(1080 * s), round(1920 * s)) and small.shape[1] <= fit[0]
+    assert display_bgra(frame, (1900, 1070)).shape[:2] == (1080, 1920)  # hardly smaller: shown as it is
+    view.set_frame(small, (1920, 1080))
+    rect = view.sceneRect()
+    assert (rect.width(), rect.height()) == (1920.0, 1080.0)  # overlays keep the camera frame's pixels
+    assert view.transform().m11() * view.pixmap.scale() == pytest.approx(1.0)  # a plain copy to the screen
+    centre = view.pixmap.mapToScene(small.shape[1] / 2, small.shape[0] / 2)
+    assert (centre.x(), centre.y()) == (pytest.approx(960.0, abs=2), pytest.approx(540.0, abs=2))
+    view.zoom(2.0)  # the user zooms in: every pixel may be wanted again
+    assert view.display_px() is None
+    view.set_frame(display_bgra(frame), (1920, 1080))
+    assert view.pixmap.scale() == 1.0 and view.sceneRect().width() == 1920.0
+
+
 def _outline(items):
     return [it for it in items if str(it.data(KIND_KEY)).startswith("piece:")][0]
 
