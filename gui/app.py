@@ -435,6 +435,7 @@ class MainWindow(QMainWindow):
         if self.worker is not None:  # the next frames made for the views' sizes (a zoomed view: full size)
             self.worker.display_px = None if result.views else self.live_view.display_px()
             self.worker.board_display_px = self.board_view.display_px()
+            self.worker.camera_display_px = {name: v.display_px() for name, v in self.camera_views.items()}
 
     def _drawn_from(self, result) -> tuple:
         """What the overlays and panels show of a frame's reading: the pieces' poses, the projection of both views,
@@ -461,7 +462,7 @@ class MainWindow(QMainWindow):
             if view is None:
                 continue
             if cam.frame is not None:
-                view.set_frame(cam.shown if cam.shown is not None else cam.frame)
+                view.set_frame(*_shown(cam.shown, cam.frame))
             if cam.pose is not None and cam.camera is not None:
                 view.mapper = LiveMapper(cam.camera, cam.pose)
             state = "" if cam.status == "reading" else f"{cam.name}: {cam.status}"

@@ -121,7 +121,7 @@ class RigCaptureWorker(PublishingWorker):
             pose = view.reading.pose if view is not None else None
             lens = view.camera if view is not None else None
             views.append(CameraFrame(name, image, lens, pose, rig.status.get(name, ""), rig.hidden.get(name, ()),
-                                     display_bgra(image)))
+                                     display_bgra(image, self.camera_display_px.get(name))))
             if pose is not None and image is not None:
                 boards.append((rectifier.rectify(image, lens, pose, mmpp), rectifier.coverage(image.shape)))
             else:
@@ -130,4 +130,4 @@ class RigCaptureWorker(PublishingWorker):
         camera = first.camera or next(intr for name, intr, _ in self.cameras if name == first.name)
         board = composite(boards)
         return FrameResult(number, first.frame, rig.reading, camera, board, mmpp, 0.0, 0.0, arrived=arrived,
-                           board_shown=display_bgra(board), views=tuple(views))
+                           board_shown=display_bgra(board, self.board_display_px), views=tuple(views))

@@ -157,6 +157,7 @@ class PublishingWorker(QThread):
         # full size): the frame is made that small here, once, instead of scaled down by the view at every repaint
         self.display_px: tuple[int, int] | None = None
         self.board_display_px: tuple[int, int] | None = None
+        self.camera_display_px: dict[str, tuple[int, int] | None] = {}  # a rig: each camera's view, by name
 
     def take(self) -> FrameResult | None:
         """The newest result (None if already taken); lets the worker signal again."""

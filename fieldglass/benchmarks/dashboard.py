@@ -5,8 +5,9 @@ on free fields), filmed at 1920x1080 by the synthetic camera while one piece sli
 by the vision pipeline beforehand (`LiveReader` reading every change at once, so that the moving piece is in every
 frame's reading, and the board view rectified, as the capture worker does). Then the
 real main window (gui/app.py `MainWindow`, 1920x1080, the busiest piece selected so its targets are drawn) is handed
-those frames, made for the size its views show them at as the capture worker makes them, on a 30 fps clock, and again as fast as it shows them, then frames of the table standing still (the
-camera noise fresh in each) on the clock and as fast as shown; the live view's repaints are counted
+those frames, made for the size its views show them at as the capture worker makes them, on a 30 fps clock, and
+again as fast as it shows them, then frames of the table standing still (the camera noise fresh in each) on the
+clock and as fast as shown; the live view's repaints are counted
 (gui/repaint.py): frames shown per second, the time from a frame's hand-over to the repaint that showed it (p50,
 p95), the window's own work per frame.
 

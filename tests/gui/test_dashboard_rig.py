@@ -66,6 +66,9 @@ def test_each_camera_has_its_live_view_and_the_board_is_the_whole_table(qapp, fi
         for name, view in win.camera_views.items():
             assert not view.pixmap.pixmap().isNull(), name
             assert view.mapper is not None and view.isVisible()
+            assert win.worker.camera_display_px[name] == view.display_px()  # its frames made for its view's size
+            rect = view.sceneRect()  # in the camera frame's pixels, whatever the size of the copy shown
+            assert (rect.width(), rect.height()) == (r.views[0].frame.shape[1], r.views[0].frame.shape[0])
         # each view draws the pieces with its own camera: the carried piece's place lands in the east's frame only
         x, y = field_centre("Q4")
         at = {n: win.camera_views[n].mapper.points(np.array([[x, y]]))[0] for n in CAMERAS}
