@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from fieldglass.benchmarks.realdata import EXTRA_TAGS, PYZBAR_EXPECTED, TOLERANCE_PX, score_apriltags
-from vision.markers import KNOWN_PX, MarkerDetection, aruco_dictionary, detect_markers, detect_qr, refine_corners
+from vision.markers import (
+    KNOWN_PX,
+    MarkerDetection,
+    _unique,
+    aruco_dictionary,
+    detect_markers,
+    detect_qr,
+    refine_corners,
+)
 
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
 
@@ -196,3 +204,11 @@ def test_qr_codes_in_pyzbar_images(realdata, name):
     for q in found:
         assert q.polygon.shape[1] == 2 and len(q.polygon) >= 4
         assert (q.polygon >= 0).all() and (q.polygon < max(image.shape[:2])).all()
+
+
+def test_a_square_found_twice_is_refined_once_but_two_codes_on_one_square_are_left_for_the_code_check():
+    sq = np.array([[0.0, 0.0], [30.0, 0.0], [30.0, 30.0], [0.0, 30.0]])
+    quads = np.stack([sq, sq + 0.4, sq + 0.2, sq + [100.0, 0.0]])  # the same square three times, another beside
+    assert _unique(quads, np.zeros((0, 4, 2))).tolist() == [True, False, False, True]
+    same_id = _unique(quads, np.zeros((0, 4, 2)), same=np.array([7, 7, 9, 7]))
+    assert same_id.tolist() == [True, False, True, True]  # 9 on the same square stays: the code check decides
