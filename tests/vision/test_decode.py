@@ -44,6 +44,18 @@ def test_frames_come_out_in_order_though_decoded_out_of_order():
     assert decoder.dropped == 0 and decoder.corrupt == 0
 
 
+def _held_decode():
+    """A decode that holds its thread until `gate` is set (`first_started` says it has begun): a decoder behind."""
+    gate, first_started = threading.Event(), threading.Event()
+
+    def held(data):
+        first_started.set()
+        gate.wait(5)
+        return decode_jpeg(data)
+
+    return held, gate, first_started
+
+
 def test_frames_that_are_not_jpegs_pass_in_their_place():
     frame = np.full((48, 64, 3), 7, np.uint8)
     out = list(FrameDecoder(2).decoded([("a", _jpeg(200)), ("b", frame), ("c", _jpeg(50))]))
@@ -52,12 +64,7 @@ def test_frames_that_are_not_jpegs_pass_in_their_place():
 
 
 def test_a_decoder_behind_drops_the_oldest_waiting_and_counts_them():
-    gate, first_started = threading.Event(), threading.Event()
-
-    def held(data):
-        first_started.set()
-        gate.wait(5)
-        return decode_jpeg(data)
+    held, gate, first_started = _held_decode()
 
     def camera():
         yield 0, _jpeg(0)
@@ -112,12 +119,7 @@ def test_a_negative_backlog_is_refused():
 def test_with_no_backlog_a_frame_is_dropped_only_when_every_thread_is_busy():
     out = list(FrameDecoder(workers=1, waiting=0).decoded((n, _jpeg(10 * n)) for n in range(5)))
     assert out  # a free thread takes the frame that comes (it is not "waiting" the moment it is handed over)
-    gate, first_started = threading.Event(), threading.Event()
-
-    def held(data):
-        first_started.set()
-        gate.wait(5)
-        return decode_jpeg(data)
+    held, gate, first_started = _held_decode()
 
     def camera():
         yield 0, _jpeg(0)
