@@ -230,21 +230,24 @@ def draw(view, picture: Iterable[Item], projection=None) -> None:
     under its key on the same `projection` (the view's mapper key) is left alone, a changed one is drawn again on
     the same QGraphicsItem. The view removes the keys a redraw did not keep.
 
-    A picture laid out like the last one drawn (as many items, each of the same kind, piece and shape at the same
-    place: what a frame with a piece moved gives) keeps the last one's keys, and only the items that are not the
-    very same objects are looked at (rules.picture hands back unchanged pieces' items)."""
+    A picture equal to the last one drawn on the same projection draws nothing. One laid out like it (as many
+    items, each of the same kind, piece and shape at the same place: what a frame with a piece moved gives) keeps
+    the last one's keys, and only the items that are not the very same objects are looked at (rules.picture hands
+    back unchanged pieces' items)."""
     items = tuple(picture)
     kept, seen = view.kept_slots(), view.seen_keys()
     last = view.drawn_picture
     keys = None
-    if last is not None and last[0] == projection and len(last[1]) == len(items) \
-            and all(map(kept.__contains__, last[2])):
-        before, keys = last[1], last[2]
-        changed = [i for i, (a, b) in enumerate(zip(items, before, strict=True)) if a is not b]
-        if all(_base(items[i]) == _base(before[i]) for i in changed):
-            seen.update(keys)
-        else:
-            keys = None
+    if last is not None and last[0] == projection and all(map(kept.__contains__, last[2])):
+        before = last[1]
+        if same(before, items):
+            seen.update(last[2])  # the very same picture on the same projection: nothing to redraw
+            return
+        if len(before) == len(items):
+            changed = [i for i, (a, b) in enumerate(zip(items, before, strict=True)) if a is not b]
+            if all(_base(items[i]) == _base(before[i]) for i in changed):
+                keys = last[2]
+                seen.update(keys)
     if keys is None:
         keys = _keys(items)
         changed = range(len(items))

@@ -181,8 +181,7 @@ class TableView(QGraphicsView):
         self._kept: dict[tuple, tuple[QGraphicsItem, object]] = {}  # key -> (item, the data it was drawn from)
         self._transient: list[QGraphicsItem] = []
         self._seen: set[tuple] = set()
-        self._last_picture = None  # (projection, picture, keys) of the last picture drawn
-        self.drawn_picture = None  # (projection, items, each item's key): gui.picture.draw's memory of the last
+        self.drawn_picture = None  # (projection, items, each item's key) of the last picture drawn (gui.picture)
         self.updates = 0  # kept items made or redrawn so far (a test reads it)
         self.mapper = None
         self.session = None
@@ -445,14 +444,7 @@ class TableView(QGraphicsView):
         if pic is None:
             pic = s.picture(*self.wants_picture())
         rect = self.sceneRect()
-        frame = (mkey, rect.left(), rect.top())
-        last = self._last_picture
-        if last is not None and last[0] == frame and same(last[1], pic):
-            self._seen.update(last[2])  # the very same picture on the same projection: nothing to redraw
-        else:
-            before = set(self._seen)
-            picture.draw(self, pic, frame)
-            self._last_picture = (frame, pic, self._seen - before)
+        picture.draw(self, pic, (mkey, rect.left(), rect.top()))
         self._prune()
 
     def _static_inputs(self, mkey) -> tuple | None:
