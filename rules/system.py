@@ -41,9 +41,10 @@ board of areas."""
 
 
 class PositionMemo:
-    """A system's answers about a position, remembered for the last `size` (position, question) asked: the selection
-    overlay and the targets table ask the same question of the same position on every frame. Positions are frozen:
-    the same object is the same position (an equal one made anew is asked again)."""
+    """A system's answers about a position (or anything else that stays the same object while it is unchanged: a
+    selection overlay, the ground), remembered for the last `size` (object, question) asked, the latest asked
+    first: the selection overlay and the targets table ask the same question of the same position on every frame.
+    Positions are frozen: the same object is the same position (an equal one made anew is asked again)."""
 
     def __init__(self, size: int = 4):
         self.size = size
@@ -51,8 +52,9 @@ class PositionMemo:
 
     def get(self, pos, question, answer: Callable[[], Any]) -> Any:
         """The answer to `question` (compared with ==) about `pos`, from `answer()` the first time."""
-        for p0, q0, out in self._last:
+        for k, (p0, q0, out) in enumerate(self._last):
             if p0 is pos and q0 == question:
+                self._last.insert(0, self._last.pop(k))
                 return out
         out = answer()
         self._last.insert(0, (pos, question, out))

@@ -25,6 +25,7 @@ from rules.picture import (
     points,
     sector,
 )
+from rules.system import PositionMemo
 
 SHADES = {"artillery": ("artillery", 0.24, "none"), "small_arms": ("small_arms", 0.27, "none"),
           "melee": ("melee", 0.31, "none"), "neighbour": ("neighbour", 0.0, "dot"),
@@ -116,16 +117,7 @@ def piece_items(p: ScenePiece, scene: Scene) -> list[Item]:
 
 
 _PIECES = ItemMemo()
-_LAST: dict[str, tuple] = {}  # "ground" / "selection" -> (what, grid, items): the last ones drawn
-
-
-def _same_as_last(name: str, what, grid, make) -> list[Item]:
-    """`make()`, or the items made last time for the very same `what` on the same grid (the ground and the
-    selection's overlay are the same objects from frame to frame until they change)."""
-    last = _LAST.get(name)
-    if last is None or last[0] is not what or last[1] is not grid:
-        last = _LAST[name] = (what, grid, tuple(make()))
-    return list(last[2])
+_OVERLAYS = PositionMemo()  # the ground's and the selection's items, while they are the same objects
 
 
 def picture(scene: Scene) -> tuple[Item, ...]:
@@ -133,9 +125,10 @@ def picture(scene: Scene) -> tuple[Item, ...]:
     out: list[Item] = []
     grid = scene.grid
     if grid is not None:
-        out += _same_as_last("ground", scene.ground, grid, lambda: ground_items(scene.ground, grid))
+        out += _OVERLAYS.get(scene.ground, ("ground", grid), lambda: tuple(ground_items(scene.ground, grid)))
         if scene.selection is not None:
-            out += _same_as_last("selection", scene.selection, grid, lambda: selection_items(scene.selection, grid))
+            out += _OVERLAYS.get(scene.selection, ("selection", grid),
+                                 lambda: tuple(selection_items(scene.selection, grid)))
     for p in scene.pieces:
         key = piece_key(p, scene)
         out += piece_items(p, scene) if key is None else _PIECES.get(key, lambda p=p: piece_items(p, scene))
