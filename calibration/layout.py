@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -116,8 +117,9 @@ class TableLayout:
                 return a
         return None
 
-    @property
+    @cached_property
     def anchor_ids(self) -> frozenset[int]:
+        """The anchors' marker ids (made once: asked for every marker of every frame)."""
         return frozenset(a.id for a in self.anchors)
 
 

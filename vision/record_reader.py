@@ -37,8 +37,7 @@ import cv2
 import numpy as np
 
 from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
-from vision.stream import ChangeConfig, ChangeDetector
-from vision.stream import _cells as stream_cells
+from vision.stream import ChangeConfig, ChangeDetector, _cell_means, _cells, _inside
 
 FOLLOW_PX = 0.15
 """The anchors' corners fit one affine map from the base to the frame within this many px, or the frame is scanned
@@ -93,13 +92,14 @@ class RecordChanges(ChangeDetector):
                 self.reference[y0:y1, x0:x1] = cells
         return markers
 
-    def _detect(self, frame: np.ndarray) -> list[MarkerDetection]:
+    def _detect(self, frame: np.ndarray, followed: np.ndarray | None = None) -> list[MarkerDetection]:
+        """`followed`: the frame's map from the base, when the caller has followed it already (`_bumped`)."""
         self._raw = self._map = self._warped = None
         self._before = self.previous
         if not self.steady or self.reference is None:
             return super().detect(frame)
         self._raw = frame
-        self._map = self._follow(frame)
+        self._map = self._follow(frame) if followed is None else followed
         if self._map is None:
             self.reference = None  # lost: a full scan, and this frame is the new base
             return super().detect(frame)
@@ -125,11 +125,15 @@ class RecordChanges(ChangeDetector):
         when its anchors can be (`steady` on; the record's reader keeps it on a while): the frame is read again
         as a followed one, not scanned in full (a trembling camera's first frames, a knocked tripod). Else, and
         steadied (the map no longer holds them), as `ChangeDetector._bumped`."""
-        if not self.steady and self._base is not None and self._follow(frame) is not None:
+        followed = self._follow(frame) if not self.steady and self._base is not None else None
+        if followed is not None:
             self.steady = True
             self.previous = self._before  # as it was before this frame's comparison
-            return self._detect(frame)
-        return super()._bumped(self._in_base(frame), small)
+            return self._detect(frame, followed)
+        # the frame warped back to the base only for a re-registration from it; a full scan reads the frame as it
+        # came (`_full`)
+        rebase = self.config.rebase and self.rebase is not None
+        return super()._bumped(self._in_base(frame) if rebase else frame, small)
 
     def _visible(self, frame: np.ndarray, markers: list[MarkerDetection], moving: np.ndarray | None,
                  changed: np.ndarray) -> list[MarkerDetection]:
@@ -229,26 +233,23 @@ class RecordChanges(ChangeDetector):
             box = _mapped(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float), to_raw)
             x0, y0 = (int(max(np.floor(v) - 1, 0)) for v in box.min(axis=0))
             x1, y1 = (int(min(np.ceil(v) + 2, lim)) for v, lim in zip(box.max(axis=0), (w, h), strict=True))
-        ix0, iy0, ix1, iy1 = inner
-
-        def inside(c: np.ndarray) -> bool:
-            x, y = c.mean(axis=0)
-            return ix0 <= x < ix1 and iy0 <= y < iy1
-
+        there = _inside(markers, inner)
+        here = [m for m, k in zip(markers, there, strict=True) if k]
+        kept = [m for m, k in zip(markers, there, strict=True) if not k]
         # the markers known there, in the crop's px: one OpenCV finds where it stood keeps its corners
         known = [MarkerDetection(m.id, (m.corners if to_raw is None else _mapped(m.corners, to_raw)) - (x0, y0))
-                 for m in markers if inside(m.corners)]
+                 for m in here]
 
         def read(**cheap) -> list[MarkerDetection]:
             found = detect_markers(raw[y0:y1, x0:x1], self.dictionary, frame_side_px=max(h, w), known=known, **cheap)
-            return [m for m in (self._to_base(m.id, m.corners + (x0, y0)) for m in found) if inside(m.corners)]
+            based = [self._to_base(m.id, m.corners + (x0, y0)) for m in found]
+            return [m for m, k in zip(based, _inside(based, inner), strict=True) if k]
 
-        kept = [m for m in markers if not inside(m.corners)]
         if self._min_side < CHEAP_MIN_PX:  # markers the plain pass alone misses: read as a full scan reads
             return kept + read()
         fresh = read(upscale=False, rescue=False)
         seen = {m.id for m in fresh}
-        missed = [m for m in markers if inside(m.corners) and m.id not in seen]
+        missed = [m for m in here if m.id not in seen]
         again = self._again(raw, missed)
         if len(again) == len(missed):
             return kept + fresh + again
@@ -345,12 +346,4 @@ def _cells_through(frame: np.ndarray, affine: np.ndarray, cell: int) -> np.ndarr
     points = np.hstack([lin * (sx, sy), (lin @ np.array([sx / 2 - 0.5, sy / 2 - 0.5]) + affine[:, 2])[:, None]])
     picked = cv2.warpAffine(frame, points, (2 * cols, 2 * rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                             borderMode=cv2.BORDER_REPLICATE)
-    small = cv2.resize(picked, (cols, rows), interpolation=cv2.INTER_AREA)
-    if small.ndim == 3:
-        small = cv2.cvtColor(small, cv2.COLOR_BGRA2GRAY if small.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
-    return small.astype(np.float32)
-
-
-def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
-    """The frame's grey level per cell, as the change detector compares it (vision/stream.py `_cells`)."""
-    return stream_cells(frame, cell)
+    return _cell_means(picked, (cols, rows))

@@ -306,10 +306,13 @@ def _cells(frame: np.ndarray, cell: int) -> np.ndarray:
     size = (max(w // cell, 1), max(h // cell, 1))
     if cell >= 4 and cell % 2 == 0:
         frame = cv2.resize(frame, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_LINEAR)
-    small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-    if small.ndim == 3:
-        small = cv2.cvtColor(small, cv2.COLOR_BGRA2GRAY if small.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
-    return small.astype(np.float32)
+    return _cell_means(frame, size)
+
+
+def _cell_means(picked: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """`picked` (the points read of each cell, BGR or grey) averaged down to `size` (cols, rows) cells, grey,
+    float32: the last step of `_cells` (and of the record's reader's cells read through a map)."""
+    return to_gray(cv2.resize(picked, size, interpolation=cv2.INTER_AREA)).astype(np.float32)
 
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 px, the end exclusive
@@ -437,8 +440,7 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
        hand took it during the knock).
     Usable for any stream of one camera that knows its registration (the recorder as well as `LiveReader`)."""
     layout, lens, before = registration.layout, registration.lens, registration.pose
-    anchor_ids = layout.anchor_ids  # (a set made anew at each look-up)
-    anchors = [m for m in known if m.id in anchor_ids]
+    anchors = [m for m in known if m.id in layout.anchor_ids]
     need = max(MIN_ANCHORS, (len(anchors) + 1) // 2)
     if before is None or len(anchors) < need:
         return None
@@ -456,7 +458,7 @@ def rebase_markers(frame: np.ndarray, known: Sequence[MarkerDetection], registra
     # the table points the old pose gave their corners.
     unseen = [i for i in old if i not in {m.id for m in found}]
     predicted = [MarkerDetection(i, table_to_pixels(layout.anchor(i).corners_mm(), lens, after)) for i in unseen]
-    others = [m for m in known if m.id not in anchor_ids]
+    others = [m for m in known if m.id not in layout.anchor_ids]
     if others:
         pieces = roster.by_marker()
         heights = np.repeat([pieces[m.id].marker_height_mm if m.id in pieces else 0.0 for m in others], 4)
@@ -511,7 +513,7 @@ class LiveReader:
         self.roster = roster
         layout = registration.layout
         same = roster.dictionary == layout.dictionary
-        self.detector = ChangeDetector(layout.dictionary, config, frozenset(layout.anchor_ids)) if same else None
+        self.detector = ChangeDetector(layout.dictionary, config, layout.anchor_ids) if same else None
         if self.detector is not None:
             pads = self.detector.config.bump_pad
             self.detector.rebase = lambda frame, known, shift: rebase_markers(
@@ -541,7 +543,7 @@ class LiveReader:
         markers = self.detector.detect(frame)
         if self.detector.last.kind == "still" and self._last is not None:
             return self._last  # nothing re-detected: the same markers, the same pose, the same pieces
-        anchor_ids = self.registration.layout.anchor_ids  # once a frame (a set made anew at each look-up)
+        anchor_ids = self.registration.layout.anchor_ids
         anchors = {m.id: m.corners for m in markers if m.id in anchor_ids}
         pose = self.registration.pose
         if pose is None or not _put(anchors, self._anchors, self.anchor_px):
