@@ -776,12 +776,10 @@ class RecordReader:
                 self.changes.steady = False
                 self.live.reset()
             return reading
-        if self.changes.steady:  # the reader began following a camera whose anchors moved (RecordChanges._bumped)
-            self.recent.clear()
-            self.steady_left = PLAIN_FRAMES
-            return reading
         self.recent.append(self.live.work.kind == "full")
-        if sum(self.recent) >= TREMBLE_FULLS[0]:
+        # following: full scans in a row (a trembling camera), or the reader began following a camera whose
+        # anchors moved together (RecordChanges._bumped)
+        if self.changes.steady or sum(self.recent) >= TREMBLE_FULLS[0]:
             self.recent.clear()
             self.steady_left, self.changes.steady = PLAIN_FRAMES, True
         return reading
@@ -831,7 +829,6 @@ def record_game(args, plan: RecordingPlan) -> int:
         record.close()
         raise
     t0 = time.perf_counter()
-    # (numpy's BLAS runs one thread a call: fieldglass/__init__.py; with two, a filmed game's reading took 2x as long)
     n = play_into_record(record, out, recorder, plan.frames, start, plan.read, plan.inputs, args.resume,
                          plan.picture)
     if n is None:
