@@ -60,11 +60,14 @@ def _pnm_size(data: bytes) -> tuple[int, int] | None:
         return None
 
 
+JPEG_START = b"\xff\xd8"  # a JPEG's start-of-image marker
+
+
 def image_size(head: bytes) -> tuple[int, int] | None:
     """(width, height) in pixels from the first bytes of an image file, or None for a format not read here."""
     if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
         return struct.unpack(">II", head[16:24])
-    if head.startswith(b"\xff\xd8"):
+    if head.startswith(JPEG_START):
         return _jpeg_size(head)
     if head.startswith(b"BM") and len(head) >= 26:
         w, h = struct.unpack("<ii", head[18:26])
@@ -91,6 +94,6 @@ def image_problem(path: str | Path) -> str | None:
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
         return (f"{size[0]} x {size[1]} pixels is too large (at most {MAX_IMAGE_PIXELS // 1_000_000} megapixels "
                 "are decoded)")
-    if head.startswith(b"\xff\xd8") and b"\xff\xd9" not in tail.rstrip(b"\x00\r\n "):
+    if head.startswith(JPEG_START) and b"\xff\xd9" not in tail.rstrip(b"\x00\r\n "):
         return "the JPEG is cut short (no end marker): part of the picture is missing"
     return None

@@ -20,8 +20,9 @@ from typing import Any, TypeVar
 import cv2
 import numpy as np
 
+from common.imagehead import JPEG_START
+
 Tag = TypeVar("Tag")
-JPEG_START = b"\xff\xd8"  # a JPEG's start-of-image marker
 _END = object()
 
 

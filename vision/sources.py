@@ -102,16 +102,21 @@ class VideoSource:
     not a JPEG after all makes the source turn the backend's conversion back on (that frame skipped); frames that
     come decoded are used as they come."""
 
-    def __init__(self, spec: int | str, decoder: FrameDecoder | None = None):
+    def __init__(self, spec: int | str):
         self.spec = spec
         self.name = f"camera {spec}" if isinstance(spec, int) else str(spec)
-        self.capture = _quiet_capture(spec)
-        if not self.capture.isOpened():
+        if not self._open():
             what = "cannot open the camera" if isinstance(spec, int) else "cannot open as a video or stream"
             raise InputError(f"{self.name}: {what}")
         self.lost = False
-        self.decoder = decoder or FrameDecoder()
-        self.raw_jpeg = isinstance(spec, int) and undecoded_mjpg(self.capture)
+        self.decoder = FrameDecoder()
+
+    def _open(self) -> bool:
+        """Open the capture: True when it opened (a camera is then asked for its JPEGs undecoded)."""
+        self.capture = _quiet_capture(self.spec)
+        opened = self.capture.isOpened()
+        self.raw_jpeg = opened and isinstance(self.spec, int) and undecoded_mjpg(self.capture)
+        return opened
 
     @property
     def decode_dropped(self) -> int:
@@ -144,10 +149,7 @@ class VideoSource:
         """Open a lost camera again (unplugged and plugged back in): True when it is back. The capture worker calls
         it with back-off (vision/reconnect.py); a file that ended is not lost and is never reopened."""
         self.capture.release()
-        self.capture = _quiet_capture(self.spec)
-        self.lost = not self.capture.isOpened()
-        if not self.lost:
-            self.raw_jpeg = isinstance(self.spec, int) and undecoded_mjpg(self.capture)
+        self.lost = not self._open()
         return not self.lost
 
     def close(self) -> None:

@@ -212,7 +212,7 @@ def plain_costs(stretch: Stretch, every: int = 1) -> tuple[list[float], list[flo
     plain, full = [], []
     picked = list(range(0, len(stretch.jpegs), every))
     for k, n in enumerate(progress(picked, len(picked), "plain detector")):
-        image = cv2.imdecode(np.frombuffer(stretch.jpegs[n], np.uint8), cv2.IMREAD_COLOR)
+        image = decode_jpeg(stretch.jpegs[n])
         t0 = time.perf_counter()
         detector.detectMarkers(to_gray(image))
         plain.append(time.perf_counter() - t0)
@@ -228,7 +228,7 @@ def knock_costs(stretch: Stretch, repeats: int = 5) -> tuple[list[float], list[f
     the knock), and by our full scan with a new registration, one after the other `repeats` times."""
     game = stretch.game
     k = stretch.phases.index("bump")
-    before, knocked = (cv2.imdecode(np.frombuffer(stretch.jpegs[n], np.uint8), cv2.IMREAD_COLOR) for n in (k - 1, k))
+    before, knocked = (decode_jpeg(stretch.jpegs[n]) for n in (k - 1, k))
     rebased, full = [], []
     for _ in range(repeats):
         reader = LiveReader(TableRegistration(game.layout, stretch.camera.intrinsics), game.roster)
