@@ -6,11 +6,14 @@ printed), in OpenCV's pixel convention: pixel centres at integer coordinates.
 A frame is read in four steps:
 1. cv2.aruco finds candidate squares and decodes them (parameters per dictionary family: `detector_parameters`).
    Frames up to 2048 px get a second pass on a 2x upscaled copy, which finds the 12-16 px markers whose outlines
-   blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A tall image is read as two
-   overlapping bands in two threads (`_detect_in_bands`, frames over 2048 px).
-2. Every marker's corners are measured again from its four edges (`refine_corners`): sub-pixel edge points along
-   each side, a robust straight line per side, corners where the lines meet. cornerSubPix is built for chessboard
-   X-corners; on a blurred L-shaped marker corner it lands 0.3-0.5 px inside, the edge lines do not.
+   blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A larger frame is read at half
+   size (markers from HALVED_MIN_SIDE_PX: a quarter of the pixels to threshold and outline; every corner is measured
+   again at full size in step 2). A tall crop of a large frame is read as two overlapping bands in two threads
+   (`_detect_in_bands`), each band's squares refined while the next is read.
+2. Every marker's corners are measured again from its four edges (`refine_corners`), in the full-size frame:
+   sub-pixel edge points along each side, a robust straight line per side, corners where the lines meet.
+   cornerSubPix is built for chessboard X-corners; on a blurred L-shaped marker corner it lands 0.3-0.5 px inside,
+   the edge lines do not.
 3. For dictionaries with little error correction (4x4) an exact code from OpenCV is checked against the image by
    correlation with every code (`_match`): blurred small markers and AprilTags otherwise read as wrong 4x4 ids.
 4. Candidate squares OpenCV rejected are refined and decoded by that correlation (`_decode`): bits of 2-3 px are
@@ -22,7 +25,7 @@ AprilTag has one); without it the edge refinement keeps OpenCV's corners.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -34,8 +37,11 @@ from pyzbar import pyzbar
 from calibration.layout import check_dictionary
 
 MIN_SIDE_PX = 10.0  # smallest marker side we look for; smaller squares are mostly noise and cost time
+HALVED_MIN_SIDE_PX = 16.0  # smallest marker side (px of the frame) a large frame's full scan looks for: read at half
+# size, the smallest OpenCV still outlines there (markers of 20 mm on a 4K view of a whole table are 23-30 px)
 _UPSCALE_MAX_SIDE = 2048  # second detection pass at 2x only up to this image size (1080p: ~0.2 s in all)
-_BAND_MIN_ROWS = 1024  # a large frame this tall or taller is read as two bands, one per thread (_detect_in_bands)
+_BAND_MIN_ROWS = 1024  # a large frame this tall or taller is read in bands by two threads (_detect_in_bands)
+_BANDS = 2  # bands of a large frame read at full size
 _QR_EXTRA_PASSES_MAX_PX = 2_100_000
 
 
@@ -62,10 +68,11 @@ def _is_apriltag(dictionary: str) -> bool:
 
 def detector_parameters(
     dictionary: str = "DICT_4X4_250", longest_side_px: int = 1920, small_only: bool = False,
-    large_frame: bool | None = None,
+    large_frame: bool | None = None, halved: bool = False,
 ) -> cv2.aruco.DetectorParameters:
     """cv2.aruco parameters for one dictionary family on images whose longer side is `longest_side_px`.
-    `large_frame`: the image is (part of) a frame over 2048 px (by default: when the image itself is).
+    `large_frame`: the image is (part of) a frame over 2048 px (by default: when the image itself is); `halved`:
+    the image is such a frame shrunk to half its size (`detect_markers`' full scan of a large frame).
 
     Chosen by measurement on rendered frames with exact corners and on shared/realdata/apriltag-nasa:
     - minMarkerPerimeterRate from MIN_SIDE_PX: OpenCV's 0.03 of the longer side rejects a 20 mm marker (~25 px)
@@ -108,13 +115,22 @@ def detector_parameters(
         # finds all 12-18 px markers and costs a third of the usual three.
         p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 7
         p.maxMarkerPerimeterRate = 4 * 64 / max(longest_side_px, 1)
+    if halved:
+        # A large frame's full scan reads it at half size (HALVED_MIN_SIDE_PX): a 4K table's 20 mm markers are 11-14
+        # px there, their border 2 px: a 3 px window outlines them (7 px, right at full size, merges them into the
+        # background), and a polygon tolerance of 5 % of the perimeter (OpenCV's 3 % is under a px) keeps their
+        # blurred corners. Measured on `bench vision`'s 4K frames: a square for every marker, ~110 squares a frame
+        # (at full size OpenCV looks at ~215).
+        p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 3
+        p.polygonalApproxAccuracyRate = 0.05
+        p.minMarkerPerimeterRate = 4 * HALVED_MIN_SIDE_PX / 2 / max(longest_side_px, 1)
     return p
 
 
 @lru_cache(maxsize=64)
 def _detector(dictionary: str, longest_side_px: int, small_only: bool = False,
-              large_frame: bool | None = None) -> cv2.aruco.ArucoDetector:
-    params = detector_parameters(dictionary, longest_side_px, small_only, large_frame)
+              large_frame: bool | None = None, halved: bool = False) -> cv2.aruco.ArucoDetector:
+    params = detector_parameters(dictionary, longest_side_px, small_only, large_frame, halved)
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
@@ -261,31 +277,27 @@ def _line_corners(centre: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray
 
 
 def refine_corners(
-    gray: np.ndarray, quads: np.ndarray, modules: int, iterations: int = 3, origin: tuple[int, int] = (0, 0)
+    gray: np.ndarray, quads: np.ndarray, modules: int, iterations: int = 3
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corners measured from the quads' four edges; returns (refined (N, 4, 2), ok (N,)).
 
-    `gray` is the grey image, uint8 or float32 (a uint8 image is converted only around the quads: edges are
-    measured on float grey values, not on levels rounded by sampling); a float32 `gray` may be a crop of the frame
-    whose top-left pixel is the frame's `origin` (x, y). `modules` is
-    the number of bits across a marker including its black border (6 for 4x4). Along each side, 16 normals between
-    15 % and 85 % of its length (clear of the corners' blur). On each normal the edge is first found coarsely as
-    the strongest dark-to-light step within most of a bit, then measured as the centroid of the gradient there:
-    unbiased for any symmetric blur, and it averages the noise of many samples. A robust straight line per side,
-    and corner k where the lines of sides k-1 and k meet; up to three rounds, so a corner OpenCV placed a few px
-    off (a tag touching a dark gap) is pulled back by its two sides. A quad whose corners moved less than 0.02 px
-    in a round is done (most are after two: the third moved them 0.001 px). Quads whose edges lack contrast, or
-    whose corners would move by more than 2 bits, keep their input corners (ok False).
+    `gray` is the grey image, uint8 or float32, converted to float only around each quad (`float_patches`: edges are
+    measured on float grey values, not on levels rounded by sampling). `modules` is the number of bits across a
+    marker including its black border (6 for 4x4). Along each side, 16 normals between 15 % and 85 % of its length
+    (clear of the corners' blur). On each normal the edge is first found coarsely as the strongest dark-to-light
+    step within most of a bit, then measured as the centroid of the gradient there: unbiased for any symmetric blur,
+    and it averages the noise of many samples. A robust straight line per side, and corner k where the lines of
+    sides k-1 and k meet; up to three rounds, so a corner OpenCV placed a few px off (a tag touching a dark gap) is
+    pulled back by its two sides. A quad whose corners moved less than 0.02 px in a round is done (most are after
+    two: the third moved them 0.001 px). Quads whose edges lack contrast, or whose corners would move by more than 2
+    bits, keep their input corners (ok False).
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2).copy()
     n_quads = len(q)
     ok = np.ones(n_quads, dtype=bool)
     if n_quads == 0:
         return q, ok
-    if gray.dtype == np.float32:
-        g, offset = gray, np.asarray(origin, dtype=np.float64)
-    else:
-        g, offset = float_crop(gray, q)
+    g, offset = float_patches(gray, q, modules)
     q -= offset
     start = q.copy()
     active = np.arange(n_quads)
@@ -296,10 +308,13 @@ def refine_corners(
         # more (a 4K frame's markers), measure it where the fitted sides put it (a fraction of a px off by then,
         # well within the fine measurement's +-2 px) and keep the first round's contrast and step strength: a
         # third of the samples (issue 14: a 4K full scan's refinement 28 -> 17 ms)
-        search = k == 0 or bool(module.min() < SEARCH_ONCE_PX)
-        pts, c_new, s_new = _edge_points(g, base, normal, module, search=search)
-        if search:
-            contrast_all[active], strength_all[active] = c_new, s_new
+        searched = (module.min(axis=1) < SEARCH_ONCE_PX) | (k == 0)  # per quad: its own bits decide
+        pts = np.empty(base.shape)
+        for sel, search in ((searched, True), (~searched, False)):
+            if sel.any():
+                pts[sel], c_new, s_new = _edge_points(g, base[sel], normal[sel], module[sel], search=search)
+                if search:
+                    contrast_all[active[sel]], strength_all[active[sel]] = c_new, s_new
         c, strength = contrast_all[active], strength_all[active]
         w = (strength > 0.1 * c[..., None]).astype(np.float64)  # no clear step here: leave the point out
         centre, direction, w = _side_lines(pts, w)
@@ -316,20 +331,38 @@ def refine_corners(
     return q + offset, ok
 
 
-def float_crop(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The float32 grey image around `quads` (N, 4, 2 px), margin 3 sides, and its top-left pixel (x, y): only
-    that part is converted, not the whole frame."""
-    if len(quads) == 0:
-        return gray[:2, :2].astype(np.float32), np.zeros(2)
-    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).max()
-    margin = 3 * side + 8
-    h, w = gray.shape[:2]
-    x0, y0 = (max(int(np.floor(v - margin)), 0) for v in quads.reshape(-1, 2).min(axis=0))
-    x1, y1 = (int(np.ceil(v + margin)) + 1 for v in quads.reshape(-1, 2).max(axis=0))
-    x1, y1 = min(max(x1, x0 + 2), w), min(max(y1, y0 + 2), h)
-    if x0 >= x1 - 1 or y0 >= y1 - 1:  # quads off the image: sample the whole of it (borders replicate)
-        return gray.astype(np.float32), np.zeros(2)
-    return gray[y0:y1, x0:x1].astype(np.float32), np.array([x0, y0], dtype=np.float64)
+_PATCH_MARGIN_PX = 12  # past two bits around a quad: the edge search's reach (8 px) and the fine measurement's (2.5)
+_PACK_WIDTH_PX = 1024  # float_patches' rows of patches: this wide, or as the widest patch
+
+
+def float_patches(gray: np.ndarray, quads: np.ndarray, modules: int) -> tuple[np.ndarray, np.ndarray]:
+    """The grey image around each quad (N, 4, 2 px) as float32, the patches packed side by side in rows of one
+    image, and each quad's offset (N, 1, 2): a quad's px minus its offset are px of the packed image.
+
+    A patch is the quad's box grown by two bits and _PATCH_MARGIN_PX: as far as `refine_corners` samples around a
+    quad whose corners stay within the two bits it allows them to move. Only the patches are converted (a 4K
+    frame's 100 markers: ~0.6 Mpx, not the 8 Mpx a crop around them all would be), and past the frame's edges they
+    replicate it, as cv2.remap's BORDER_REPLICATE does (cv2.getRectSubPix at whole-pixel positions: exact copies)."""
+    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).max(axis=1)
+    margin = np.ceil(2 * side / modules + _PATCH_MARGIN_PX)[:, None]
+    lo = np.floor(quads.min(axis=1) - margin).astype(int)
+    size = np.ceil(quads.max(axis=1) + margin).astype(int) + 1 - lo  # (w, h) per quad
+    width = max(_PACK_WIDTH_PX, int(size[:, 0].max()))
+    at = np.zeros_like(lo)  # where each patch goes: rows of patches, a row as tall as its tallest
+    x = y = row_h = 0
+    for k, (w, h) in enumerate(size.tolist()):
+        if x + w > width:
+            x, y, row_h = 0, y + row_h, 0
+        at[k] = x, y
+        x, row_h = x + w, max(row_h, h)
+    packed = np.zeros((y + row_h, width), gray.dtype)  # converted at the end: faster than patch by patch
+    height, frame_w = gray.shape[:2]
+    for (x0, y0), (w, h), (px, py) in zip(lo.tolist(), size.tolist(), at.tolist(), strict=True):
+        if x0 >= 0 and y0 >= 0 and x0 + w <= frame_w and y0 + h <= height:
+            packed[py: py + h, px: px + w] = gray[y0: y0 + h, x0: x0 + w]
+        else:
+            packed[py: py + h, px: px + w] = cv2.getRectSubPix(gray, (w, h), (x0 + (w - 1) / 2, y0 + (h - 1) / 2))
+    return packed.astype(np.float32, copy=False), (lo - at).astype(np.float64)[:, None, :]
 
 
 _UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # TL, TR, BR, BL
@@ -377,8 +410,8 @@ def _homographies_lsq(quads: np.ndarray) -> np.ndarray:
 
 def _apply(h: np.ndarray, uv: np.ndarray) -> np.ndarray:
     """Unit-square points (M, 2) through homographies (N, 3, 3) -> (N, M, 2)."""
-    p = np.einsum("nij,mj->nmi", h, np.column_stack([uv, np.ones(len(uv))]))
-    return p[..., :2] / p[..., 2:3]
+    p = h @ np.column_stack([uv, np.ones(len(uv))]).T  # N, 3, M (a matrix product: einsum's loop is ~5x slower)
+    return np.stack([p[:, 0] / p[:, 2], p[:, 1] / p[:, 2]], axis=-1)
 
 
 _SUB = 2  # samples per bit and direction when decoding
@@ -386,24 +419,31 @@ _BLURS = (0.2, 0.35, 0.5, 0.65)  # template blur, Gaussian sigma in bits: 24 px 
 
 
 @lru_cache(maxsize=8)
-def _templates(dictionary: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _templates(dictionary: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every id in every rotation, drawn with a light quiet zone and blurred by each of _BLURS, sampled _SUB times
-    per bit over the black square; zero-mean unit vectors. Returns (templates (T, D), ids (T,), rotations (T,))."""
+    per bit over the black square, as zero-mean unit vectors: in factored form, since a blurred drawing is linear in
+    its bits. Returns (basis (len(_BLURS) * (B + 1), D), codes (C, B + 1), norms (T,), ids (T,), rotations (T,)) for
+    B bits, C = ids x 4 rotations and T = len(_BLURS) x C templates (blur by blur): template t of blur j and code c
+    is (codes[c] @ basis[j (B + 1): (j + 1) (B + 1)] - its mean) / norms[t], so a zero-mean sample v correlates
+    with it as (v @ basis_j.T) @ codes[c] / norms[t] (`_correlations`): a product over B + 1 values, not D."""
     dic = aruco_dictionary(dictionary)
     n = dic.markerSize
-    grids, ids, rots = [], [], []
+    codes, ids, rots = [], [], []
     for i in range(len(dic.bytesList)):
         bits = cv2.aruco.Dictionary.getBitsFromByteList(dic.bytesList[i : i + 1], n).astype(np.float32)
         for r in range(4):
-            g = np.ones((n + 4, n + 4), np.float32)  # quiet zone, black border, bits
-            g[1:-1, 1:-1] = 0.0
-            g[2:-2, 2:-2] = np.rot90(bits, r)
-            grids.append(g.repeat(_SUB, 0).repeat(_SUB, 1))
+            codes.append(np.concatenate([[1.0], np.rot90(bits, r).ravel()]))
             ids.append(i)
             rots.append(r)
-    grids = np.array(grids)
-    size = grids.shape[1]
-    out = []
+    codes = np.array(codes, np.float32)
+    parts = np.zeros((n * n + 1, n + 4, n + 4), np.float32)  # quiet zone and black border, then each bit alone
+    parts[0] = 1.0
+    parts[0, 1:-1, 1:-1] = 0.0
+    for b in range(n * n):
+        parts[1 + b, 2 + b // n, 2 + b % n] = 1.0
+    parts = parts.repeat(_SUB, 1).repeat(_SUB, 2)
+    size = parts.shape[1]
+    basis, norms = [], []
     for sigma in _BLURS:
         s = sigma * _SUB
         r = int(np.ceil(3 * s))
@@ -411,10 +451,22 @@ def _templates(dictionary: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         blur = np.zeros((size, size), np.float32)  # Gaussian blur as a matrix, edges replicated
         for i in range(size):
             np.add.at(blur[i], np.clip(np.arange(i - r, i + r + 1), 0, size - 1), k / k.sum())
-        t = (blur @ grids @ blur.T)[:, _SUB:-_SUB, _SUB:-_SUB].reshape(len(grids), -1)
-        t -= t.mean(axis=1, keepdims=True)
-        out.append(t / np.linalg.norm(t, axis=1, keepdims=True))
-    return np.concatenate(out), np.tile(ids, len(_BLURS)), np.tile(rots, len(_BLURS))
+        part = (blur @ parts @ blur.T)[:, _SUB:-_SUB, _SUB:-_SUB].reshape(len(parts), -1)
+        t = codes @ part
+        norms.append(np.linalg.norm(t - t.mean(axis=1, keepdims=True), axis=1))
+        basis.append(part)
+    return (np.concatenate(basis), codes, np.concatenate(norms).astype(np.float32), np.tile(ids, len(_BLURS)),
+            np.tile(rots, len(_BLURS)))
+
+
+def _correlations(v: np.ndarray, dictionary: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Normalised correlations (N, T) of zero-mean unit samples v (N, D) with every template (`_templates`), and
+    the templates' ids and rotations (T,)."""
+    basis, codes, norms, ids, rots = _templates(dictionary)
+    per_part = v.astype(np.float32) @ basis.T
+    k = codes.shape[1]
+    rho = np.concatenate([per_part[:, j * k: (j + 1) * k] @ codes.T for j in range(len(_BLURS))], axis=1)
+    return rho / norms, ids, rots
 
 
 def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True, other: bool = True
@@ -447,8 +499,7 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
     if len(idx):
         v = vals[idx] - vals[idx].mean(axis=1, keepdims=True)
         v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
-        templates, t_ids, t_rots = _templates(dictionary)
-        rho = v.astype(np.float32) @ templates.T
+        rho, t_ids, t_rots = _correlations(v, dictionary)
         best = rho.argmax(axis=1)
         code = t_ids * 4 + t_rots
         ids[idx], rots[idx] = t_ids[best], t_rots[best]
@@ -525,8 +576,9 @@ def detect_markers(
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
-    `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read exactly as that
-    frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel.
+    `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read with that frame's
+    parameters (markers as small as MIN_SIDE_PX) and no slower per pixel, but a large frame's crop at full size
+    (a whole large frame is read at half size: HALVED_MIN_SIDE_PX).
     `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE; `rescue` False: the squares OpenCV rejected
     are not refined and decoded again (both for a caller with another way to find what these passes find: a record's
     reader looks for the markers it knew there again in place, vision/record_reader.py). `known`: markers measured
@@ -537,38 +589,34 @@ def detect_markers(
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
     frame_side = frame_side_px or max(gray.shape)
-    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
     large = frame_side > _UPSCALE_MAX_SIDE
-    accepted: list[tuple[int, np.ndarray]] = []
+    scales: list[float] = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
+    if large and frame_side_px is None and not _is_apriltag(dictionary):
+        scales = [0.5]  # a large frame's full scan reads it at half size (`detector_parameters`' `halved`)
+    ids_parts: list[np.ndarray] = []
+    quad_parts: list[np.ndarray] = []
+    rho_parts: list[np.ndarray] = []
+    kept: list[tuple[int, np.ndarray]] = []
+    read = np.zeros((0, 4, 2))  # the squares OpenCV accepted so far, unrefined (two bands' overlap: found twice)
+    read_ids = np.zeros(0, dtype=int)
     rejected: list[np.ndarray] = []
-    for s in scales:
-        img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
-        small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
-        side = max(img.shape)
-        if frame_side_px:  # crops come in all sizes: a few detectors, the smallest marker a little under 10 px
-            side = -(-side // 128) * 128
-        back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
-        for corners, found_ids, rej in _detect_in_bands(_detector(dictionary, side, small_only, large), img, large):
-            if found_ids is not None:
-                for i, c in zip(found_ids.ravel(), corners, strict=True):
-                    accepted.append((int(i), (c.reshape(4, 2) - back) / s))
-            rejected += [(c.reshape(4, 2) - back) / s for c in rej]
+    # Each band's squares are refined and checked while OpenCV still reads the next bands in other threads.
+    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large):
+        rejected += rej
+        band, band_kept = _in_place(band, known)
+        kept += band_kept
+        b_ids, b_raw = _not_read_before(band, read_ids, read, large)
+        read_ids, read = np.concatenate([read_ids, b_ids]), np.concatenate([read, b_raw])
+        b_ids, b_quads, b_rho = _checked(gray, b_ids, b_raw, dictionary, modules)
+        ids_parts.append(b_ids)
+        quad_parts.append(b_quads)
+        rho_parts.append(b_rho)
 
-    accepted, kept = _in_place(accepted, known)
-    ids, found = _found_once(accepted, large)
-    # One float32 copy of the part of the frame the squares lie in, for both refinements.
-    grayf, origin = float_crop(gray, np.concatenate([found, np.array(rejected).reshape(-1, 4, 2)]))
-    quads, ok = refine_corners(grayf, found, modules, origin=origin)
-    quads[~ok] = _subpix_fallback(gray, quads[~ok], modules)
-    if len(quads) and dic.maxCorrectionBits <= 2:
-        # An exact 4x4 code is weak evidence: a blurred 16 px marker 10 reads as 109, grazing AprilTags upscaled as
-        # 103 (correlation 0.71). Keep a marker only if its image also correlates best with that code (real ones:
-        # >= 0.95, measured), best first, so that of two readings of one square the right one stays.
-        m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
-        good = np.flatnonzero((m_ids == ids) & (m_rots == 0) & (rho >= 0.8))
-        good = good[np.argsort(-rho[good], kind="stable")]
-        ids, quads = ids[good], quads[good]
-    ids, quads = _kept_first(kept, ids, quads)
+    ids = np.concatenate([np.zeros(0, dtype=int)] + ids_parts)
+    quads = np.concatenate([np.zeros((0, 4, 2))] + quad_parts)
+    # Best correlated first (all bands together), so that of two readings of one square the right one stays.
+    order = np.argsort(-np.concatenate([np.zeros(0)] + rho_parts), kind="stable")
+    ids, quads = _kept_first(kept, ids[order], quads[order])
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
     if rejected and rescue:
@@ -584,7 +632,7 @@ def detect_markers(
             # decodes. Smaller frames keep them all: their 10-14 px squares, their corners not refined yet, can
             # fail the screen and still decode (2 of 32 markers of the 720p demo table).
             cands = cands[_border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST]
-        refined, ok = refine_corners(grayf, cands, modules, origin=origin)
+        refined, ok = refine_corners(gray, cands, modules)
         decoded = _decode(gray, refined[ok], dictionary)
         if decoded:
             new = np.array([c for _, c in decoded])
@@ -631,46 +679,91 @@ def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.n
             np.concatenate([np.array([c for _, c in kept]).reshape(-1, 4, 2), quads]))
 
 
-def _found_once(accepted: list[tuple[int, np.ndarray]], large: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The squares OpenCV accepted as (ids (N,), corners (N, 4, 2)); in a `large` frame, read as two bands, a
-    marker in their overlap is found twice (the same id on the same square): once is enough to refine."""
-    ids = np.array([i for i, _ in accepted], dtype=int)
-    found = np.array([c for _, c in accepted]).reshape(-1, 4, 2)
-    if large:
-        once = _unique(found, np.zeros((0, 4, 2)), same=ids)
-        ids, found = ids[once], found[once]
-    return ids, found
+def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[float], large: bool
+                  ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
+    """OpenCV's squares in `gray` at each scale, band by band as they are read (`_detect_in_bands`): (accepted
+    [(id, corners (4, 2) px of `gray`)], rejected [corners]) per band."""
+    for s in scales:
+        img = gray
+        if s != 1:  # pixel area averaged when shrinking: no aliasing of the 2 px borders
+            img = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC if s > 1 else cv2.INTER_AREA)
+        small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
+        side = max(img.shape)
+        if frame_side_px:  # crops come in all sizes: a few detectors, the smallest marker a little under 10 px
+            side = -(-side // 128) * 128
+        back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
+        detector = _detector(dictionary, side, small_only, large, s < 1)
+        for corners, ids, rej in _detect_in_bands(detector, img, large and s == 1):
+            accepted = [] if ids is None else [
+                (int(i), (c.reshape(4, 2) - back) / s) for i, c in zip(ids.ravel(), corners, strict=True)]
+            yield accepted, [(c.reshape(4, 2) - back) / s for c in rej]
 
 
-def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> list[tuple]:
-    """detectMarkers on a tall image as two overlapping bands, one per thread, their squares in the image's pixels.
+def _not_read_before(band: list[tuple[int, np.ndarray]], read_ids: np.ndarray, read: np.ndarray, large: bool
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """A band's squares OpenCV accepted, as (ids (N,), corners (N, 4, 2)); in a `large` frame, read in bands,
+    without those already read in an earlier band (the same id on the same square: the bands' overlap) nor twice in
+    this one: once is enough to refine. Smaller frames keep both readings of a square (1x and 2x passes): the
+    better one is chosen after both are refined and checked."""
+    ids = np.array([i for i, _ in band], dtype=int)
+    found = np.array([c for _, c in band]).reshape(-1, 4, 2)
+    if not large:
+        return ids, found
+    once = _unique(np.concatenate([read, found]), np.zeros((0, 4, 2)), same=np.concatenate([read_ids, ids]))
+    once = once[len(read):]
+    return ids[once], found[once]
 
-    With one threshold window (frames over 2048 px) OpenCV's detectMarkers runs on one core; the two bands run on
-    two (OpenCV releases the GIL): a 4K full scan 1.05 -> 0.93 and 1.01 -> 0.86 of the plain tuned detector's time
-    in two runs on the shared 2-core machine (issue 14). Each band reaches `overlap` rows past the middle (160, or an
-    eighth of the height: 270 rows at 4K), so every marker up to twice that tall lies whole in one of them (one
-    found in both is the same square twice: `_unique` keeps one). The parameters are relative to the longer side,
-    which a band keeps (its width), so a band is read as the whole image would be: landscape images only (a portrait
-    page's band would be read with its width's parameters). Only `large` frames: below 2048 px every rejected
-    square is refined and decoded (`detect_markers`), and the squares cut by a band's edge cost more than the second
-    thread saves (a 1080p full scan 2.75 -> 3.57 of the plain detector, measured); small images are read whole."""
+
+def _checked(gray: np.ndarray, ids: np.ndarray, found: np.ndarray, dictionary: str, modules: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Squares OpenCV accepted, their corners measured from their edges (`refine_corners`, cornerSubPix where that
+    cannot), and for codes with little error correction (4x4) only those whose image also correlates best with
+    their code: (ids, corners, correlation (1 where not checked))."""
+    quads, ok = refine_corners(gray, found, modules)
+    quads[~ok] = _subpix_fallback(gray, quads[~ok], modules)
+    rho = np.ones(len(quads))
+    if len(quads) and aruco_dictionary(dictionary).maxCorrectionBits <= 2:
+        # An exact 4x4 code is weak evidence: a blurred 16 px marker 10 reads as 109, grazing AprilTags upscaled as
+        # 103 (correlation 0.71). Keep a marker only if its image also correlates best with that code (real ones:
+        # >= 0.95, measured); the caller puts the best first.
+        m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
+        good = np.flatnonzero((m_ids == ids) & (m_rots == 0) & (rho >= 0.8))
+        ids, quads, rho = ids[good], quads[good], rho[good]
+    return ids, quads, rho
+
+
+def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> Iterator[tuple]:
+    """detectMarkers on a tall image as overlapping bands read by two threads, yielded top band first as each is
+    read, their squares in the image's pixels: the caller refines a band's squares (Python, holding the GIL) while
+    OpenCV (which releases it) still reads the next ones.
+
+    With one threshold window (frames over 2048 px) OpenCV's detectMarkers runs on one core; the bands run on both.
+    A seam's two bands each reach `overlap` rows past it (160, or an eighth of the height: 270 rows at 4K), so every
+    marker up to twice that tall lies whole in one of them (one found in both is the same square twice: the caller
+    refines it once). The parameters are relative to the longer side, which a band keeps (its width), so a band is
+    read as the whole image would be: landscape images only (a portrait page's band would be read with its width's
+    parameters). Only `large` frames: below 2048 px every rejected square is refined and decoded (`detect_markers`),
+    and the squares cut by a band's edge cost more than the second thread saves (a 1080p full scan 2.75 -> 3.57 of
+    the plain detector, measured); small images are read whole."""
     h, w = img.shape[:2]
     if not large or h < _BAND_MIN_ROWS or w < h:  # a portrait image's bands would not keep its longer side
-        return [detector.detectMarkers(img)]
-    mid, overlap = h // 2, max(160, h // 8)
-    top, bottom = img[: mid + overlap], img[mid - overlap:]
-    job = _bands().submit(detector.detectMarkers, bottom)
-    out = [detector.detectMarkers(top)]
-    corners, ids, rej = job.result()
-    shift = np.array([0.0, float(mid - overlap)], np.float32)
-    out.append((tuple(c + shift for c in corners), ids, tuple(c + shift for c in rej)))
-    return out
+        yield detector.detectMarkers(img)
+        return
+    overlap = max(160, h // 8)
+    cuts = [round(k * h / _BANDS) for k in range(_BANDS + 1)]
+    starts = [max(cuts[k] - overlap, 0) for k in range(_BANDS)]
+    jobs = [_bands().submit(detector.detectMarkers, img[a: min(cuts[k + 1] + overlap, h)])
+            for k, a in enumerate(starts)]
+    for a, job in zip(starts, jobs, strict=True):
+        corners, ids, rej = job.result()
+        shift = np.array([0.0, float(a)], np.float32)
+        yield tuple(c + shift for c in corners), ids, tuple(c + shift for c in rej)
 
 
 @cache
 def _bands() -> ThreadPoolExecutor:
-    """The second detection thread (one: the other band is read by the caller's own thread)."""
-    return ThreadPoolExecutor(1, thread_name_prefix="fieldglass-band")
+    """The two threads that read a large frame's bands (`_detect_in_bands`)."""
+    return ThreadPoolExecutor(2, thread_name_prefix="fieldglass-band")
 
 
 def track_markers(
