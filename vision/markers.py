@@ -6,14 +6,11 @@ printed), in OpenCV's pixel convention: pixel centres at integer coordinates.
 A frame is read in four steps:
 1. cv2.aruco finds candidate squares and decodes them (parameters per dictionary family: `detector_parameters`).
    Frames up to 2048 px get a second pass on a 2x upscaled copy, which finds the 12-16 px markers whose outlines
-   blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A larger frame is read at half
-   size (markers from HALVED_MIN_SIDE_PX: a quarter of the pixels to threshold and outline; every corner is measured
-   again at full size in step 2). A tall crop of a large frame is read as two overlapping bands in two threads
-   (`_detect_in_bands`), each band's squares refined while the next is read.
-2. Every marker's corners are measured again from its four edges (`refine_corners`), in the full-size frame:
-   sub-pixel edge points along each side, a robust straight line per side, corners where the lines meet.
-   cornerSubPix is built for chessboard X-corners; on a blurred L-shaped marker corner it lands 0.3-0.5 px inside,
-   the edge lines do not.
+   blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A larger frame is read as two
+   overlapping bands in two threads (`_detect_in_bands`), each band's squares refined while the next is read.
+2. Every marker's corners are measured again from its four edges (`refine_corners`): sub-pixel edge points along
+   each side, a robust straight line per side, corners where the lines meet. cornerSubPix is built for chessboard
+   X-corners; on a blurred L-shaped marker corner it lands 0.3-0.5 px inside, the edge lines do not.
 3. For dictionaries with little error correction (4x4) an exact code from OpenCV is checked against the image by
    correlation with every code (`_match`): blurred small markers and AprilTags otherwise read as wrong 4x4 ids.
 4. Candidate squares OpenCV rejected are refined and decoded by that correlation (`_decode`): bits of 2-3 px are
@@ -37,11 +34,9 @@ from pyzbar import pyzbar
 from calibration.layout import check_dictionary
 
 MIN_SIDE_PX = 10.0  # smallest marker side we look for; smaller squares are mostly noise and cost time
-HALVED_MIN_SIDE_PX = 16.0  # smallest marker side (px of the frame) a large frame's full scan looks for: read at half
-# size, the smallest OpenCV still outlines there (markers of 20 mm on a 4K view of a whole table are 23-30 px)
 _UPSCALE_MAX_SIDE = 2048  # second detection pass at 2x only up to this image size (1080p: ~0.2 s in all)
 _BAND_MIN_ROWS = 1024  # a large frame this tall or taller is read in bands by two threads (_detect_in_bands)
-_BANDS = 2  # bands of a large frame read at full size
+_BANDS = 2  # bands of a large frame
 _QR_EXTRA_PASSES_MAX_PX = 2_100_000
 
 
@@ -68,11 +63,10 @@ def _is_apriltag(dictionary: str) -> bool:
 
 def detector_parameters(
     dictionary: str = "DICT_4X4_250", longest_side_px: int = 1920, small_only: bool = False,
-    large_frame: bool | None = None, halved: bool = False,
+    large_frame: bool | None = None,
 ) -> cv2.aruco.DetectorParameters:
     """cv2.aruco parameters for one dictionary family on images whose longer side is `longest_side_px`.
-    `large_frame`: the image is (part of) a frame over 2048 px (by default: when the image itself is); `halved`:
-    the image is such a frame shrunk to half its size (`detect_markers`' full scan of a large frame).
+    `large_frame`: the image is (part of) a frame over 2048 px (by default: when the image itself is).
 
     Chosen by measurement on rendered frames with exact corners and on shared/realdata/apriltag-nasa:
     - minMarkerPerimeterRate from MIN_SIDE_PX: OpenCV's 0.03 of the longer side rejects a 20 mm marker (~25 px)
@@ -115,22 +109,13 @@ def detector_parameters(
         # finds all 12-18 px markers and costs a third of the usual three.
         p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 7
         p.maxMarkerPerimeterRate = 4 * 64 / max(longest_side_px, 1)
-    if halved:
-        # A large frame's full scan reads it at half size (HALVED_MIN_SIDE_PX): a 4K table's 20 mm markers are 11-14
-        # px there, their border 2 px: a 3 px window outlines them (7 px, right at full size, merges them into the
-        # background), and a polygon tolerance of 5 % of the perimeter (OpenCV's 3 % is under a px) keeps their
-        # blurred corners. Measured on `bench vision`'s 4K frames: a square for every marker, ~110 squares a frame
-        # (at full size OpenCV looks at ~215).
-        p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 3
-        p.polygonalApproxAccuracyRate = 0.05
-        p.minMarkerPerimeterRate = 4 * HALVED_MIN_SIDE_PX / 2 / max(longest_side_px, 1)
     return p
 
 
 @lru_cache(maxsize=64)
 def _detector(dictionary: str, longest_side_px: int, small_only: bool = False,
-              large_frame: bool | None = None, halved: bool = False) -> cv2.aruco.ArucoDetector:
-    params = detector_parameters(dictionary, longest_side_px, small_only, large_frame, halved)
+              large_frame: bool | None = None) -> cv2.aruco.ArucoDetector:
+    params = detector_parameters(dictionary, longest_side_px, small_only, large_frame)
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
@@ -576,9 +561,8 @@ def detect_markers(
 ) -> list[MarkerDetection]:
     """All markers of `dictionary` in a BGR or grey image, sorted by id (then top to bottom).
 
-    `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read with that frame's
-    parameters (markers as small as MIN_SIDE_PX) and no slower per pixel, but a large frame's crop at full size
-    (a whole large frame is read at half size: HALVED_MIN_SIDE_PX).
+    `frame_side_px`: the image is a crop of a frame whose longer side is this; it is then read exactly as that
+    frame would be (the same passes and thresholds; markers as small as MIN_SIDE_PX) and no slower per pixel.
     `upscale` False: no 2x pass even in a frame up to _UPSCALE_MAX_SIDE; `rescue` False: the squares OpenCV rejected
     are not refined and decoded again (both for a caller with another way to find what these passes find: a record's
     reader looks for the markers it knew there again in place, vision/record_reader.py). `known`: markers measured
@@ -590,9 +574,7 @@ def detect_markers(
     modules = dic.markerSize + 2
     frame_side = frame_side_px or max(gray.shape)
     large = frame_side > _UPSCALE_MAX_SIDE
-    scales: list[float] = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
-    if large and frame_side_px is None and not _is_apriltag(dictionary):
-        scales = [0.5]  # a large frame's full scan reads it at half size (`detector_parameters`' `halved`)
+    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
     ids_parts: list[np.ndarray] = []
     quad_parts: list[np.ndarray] = []
     rho_parts: list[np.ndarray] = []
@@ -679,21 +661,18 @@ def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.n
             np.concatenate([np.array([c for _, c in kept]).reshape(-1, 4, 2), quads]))
 
 
-def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[float], large: bool
+def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool
                   ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
     """OpenCV's squares in `gray` at each scale, band by band as they are read (`_detect_in_bands`): (accepted
     [(id, corners (4, 2) px of `gray`)], rejected [corners]) per band."""
     for s in scales:
-        img = gray
-        if s != 1:  # pixel area averaged when shrinking: no aliasing of the 2 px borders
-            img = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC if s > 1 else cv2.INTER_AREA)
+        img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
         small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
         side = max(img.shape)
         if frame_side_px:  # crops come in all sizes: a few detectors, the smallest marker a little under 10 px
             side = -(-side // 128) * 128
         back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
-        detector = _detector(dictionary, side, small_only, large, s < 1)
-        for corners, ids, rej in _detect_in_bands(detector, img, large and s == 1):
+        for corners, ids, rej in _detect_in_bands(_detector(dictionary, side, small_only, large), img, large):
             accepted = [] if ids is None else [
                 (int(i), (c.reshape(4, 2) - back) / s) for i, c in zip(ids.ravel(), corners, strict=True)]
             yield accepted, [(c.reshape(4, 2) - back) / s for c in rej]

@@ -11,7 +11,6 @@ import pytest
 from fieldglass.benchmarks.realdata import EXTRA_TAGS, PYZBAR_EXPECTED, TOLERANCE_PX, score_apriltags
 from vision.markers import (
     _BLURS,
-    HALVED_MIN_SIDE_PX,
     KNOWN_PX,
     MarkerDetection,
     _correlations,
@@ -222,22 +221,14 @@ def test_a_square_found_twice_is_refined_once_but_two_codes_on_one_square_are_le
     assert same_id.tolist() == [True, False, True, True]  # 9 on the same square stays: the code check decides
 
 
-@pytest.mark.parametrize("side", [24, 40])
-def test_a_4k_frame_read_at_half_size_finds_every_marker_with_its_corners_measured_at_full_size(side):
-    # 20 mm markers on a 4K view of a whole table are 23-30 px: at half size OpenCV outlines them, and every corner is
-    # measured again on the full-size frame, as precisely as a 1080p frame's 24 px markers are
-    img, truth = render((3840, 2160), scattered(24, side, size=(3840, 2160), seed=4), blur=0.9, noise=3.0, seed=4)
-    assert side >= HALVED_MIN_SIDE_PX
+@pytest.mark.parametrize("side", [18, 24])
+def test_a_4k_frame_finds_every_marker_of_18_px_and_more_with_subpixel_corners(side):
+    # read at full size: the same frame read at half size (a quarter of the pixels) lost a third of its 16-20 px
+    # markers, over the `fieldglass plan` limits users rely on
+    img, truth = render((3840, 2160), scattered(24, side, size=(3840, 2160), seed=4), blur=0.8, noise=3.0, seed=4)
     err = corner_errors(detect_markers(img), truth)
-    assert err.mean() < 0.1
-    assert err.max() < 0.4
-
-
-def test_a_crop_of_a_4k_frame_is_read_at_full_size():
-    # crops (frame_side_px) keep the full-size reading: a 14 px marker, under HALVED_MIN_SIDE_PX, is found in one
-    img, truth = render((640, 360), scattered(4, 14, size=(640, 360), seed=6), blur=0.6, noise=2.0, seed=6)
-    found = detect_markers(img, frame_side_px=3840)
-    assert {m.id for m in found} == set(truth)
+    assert err.mean() < 0.15
+    assert err.max() < 0.5
 
 
 def test_the_factored_templates_are_the_blurred_drawings_of_every_code():
