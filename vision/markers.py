@@ -169,10 +169,27 @@ _U_COARSE = np.linspace(-1.0, 1.0, 33)
 _U_FINE = np.linspace(-1.0, 1.0, 21)
 
 
+_NEXT = np.array([1, 2, 3, 0])  # corner or side k+1 of 4 (np.roll costs more than the arithmetic on these arrays)
+_PREV = np.array([3, 0, 1, 2])  # corner or side k-1 of 4
+
+
+def _at_last(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """values[..., index[...]]: one element of the last axis per position (np.take_along_axis without its cost)."""
+    flat = values.reshape(-1, values.shape[-1])
+    return flat[np.arange(len(flat)), index.ravel()].reshape(index.shape)
+
+
+def _median_last(values: np.ndarray) -> np.ndarray:
+    """np.median over the last axis, by a sort: np.median's own machinery costs ~0.2 ms a call, more than the work."""
+    ordered = np.sort(values, axis=-1)
+    n = values.shape[-1]
+    return 0.5 * (ordered[..., (n - 1) // 2] + ordered[..., n // 2])
+
+
 def _side_frames(q: np.ndarray, modules: int):
     """Per side k (corner k to k+1) of each quad: (outward unit normal (N,4,2), bit size across it (N,4), the
     normals' feet (N,4,K,2))."""
-    p0, p1 = q, np.roll(q, -1, axis=1)
+    p0, p1 = q, q[:, _NEXT]
     length = np.linalg.norm(p1 - p0, axis=2)
     d = (p1 - p0) / np.maximum(length, 1e-9)[..., None]
     normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)
@@ -180,7 +197,7 @@ def _side_frames(q: np.ndarray, modules: int):
     normal *= outward[..., None]
     # Bit size across each side (from its two neighbours): a tag seen at a grazing angle has thin bits
     # across its long sides.
-    module = (np.roll(length, 1, axis=1) + np.roll(length, -1, axis=1)) / (2 * modules)  # N,4
+    module = (length[:, _PREV] + length[:, _NEXT]) / (2 * modules)  # N,4
     base = p0[:, :, None, :] + _T[None, None, :, None] * (p1 - p0)[:, :, None, :]  # N,4,K,2
     return normal, module, base
 
@@ -202,10 +219,10 @@ def _edge_points(g: np.ndarray, base: np.ndarray, normal: np.ndarray, module: np
         grad = np.diff(coarse, axis=-1)
         grad = grad[..., :-2] + 2 * grad[..., 1:-1] + grad[..., 2:]  # smoothed over ~3 samples
         mids = 0.5 * (off[..., 1:] + off[..., :-1])[..., 1:-1]  # where each smoothed difference is centred
-        peak = np.argmax(grad, axis=-1)[..., None]
-        c = np.take_along_axis(np.broadcast_to(mids[:, :, None, :], grad.shape), peak, -1)[..., 0]
-        strength = np.take_along_axis(grad, peak, -1)[..., 0] / (4 * (off[..., 1] - off[..., 0]))[..., None]
-        contrast = np.median(coarse.max(axis=-1) - coarse.min(axis=-1), axis=2)  # N,4
+        peak = np.argmax(grad, axis=-1)
+        c = _at_last(np.broadcast_to(mids[:, :, None, :], grad.shape), peak)
+        strength = _at_last(grad, peak) / (4 * (off[..., 1] - off[..., 0]))[..., None]
+        contrast = _median_last(coarse.max(axis=-1) - coarse.min(axis=-1))  # N,4
     else:
         c = np.zeros(base.shape[:3], np.float32)
 
@@ -244,14 +261,14 @@ def _median_kept(values: np.ndarray, kept: np.ndarray) -> np.ndarray:
     masked-array machinery, which cost more than the line fits themselves."""
     ordered = np.sort(np.where(kept, values, np.inf), axis=-1)
     n = kept.sum(-1)
-    lo = np.take_along_axis(ordered, np.maximum((n - 1) // 2, 0)[..., None], -1)[..., 0]
-    hi = np.take_along_axis(ordered, np.maximum(n // 2, 0)[..., None], -1)[..., 0]
+    lo = _at_last(ordered, np.maximum((n - 1) // 2, 0))
+    hi = _at_last(ordered, np.maximum(n // 2, 0))
     return np.where(n > 0, 0.5 * (lo + hi), 0.0)
 
 
 def _line_corners(centre: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Corner k where the lines of sides k-1 and k meet: (corners (N,4,2), solvable (N,4))."""
-    c_prev, d_prev = np.roll(centre, 1, axis=1), np.roll(direction, 1, axis=1)
+    c_prev, d_prev = centre[:, _PREV], direction[:, _PREV]
     # c_prev + s d_prev = centre + r direction, by Cramer's rule (numpy's batched solve calls LAPACK, whose
     # threads cost more than these 2 x 2 systems on a busy machine)
     det = -d_prev[..., 0] * direction[..., 1] + direction[..., 0] * d_prev[..., 1]
@@ -328,7 +345,7 @@ def float_patches(gray: np.ndarray, quads: np.ndarray, modules: int) -> tuple[np
     quad whose corners stay within the two bits it allows them to move. Only the patches are converted (a 4K
     frame's 100 markers: ~0.6 Mpx, not the 8 Mpx a crop around them all would be), and past the frame's edges they
     replicate it, as cv2.remap's BORDER_REPLICATE does (cv2.getRectSubPix at whole-pixel positions: exact copies)."""
-    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).max(axis=1)
+    side = np.linalg.norm(quads - quads[:, _PREV], axis=2).max(axis=1)
     margin = np.ceil(2 * side / modules + _PATCH_MARGIN_PX)[:, None]
     lo = np.floor(quads.min(axis=1) - margin).astype(int)
     size = np.ceil(quads.max(axis=1) + margin).astype(int) + 1 - lo  # (w, h) per quad
@@ -663,8 +680,25 @@ def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.n
 
 def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool
                   ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
-    """OpenCV's squares in `gray` at each scale, band by band as they are read (`_detect_in_bands`): (accepted
-    [(id, corners (4, 2) px of `gray`)], rejected [corners]) per band."""
+    """OpenCV's squares in `gray`: (accepted [(id, corners (4, 2) px of `gray`)], rejected [corners]), a `large`
+    frame's band by band as they are read (`_detect_in_bands`); any other image's at both scales together, since
+    one refinement of all its squares costs less than one per scale (refine_corners costs ~3 ms a call besides its
+    squares: a live crop's reading)."""
+    found = _squares_by_scale(gray, dictionary, frame_side_px, scales, large)
+    if large:
+        yield from found
+        return
+    accepted: list[tuple[int, np.ndarray]] = []
+    rejected: list[np.ndarray] = []
+    for acc, rej in found:
+        accepted += acc
+        rejected += rej
+    yield accepted, rejected
+
+
+def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool
+                      ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
+    """`_squares_read`'s squares at each scale, band by band."""
     for s in scales:
         img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
         small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
