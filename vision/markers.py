@@ -114,9 +114,19 @@ def detector_parameters(
 
 @lru_cache(maxsize=64)
 def _detector(dictionary: str, longest_side_px: int, small_only: bool = False,
-              large_frame: bool | None = None) -> cv2.aruco.ArucoDetector:
+              large_frame: bool | None = None, outline_only: bool = False) -> cv2.aruco.ArucoDetector:
+    """`outline_only`: OpenCV outlines the squares but knows one code only (the dictionary's first), so that every
+    other square comes back unidentified, to be read by our own correlation (`_decode`): OpenCV's identification
+    of a 4K frame's 100 markers against 250 codes cost ~15 ms of a ~45 ms detectMarkers (measured, issue 14)."""
     params = detector_parameters(dictionary, longest_side_px, small_only, large_frame)
-    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+    dic = aruco_dictionary(dictionary)
+    if outline_only:
+        dic = cv2.aruco.Dictionary(dic.bytesList[:1], dic.markerSize, dic.maxCorrectionBits)
+        # OpenCV groups squares whose corners lie within 5 % of the perimeter (a marker and the card it is printed
+        # on) and returns one per group that no code reads: the card, the marker lost. Only the same square twice
+        # (within 1 %) is one here.
+        params.minMarkerDistanceRate = 0.01
+    return cv2.aruco.ArucoDetector(dic, params)
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
@@ -473,9 +483,11 @@ def _correlations(v: np.ndarray, dictionary: str) -> tuple[np.ndarray, np.ndarra
 
 def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True, other: bool = True
            ) -> tuple[np.ndarray, ...]:
-    """Correlate clockwise quads with every code: (ids, rotations, best correlation, best other code's) per quad.
-    With `screen`, quads without a dark border inside a lighter quiet zone are skipped (correlation -1); without
-    `other` the best other code's correlation is not looked for (-1: a pass over every quad and template saved)."""
+    """Correlate clockwise quads with every code: (ids, rotations, best correlation, best other code's, exact) per
+    quad; `exact`: each bit, the mean of its cell thresholded halfway between the quiet zone and the black border,
+    reads as the best code's (what OpenCV's identification asks, here from refined corners). With `screen`, quads
+    without a dark border inside a lighter quiet zone are skipped (correlation -1, not exact); without `other` the
+    best other code's correlation is not looked for (-1: a pass over every quad and template saved)."""
     n = len(quads)
     nb = aruco_dictionary(dictionary).markerSize + 2
     h = _homographies(quads)
@@ -497,6 +509,7 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
     passed = (light - dark >= 12) & (np.mean(border > ((light + dark) / 2)[:, None], axis=1) <= 0.15)
     ids, rots = np.zeros(n, dtype=int), np.zeros(n, dtype=int)
     rho_best, rho_other = np.full(n, -1.0), np.full(n, -1.0)
+    exact = np.zeros(n, dtype=bool)
     idx = np.flatnonzero(passed) if screen else np.arange(n)
     if len(idx):
         v = vals[idx] - vals[idx].mean(axis=1, keepdims=True)
@@ -508,7 +521,11 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
         rho_best[idx] = rho[np.arange(len(idx)), best]
         if other:
             rho_other[idx] = np.where(code[None, :] == code[best][:, None], -1.0, rho).max(axis=1)
-    return ids, rots, rho_best, rho_other
+        codes = _templates(dictionary)[1]
+        cell_means = vals[idx].reshape(len(idx), nb, _SUB, nb, _SUB).mean(axis=(2, 4))[:, 1:-1, 1:-1]
+        bits = cell_means.reshape(len(idx), -1) > ((light[idx] + dark[idx]) / 2)[:, None]
+        exact[idx] = (bits == (codes[best % len(codes), 1:] > 0.5)).all(axis=1)
+    return ids, rots, rho_best, rho_other, exact
 
 
 def _border_contrast(gray: np.ndarray, quads: np.ndarray, modules: int) -> np.ndarray:
@@ -537,21 +554,25 @@ def _clockwise(quads: np.ndarray) -> np.ndarray:
     return np.where((area < 0)[:, None, None], quads[:, ::-1], quads)
 
 
-def _decode(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> list[tuple[int, np.ndarray]]:
+def _decode(gray: np.ndarray, quads: np.ndarray, dictionary: str, exact_ok: bool = False
+            ) -> list[tuple[int, np.ndarray]]:
     """Decode refined candidate quads by matching them against blurred images of every code.
 
     Bits of a 12-16 px marker are 2-3 px and blur into their neighbours, so thresholding each bit misreads them.
     Instead the square is sampled twice per bit in each direction and correlated (normalised) with every id in
     every rotation drawn at four blurs. A marker is accepted when its best code correlates at >= 0.88 and beats
     every other code by >= 0.04. Real markers of 12-24 px correlate at 0.92-0.99; squares that are not markers,
-    and AprilTags read as 4x4 codes, at most ~0.78 (measured on the real photos in shared/realdata).
-    Returns [(id, corners in the marker's own order)].
+    and AprilTags read as 4x4 codes, at most ~0.78 (measured on the real photos in shared/realdata). With
+    `exact_ok` (squares OpenCV only outlined, `_detector`), a square whose bits also read exactly as its best code
+    needs only 0.8, as one OpenCV identified does (`_checked`).
+    Returns [(id, corners in the marker's own order)], the best correlated first.
     """
     if len(quads) == 0:
         return []
     quads = _clockwise(quads)
-    ids, rots, rho_best, rho_other = _match(gray, quads, dictionary)
-    accept = np.flatnonzero((rho_best >= 0.88) & (rho_best - rho_other >= 0.04))
+    ids, rots, rho_best, rho_other, exact = _match(gray, quads, dictionary)
+    accept = np.flatnonzero((rho_best >= 0.88) & (rho_best - rho_other >= 0.04) | (rho_best >= 0.8) & exact & exact_ok)
+    accept = accept[np.argsort(-rho_best[accept], kind="stable")]
     # The sampled grid is the code turned by np.rot90(., r): the marker's own top-left is candidate corner -r.
     return [(int(ids[i]), np.roll(quads[i], rots[i], axis=0)) for i in accept]
 
@@ -600,8 +621,13 @@ def detect_markers(
     read_ids = np.zeros(0, dtype=int)
     rejected: list[np.ndarray] = []
     # Each band's squares are refined and checked while OpenCV still reads the next bands in other threads.
-    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large):
+    # A large frame's full scan: OpenCV only outlines the squares, every code is read by correlation (`_detector`)
+    outline = large and frame_side_px is None and dic.maxCorrectionBits <= 2 and not _is_apriltag(dictionary)
+    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large, outline):
         rejected += rej
+        if outline:  # the few squares of the one code OpenCV knew are read with the others, in one refinement
+            rejected += [c for _, c in band]
+            continue
         band, band_kept = _in_place(band, known)
         kept += band_kept
         b_ids, b_raw = _not_read_before(band, read_ids, read, large)
@@ -618,21 +644,8 @@ def detect_markers(
     ids, quads = _kept_first(kept, ids[order], quads[order])
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
-    if rejected and rescue:
-        cands = np.array(rejected)
-        # With thin quiet zones OpenCV often outlines the quiet zone instead of the black square: also try the
-        # square one bit inside each candidate.
-        inner = _apply(_homographies(cands), _UNIT * modules / (modules + 2) + 1 / (modules + 2))
-        cands = np.concatenate([cands, inner])
-        sides = np.linalg.norm(cands - np.roll(cands, 1, axis=1), axis=2).mean(axis=1)
-        cands = cands[(sides >= 0.8 * MIN_SIDE_PX) & _unique(cands, quads, greedy=False)]
-        if large:
-            # Only squares with a dark border in a light quiet zone are worth refining: at 4K none of the rest ever
-            # decodes. Smaller frames keep them all: their 10-14 px squares, their corners not refined yet, can
-            # fail the screen and still decode (2 of 32 markers of the 720p demo table).
-            cands = cands[_border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST]
-        refined, ok = refine_corners(gray, cands, modules)
-        decoded = _decode(gray, refined[ok], dictionary)
+    if rejected and (rescue or outline):
+        decoded = _decoded_squares(gray, np.array(rejected), quads, dictionary, modules, large, outline)
         if decoded:
             new = np.array([c for _, c in decoded])
             keep = _unique(new, quads)
@@ -641,6 +654,37 @@ def detect_markers(
     centre = quads.reshape(-1, 4, 2).mean(axis=1)
     order = np.lexsort((centre[:, 0], centre[:, 1], np.array(ids, dtype=int)))  # by id, then top to bottom
     return [MarkerDetection(ids[k], quads[k]) for k in order]
+
+
+def _decoded_squares(gray: np.ndarray, cands: np.ndarray, found: np.ndarray, dictionary: str, modules: int,
+                     large: bool, outline: bool) -> list[tuple[int, np.ndarray]]:
+    """The squares OpenCV did not identify (N, 4, 2), but for those on a marker `found` already, refined and read
+    by correlation (`_decode`): [(id, corners)], the best correlated first."""
+    def inner(quads: np.ndarray) -> np.ndarray:
+        # With thin quiet zones OpenCV often outlines the quiet zone instead of the black square: also try the
+        # square one bit inside.
+        return _apply(_homographies(quads), _UNIT * modules / (modules + 2) + 1 / (modules + 2))
+
+    def plausible(quads: np.ndarray) -> np.ndarray:
+        sides = np.linalg.norm(quads - quads[:, _PREV], axis=2).mean(axis=1)
+        return quads[(sides >= 0.8 * MIN_SIDE_PX) & _unique(quads, found, greedy=False)]
+
+    if not large:
+        # Smaller frames refine them all: their 10-14 px squares, their corners not refined yet, can fail the
+        # screen below and still decode (2 of 32 markers of the 720p demo table).
+        cands = plausible(np.concatenate([cands, inner(cands)]))
+    else:
+        # Only squares with a dark border in a light quiet zone are worth refining: at 4K none of the rest ever
+        # decodes. A square that has one is the black square itself, not its quiet zone's outline: only the others
+        # are tried one bit inside (a 4K full scan's ~130 squares refined, not ~150).
+        cands = plausible(cands)
+        dark_bordered = _border_contrast(gray, cands, modules) >= _SCREEN_CONTRAST
+        inside = plausible(inner(cands[~dark_bordered])) if (~dark_bordered).any() else cands[:0]
+        inside = inside[_border_contrast(gray, inside, modules) >= _SCREEN_CONTRAST] if len(inside) else inside
+        cands = np.concatenate([cands[dark_bordered], inside])
+        cands = cands[_square_once(cands)]  # the bands' overlap outlines its squares twice
+    refined, ok = refine_corners(gray, cands, modules)
+    return _decode(gray, refined[ok], dictionary, exact_ok=outline)
 
 
 KNOWN_PX = 1.5
@@ -678,13 +722,13 @@ def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.n
             np.concatenate([np.array([c for _, c in kept]).reshape(-1, 4, 2), quads]))
 
 
-def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool
-                  ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
+def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool,
+                  outline_only: bool = False) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
     """OpenCV's squares in `gray`: (accepted [(id, corners (4, 2) px of `gray`)], rejected [corners]), a `large`
     frame's band by band as they are read (`_detect_in_bands`); any other image's at both scales together, since
     one refinement of all its squares costs less than one per scale (refine_corners costs ~3 ms a call besides its
-    squares: a live crop's reading)."""
-    found = _squares_by_scale(gray, dictionary, frame_side_px, scales, large)
+    squares: a live crop's reading). `outline_only` as `_detector`'s."""
+    found = _squares_by_scale(gray, dictionary, frame_side_px, scales, large, outline_only)
     if large:
         yield from found
         return
@@ -696,8 +740,8 @@ def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, 
     yield accepted, rejected
 
 
-def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool
-                      ) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
+def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool,
+                      outline_only: bool) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
     """`_squares_read`'s squares at each scale, band by band."""
     for s in scales:
         img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
@@ -706,7 +750,8 @@ def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | No
         if frame_side_px:  # crops come in all sizes: a few detectors, the smallest marker a little under 10 px
             side = -(-side // 128) * 128
         back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
-        for corners, ids, rej in _detect_in_bands(_detector(dictionary, side, small_only, large), img, large):
+        detector = _detector(dictionary, side, small_only, large, outline_only)
+        for corners, ids, rej in _detect_in_bands(detector, img, large):
             accepted = [] if ids is None else [
                 (int(i), (c.reshape(4, 2) - back) / s) for i, c in zip(ids.ravel(), corners, strict=True)]
             yield accepted, [(c.reshape(4, 2) - back) / s for c in rej]
@@ -739,7 +784,7 @@ def _checked(gray: np.ndarray, ids: np.ndarray, found: np.ndarray, dictionary: s
         # An exact 4x4 code is weak evidence: a blurred 16 px marker 10 reads as 109, grazing AprilTags upscaled as
         # 103 (correlation 0.71). Keep a marker only if its image also correlates best with that code (real ones:
         # >= 0.95, measured); the caller puts the best first.
-        m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
+        m_ids, m_rots, rho, _, _ = _match(gray, quads, dictionary, screen=False, other=False)
         good = np.flatnonzero((m_ids == ids) & (m_rots == 0) & (rho >= 0.8))
         ids, quads, rho = ids[good], quads[good], rho[good]
     return ids, quads, rho
@@ -802,7 +847,7 @@ def track_markers(
     gray = _gray8(image[y0:y1, x0:x1])
     origin = np.array([x0, y0], dtype=np.float64)
     quads, ok = refine_corners(gray, old - origin, modules)
-    m_ids, m_rots, rho, _ = _match(gray, quads, dictionary, screen=False, other=False)
+    m_ids, m_rots, rho, _, _ = _match(gray, quads, dictionary, screen=False, other=False)
     good = ok & (m_ids == ids) & (m_rots == 0) & (rho >= 0.8)
     return [MarkerDetection(int(i), q + origin) for i, q, g in zip(ids, quads, good, strict=True) if g]
 
@@ -828,6 +873,20 @@ def _unique(quads: np.ndarray, existing: np.ndarray, greedy: bool = True, same: 
         if same is not None:
             close &= same[:, None] == same[None]
         keep &= ~close[keep].any(axis=0)  # a later square close to an earlier one (kept or not) goes
+    return keep
+
+
+def _square_once(quads: np.ndarray) -> np.ndarray:
+    """Mask of `quads` (N, 4, 2) that are not an earlier one again: centres within a fifth of a side and sides within
+    15 % (a square one bit inside another, its centre the same, is another candidate: `detect_markers`' rescue)."""
+    keep = np.ones(len(quads), dtype=bool)
+    if len(quads) < 2:
+        return keep
+    centre = quads.mean(axis=1)
+    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).mean(axis=1)
+    near = np.linalg.norm(centre[:, None] - centre[None], axis=2) < 0.2 * np.minimum(side[:, None], side[None])
+    alike = np.abs(np.log(side[:, None] / np.maximum(side[None], 1e-9))) < np.log(1.15)
+    keep &= ~np.triu(near & alike, k=1).any(axis=0)
     return keep
 
 
