@@ -612,7 +612,33 @@ def detect_markers(
     modules = dic.markerSize + 2
     frame_side = frame_side_px or max(gray.shape)
     large = frame_side > _UPSCALE_MAX_SIDE
-    scales = [1, 2] if frame_side <= _UPSCALE_MAX_SIDE and upscale else [1]
+    if large and frame_side_px is None and dic.maxCorrectionBits <= 2 and not _is_apriltag(dictionary):
+        ids, quads = _outlined_markers(gray, dictionary, modules)
+    else:
+        ids, quads = _identified_markers(gray, dictionary, frame_side_px, large, modules, upscale, rescue, known)
+    centre = quads.reshape(-1, 4, 2).mean(axis=1)
+    order = np.lexsort((centre[:, 0], centre[:, 1], np.array(ids, dtype=int)))  # by id, then top to bottom
+    return [MarkerDetection(ids[k], quads[k]) for k in order]
+
+
+def _outlined_markers(gray: np.ndarray, dictionary: str, modules: int) -> tuple[list[int], np.ndarray]:
+    """A large frame's full scan: OpenCV only outlines the squares (`_detector`'s `outline_only`), and every code
+    is read by correlation (`_decode`), band by band while OpenCV still reads the next: (ids, corners (N, 4, 2))."""
+    ids: list[int] = []
+    quads = np.zeros((0, 4, 2))
+    for band, rej in _squares_read(gray, dictionary, None, [1], True, outline_only=True):
+        cands = rej + [c for _, c in band]  # with the few squares of the one code OpenCV knew
+        if cands:
+            ids, quads = _with_decoded(gray, np.array(cands), ids, quads, dictionary, modules, True, exact_ok=True)
+    return ids, quads
+
+
+def _identified_markers(gray: np.ndarray, dictionary: str, frame_side_px: int | None, large: bool, modules: int,
+                        upscale: bool, rescue: bool, known: Sequence[MarkerDetection]
+                        ) -> tuple[list[int], np.ndarray]:
+    """`detect_markers`' squares as OpenCV identifies them, checked by correlation (`_checked`), then those it
+    rejected read by correlation (`rescue`): (ids, corners (N, 4, 2))."""
+    scales = [1, 2] if not large and upscale else [1]
     ids_parts: list[np.ndarray] = []
     quad_parts: list[np.ndarray] = []
     rho_parts: list[np.ndarray] = []
@@ -621,13 +647,8 @@ def detect_markers(
     read_ids = np.zeros(0, dtype=int)
     rejected: list[np.ndarray] = []
     # Each band's squares are refined and checked while OpenCV still reads the next bands in other threads.
-    # A large frame's full scan: OpenCV only outlines the squares, every code is read by correlation (`_detector`)
-    outline = large and frame_side_px is None and dic.maxCorrectionBits <= 2 and not _is_apriltag(dictionary)
-    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large, outline):
+    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large):
         rejected += rej
-        if outline:  # the few squares of the one code OpenCV knew are read with the others, in one refinement
-            rejected += [c for _, c in band]
-            continue
         band, band_kept = _in_place(band, known)
         kept += band_kept
         b_ids, b_raw = _not_read_before(band, read_ids, read, large)
@@ -644,20 +665,24 @@ def detect_markers(
     ids, quads = _kept_first(kept, ids[order], quads[order])
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
-    if rejected and (rescue or outline):
-        decoded = _decoded_squares(gray, np.array(rejected), quads, dictionary, modules, large, outline)
-        if decoded:
-            new = np.array([c for _, c in decoded])
-            keep = _unique(new, quads)
-            ids += [i for (i, _), k in zip(decoded, keep, strict=True) if k]
-            quads = np.concatenate([quads, new[keep]])
-    centre = quads.reshape(-1, 4, 2).mean(axis=1)
-    order = np.lexsort((centre[:, 0], centre[:, 1], np.array(ids, dtype=int)))  # by id, then top to bottom
-    return [MarkerDetection(ids[k], quads[k]) for k in order]
+    if rejected and rescue:
+        ids, quads = _with_decoded(gray, np.array(rejected), ids, quads, dictionary, modules, large, exact_ok=False)
+    return ids, quads
+
+
+def _with_decoded(gray: np.ndarray, cands: np.ndarray, ids: list[int], quads: np.ndarray, dictionary: str,
+                  modules: int, large: bool, exact_ok: bool) -> tuple[list[int], np.ndarray]:
+    """(ids, quads) and the markers read among `cands` (`_decoded_squares`) that are none of them."""
+    decoded = _decoded_squares(gray, cands, quads, dictionary, modules, large, exact_ok)
+    if not decoded:
+        return ids, quads
+    new = np.array([c for _, c in decoded])
+    keep = _unique(new, quads)
+    return ids + [i for (i, _), k in zip(decoded, keep, strict=True) if k], np.concatenate([quads, new[keep]])
 
 
 def _decoded_squares(gray: np.ndarray, cands: np.ndarray, found: np.ndarray, dictionary: str, modules: int,
-                     large: bool, outline: bool) -> list[tuple[int, np.ndarray]]:
+                     large: bool, exact_ok: bool) -> list[tuple[int, np.ndarray]]:
     """The squares OpenCV did not identify (N, 4, 2), but for those on a marker `found` already, refined and read
     by correlation (`_decode`): [(id, corners)], the best correlated first."""
     def inner(quads: np.ndarray) -> np.ndarray:
@@ -684,7 +709,7 @@ def _decoded_squares(gray: np.ndarray, cands: np.ndarray, found: np.ndarray, dic
         cands = np.concatenate([cands[dark_bordered], inside])
         cands = cands[_square_once(cands)]  # the bands' overlap outlines its squares twice
     refined, ok = refine_corners(gray, cands, modules)
-    return _decode(gray, refined[ok], dictionary, exact_ok=outline)
+    return _decode(gray, refined[ok], dictionary, exact_ok=exact_ok)
 
 
 KNOWN_PX = 1.5
