@@ -7,7 +7,9 @@ A frame is read in four steps:
 1. cv2.aruco finds candidate squares and decodes them (parameters per dictionary family: `detector_parameters`).
    Frames up to 2048 px get a second pass on a 2x upscaled copy, which finds the 12-16 px markers whose outlines
    blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A larger frame is read as two
-   overlapping bands in two threads (`_detect_in_bands`), each band's squares refined while the next is read.
+   overlapping bands in two threads (`_detect_in_bands`), each band's squares refined while the next is read; its
+   full scan (4x4 codes) has OpenCV only outline the squares and reads every code as step 4 does
+   (`_outlined_markers`: OpenCV's identification against every code was a third of its detection).
 2. Every marker's corners are measured again from its four edges (`refine_corners`): sub-pixel edge points along
    each side, a robust straight line per side, corners where the lines meet. cornerSubPix is built for chessboard
    X-corners; on a blurred L-shaped marker corner it lands 0.3-0.5 px inside, the edge lines do not.
