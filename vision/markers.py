@@ -625,14 +625,15 @@ def detect_markers(
 
 def _outlined_markers(gray: np.ndarray, dictionary: str, modules: int) -> tuple[list[int], np.ndarray]:
     """A large frame's full scan: OpenCV only outlines the squares (`_detector`'s `outline_only`), and every code
-    is read by correlation (`_decode`), band by band while OpenCV still reads the next: (ids, corners (N, 4, 2))."""
-    ids: list[int] = []
-    quads = np.zeros((0, 4, 2))
+    is read by correlation (`_decode`), all bands' squares in one refinement (refined band by band while OpenCV
+    read the next, they took as long or longer: 1.07-1.10 of the plain detector against 1.00-1.02, interleaved
+    runs): (ids, corners (N, 4, 2))."""
+    cands: list[np.ndarray] = []
     for band, rej in _squares_read(gray, dictionary, None, [1], True, outline_only=True):
-        cands = rej + [c for _, c in band]  # with the few squares of the one code OpenCV knew
-        if cands:
-            ids, quads = _with_decoded(gray, np.array(cands), ids, quads, dictionary, modules, True, exact_ok=True)
-    return ids, quads
+        cands += rej + [c for _, c in band]  # with the few squares of the one code OpenCV knew
+    if not cands:
+        return [], np.zeros((0, 4, 2))
+    return _with_decoded(gray, np.array(cands), [], np.zeros((0, 4, 2)), dictionary, modules, True, exact_ok=True)
 
 
 def _identified_markers(gray: np.ndarray, dictionary: str, frame_side_px: int | None, large: bool, modules: int,
