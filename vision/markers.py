@@ -7,8 +7,8 @@ A frame is read in four steps:
 1. cv2.aruco finds candidate squares and decodes them (parameters per dictionary family: `detector_parameters`).
    Frames up to 2048 px get a second pass on a 2x upscaled copy, which finds the 12-16 px markers whose outlines
    blur into the background at 1x; its corners map back exactly (x -> (x - 0.5) / 2). A larger frame is read as two
-   overlapping bands in two threads (`_detect_in_bands`), each band's squares refined while the next is read; its
-   full scan (4x4 codes) has OpenCV only outline the squares and reads every code as step 4 does
+   overlapping bands in two threads (`_detect_in_bands`); its full scan (4x4 codes) has OpenCV only outline the
+   squares and reads every code as step 4 does
    (`_outlined_markers`: OpenCV's identification against every code was a third of its detection).
 2. Every marker's corners are measured again from its four edges (`refine_corners`): sub-pixel edge points along
    each side, a robust straight line per side, corners where the lines meet. cornerSubPix is built for chessboard
@@ -610,7 +610,9 @@ def detect_markers(
     reader looks for the markers it knew there again in place, vision/record_reader.py). `known`: markers measured
     before (px of `image`); a square OpenCV finds with one's id and every corner within KNOWN_PX of its corners is
     that marker where it stood, and keeps those corners (not measured from its edges nor its code correlated again:
-    most of the cost of reading a crop where a hand passed by markers it did not touch)."""
+    most of the cost of reading a crop where a hand passed by markers it did not touch). A large frame's full scan
+    of 4x4 codes (`_outlined_markers`: no `frame_side_px`) reads every square by correlation: `rescue` and `known`
+    do not apply there."""
     gray = _gray8(image)
     dic = aruco_dictionary(dictionary)
     modules = dic.markerSize + 2
