@@ -316,6 +316,9 @@ def refine_corners(
     g, offset = float_patches(gray, q, modules)
     q -= offset
     start = q.copy()
+    # A quad may move 2 bits of its starting size at most: as far as float_patches' margin reaches (a limit from the
+    # current, grown quad would let a quad sample past its patch and still count)
+    start_module = _side_frames(start, modules)[1].max(axis=1)
     active = np.arange(n_quads)
     contrast_all, strength_all = np.zeros((n_quads, 4)), np.zeros((n_quads, 4, len(_T)))
     for k in range(iterations):
@@ -337,7 +340,7 @@ def refine_corners(
         new_q, solvable = _line_corners(centre, direction)
         moved = np.linalg.norm(new_q - start[active], axis=2).max(axis=1)
         valid = (c > 8.0).all(1) & solvable.all(1) & (w.sum(-1) >= 6).all(1)
-        valid &= moved <= np.maximum(2.0 * module.max(axis=1), 1.5)
+        valid &= moved <= np.maximum(2.0 * start_module[active], 1.5)
         step = np.linalg.norm(new_q - q[active], axis=2).max(axis=1)
         ok[active] &= valid
         q[active] = np.where(ok[active][:, None, None], new_q, start[active])
@@ -352,18 +355,32 @@ _PACK_WIDTH_PX = 1024  # float_patches' rows of patches: this wide, or as the wi
 
 
 def float_patches(gray: np.ndarray, quads: np.ndarray, modules: int) -> tuple[np.ndarray, np.ndarray]:
-    """The grey image around each quad (N, 4, 2 px) as float32, the patches packed side by side in rows of one
-    image, and each quad's offset (N, 1, 2): a quad's px minus its offset are px of the packed image.
+    """The grey image (uint8 or float32) around each quad (N, 4, 2 px) as float32, the patches packed side by side
+    in rows of one image, and each quad's offset (N, 1, 2): a quad's px minus its offset are px of the packed image.
 
     A patch is the quad's box grown by two bits and _PATCH_MARGIN_PX: as far as `refine_corners` samples around a
     quad whose corners stay within the two bits it allows them to move. Only the patches are converted (a 4K
     frame's 100 markers: ~0.6 Mpx, not the 8 Mpx a crop around them all would be), and past the frame's edges they
-    replicate it, as cv2.remap's BORDER_REPLICATE does (cv2.getRectSubPix at whole-pixel positions: exact copies)."""
+    replicate it, as cv2.remap's BORDER_REPLICATE does (cv2.getRectSubPix at whole-pixel positions: exact copies).
+    Where the patches would cover more than one crop around them all (large or overlapping quads), that crop."""
+    if len(quads) == 0:
+        return np.zeros((1, 1), np.float32), np.zeros((0, 1, 2))
+    if gray.dtype not in (np.uint8, np.float32):  # what cv2.getRectSubPix reads
+        gray = gray.astype(np.float32)
     side = np.linalg.norm(quads - quads[:, _PREV], axis=2).max(axis=1)
     margin = np.ceil(2 * side / modules + _PATCH_MARGIN_PX)[:, None]
     lo = np.floor(quads.min(axis=1) - margin).astype(int)
     size = np.ceil(quads.max(axis=1) + margin).astype(int) + 1 - lo  # (w, h) per quad
-    width = max(_PACK_WIDTH_PX, int(size[:, 0].max()))
+    height, frame_w = gray.shape[:2]
+    # One crop around them all, within the frame (cv2.remap replicates its edges past the frame's)
+    x0, y0 = np.clip(lo.min(axis=0), 0, [frame_w - 1, height - 1]).tolist()
+    x1, y1 = np.clip((lo + size).max(axis=0), [x0 + 1, y0 + 1], [frame_w, height]).tolist()
+    area = int((size[:, 0] * size[:, 1]).sum())
+    if area >= (x1 - x0) * (y1 - y0):
+        offset = np.broadcast_to(np.array([x0, y0], np.float64), (len(quads), 1, 2)).copy()
+        return gray[y0:y1, x0:x1].astype(np.float32), offset
+    # Rows about as long as the packing is tall: cv2.remap reads images under 32767 rows
+    width = max(_PACK_WIDTH_PX, int(size[:, 0].max()), int(np.sqrt(area)))
     at = np.zeros_like(lo)  # where each patch goes: rows of patches, a row as tall as its tallest
     x = y = row_h = 0
     for k, (w, h) in enumerate(size.tolist()):
@@ -372,7 +389,6 @@ def float_patches(gray: np.ndarray, quads: np.ndarray, modules: int) -> tuple[np
         at[k] = x, y
         x, row_h = x + w, max(row_h, h)
     packed = np.zeros((y + row_h, width), gray.dtype)  # converted at the end: faster than patch by patch
-    height, frame_w = gray.shape[:2]
     for (x0, y0), (w, h), (px, py) in zip(lo.tolist(), size.tolist(), at.tolist(), strict=True):
         if x0 >= 0 and y0 >= 0 and x0 + w <= frame_w and y0 + h <= height:
             packed[py: py + h, px: px + w] = gray[y0: y0 + h, x0: x0 + w]
@@ -823,9 +839,8 @@ def _checked(gray: np.ndarray, ids: np.ndarray, found: np.ndarray, dictionary: s
 
 
 def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> Iterator[tuple]:
-    """detectMarkers on a tall image as overlapping bands read by two threads, yielded top band first as each is
-    read, their squares in the image's pixels: the caller refines a band's squares (Python, holding the GIL) while
-    OpenCV (which releases it) still reads the next ones.
+    """detectMarkers on a tall image as overlapping bands read by two threads (the caller's and `_bands`'), yielded
+    top band first, their squares in the image's pixels.
 
     With one threshold window (frames over 2048 px) OpenCV's detectMarkers runs on one core; the bands run on both.
     A seam's two bands each reach `overlap` rows past it (160, or an eighth of the height: 270 rows at 4K), so every
@@ -842,18 +857,19 @@ def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: 
     overlap = max(160, h // 8)
     cuts = [round(k * h / _BANDS) for k in range(_BANDS + 1)]
     starts = [max(cuts[k] - overlap, 0) for k in range(_BANDS)]
-    jobs = [_bands().submit(detector.detectMarkers, img[a: min(cuts[k + 1] + overlap, h)])
-            for k, a in enumerate(starts)]
-    for a, job in zip(starts, jobs, strict=True):
-        corners, ids, rej = job.result()
+    bands = [img[a: min(cuts[k + 1] + overlap, h)] for k, a in enumerate(starts)]
+    jobs = [_bands().submit(detector.detectMarkers, band) for band in bands[:-1]]
+    last = detector.detectMarkers(bands[-1])  # the caller's own thread reads one: callers never wait on each other
+    for a, read in zip(starts, [job.result() for job in jobs] + [last], strict=True):
+        corners, ids, rej = read
         shift = np.array([0.0, float(a)], np.float32)
         yield tuple(c + shift for c in corners), ids, tuple(c + shift for c in rej)
 
 
 @cache
 def _bands() -> ThreadPoolExecutor:
-    """The two threads that read a large frame's bands (`_detect_in_bands`)."""
-    return ThreadPoolExecutor(2, thread_name_prefix="fieldglass-band")
+    """The threads that read a large frame's bands but the last, which its caller reads (`_detect_in_bands`)."""
+    return ThreadPoolExecutor(_BANDS - 1, thread_name_prefix="fieldglass-band")
 
 
 def track_markers(

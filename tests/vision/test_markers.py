@@ -306,3 +306,28 @@ def test_a_4k_table_whose_markers_lie_on_cards_finds_every_one():
     found = {m.id for m in detect_markers(frame)}
     assert {t.marker for t in truth.pieces if t.visible} <= found
     assert found <= {t.marker for t in truth.pieces} | set(scene.layout.anchor_ids)
+
+
+def test_float_patches_of_many_large_or_huge_quads_stay_within_one_crop_of_the_frame():
+    # patches that would cover more than one crop around them all (large, overlapping or huge quads) are that crop,
+    # within the frame: no packed image past cv2.remap's 32767 rows, no huge allocation for a stray huge quad
+    gray = np.random.default_rng(2).integers(0, 256, (1080, 1920)).astype(np.uint8)
+    rng = np.random.default_rng(3)
+    centres = rng.uniform([200, 200], [1700, 880], (70, 2))
+    big = centres[:, None, :] + 150 * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    huge = 1e6 * np.array([[[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]])
+    for quads in (big, huge, np.concatenate([big[:3], huge])):
+        packed, offset = float_patches(gray, quads, modules=6)
+        assert packed.shape[0] < 32767 and packed.size <= gray.size
+        x, y = 960, 540  # inside the one crop these make: the same value through each quad's offset
+        for k in range(len(quads)):
+            assert packed[int(y - offset[k, 0, 1]), int(x - offset[k, 0, 0])] == gray[y, x]
+    refined, ok = refine_corners(gray, big, modules=6)  # no error, whatever it makes of noise
+    assert refined.shape == big.shape and ok.shape == (70,)
+
+
+def test_float_patches_read_any_grey_depth():
+    gray = np.random.default_rng(4).integers(0, 4096, (300, 400)).astype(np.uint16)
+    quads = np.array([[[1.0, 1.0], [30.0, 1.0], [30.0, 30.0], [1.0, 30.0]]])  # at the frame's corner
+    packed, offset = float_patches(gray, quads, modules=6)
+    assert packed.dtype == np.float32 and packed[int(10 - offset[0, 0, 1]), int(10 - offset[0, 0, 0])] == gray[10, 10]
