@@ -192,6 +192,11 @@ def _at_last(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     return flat[np.arange(len(flat)), index.ravel()].reshape(index.shape)
 
 
+def mean_side_px(quads: np.ndarray) -> np.ndarray:
+    """The mean side (px) of each of (N, 4, 2) quads."""
+    return np.linalg.norm(quads - quads[:, _PREV], axis=2).mean(axis=1)
+
+
 def _median_last(values: np.ndarray) -> np.ndarray:
     """np.median over the last axis, by a sort: np.median's own machinery costs ~0.2 ms a call, more than the work."""
     ordered = np.sort(values, axis=-1)
@@ -714,8 +719,7 @@ def _decoded_squares(gray: np.ndarray, cands: np.ndarray, found: np.ndarray, dic
         return _apply(_homographies(quads), _UNIT * modules / (modules + 2) + 1 / (modules + 2))
 
     def plausible(quads: np.ndarray) -> np.ndarray:
-        sides = np.linalg.norm(quads - quads[:, _PREV], axis=2).mean(axis=1)
-        return quads[(sides >= 0.8 * MIN_SIDE_PX) & _unique(quads, found, greedy=False)]
+        return quads[(mean_side_px(quads) >= 0.8 * MIN_SIDE_PX) & _unique(quads, found, greedy=False)]
 
     if not large:
         # Smaller frames refine them all: their 10-14 px squares, their corners not refined yet, can fail the
@@ -908,11 +912,9 @@ def _unique(quads: np.ndarray, existing: np.ndarray, greedy: bool = True, same: 
     keep = np.ones(len(quads), dtype=bool)
     if len(quads) == 0:
         return keep
-    centre = quads.mean(axis=1)
-    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).mean(axis=1)
+    centre, side = quads.mean(axis=1), mean_side_px(quads)
     if len(existing):
-        e_centre = existing.mean(axis=1)
-        e_side = np.linalg.norm(existing - np.roll(existing, 1, axis=1), axis=2).mean(axis=1)
+        e_centre, e_side = existing.mean(axis=1), mean_side_px(existing)
         dist = np.linalg.norm(centre[:, None] - e_centre[None], axis=2)
         keep &= ~(dist < 0.5 * np.maximum(side[:, None], e_side[None])).any(axis=1)
     if greedy:
@@ -930,8 +932,7 @@ def _square_once(quads: np.ndarray) -> np.ndarray:
     keep = np.ones(len(quads), dtype=bool)
     if len(quads) < 2:
         return keep
-    centre = quads.mean(axis=1)
-    side = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).mean(axis=1)
+    centre, side = quads.mean(axis=1), mean_side_px(quads)
     near = np.linalg.norm(centre[:, None] - centre[None], axis=2) < 0.2 * np.minimum(side[:, None], side[None])
     alike = np.abs(np.log(side[:, None] / np.maximum(side[None], 1e-9))) < np.log(1.15)
     keep &= ~np.triu(near & alike, k=1).any(axis=0)

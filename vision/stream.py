@@ -33,7 +33,7 @@ import numpy as np
 from calibration.pose import estimate_pose
 from calibration.projection import pixels_to_table, table_to_pixels
 from calibration.registration import MIN_ANCHORS, TableRegistration
-from vision.markers import MarkerDetection, detect_markers, to_gray, track_markers
+from vision.markers import MarkerDetection, detect_markers, mean_side_px, to_gray, track_markers
 from vision.pieces import TableReading, locate_pieces, read_table
 from vision.roster import Roster
 
@@ -210,7 +210,7 @@ class ChangeDetector:
             return markers
         cell = self.config.cell_px
         rows, cols = moving.shape
-        centre = np.array([m.corners for m in markers]).reshape(-1, 4, 2).mean(axis=1)  # all at once: 1 ms at 4K
+        centre = _centres(markers)
         r = np.clip((centre[:, 1] // cell).astype(int), 0, rows - 1)
         c = np.clip((centre[:, 0] // cell).astype(int), 0, cols - 1)
         under = moving[r, c] & changed[r, c]
@@ -289,12 +289,17 @@ class ChangeDetector:
                 + [m for m, k in zip(shifted, _inside(shifted, inner), strict=True) if k])
 
 
+def _centres(markers: Sequence[MarkerDetection]) -> np.ndarray:
+    """The markers' centres (N, 2) px, all at once: a mean per marker costs ~10 us, a hundred markers every frame."""
+    return np.array([m.corners for m in markers]).reshape(-1, 4, 2).mean(axis=1)
+
+
 def _inside(markers: Sequence[MarkerDetection], box: tuple[int, int, int, int]) -> np.ndarray:
     """For each marker whether its centre lies in `box` (x0, y0, x1, y1 px, the end exclusive): all at once, not
     one marker at a time (a hundred markers, every region of every frame)."""
     if not markers:
         return np.zeros(0, bool)
-    x, y = np.array([m.corners for m in markers]).reshape(-1, 4, 2).mean(axis=1).T
+    x, y = _centres(markers).T
     return (box[0] <= x) & (x < box[2]) & (box[1] <= y) & (y < box[3])
 
 
@@ -377,7 +382,7 @@ def _sorted(markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
     """As detect_markers sorts them: by id, then top to bottom, then left to right."""
     if not markers:
         return []
-    centre = np.array([m.corners for m in markers]).mean(axis=1)
+    centre = _centres(markers)
     order = np.lexsort((centre[:, 0], centre[:, 1], np.array([m.id for m in markers])))
     return [markers[k] for k in order]
 
@@ -385,11 +390,6 @@ def _sorted(markers: Sequence[MarkerDetection]) -> list[MarkerDetection]:
 STILL_ANCHOR_PX = 1.0
 """Anchors found again all within this of where they were did not move with a knocked camera (a knock of 3 px and
 0.2 degrees moves them by several px)."""
-
-
-def _side_px(corners: np.ndarray) -> np.ndarray:
-    """The mean side (px) of each of (N, 4, 2) quads."""
-    return np.linalg.norm(corners - np.roll(corners, 1, axis=1), axis=2).mean(axis=1)
 
 
 def find_near(frame: np.ndarray, near: Sequence[MarkerDetection], dictionary: str, pad_sides: float
@@ -402,7 +402,7 @@ def find_near(frame: np.ndarray, near: Sequence[MarkerDetection], dictionary: st
         return [], 0.0
     h, w = frame.shape[:2]
     corners = np.array([m.corners for m in near], dtype=np.float64).reshape(-1, 4, 2)
-    pads = pad_sides * _side_px(corners) + 8.0
+    pads = pad_sides * mean_side_px(corners) + 8.0
     lo, hi = corners.min(axis=1) - pads[:, None], corners.max(axis=1) + pads[:, None]
     boxes = [_box(int(a[0]), int(a[1]), int(np.ceil(b[0])) + 1, int(np.ceil(b[1])) + 1, 1, w, h)
              for a, b in zip(lo, hi, strict=True)]
@@ -496,7 +496,7 @@ def _retracked(predicted: Sequence[MarkerDetection], seen: Sequence[MarkerDetect
     ids = np.array([m.id for m in seen])
     centres = np.array([m.corners for m in seen]).mean(axis=1)
     corners = np.array([m.corners for m in predicted], dtype=np.float64)
-    reach = np.maximum(_side_px(corners), 4.0)
+    reach = np.maximum(mean_side_px(corners), 4.0)
     dist = np.linalg.norm(corners.mean(axis=1)[:, None] - centres[None], axis=2)
     same = np.array([m.id for m in predicted])[:, None] == ids[None]
     return [bool(v) for v in ((dist <= reach[:, None]) & same).any(axis=1)]
