@@ -323,11 +323,12 @@ def refine_corners(
     start = q.copy()
     # A quad may move 2 bits of its starting size at most: as far as float_patches' margin reaches (a limit from the
     # current, grown quad would let a quad sample past its patch and still count)
-    start_module = _side_frames(start, modules)[1].max(axis=1)
+    frames = _side_frames(start, modules)  # the first round's, all quads active
+    start_module = frames[1].max(axis=1)
     active = np.arange(n_quads)
     contrast_all, strength_all = np.zeros((n_quads, 4)), np.zeros((n_quads, 4, len(_T)))
     for k in range(iterations):
-        normal, module, base = _side_frames(q[active], modules)
+        normal, module, base = frames if k == 0 else _side_frames(q[active], modules)
         # The first round searches each normal for the edge; later ones, where every bit is SEARCH_ONCE_PX or
         # more (a 4K frame's markers), measure it where the fitted sides put it (a fraction of a px off by then,
         # well within the fine measurement's +-2 px) and keep the first round's contrast and step strength: a
@@ -506,13 +507,14 @@ def _correlations(v: np.ndarray, dictionary: str) -> tuple[np.ndarray, np.ndarra
     return rho / norms, ids, rots
 
 
-def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True, other: bool = True
-           ) -> tuple[np.ndarray, ...]:
+def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = True, other: bool = True,
+           bits: bool = False) -> tuple[np.ndarray, ...]:
     """Correlate clockwise quads with every code: (ids, rotations, best correlation, best other code's, exact) per
     quad; `exact`: each bit, the mean of its cell thresholded halfway between the quiet zone and the black border,
-    reads as the best code's (what OpenCV's identification asks, here from refined corners). With `screen`, quads
-    without a dark border inside a lighter quiet zone are skipped (correlation -1, not exact); without `other` the
-    best other code's correlation is not looked for (-1: a pass over every quad and template saved)."""
+    reads as the best code's (what OpenCV's identification asks, here from refined corners; only with `bits`, else
+    False). With `screen`, quads without a dark border inside a lighter quiet zone are skipped (correlation -1, not
+    exact); without `other` the best other code's correlation is not looked for (-1: a pass over every quad and
+    template saved)."""
     n = len(quads)
     nb = aruco_dictionary(dictionary).markerSize + 2
     h = _homographies(quads)
@@ -546,10 +548,11 @@ def _match(gray: np.ndarray, quads: np.ndarray, dictionary: str, screen: bool = 
         rho_best[idx] = rho[np.arange(len(idx)), best]
         if other:
             rho_other[idx] = np.where(code[None, :] == code[best][:, None], -1.0, rho).max(axis=1)
+    if len(idx) and bits:
         codes = _templates(dictionary)[1]
         cell_means = vals[idx].reshape(len(idx), nb, _SUB, nb, _SUB).mean(axis=(2, 4))[:, 1:-1, 1:-1]
-        bits = cell_means.reshape(len(idx), -1) > ((light[idx] + dark[idx]) / 2)[:, None]
-        exact[idx] = (bits == (codes[best % len(codes), 1:] > 0.5)).all(axis=1)
+        read = cell_means.reshape(len(idx), -1) > ((light[idx] + dark[idx]) / 2)[:, None]
+        exact[idx] = (read == (codes[best % len(codes), 1:] > 0.5)).all(axis=1)
     return ids, rots, rho_best, rho_other, exact
 
 
@@ -595,7 +598,7 @@ def _decode(gray: np.ndarray, quads: np.ndarray, dictionary: str, exact_ok: bool
     if len(quads) == 0:
         return []
     quads = _clockwise(quads)
-    ids, rots, rho_best, rho_other, exact = _match(gray, quads, dictionary)
+    ids, rots, rho_best, rho_other, exact = _match(gray, quads, dictionary, bits=exact_ok)
     accept = np.flatnonzero((rho_best >= 0.88) & (rho_best - rho_other >= 0.04) | (rho_best >= 0.8) & exact & exact_ok)
     accept = accept[np.argsort(-rho_best[accept], kind="stable")]
     # The sampled grid is the code turned by np.rot90(., r): the marker's own top-left is candidate corner -r.

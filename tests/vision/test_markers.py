@@ -280,7 +280,7 @@ def test_a_marker_reads_exactly_as_its_code_until_one_bit_is_painted_over(frame_
     img, truth = frame_24px
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     marker, corners = next(iter(truth.items()))
-    ids, rots, rho, _, exact = _match(gray, corners[None], "DICT_4X4_250", screen=False, other=False)
+    ids, rots, rho, _, exact = _match(gray, corners[None], "DICT_4X4_250", screen=False, other=False, bits=True)
     assert (ids[0], rots[0], bool(exact[0])) == (marker, 0, True) and rho[0] > 0.9
     painted = gray.copy()
     # the bit in the second row and column of the 4 x 4 code: the black square's cell (2, 2) of 6, inverted
@@ -288,7 +288,7 @@ def test_a_marker_reads_exactly_as_its_code_until_one_bit_is_painted_over(frame_
         UNIT.astype(np.float32), corners.astype(np.float32)))[0, 0]
     x, y = np.round(cell).astype(int)
     painted[y - 1: y + 2, x - 1: x + 2] = 255 - painted[y - 1: y + 2, x - 1: x + 2]
-    assert not _match(painted, corners[None], "DICT_4X4_250", screen=False, other=False)[4][0]
+    assert not _match(painted, corners[None], "DICT_4X4_250", screen=False, other=False, bits=True)[4][0]
 
 
 def test_a_square_outlined_twice_is_kept_once_but_one_a_bit_inside_it_is_another():
