@@ -24,7 +24,7 @@ AprilTag has one); without it the edge refinement keeps OpenCV's corners.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -656,9 +656,8 @@ def _outlined_markers(gray: np.ndarray, dictionary: str, modules: int) -> tuple[
     is read by correlation (`_decode`), all bands' squares in one refinement (refined band by band while OpenCV
     read the next, they took as long or longer: 1.07-1.10 of the plain detector against 1.00-1.02, interleaved
     runs): (ids, corners (N, 4, 2))."""
-    cands: list[np.ndarray] = []
-    for band, rej in _squares_read(gray, dictionary, None, [1], True, outline_only=True):
-        cands += rej + [c for _, c in band]  # with the few squares of the one code OpenCV knew
+    accepted, rejected = _squares_read(gray, dictionary, None, [1], True, outline_only=True)
+    cands = rejected + [c for _, c in accepted]  # with the few squares of the one code OpenCV knew
     if not cands:
         return [], np.zeros((0, 4, 2))
     return _with_decoded(gray, np.array(cands), [], np.zeros((0, 4, 2)), dictionary, modules, True, exact_ok=True)
@@ -670,29 +669,11 @@ def _identified_markers(gray: np.ndarray, dictionary: str, frame_side_px: int | 
     """`detect_markers`' squares as OpenCV identifies them, checked by correlation (`_checked`), then those it
     rejected read by correlation (`rescue`): (ids, corners (N, 4, 2))."""
     scales = [1, 2] if not large and upscale else [1]
-    ids_parts: list[np.ndarray] = []
-    quad_parts: list[np.ndarray] = []
-    rho_parts: list[np.ndarray] = []
-    kept: list[tuple[int, np.ndarray]] = []
-    read = np.zeros((0, 4, 2))  # the squares OpenCV accepted so far, unrefined (two bands' overlap: found twice)
-    read_ids = np.zeros(0, dtype=int)
-    rejected: list[np.ndarray] = []
-    # Each band's squares are refined and checked while OpenCV still reads the next bands in other threads.
-    for band, rej in _squares_read(gray, dictionary, frame_side_px, scales, large):
-        rejected += rej
-        band, band_kept = _in_place(band, known)
-        kept += band_kept
-        b_ids, b_raw = _not_read_before(band, read_ids, read, large)
-        read_ids, read = np.concatenate([read_ids, b_ids]), np.concatenate([read, b_raw])
-        b_ids, b_quads, b_rho = _checked(gray, b_ids, b_raw, dictionary, modules)
-        ids_parts.append(b_ids)
-        quad_parts.append(b_quads)
-        rho_parts.append(b_rho)
-
-    ids = np.concatenate([np.zeros(0, dtype=int)] + ids_parts)
-    quads = np.concatenate([np.zeros((0, 4, 2))] + quad_parts)
-    # Best correlated first (all bands together), so that of two readings of one square the right one stays.
-    order = np.argsort(-np.concatenate([np.zeros(0)] + rho_parts), kind="stable")
+    accepted, rejected = _squares_read(gray, dictionary, frame_side_px, scales, large)
+    accepted, kept = _in_place(accepted, known)
+    ids, quads, rho = _checked(gray, *_found_once(accepted, large), dictionary, modules)
+    # Best correlated first, so that of two readings of one square the right one stays.
+    order = np.argsort(-rho, kind="stable")
     ids, quads = _kept_first(kept, ids[order], quads[order])
     keep = _unique(quads, np.zeros((0, 4, 2)))
     ids, quads = [int(i) for i in ids[keep]], quads[keep]
@@ -778,26 +759,13 @@ def _kept_first(kept: list[tuple[int, np.ndarray]], ids: np.ndarray, quads: np.n
 
 
 def _squares_read(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool,
-                  outline_only: bool = False) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
-    """OpenCV's squares in `gray`: (accepted [(id, corners (4, 2) px of `gray`)], rejected [corners]), a `large`
-    frame's band by band as they are read (`_detect_in_bands`); any other image's at both scales together, since
-    one refinement of all its squares costs less than one per scale (refine_corners costs ~3 ms a call besides its
-    squares: a live crop's reading). `outline_only` as `_detector`'s."""
-    found = _squares_by_scale(gray, dictionary, frame_side_px, scales, large, outline_only)
-    if large:
-        yield from found
-        return
+                  outline_only: bool = False) -> tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]:
+    """OpenCV's squares in `gray` at every scale (a large frame's in bands, `_detect_in_bands`), all together: one
+    refinement of all of them costs less than one per scale or band (refine_corners costs ~2 ms a call besides its
+    squares: a live crop's reading). Returns (accepted [(id, corners (4, 2) px of `gray`)], rejected [corners]);
+    `outline_only` as `_detector`'s."""
     accepted: list[tuple[int, np.ndarray]] = []
     rejected: list[np.ndarray] = []
-    for acc, rej in found:
-        accepted += acc
-        rejected += rej
-    yield accepted, rejected
-
-
-def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | None, scales: list[int], large: bool,
-                      outline_only: bool) -> Iterator[tuple[list[tuple[int, np.ndarray]], list[np.ndarray]]]:
-    """`_squares_read`'s squares at each scale, band by band."""
     for s in scales:
         img = gray if s == 1 else cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
         small_only = s > 1 and not _is_apriltag(dictionary)  # the tag photos need the full ladder at 2x too
@@ -807,24 +775,22 @@ def _squares_by_scale(gray: np.ndarray, dictionary: str, frame_side_px: int | No
         back = (s - 1) / 2  # resize by s maps x -> s*x + (s-1)/2 with pixel centres at integers
         detector = _detector(dictionary, side, small_only, large, outline_only)
         for corners, ids, rej in _detect_in_bands(detector, img, large):
-            accepted = [] if ids is None else [
-                (int(i), (c.reshape(4, 2) - back) / s) for i, c in zip(ids.ravel(), corners, strict=True)]
-            yield accepted, [(c.reshape(4, 2) - back) / s for c in rej]
+            if ids is not None:
+                accepted += [(int(i), (c.reshape(4, 2) - back) / s) for i, c in zip(ids.ravel(), corners, strict=True)]
+            rejected += [(c.reshape(4, 2) - back) / s for c in rej]
+    return accepted, rejected
 
 
-def _not_read_before(band: list[tuple[int, np.ndarray]], read_ids: np.ndarray, read: np.ndarray, large: bool
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """A band's squares OpenCV accepted, as (ids (N,), corners (N, 4, 2)); in a `large` frame, read in bands,
-    without those already read in an earlier band (the same id on the same square: the bands' overlap) nor twice in
-    this one: once is enough to refine. Smaller frames keep both readings of a square (1x and 2x passes): the
-    better one is chosen after both are refined and checked."""
-    ids = np.array([i for i, _ in band], dtype=int)
-    found = np.array([c for _, c in band]).reshape(-1, 4, 2)
-    if not large:
-        return ids, found
-    once = _unique(np.concatenate([read, found]), np.zeros((0, 4, 2)), same=np.concatenate([read_ids, ids]))
-    once = once[len(read):]
-    return ids[once], found[once]
+def _found_once(accepted: list[tuple[int, np.ndarray]], large: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The squares OpenCV accepted as (ids (N,), corners (N, 4, 2)); in a `large` frame, read in bands, a marker in
+    their overlap is found twice (the same id on the same square): once is enough to refine. Smaller frames keep
+    both readings of a square (1x and 2x passes): the better one is chosen after both are refined and checked."""
+    ids = np.array([i for i, _ in accepted], dtype=int)
+    found = np.array([c for _, c in accepted]).reshape(-1, 4, 2)
+    if large:
+        once = _unique(found, np.zeros((0, 4, 2)), same=ids)
+        ids, found = ids[once], found[once]
+    return ids, found
 
 
 def _checked(gray: np.ndarray, ids: np.ndarray, found: np.ndarray, dictionary: str, modules: int
@@ -845,9 +811,9 @@ def _checked(gray: np.ndarray, ids: np.ndarray, found: np.ndarray, dictionary: s
     return ids, quads, rho
 
 
-def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> Iterator[tuple]:
-    """detectMarkers on a tall image as overlapping bands read by two threads (the caller's and `_bands`'), yielded
-    top band first, their squares in the image's pixels.
+def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: bool) -> list[tuple]:
+    """detectMarkers on a tall image as overlapping bands read by two threads (the caller's and `_bands`'), top band
+    first, their squares in the image's pixels.
 
     With one threshold window (frames over 2048 px) OpenCV's detectMarkers runs on one core; the bands run on both.
     A seam's two bands each reach `overlap` rows past it (160, or an eighth of the height: 270 rows at 4K), so every
@@ -859,18 +825,18 @@ def _detect_in_bands(detector: cv2.aruco.ArucoDetector, img: np.ndarray, large: 
     the plain detector, measured); small images are read whole."""
     h, w = img.shape[:2]
     if not large or h < _BAND_MIN_ROWS or w < h:  # a portrait image's bands would not keep its longer side
-        yield detector.detectMarkers(img)
-        return
+        return [detector.detectMarkers(img)]
     overlap = max(160, h // 8)
     cuts = [round(k * h / _BANDS) for k in range(_BANDS + 1)]
     starts = [max(cuts[k] - overlap, 0) for k in range(_BANDS)]
     bands = [img[a: min(cuts[k + 1] + overlap, h)] for k, a in enumerate(starts)]
     jobs = [_bands().submit(detector.detectMarkers, band) for band in bands[:-1]]
     last = detector.detectMarkers(bands[-1])  # the caller's own thread reads one: callers never wait on each other
-    for a, read in zip(starts, [job.result() for job in jobs] + [last], strict=True):
-        corners, ids, rej = read
+    out = []
+    for a, (corners, ids, rej) in zip(starts, [job.result() for job in jobs] + [last], strict=True):
         shift = np.array([0.0, float(a)], np.float32)
-        yield tuple(c + shift for c in corners), ids, tuple(c + shift for c in rej)
+        out.append((tuple(c + shift for c in corners), ids, tuple(c + shift for c in rej)))
+    return out
 
 
 @cache
