@@ -15,3 +15,18 @@ def shorten(text: object, limit: int = MAX_SHOWN) -> str:
     if len(s) <= limit:
         return s
     return f"{s[:limit]}… ({len(s) - limit} more characters)"
+
+
+def name_list(names, most: int = 12) -> str:
+    """Names for an error line that says what would be valid: 'a, b, c' (at most `most`, then how many more)."""
+    names = [str(n) for n in names]
+    shown = ", ".join(names[:most])
+    return shown + (f", … ({len(names) - most} more)" if len(names) > most else "") if names else "none"
+
+
+def nearest_name(name: object, names) -> str | None:
+    """The valid name closest to a mistyped one (difflib), None when none is close."""
+    import difflib  # noqa: PLC0415  (only on an error's path)
+
+    hits = difflib.get_close_matches(str(name), [str(n) for n in names], n=1, cutoff=0.6)
+    return hits[0] if hits else None

@@ -5,15 +5,9 @@ is written at once (one transaction each), and the players' inputs (turns and ph
 rules engine on the *committed* position, markers, formations, notes, bookmarks, answers to missing reports,
 undo) are written in between. `record_stream` runs it over any frame source; `fieldglass record` is its CLI.
 
-The players' inputs of a filmed game come from a JSON Lines file, one object per line applied after the frame it
-names::
-
-    {"frame": 40, "type": "turn", "turn": 1, "phase": "movement"}
-    {"frame": 90, "type": "combat", "action": "fire", "attacker": "fr-a-1", "target": "au-1-1", "dice": [6, 2],
-     "loss_die": 5}
-    {"frame": 95, "type": "confirm", "piece": "au-1-1", "removed": true, "by": "AU player"}
-    {"frame": 99, "type": "note", "text": "the left flank holds", "by": "FR player"}
-    {"frame": 120, "type": "undo", "count": 1}
+The players' inputs of a filmed game come from a JSON Lines file (fieldglass/inputs.py: every kind, its keys and
+an example), those of a game played at the dashboard from its actions (fieldglass/table_recording.py); both are the
+same dicts, applied after the frame they follow.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -37,6 +31,7 @@ from calibration.registration import TableRegistration
 from common.errors import InputError
 from common.files import read_toml
 from fieldglass.boards import board_layout
+from fieldglass.inputs import place_from_input, unknown_piece, where
 from fieldglass.progress import progress
 from fieldglass.record import Event, Record
 from fieldglass.recorded import RecordedGame, board_meta, system_of
@@ -49,8 +44,9 @@ from vision.roster import Roster, roster_to_toml
 from vision.sources import ImageSource, VideoSource, image_folder, is_live, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
-from vision.tracking import Place, Tracker, TrackerConfig, TrackEvent
+from vision.tracking import Appeared, Moved, Place, Tracker, TrackerConfig, TrackEvent
 
+_PLAIN_INPUTS = ("phase", "note", "bookmark", "marker", "formation", "state")
 THUMB_WIDTH = 320
 HEARTBEAT_S = 1.0
 
@@ -125,6 +121,7 @@ class GameRecorder:
     _read: tuple[int, float] | None = None  # the frame read last (frame, t)
     _before: tuple[int, float, dict] | None = None  # the frame read before it, with the tracker's pending state then
     _beat: int = -1  # the frame the record's progress names
+    _undone: list = field(default_factory=list)  # the events each undo of this recorder took back (`redo`)
 
     @classmethod
     def start(cls, record: Record, roster: Roster | None = None, config: TrackerConfig | None = None, camera=None,
@@ -148,8 +145,22 @@ class GameRecorder:
             if p.x_mm is not None and p.status in ("on", "missing"):
                 places[p.id] = Place(p.x_mm, p.y_mm, p.heading_deg or 0.0, p.cell, p.facing)
             states[p.id] = p.status
-        self.tracker.restore(places, states)
+        self.tracker.restore(places, states, self._placed_by_hand())
         self.now()  # the other surfaces' poses as last recorded: a figure is located on them until they move
+
+    def _placed_by_hand(self) -> dict[str, Place | None]:
+        """The pieces whose last place a player gave (a `place` input), each with where the camera read it then."""
+        out: dict[str, Place | None] = {}
+        for e in self.record.events(clean=True):
+            if e.type in ("move", "appeared") and e.piece:
+                if e.data.get("by_hand"):
+                    seen = e.data.get("seen_at")
+                    out[e.piece] = None if not isinstance(seen, dict) else Place.from_json(seen)
+                else:
+                    out.pop(e.piece, None)
+            elif e.type == "removed" and e.piece:
+                out.pop(e.piece, None)
+        return out
 
     def resume_tracker(self) -> None:
         """A resumed record: the tracker goes on with what it held unsettled when the record's progress was last
@@ -213,10 +224,10 @@ class GameRecorder:
             self.on_event(ev)
         return ev
 
-    def write_track_event(self, e: TrackEvent) -> Event:
-        """A tracker's event; on a printed board a move or an appearance keeps the area and position it ends in (and
-        on a table of several surfaces, the surface)."""
-        data = e.data()
+    def write_track_event(self, e: TrackEvent, extra: dict | None = None) -> Event:
+        """A tracker's event (with `extra` data: a player's `place`); on a printed board a move or an appearance
+        keeps the area and position it ends in (and on a table of several surfaces, the surface)."""
+        data = {**e.data(), **(extra or {})}
         place = data.get("to") or data.get("at")
         if self.game.board is not None and place and e.type in ("move", "appeared"):
             pl = self.game.locate(float(place["x_mm"]), float(place["y_mm"]))
@@ -301,44 +312,120 @@ class GameRecorder:
     def _apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
         kind = inp.get("type")
         self.game.live.check_input(self.game, inp)
+        if kind not in ("undo", "redo"):
+            self._undone.clear()  # a new input: what was undone before it is not written again
         if kind == "turn":
             data = self.game.live.record_turn(self.now(), inp)
             return [self._ruled(self._write("turn", t, frame, None, data, image))]
-        if kind == "phase":
-            return [self._write("phase", t, frame, None, {"phase": str(inp["phase"])})]
-        if kind == "note":
-            return [self._write("note", t, frame, inp.get("piece"), {"text": str(inp.get("text", "")),
-                                                                     "by": inp.get("by")})]
-        if kind == "bookmark":
-            return [self._write("bookmark", t, frame, None, {"label": str(inp.get("label", "bookmark"))})]
-        if kind == "marker":
-            return [self._write("marker", t, frame, self._piece(inp), {"markers": list(inp.get("markers", []))})]
-        if kind == "formation":
-            return [self._write("formation", t, frame, self._piece(inp), {"formation": inp.get("formation")})]
-        if kind == "state":  # a piece's type, nation... bound by a player (the game panel's setting)
-            pid, key, value = self.game.live.check_state(self.game, self._piece(inp), str(inp.get("key")),
-                                                         inp.get("value"))
-            return [self._write("piece_state", t, frame, pid, {"key": key, "value": value})]
+        if kind in _PLAIN_INPUTS:
+            event, piece, data = self._plain(kind, inp)
+            return [self._write(event, t, frame, piece, data)]
         if kind == "confirm":
             pid = self._piece(inp)
             e = self.tracker.confirm(pid, bool(inp.get("removed", True)), str(inp.get("by", "player")), t, frame)
             return [self.write_track_event(e)]
         if kind == "undo":
-            undone = self.record.undo(int(inp.get("count", 1)), inp.get("_id"))
-            self._kept_up = False  # undone events are marked in the record: read them again
-            self.sync_tracker()
-            self._forget_pending()
-            return undone
+            return self.undo(int(inp.get("count", 1)), inp.get("_id"))
+        if kind == "redo":
+            return self.redo(int(inp.get("count", 1)), t, frame)
         if kind == "combat":
             return [self.combat(inp, t, frame, image)]
-        raise InputError(f"unknown input type {kind!r} (turn phase note bookmark marker formation state confirm undo "
-                         "combat)")
+        if kind == "place":
+            return [self.place(inp, t, frame)]
+        if kind == "end":
+            return [self.end(inp, t, frame)]
+        raise InputError(f"{where(inp)}: unknown input type {kind!r} (types: turn phase combat marker formation "
+                         "state confirm place note bookmark undo redo end)")
+
+    def _plain(self, kind: str, inp: dict) -> tuple[str, str | None, dict]:
+        """(event type, piece, data) of an input the recorder writes as it comes."""
+        if kind == "phase":
+            return "phase", None, {"phase": str(inp["phase"])}
+        if kind == "note":
+            piece = self._piece(inp) if inp.get("piece") is not None else None
+            return "note", piece, {"text": str(inp.get("text", "")), "by": inp.get("by")}
+        if kind == "bookmark":
+            return "bookmark", None, {"label": str(inp.get("label", "bookmark"))}
+        if kind == "marker":
+            return "marker", self._piece(inp), {"markers": list(inp.get("markers", []))}
+        if kind == "formation":
+            return "formation", self._piece(inp), {"formation": inp.get("formation")}
+        # a piece's type, nation... bound by a player (the game panel's setting)
+        pid, key, value = self.game.live.check_state(self.game, self._piece(inp), str(inp.get("key")),
+                                                     inp.get("value"))
+        return "piece_state", pid, {"key": key, "value": value}
+
+    def undo(self, count: int, tag: str | None = None) -> list[Event]:
+        """Take back the last `count` events (marked in the record, not deleted); a `redo` writes them again."""
+        undone = self.record.undo(count, tag)
+        if undone:
+            self._undone.append(sorted(undone, key=lambda e: e.seq))
+        self._kept_up = False  # undone events are marked in the record: read them again
+        self.sync_tracker()
+        self._forget_pending()
+        return undone
 
     def _piece(self, inp: dict) -> str:
         pid = inp.get("piece")
         if not isinstance(pid, str) or self.roster.piece(pid) is None:
-            raise InputError(f"input at frame {inp.get('frame')}: no piece {pid!r} in the roster")
+            raise InputError(unknown_piece(where(inp), pid, [p.id for p in self.roster.pieces]))
         return pid
+
+    def redo(self, count: int, t: float, frame: int | None) -> list[Event]:
+        """The events the last `count` undos took back, written again as they were (each naming the event it
+        redoes, `redo_of`): the replay shows them at the moment of the redo. Only this recorder's undos since the
+        last other input can be redone."""
+        out: list[Event] = []
+        for _ in range(count):
+            if not self._undone:
+                break
+            for e in self._undone.pop():
+                out.append(self._write(e.type, t, frame, e.piece, {**e.data, "redo_of": e.seq}))
+        if not out:
+            raise InputError("nothing to redo (an undo since the last input can be redone)")
+        self._kept_up = False
+        self.sync_tracker()
+        return out
+
+    def place(self, inp: dict, t: float, frame: int | None) -> Event:
+        """A piece put where a player says (a `place` input): a misread place corrected, or a piece the camera
+        cannot see placed by hand. Written as a move (or its appearance) marked `by_hand`, with where the camera read
+        it then (`seen_at`); the tracker keeps it there until the camera sees it at its place or moved on
+        (vision/tracking.py `place_by_hand`)."""
+        pid = self._piece(inp)
+        track = self.tracker.tracks[pid]
+        if track.state == "removed":
+            raise InputError(f"{where(inp)}: {pid} was removed from the game; undo its removal to place it")
+        old = track.place
+        place = place_from_input(inp, self.game.layout, old)
+        seen = track.seen_now
+        extra: dict = {"by_hand": True, "by": str(inp.get("by") or "player")}
+        if seen is not None:
+            extra["seen_at"] = seen.to_json()
+        when = (self.tracker.t if t is None else t) or 0.0
+        at = frame if frame is not None else (self.tracker.frame or 0)
+        e = Moved(pid, when, at, old, place) if old is not None else Appeared(pid, when, at, place)
+        self.tracker.place_by_hand(pid, place, seen)
+        return self.write_track_event(e, extra)
+
+    def end(self, inp: dict, t: float, frame: int | None) -> Event:
+        """The end of the game (an `end` input): the system's victory where the rules gave one, else the winner
+        the players name (none: a draw). The record's metadata says so from this event on."""
+        meta = self.record.meta
+        ruled = meta.get("winner") if meta.get("game_over") else None
+        winner = inp.get("winner") or ruled
+        sides = self.game.sides
+        if winner and sides and winner not in sides and winner != ruled:
+            raise InputError(f"{where(inp)}: {winner!r} is not a side of this game (sides: {', '.join(sides)})")
+        data = {"winner": winner, "by_rules": bool(ruled) and winner == ruled, "text": str(inp.get("text") or ""),
+                "by": str(inp.get("by") or "players")}
+        if meta.get("victory") and data["by_rules"]:
+            data["victory"] = meta.get("victory")
+        ev = self._write("end", t, frame, None, data)
+        self.record.set_meta("game_over", True)
+        self.record.set_meta("winner", winner)
+        self.record.set_meta("ended_seq", ev.seq)
+        return ev
 
     def rules_system(self):
         """The rules adapter of the record's system with the record's rules options (as the replay makes it)."""
@@ -365,33 +452,6 @@ class GameRecorder:
             self.record.set_meta("victory", ev.data.get("victory"))
             self.record.set_meta("game_over_seq", ev.seq)
         return ev
-
-
-# ---------------------------------------------------------------------------------------------------- inputs
-
-
-def load_inputs(path: str | Path | None) -> dict[int, list[dict]]:
-    """Players' inputs (JSON Lines) by frame number."""
-    if path is None:
-        return {}
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the inputs file ({exc.strerror or exc})") from None
-    out: dict[int, list[dict]] = {}
-    for i, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path} line {i}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("frame"), int) or "type" not in obj:
-            raise InputError(f"{path} line {i}: needs an integer 'frame' and a 'type'")
-        obj.setdefault("_id", f"line{i}")
-        out.setdefault(obj["frame"], []).append(obj)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------- the loop
@@ -557,7 +617,14 @@ def record_stream(
         image = shot if picture is None else picture(shot)
         recorder.feed(reading, t, i, image)
         for inp in inputs.get(i, []):
-            recorder.apply(inp, t, i, image)
+            try:
+                recorder.apply(inp, t, i, image)
+            except InputError as exc:
+                text = str(exc)
+                origin = where(inp)
+                if not text.startswith(origin):
+                    text = f"{origin}: {text}"
+                raise InputError(text) from None
         n += 1
         last = (i, t)
         if t - last_beat >= heartbeat_s:

@@ -15,11 +15,11 @@ from pathlib import Path
 from calibration.rig import Rig, load_rig
 from common.errors import InputError
 from common.outfiles import check_not_input
+from fieldglass.inputs import load_inputs
 from fieldglass.recording import (
     GameRecorder,
     RecordingPlan,
     RecordReader,
-    load_inputs,
     open_frames,
     options_and_players,
     system_meta,
@@ -129,7 +129,8 @@ def rig_plan(args) -> RecordingPlan:
         return GameRecorder.start(record, None, tracker_config, None, on_event=on_event)
 
     return RecordingPlan(meta, rig_frames(rig.names, sources, args.fps, args.frames), reader.read,
-                         load_inputs(args.inputs), start, picture=RigShot.picture)
+                         load_inputs(args.inputs, {p["id"] for p in meta["roster"]}), start,
+                         picture=RigShot.picture)
 
 
 __all__ = ["RigRecordReader", "rig_frames", "rig_meta", "rig_plan", "rig_sources"]

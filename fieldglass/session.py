@@ -16,7 +16,9 @@ is fieldglass/setup.py's.
 
 from __future__ import annotations
 
+import copy
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -30,11 +32,12 @@ from common.errors import InputError
 from common.events import Signals
 from common.fields import AMBIGUOUS_EDGE_MM, field_ambiguous
 from fieldglass.boards import board_layout
+from fieldglass.inputs import place_from_input
 from fieldglass.printing import parse_card_payload
 from fieldglass.surfaces import SurfaceRegistry
 from fieldglass.surfaces import locate as locate_on_surfaces
 from rules.board import Placement
-from rules.live import GameState, LiveRules, PendingChange
+from rules.live import GameState, LiveRules, PendingChange, plain
 from rules.picture import Scene, ScenePiece
 from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
 from vision.pieces import PiecePose, TableReading
@@ -78,7 +81,8 @@ class Session:
 
     Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar), `camera` (the camera's state changed:
-    `camera_state`, one of vision/reconnect.py's CAMERA_STATES, and a line for the status bar)."""
+    `camera_state`, one of vision/reconnect.py's CAMERA_STATES, and a line for the status bar), `action` (a
+    player's action changed the game: the input dict a recorder writes, fieldglass/inputs.py, with its `_id`)."""
 
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
@@ -123,7 +127,9 @@ class Session:
         self._holding = False
         self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
         self.camera_state = "connected"
-        self.events = Signals("reading", "position", "selection", "state", "message", "camera")
+        self.events = Signals("reading", "position", "selection", "state", "message", "camera", "action")
+        self._resolved: dict[int, dict] = {}  # id(outcome) -> the combat input that resolved it (`apply`)
+        self._history: dict[str, tuple] = {}  # a player's action's id -> (the game before it, after it): undo
         self.live.start(self)
         self._rebuild(force=True)
 
@@ -491,21 +497,125 @@ class Session:
 
     def set_piece_state(self, pid: str, key: str, value: Any) -> None:
         """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed."""
+        before = self._game_copy()
         pid, key, value = self.live.check_state(self, pid, key, value)
         self.state.states.setdefault(pid, {})[key] = value
         self._log(f"{pid}: {key} set to {_text(value)}")
-        self.events.state.emit()
-        self._rebuild()
+        if key == "markers":
+            inp = {"type": "marker", "piece": pid, "markers": [str(m) for m in (value or ())]}
+        elif key == "formation":
+            inp = {"type": "formation", "piece": pid, "formation": value}
+        else:
+            inp = {"type": "state", "piece": pid, "key": key, "value": plain(value)}
+        self._acted(inp, before)
 
     def set_turn(self, turn: int, active: str | None = None) -> None:
+        before = self._game_copy()
         self.live.set_turn(self, turn, active)
-        self.events.state.emit()
-        self._rebuild()
+        self._acted({"type": "turn", "turn": int(self.state.turn), "active": self.state.active}, before)
 
     def next_phase(self) -> None:
+        before = self._game_copy()
         self.live.next_phase(self)
+        self._acted({"type": "turn", "turn": int(self.state.turn), "active": self.state.active}, before)
+
+    # ---- a player's actions: each an input for the record (fieldglass/inputs.py), each undoable
+
+    def _game_copy(self) -> tuple:
+        """The game as players changed it (the state without its log, the system's own), for an undo."""
+        return _state_copy(self.state), self.live.game_state()
+
+    def _acted(self, inp: dict, before: tuple | None) -> dict:
+        """A player's action done: its input said (`action`), the game before and after it kept for an undo."""
+        inp = {**inp, "_id": inp.get("_id") or f"gui-{uuid.uuid4().hex[:12]}"}
+        if before is not None:
+            self._history[inp["_id"]] = (before, self._game_copy())
+            while len(self._history) > UNDO_DEPTH:
+                self._history.pop(next(iter(self._history)))
+        self.events.action.emit(inp)
         self.events.state.emit()
         self._rebuild()
+        return inp
+
+    def note(self, text: str, piece: str | None = None, by: str | None = None) -> dict:
+        """A player's note (about a piece): in the log and the record."""
+        self._log(f"note: {text}")
+        inp = {"type": "note", "text": str(text), "by": by}
+        if piece:
+            inp["piece"] = piece
+        return self._acted(inp, None)
+
+    def bookmark(self, label: str = "bookmark") -> dict:
+        self._log(f"bookmark: {label}")
+        return self._acted({"type": "bookmark", "label": str(label)}, None)
+
+    def place_piece(self, pid: str, field: str | None = None, x_mm: float | None = None, y_mm: float | None = None,
+                    heading_deg: float | None = None, by: str = "player") -> dict:
+        """Put a piece where a player says: a misread place corrected (its field, or table mm), or a piece the camera
+        cannot see placed by hand. The rules answer from there until the camera sees it at that place or moved on
+        (vision/tracking.py `place_by_hand`). InputError for a field off the grid or a place off the table."""
+        pid = self.piece_id(pid)
+        if pid is None or self.roster.piece(pid) is None:
+            raise InputError(f"no {self.live.noun} {pid!r} in the roster")
+        inp: dict[str, Any] = {"type": "place", "piece": pid, "by": by}
+        if field is not None:
+            inp["field"] = str(field).strip().upper()
+        else:
+            inp["x_mm"], inp["y_mm"] = float(x_mm), float(y_mm)
+        if heading_deg is not None:
+            inp["heading_deg"] = float(heading_deg)
+        track = self.tracker.tracks[pid]
+        if track.state == "removed":
+            raise InputError(f"{pid} was removed from the game")
+        before = self._game_copy()
+        place = place_from_input(inp, self.layout, track.place)
+        self.tracker.place_by_hand(pid, place, track.seen_now)
+        where = place.cell or f"({place.x_mm:.0f}, {place.y_mm:.0f}) mm"
+        self._log(f"{pid} placed at {where} by {by}")
+        return self._acted(inp, before)
+
+    def confirm_missing(self, pid: str, removed: bool, by: str = "player") -> dict:
+        """A player's answer to a piece reported missing: taken off the table, or still there."""
+        before = self._game_copy()
+        self.tracker.confirm(pid, removed, by)
+        self._log(f"{pid}: {'removed' if removed else 'still on the table'} ({by})")
+        return self._acted({"type": "confirm", "piece": pid, "removed": bool(removed), "by": by}, before)
+
+    def end_game(self, winner: str | None, text: str = "", by: str = "players") -> dict:
+        """The end of the game, with the winner the rules or the players name (None: a draw)."""
+        self._log(f"end of the game: {winner + ' wins' if winner else 'a draw'}" + (f" ({text})" if text else ""))
+        return self._acted({"type": "end", "winner": winner, "text": text, "by": by}, None)
+
+    def undone(self, inputs: tuple[str, ...], places: tuple = ()) -> None:
+        """The record took back events (an undo): the players' actions among them are undone here too (the game as
+        before the earliest of them), and the pieces go back to the places the record commits (`places`:
+        committed places, states and pieces placed by hand, as the recorder's tracker has them)."""
+        kept = [self._history[i] for i in inputs if i in self._history]
+        if kept:
+            self._set_game(kept[0][0])
+        self._sync_places(places)
+
+    def redone(self, inputs: tuple[str, ...], places: tuple = ()) -> None:
+        """The record wrote undone events again (a redo): the game as after the last player's action among them."""
+        kept = [self._history[i] for i in inputs if i in self._history]
+        if kept:
+            self._set_game(kept[-1][1])
+        self._sync_places(places)
+
+    def _set_game(self, game: tuple) -> None:
+        state, own = game
+        log = self.state.log
+        self.state = _state_copy(state)
+        self.state.log = log
+        self.live.set_game_state(own)
+
+    def _sync_places(self, places: tuple) -> None:
+        if places:
+            committed, states, by_hand = places
+            self.tracker.restore(dict(committed), dict(states), dict(by_hand))
+        self._cache.clear()
+        self.events.state.emit()
+        self._rebuild(force=True)
 
     # ---- combat
 
@@ -532,7 +642,15 @@ class Session:
         it, the session needs only the attacker."""
         attacker, target = self.piece_id(attacker), self.piece_id(target)
         self._need(attacker, *(() if self._single(action) or self.board is not None else (target,)))
-        return self.system.resolve(self.position, action, attacker, target, **{**self._choice_kw(), **kw})
+        kw = {**self._choice_kw(), **kw}
+        outcome = self.system.resolve(self.position, action, attacker, target, **kw)
+        inp = {"type": "combat", "action": action, "attacker": attacker, "target": target,
+               **{k: plain(v) for k, v in kw.items() if v is not None}}
+        if outcome.seed is not None:
+            inp["seed"] = outcome.seed
+        inp["supporters"] = [str(p) for p in inp.get("supporters") or ()]
+        self._resolved = {id(outcome): inp}  # the last resolution is the one a player may apply
+        return outcome
 
     def _need(self, *pids: str) -> None:
         actors = self.actors()
@@ -549,11 +667,16 @@ class Session:
     def apply(self, outcome: CombatOutcome) -> list[PendingChange]:
         """Apply a resolution to the game state (the system's `apply`): what the camera cannot see at once; moves
         and removals become pending changes shown on the table until the physical pieces match."""
+        before = self._game_copy()
         pending = self.live.apply(self, outcome)
         for ch in pending:
             self._log(f"waiting for the {'board' if self.board is not None else 'table'}: {ch.describe()}")
-        self.events.state.emit()
-        self._rebuild()
+        inp = self._resolved.pop(id(outcome), None)
+        if inp is not None:
+            self._acted(inp, before)
+        else:
+            self.events.state.emit()
+            self._rebuild()
         return pending
 
     def log(self, text: str) -> None:
@@ -578,6 +701,15 @@ def build_scene(model, live: bool = False, labels: bool = True, context=None) ->
                                  getattr(pose, "cell", None), getattr(pose, "edge_mm", None)))
     return Scene(model.position, tuple(pieces), model.selected, model.second, model.selection_overlay(), labels,
                  live, model.layout.grid, model.ground, model.viewer, model.to_table, context)
+
+
+UNDO_DEPTH = 200
+"""The players' actions an undo can go back over (each keeps a copy of the game before and after it)."""
+
+
+def _state_copy(state: GameState) -> GameState:
+    """A copy of the game state without its log (the log is history: an undo adds to it)."""
+    return copy.deepcopy(replace(state, log=[]))
 
 
 def _text(v: Any) -> str:

@@ -43,6 +43,7 @@ what a record keeps for the system and how its recorded moments are placed; the 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ from typing import Any
 
 from common.dice import parse_d6
 from common.errors import InputError
+from common.text import name_list, nearest_name
 from rules.picture import Item, Scene
 from rules.system import UMPIRE, CombatOutcome
 
@@ -318,6 +320,19 @@ class LiveRules:
         self.system = system
         self.setup = setup
 
+    # ---- a player's undo (fieldglass/session.py)
+
+    def game_state(self) -> dict:
+        """A copy of what these live rules keep of the game besides the adapter and the set-up (the engine's state,
+        a strategic game's date and purses...), for a player's undo to go back to. Override where something kept
+        is not the game's."""
+        return copy.deepcopy({k: v for k, v in vars(self).items() if k not in ("system", "setup")})
+
+    def set_game_state(self, kept: dict) -> None:
+        """Go back to what `game_state` copied."""
+        for k, v in copy.deepcopy(kept).items():
+            setattr(self, k, v)
+
     # ---- start and readings
 
     def tracked_roster(self, roster):
@@ -477,7 +492,10 @@ class LiveRules:
         attacker, target = inp.get("attacker"), inp.get("target")
         for pid in (attacker, *(() if target is None else (target,))):
             if not isinstance(pid, str) or pid not in pos.by_id:
-                raise InputError(f"combat at frame {frame}: {pid!r} is not a {self.noun} on the table")
+                near = nearest_name(pid, pos.by_id)
+                hint = f"; did you mean {near!r}?" if near else ""
+                raise InputError(f"combat at frame {frame}: {pid!r} is not a {self.noun} on the table{hint} "
+                                 f"({self.noun}s on the table: {name_list(sorted(pos.by_id))})")
         kw: dict[str, Any] = {}
         for i in self.inputs:
             if i.kind == "dice":

@@ -187,6 +187,8 @@ class PieceTrack:
     lifted: bool = False
     reported_missing: bool = False
     expected_gone: bool = False  # removed by the rules: its disappearance is expected
+    by_hand: bool = False  # placed by a player (`place_by_hand`): the camera's reading does not overrule it
+    seen_at: Place | None = None  # where the camera read it when a player placed it: seen there, it is at its place
 
 
 @dataclass
@@ -212,9 +214,11 @@ class Tracker:
 
     # ------------------------------------------------------------------ state from outside
 
-    def restore(self, places: dict[str, Place | None], states: dict[str, str] | None = None) -> None:
-        """Start from committed places (a resumed record): pieces with a place are `occluded` until seen."""
-        states = states or {}
+    def restore(self, places: dict[str, Place | None], states: dict[str, str] | None = None,
+                by_hand: dict[str, Place | None] | None = None) -> None:
+        """Start from committed places (a resumed record): pieces with a place are `occluded` until seen. `by_hand`:
+        the pieces whose last place a player gave (`place_by_hand`), each with where the camera read it then."""
+        states, by_hand = states or {}, by_hand or {}
         for pid, track in self.tracks.items():
             place = places.get(pid)
             st = states.get(pid)
@@ -222,6 +226,8 @@ class Tracker:
             track.candidate = track.candidate_since = None
             track.unseen_since = None
             track.reported_missing = st == "missing"
+            track.by_hand = pid in by_hand and place is not None and st != "removed"
+            track.seen_at = by_hand.get(pid) if track.by_hand else None
             if st == "removed":
                 track.state = "removed"
             elif place is None:
@@ -251,6 +257,9 @@ class Tracker:
                     d[flag] = True
             if tr.state == "moving":
                 d["moving"] = True
+            if tr.by_hand:
+                s = tr.seen_at
+                d["by_hand"] = True if s is None else [s.x_mm, s.y_mm, s.heading_deg, s.cell, s.facing]
             if d:
                 d["standing"] = _standing(tr)
                 out[pid] = d
@@ -279,6 +288,11 @@ class Tracker:
             track.candidate, track.candidate_since = candidate, since
             track.unseen_since, track.last_seen_t = unseen, last_seen
             track.lifted, track.expected_gone = bool(d.get("lifted")), bool(d.get("expected_gone"))
+            hand = d.get("by_hand")
+            if hand and track.place is not None:
+                track.by_hand = True
+                track.seen_at = None if hand is True else Place(float(hand[0]), float(hand[1]), float(hand[2]),
+                                                                hand[3], hand[4])
             if d.get("moving") and track.state in ("occluded", "seen", "missing"):
                 track.state = "moving"
 
@@ -329,6 +343,19 @@ class Tracker:
     def expect_removal(self, piece: str, by: str, t: float | None = None, frame: int | None = None) -> Removed:
         """The rules took the piece off (a combat): removed now, its leaving the table is expected."""
         return self.confirm(piece, True, by, t, frame)
+
+    def place_by_hand(self, piece: str, place: Place, seen_at: Place | None = None) -> None:
+        """A player says where a piece stands: a misread place corrected, or a piece the camera cannot see (behind a
+        hill, under a hand that stays) placed. It is committed there; while the camera reads it where it read it
+        when the player placed it (`seen_at`) it is at its place, and while the camera cannot see it at all it
+        is never reported missing. Once the camera sees it at its place, or moved elsewhere, it is tracked as
+        any other piece."""
+        track = self._track(piece)
+        track.place, track.by_hand, track.seen_at = place, True, seen_at
+        track.candidate = track.candidate_since = None
+        track.unseen_since, track.reported_missing, track.lifted = None, False, False
+        track.expected_gone = False
+        track.state = "seen" if seen_at is not None else "occluded"
 
     def set_place(self, piece: str, place: Place | None) -> None:
         """Force a committed place (an undo puts a piece back where the clean record has it)."""
@@ -434,6 +461,12 @@ class Tracker:
         here = obs.place
         if track.state == "removed" and track.expected_gone:
             return  # still standing where the rules removed it: the player has not taken it off yet
+        if track.by_hand and track.state != "removed":
+            if track.seen_at is not None and self._at(track.seen_at, here):
+                track.state = "seen"  # where the camera misread it when a player corrected it: at its place
+                track.candidate = track.candidate_since = None
+                return
+            track.by_hand, track.seen_at = False, None  # seen at its place, or moved on: the camera's again
         if track.place is not None and track.state != "removed" and self._at(track.place, here):
             if track.state == "missing" or track.reported_missing:
                 track.reported_missing = False
@@ -483,6 +516,9 @@ class Tracker:
             return
         if track.state in ("seen", "moving"):
             track.state = "occluded"
+        if track.by_hand and track.seen_at is None:
+            track.unseen_since = None  # placed by a player where the camera cannot see it: never missing
+            return
         # a candidate survives a short gap (a hand passing over the new place) but its settle time restarts
         if track.candidate is not None:
             track.candidate_since = None

@@ -13,11 +13,12 @@ from calibration.layout import load_layout
 from common.errors import InputError
 from common.outfiles import check_not_input
 from fieldglass.archive.store import following
+from fieldglass.inputs import help_text as inputs_help
+from fieldglass.inputs import load_inputs
 from fieldglass.recording import (
     GameRecorder,
     RecordingPlan,
     check_timing,
-    load_inputs,
     open_frames,
     options_and_players,
     record_game,
@@ -59,9 +60,10 @@ and new places clear; a piece unseen for --missing-after seconds is reported mis
 Every event is written at once in its own transaction: a crash loses at most the event being written, and
 --resume goes on from the last frame read, with a record made with the same system, roster, layout, board,
 starting position and rules options (--overwrite replaces a record instead). --inputs reads the players' inputs
-(turns, phases, combats, answers to missing reports, notes, bookmarks, undo, and a piece's state the camera
-cannot see, such as a figure's type the set-up asks: {"type": "state", "piece": ID, "key": "type", "value": V})
-from a JSON Lines file, one object per line with the frame it follows.
+from a JSON Lines file (below); every line is checked before the record is made, so a typo leaves no file behind,
+and an input the engine refuses during the recording stops it with FILE:LINE and why: the record keeps every event
+before it, and --resume goes on once the line is fixed. A game played at the dashboard needs no such file:
+`fieldglass gui ... --record GAME.fgr` records every action as it is made.
 
 With --rig every camera of the rig file is read at once, each by a capture worker of its own: frame i of each
 video or folder of frames is one instant (a live camera gives its newest frame); each camera is registered to the
@@ -89,7 +91,7 @@ def add_parser(sub) -> None:
         help="record a game headless: frames -> pieces -> committed moves -> game record (.fgr)",
         description="Run the live pipeline without a window and record the game: every committed move, "
         "appearance, missing piece, combat, turn and note, in a crash-safe SQLite file.",
-        epilog=EPILOG,
+        epilog=EPILOG + "\n" + inputs_help(),
         formatter_class=_Formatter,
     )
     p.add_argument("--source", action="append", help="camera index, video file, folder or glob of frames, "
@@ -213,14 +215,14 @@ def plan(args):
     opts, players = options_and_players(args)
     if game.table == "grid":
         layout, roster, intr, frames, script_inputs, source = _setup(args)
-        inputs = script_inputs if script_inputs is not None else load_inputs(args.inputs)
-        if args.inputs and script_inputs is not None:
-            inputs = load_inputs(args.inputs)
         setup, board_path = None, None
     else:
         setup, intr, frames, board_path = _table_setup(args, game)
-        layout, roster, source, inputs = setup.layout, setup.roster, args.source, load_inputs(args.inputs)
+        layout, roster, source, script_inputs = setup.layout, setup.roster, args.source, None
     meta = system_meta(args.system, layout, roster, intr, opts, players, source, setup, board_path)
+    # every line checked before the record is made: a typo leaves no record behind
+    inputs = script_inputs if script_inputs is not None and not args.inputs else \
+        load_inputs(args.inputs, {p["id"] for p in meta["roster"]})
 
     def start(record, config, on_event):
         return GameRecorder.start(record, None, config, intr, on_event=on_event)

@@ -122,16 +122,32 @@ def summary(e: Event, grid: bool = True) -> str:
             text += f", {src.get('facing')} -> {dst.get('facing')}"
         elif dst.get("facing"):
             text += f" ({dst.get('facing')})"
-        return text + (" (back after missing)" if d.get("returned") else "") + _area_text(d)
+        return text + (" (back after missing)" if d.get("returned") else "") + _area_text(d) + _by_hand(d, grid)
     if e.type == "appeared":
         dst = d.get("to") or {}
         return f"{e.piece} on the table at {_place_name(dst, grid)} {dst.get('facing') or ''}".rstrip() + (
-            " (back)" if d.get("returned") else "") + _area_text(d)
+            " (back)" if d.get("returned") else "") + _area_text(d) + _by_hand(d, grid)
     line = _LINES.get(e.type)
     return line(e, d, grid) if line is not None else e.type
 
 
+def _by_hand(d: dict, grid: bool) -> str:
+    """What a place a player gave says besides the move: who placed it, and where the camera had read it."""
+    if not d.get("by_hand"):
+        return ""
+    seen = f", the camera read {_place_name(d['seen_at'], grid)}" if isinstance(d.get("seen_at"), dict) else ""
+    return f" (placed by {d.get('by') or 'a player'}{seen})"
+
+
+def _end_text(d: dict) -> str:
+    winner = d.get("winner")
+    how = " by the rules" if d.get("by_rules") else (f", as {d['by']} say" if d.get("by") else "")
+    text = f"end of the game: {winner} wins{how}" if winner else "end of the game: a draw"
+    return text + (f" ({shorten(d['text'], 200)})" if d.get("text") else "")
+
+
 _LINES = {
+    "end": lambda e, d, grid: _end_text(d),
     "missing": lambda e, d, grid: f"{e.piece} missing from {_place_name(d.get('at'), grid)}: a player must confirm",
     "removed": lambda e, d, grid: f"{e.piece} removed (confirmed by {d.get('by')})",
     "kept": lambda e, d, grid: f"{e.piece} still on the table (confirmed by {d.get('by')})",

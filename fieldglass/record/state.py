@@ -23,6 +23,7 @@ EVENT_TYPES = (
     "phase",  # a new phase: data phase
     "note",  # a player's note: data text, by
     "bookmark",  # a bookmark: data label
+    "end",  # the game ended: data winner (None: a draw), by_rules, victory, text, by
     "surface",  # another surface of the table (a battle board) found or moved: data surface, rotation_deg, x_mm, y_mm
 )
 
