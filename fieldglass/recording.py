@@ -380,7 +380,10 @@ class GameRecorder:
             if not self._undone:
                 break
             for e in self._undone.pop():
-                out.append(self._write(e.type, t, frame, e.piece, {**e.data, "redo_of": e.seq}))
+                data = {**e.data, "redo_of": e.seq}
+                if "input" in e.data:
+                    data["redoes_input"] = e.data["input"]  # the player's action it writes again
+                out.append(self._write(e.type, t, frame, e.piece, data))
         if not out:
             raise InputError("nothing to redo (an undo since the last input can be redone)")
         self._kept_up = False

@@ -602,6 +602,19 @@ class Session:
             self._set_game(kept[-1][1])
         self._sync_places(places)
 
+    def resumed(self, game: tuple, places: tuple) -> None:
+        """A resumed record: the game goes on from its last event (`game`: the record's GameState and the system's
+        own state at that moment, as its record hooks rebuild it) with the pieces at the places it commits."""
+        if game:
+            state, own = game
+            self.state.turn, self.state.active = int(state.turn), state.active or self.state.active
+            self.state.removed = set(state.removed)
+            self.state.states = copy.deepcopy(dict(state.states))
+            mine = vars(self.live)
+            self.live.set_game_state({k: v for k, v in own.items() if v is not None and k in mine})
+            self._log(f"resumed at turn {self.state.turn}")
+        self._sync_places(places)
+
     def _set_game(self, game: tuple) -> None:
         state, own = game
         log = self.state.log

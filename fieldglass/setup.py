@@ -82,6 +82,14 @@ class Setup:
         never imports the model."""
         return Session(self)
 
+    def open_recording(self, path, resume: bool = False, **kw):
+        """The dashboard's record of a game on this set-up (fieldglass/table_recording.py `TableRecording`): a new
+        record at `path`, or with `resume` the existing one (checked as `fieldglass record --resume` checks it);
+        InputError, one line, when it cannot be opened."""
+        from fieldglass.table_recording import open_table_recording  # noqa: PLC0415  (the dashboard's, on demand)
+
+        return open_table_recording(self, path, resume, **kw)
+
 
 def load_setup(system: str, source: str, camera: str | None = None, layout: str | None = None,
                roster: str | None = None, game: str | None = None, board: str | None = None,

@@ -57,6 +57,8 @@ class RecordingStatus:
     last: str
     missing: tuple[str, ...] = ()
     stopped: str | None = None
+    ruled_winner: str | None = None  # the side the rules made the winner (an event that ended the game)
+    over: bool = False  # the game has ended (by the rules or an `end` input)
 
 
 @dataclass
@@ -70,6 +72,7 @@ class Notice:
     text: str = ""
     question: Question | None = None
     places: tuple = ()  # (committed places, states, placed by hand) of the recorder's tracker, after an undo or redo
+    game: tuple = ()  # a resumed record: (GameState, the system's own game state) at its last event
     inputs: tuple[str, ...] = ()  # the input ids of the events (an undone player's action)
 
 
@@ -100,6 +103,8 @@ class TableRecording:
     _beat_t: float = -math.inf
     _last_fed: tuple[int, float] | None = None
     _grid: bool = False
+    _ruled: str | None = None
+    _over: bool = False
 
     def __post_init__(self) -> None:
         opened = threading.Event()
@@ -132,6 +137,22 @@ class TableRecording:
             if e.type in PLACE_EVENTS or e.type in ("combat", "turn"):
                 self._last = summary(e, self._grid)
         self.recorder.on_event = self._written
+        self._read_meta()
+        if self.start_frame:  # a resumed record: the dashboard goes on from its game
+            moment = self.recorder.now()
+            try:
+                _ = moment.position  # the system's restore: its own state at the moment
+                game = (moment.state, moment.live.game_state())
+            except InputError:
+                game = ()
+            self._say(Notice("resumed", places=self._places(), game=game,
+                             text=f"{self.path}: resumed with {self._count} events"))
+
+    def _read_meta(self) -> None:
+        meta = self.record.meta
+        with self._lock:
+            self._over = bool(meta.get("game_over"))
+            self._ruled = meta.get("winner") if meta.get("game_over") and not meta.get("ended_seq") else None
 
     # ---- the GUI's side: never blocks
 
@@ -171,7 +192,8 @@ class TableRecording:
 
     def status(self) -> RecordingStatus:
         with self._lock:
-            return RecordingStatus(self.path, self._count, self._last, tuple(sorted(self._missing)), self._stopped)
+            return RecordingStatus(self.path, self._count, self._last, tuple(sorted(self._missing)), self._stopped,
+                                   self._ruled, self._over)
 
     def flush(self, timeout_s: float = 30.0) -> None:
         """Wait until everything handed in is written (tests, and a clean stop)."""
@@ -202,6 +224,8 @@ class TableRecording:
             self._note_missing(ev)
             if ev.type not in ("surface", "missing"):
                 self._last = summary(ev, grid)
+        if ev.type in ("combat", "turn", "end"):
+            self._read_meta()
         self._say(Notice("event", (ev,)))
         question = self._edge_question(ev)
         if question is not None:
@@ -242,8 +266,14 @@ class TableRecording:
         by_hand = {pid: t.seen_at for pid, t in tr.tracks.items() if t.by_hand}
         return dict(tr.committed()), tr.states(), by_hand
 
+    def export_after_game(self, formats: tuple[str, ...] = ("report", "html")) -> list[tuple[str, str]]:
+        """The report and the HTML replay of this record, once it is closed (`export_after_game`)."""
+        return export_after_game(self.path, formats)
+
+    def push_to_archive(self, url: str) -> str:
+        return push_to_archive(self.path, url)
+
     def _run(self) -> None:
-        rec = self.recorder
         while True:
             item = self._queue.get()
             try:
@@ -309,7 +339,8 @@ class TableRecording:
                         if p.status == "missing":
                             self._missing.setdefault(p.id, None)
                     self._last = f"undone: {', '.join(summary(e) for e in events) or 'nothing'}"
-            ids = tuple(dict.fromkeys(str(e.data["input"]) for e in events if e.data.get("input")))
+            key = "input" if what == "undo" else "redoes_input"
+            ids = tuple(dict.fromkeys(str(e.data[key]) for e in events if e.data.get(key)))
             self._say(Notice("undone" if what == "undo" else "redone", tuple(events), places=self._places(),
                              inputs=ids))
 

@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 
 from common.errors import InputError
@@ -34,6 +36,7 @@ from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
 from gui.qtapp import application
+from gui.record_controls import PromptBar
 from gui.rig_calibration import RigCalibrationWizard
 from gui.rig_worker import RigCaptureWorker
 from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
@@ -56,6 +59,11 @@ Ctrl+Shift+0, 1.. the board view over the whole table / zoomed to one surface (a
 G / L             grid / labels on or off
 P                 pause or resume the camera
 N                 next phase (the other side becomes active)
+Ctrl+R            record the game (File > New record); Ctrl+Shift+R resume a record
+Ctrl+Z / Ctrl+Shift+Z  undo / redo the record's last event (a move, a combat, a turn...)
+M / B             a note (about the selected piece) / a bookmark, in the record
+E                 place the selected piece: click where it really stands (E again: type its field)
+Ctrl+E            end the game: the winner, then the report and the HTML replay
 F2 / F3 / F4      targets / combat / game state panel
 F5 ... F9         the game system's own panels (e.g. date, production, diplomacy)
 Ctrl+Return       resolve the combat with the typed dice
@@ -92,6 +100,13 @@ class MainWindow(QMainWindow):
         self._on_screen_pending: float | None = None  # arrival time of the frame shown but not painted yet
         self._drawn: tuple | None = None  # what the views were last redrawn from (`_drawn_from`)
         self.paused = False
+        self.last_recording = None
+        self.recording = None  # the game being recorded (the set-up's `open_recording`: a TableRecording)
+        self._t0 = time.monotonic()
+        self._placing: str | None = None  # the piece a click on a view places
+        self.record_timer = QTimer(self)
+        self.record_timer.setInterval(200)
+        self.record_timer.timeout.connect(self.poll_recording)
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
         self.setWindowTitle(f"Fieldglass — {setup.source} — {setup.system}")
@@ -122,6 +137,7 @@ class MainWindow(QMainWindow):
             v.session = self.session
             v.pieceClicked.connect(self._piece_clicked)
             v.backgroundClicked.connect(self.session.clear_selection)
+            v.tableClicked.connect(self._place_clicked)
             v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.board_view.set_message("the board view appears once the table is registered")
         self.live_view.painted.connect(self._painted)
@@ -135,7 +151,15 @@ class MainWindow(QMainWindow):
                 self.live_area.addWidget(v)
         self.split.addWidget(self.live_area)
         self.split.addWidget(self.board_view)
-        self.setCentralWidget(self.split)
+        self.prompts = PromptBar()  # the recorder's questions, above the views, never modal
+        self.prompts.answered.connect(self._prompt_answered)
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.prompts)
+        lay.addWidget(self.split, 1)
+        self.setCentralWidget(central)
 
     def _build_docks(self) -> None:
         """The targets, combat and game state panels, tabbed in the right dock area (targets in front)."""
@@ -192,6 +216,10 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         """Frame rate, pieces seen, calibration health and the camera's state, permanently in the status bar."""
+        self.record_label = QLabel("not recording")
+        self.record_label.setToolTip("File > New record (Ctrl+R) records the game")
+        self.record_label.setContentsMargins(6, 0, 6, 0)
+        self.statusBar().addPermanentWidget(self.record_label)
         self.fps_label = QLabel("– fps")
         self.pieces_label = QLabel("pieces –")
         self.calib_label = QLabel("calibration –")
@@ -207,6 +235,7 @@ class MainWindow(QMainWindow):
         ev.state.connect(self._schedule)
         ev.selection.connect(self._selection_changed)
         ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        ev.action.connect(self._record_action)
 
     # ---- actions and shortcuts
 
@@ -298,6 +327,11 @@ class MainWindow(QMainWindow):
         self._action(f, "Save screenshot...", "Ctrl+S", self.ask_screenshot)
         self._action(f, "Save position (JSON)...", "Ctrl+Shift+S", self.ask_save_position)
         f.addSeparator()
+        self._action(f, "New record...", "Ctrl+R", lambda: self.ask_record(False))
+        self._action(f, "Resume record...", "Ctrl+Shift+R", lambda: self.ask_record(True))
+        self.stop_record_action = self._action(f, "Stop recording", None, self.stop_recording)
+        self.stop_record_action.setEnabled(False)
+        f.addSeparator()
         self._action(f, "Quit", "Ctrl+Q", self.close)
         v = mb.addMenu("&View")
         group = QActionGroup(self)
@@ -326,7 +360,7 @@ class MainWindow(QMainWindow):
             self._action(v, f"{self.docks[key].windowTitle().replace('&&', '&')} panel", sc,
                          lambda k=key: self.show_panel(k))
         g = mb.addMenu("&Game")
-        self._action(g, "Clear selection", "Esc", self.session.clear_selection)
+        self._action(g, "Clear selection", "Esc", self._escape)
         self._action(g, "Next piece", "Tab", lambda: self.cycle_selection(1))
         self._action(g, "Previous piece", "Shift+Tab", lambda: self.cycle_selection(-1))
         self._action(g, "Next phase", "N", self.session.next_phase)
@@ -334,12 +368,23 @@ class MainWindow(QMainWindow):
         self._action(g, "Resolve with the typed dice", "Ctrl+Return", lambda: self._combat(False))
         self._action(g, "Roll dice and resolve", "Ctrl+D", lambda: self._combat(True))
         self._action(g, "Apply the result", "Ctrl+Shift+Return", self.combat_panel.apply)
+        self._record_actions(g)
         t = mb.addMenu("&Tools")
         self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
         self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
         h = mb.addMenu("&Help")
         self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
         self.view_actions["both"].setChecked(True)
+
+    def _record_actions(self, g) -> None:
+        """Game > the record's actions: undo, redo, a note, a bookmark, a piece placed by hand, the end."""
+        g.addSeparator()
+        self._action(g, "Undo the record's last event", "Ctrl+Z", self.undo)
+        self._action(g, "Redo", "Ctrl+Shift+Z", self.redo)
+        self._action(g, "Note...", "M", lambda: self.add_note())
+        self._action(g, "Bookmark", "B", lambda: self.add_bookmark())
+        self._action(g, "Place the selected piece...", "E", self.place_selected)
+        self._action(g, "End game...", "Ctrl+E", lambda: self.end_game())
 
     # ---- capture
 
@@ -392,6 +437,8 @@ class MainWindow(QMainWindow):
     def _connection(self, state: str, text: str) -> None:
         self.connection = (state, text)
         self.session.camera_status(state, text)  # the tracker counts no time while the camera is gone
+        if state != "connected" and self.recording is not None:
+            self.recording.camera_gap()
         self._update_status()
         if state in ("error", "lost"):
             self.statusBar().showMessage(text, 15000)
@@ -422,7 +469,10 @@ class MainWindow(QMainWindow):
                 self.board_view.set_frame(*_shown(result.board_shown, result.board))
                 self.board_view.mapper = BoardMapper(self.setup.layout, result.board_mm_per_px,
                                                      BoardRectifier.MARGIN_MM)
-        self.session.update_reading(result.reading, camera=result.camera)
+        t = result.t if result.t is not None else time.monotonic() - self._t0
+        self.session.update_reading(result.reading, t=t, camera=result.camera)
+        if self.recording is not None:
+            self.recording.frame(result.reading, t, result.number, result.frame)
         for payload in result.cards:
             self.session.join_card(payload)
         drawn = self._drawn_from(result)
@@ -596,6 +646,243 @@ class MainWindow(QMainWindow):
         self.show_panel("combat")
         self.combat_panel.resolve(roll=roll)
 
+    # ---- recording the game (the set-up's `open_recording`: the one recorder, off this thread)
+
+    def ask_record(self, resume: bool) -> None:
+        title = "Resume record" if resume else "New record"
+        if resume:
+            path, _ = QFileDialog.getOpenFileName(self, title, "", "Game records (*.fgr)")
+        else:
+            path, _ = QFileDialog.getSaveFileName(self, title, "game.fgr", "Game records (*.fgr)")
+        if path:
+            self.start_recording(path, resume)
+
+    def start_recording(self, path: str | Path, resume: bool = False) -> bool:
+        """Record the game into `path` from the next frame on (resume: go on with that record, the game as it
+        left it); a record that cannot be opened is said, never raised."""
+        self.stop_recording()
+        try:
+            recording = self.setup.open_recording(path, resume)
+        except InputError as exc:
+            self._tell(str(exc))
+            return False
+        self.adopt_recording(recording)
+        self.statusBar().showMessage(f"recording {path}" + (" (resumed)" if resume else ""), 6000)
+        return True
+
+    def adopt_recording(self, recording) -> None:
+        """Record into `recording` (an open TableRecording, e.g. `fieldglass gui --record`'s) from the next frame."""
+        self.stop_recording()
+        self.recording = recording
+        self.stop_record_action.setEnabled(True)
+        self.record_timer.start()
+        self.poll_recording()
+
+    def stop_recording(self):
+        """Write everything queued and close the record; returns its last status (None: not recording)."""
+        rec, self.recording = self.recording, None
+        if rec is None:
+            return None
+        self.record_timer.stop()
+        status = rec.close()
+        self._handle_notices(rec.notices())
+        self.stop_record_action.setEnabled(False)
+        self.record_label.setText(f"recorded {Path(status.path).name}: {status.events} events")
+        self.record_label.setStyleSheet("")
+        for key in self.prompts.keys():
+            if key.startswith("missing:"):
+                self.prompts.drop(key)
+        self.last_recording = rec
+        return status
+
+    def poll_recording(self) -> None:
+        """What the recorder said since the last look: the status bar, undone actions, questions, errors."""
+        rec = self.recording
+        if rec is None:
+            return
+        self._handle_notices(rec.notices())
+        st = rec.status()
+        last = f" · last: {st.last}" if st.last else ""
+        self.record_label.setText(f"● REC {Path(st.path).name} · {st.events} events{last}")
+        self.record_label.setToolTip(f"recording {st.path}" + (f"\n{st.stopped}" if st.stopped else ""))
+        self.record_label.setStyleSheet("color: #c33;" if st.stopped is None else "color: #888;")
+        for pid in st.missing:
+            key = f"missing:{pid}"
+            if key not in self.prompts.rows:
+                self.prompts.ask(key, f"{pid} has not been seen for a while: was it taken off the table?",
+                                 (("Removed", ("confirm", pid, True)), ("Still there", ("confirm", pid, False))))
+        for key in self.prompts.keys():
+            if key.startswith("missing:") and key[8:] not in st.missing:
+                self.prompts.drop(key)
+
+    def _handle_notices(self, notices) -> None:
+        for n in notices:
+            if n.kind == "undone":
+                self.session.undone(n.inputs, n.places)
+                self.statusBar().showMessage(f"undone: {len(n.events)} event(s)", 6000)
+            elif n.kind == "redone":
+                self.session.redone(n.inputs, n.places)
+                self.statusBar().showMessage(f"redone: {len(n.events)} event(s)", 6000)
+            elif n.kind == "resumed":
+                self.session.resumed(n.game, n.places)
+                self.statusBar().showMessage(n.text, 8000)
+            elif n.kind == "question" and n.question is not None:
+                self.prompts.ask(n.question.key, n.question.text, n.question.answers)
+            elif n.kind == "error":
+                self.prompts.say(f"error:{len(self.prompts.rows)}:{n.text[:40]}", n.text)
+                self.statusBar().showMessage(n.text, 15000)
+
+    def _record_action(self, inp: dict) -> None:
+        """A player's action (the session's `action`): into the record, after the frame on screen."""
+        if self.recording is None:
+            return
+        try:
+            self.recording.input(inp)
+        except InputError as exc:
+            self._tell(str(exc))
+
+    def _prompt_answered(self, key: str, value) -> None:
+        try:
+            if isinstance(value, dict) and value.get("type") == "place":
+                self.session.place_piece(value["piece"], field=value.get("field"), by=value.get("by", "player"))
+            elif isinstance(value, tuple) and value and value[0] == "confirm":
+                self.session.confirm_missing(value[1], value[2])
+        except InputError as exc:
+            self._tell(str(exc))
+
+    def _tell(self, text: str) -> None:
+        """A problem a player must see, without stopping the table: the status bar and the prompt bar."""
+        self.statusBar().showMessage(text, 15000)
+        self.prompts.say(f"msg:{len(self.prompts.rows)}:{text[:40]}", text)
+
+    def undo(self) -> None:
+        if self.recording is None:
+            self.statusBar().showMessage("undo takes back a recorded event: File > New record (Ctrl+R) first", 6000)
+            return
+        self.recording.undo()
+
+    def redo(self) -> None:
+        if self.recording is None:
+            self.statusBar().showMessage("redo needs a record: File > New record (Ctrl+R) first", 6000)
+            return
+        self.recording.redo()
+
+    def add_note(self, text: str | None = None) -> None:
+        """A note about the selected piece (or the game): M."""
+        piece = self.session.selected
+        if text is None:
+            about = f" about {self.session.visible_id(piece)}" if piece else ""
+            text, ok = QInputDialog.getText(self, "Note", f"note{about}:")
+            if not ok or not text.strip():
+                return
+        self.session.note(text.strip(), piece=piece)
+
+    def add_bookmark(self, label: str | None = None) -> None:
+        """A bookmark for the replay, at this moment of the game: B."""
+        self.session.bookmark(label or f"turn {self.session.state.turn}, {self.session.state.active}")
+        self.statusBar().showMessage("bookmark set", 3000)
+
+    def place_selected(self) -> None:
+        """E: the next click on a view places the selected piece there (a misread place corrected, or a piece the
+        camera cannot see); E again types its field or its place in mm instead."""
+        pid = self.session.selected
+        if pid is None:
+            self.statusBar().showMessage("select the piece to place first (click it, or Tab)", 6000)
+            return
+        if self._placing == pid:
+            self._set_place_mode(None)
+            hint = "field (like D5)" if self.setup.layout.grid is not None else "x, y in table mm"
+            text, ok = QInputDialog.getText(self, "Place", f"where {self.session.visible_id(pid)} stands: {hint}")
+            if ok and text.strip():
+                self.place_typed(pid, text)
+            return
+        self._set_place_mode(pid)
+        self.statusBar().showMessage(f"click where {self.session.visible_id(pid)} really stands (Esc cancels; E "
+                                     "again: type it)", 15000)
+
+    def place_typed(self, pid: str, text: str) -> None:
+        """A place typed for a piece: a field name, or 'x, y' in table mm."""
+        parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
+        try:
+            if len(parts) == 2:
+                try:
+                    x, y = float(parts[0]), float(parts[1])
+                except ValueError:
+                    raise InputError(f"{text!r}: a field (like D5) or x, y in mm") from None
+                self.session.place_piece(pid, x_mm=x, y_mm=y)
+            else:
+                self.session.place_piece(pid, field=text.strip())
+        except InputError as exc:
+            self._tell(str(exc))
+
+    def _set_place_mode(self, pid: str | None) -> None:
+        self._placing = pid
+        for v in self.views:
+            v.place_mode = pid is not None
+            v.setCursor(Qt.CursorShape.CrossCursor if pid else Qt.CursorShape.ArrowCursor)
+
+    def _place_clicked(self, x_mm: float, y_mm: float) -> None:
+        pid = self._placing
+        self._set_place_mode(None)
+        if pid is None:
+            return
+        grid = self.setup.layout.grid
+        field = grid.name_at(x_mm, y_mm) if grid is not None else None
+        try:
+            if field is not None:
+                self.session.place_piece(pid, field=field)
+            else:
+                self.session.place_piece(pid, x_mm=x_mm, y_mm=y_mm)
+        except InputError as exc:
+            self._tell(str(exc))
+
+    def _escape(self) -> None:
+        if self._placing is not None:
+            self._set_place_mode(None)
+            self.statusBar().showMessage("placing cancelled", 3000)
+            return
+        self.session.clear_selection()
+
+    def end_game(self, winner: str | None = "", text: str | None = None, *, exports: bool | None = None,
+                 archive: str | None = None) -> list[tuple[str, str]]:
+        """Ctrl+E: the end of the game (the rules' winner where they decided, else the players'), then the record
+        closed and its report and HTML replay written, and an archive push offered. Arguments given: no dialogs."""
+        s = self.session
+        status = self.recording.status() if self.recording is not None else None
+        ruled = status.ruled_winner if status is not None else None
+        if winner == "":
+            items = list(dict.fromkeys([*([ruled] if ruled else []), *s.sides, "draw"]))
+            label = f"the rules decided: {ruled} wins" if ruled else "who won?"
+            choice, ok = QInputDialog.getItem(self, "End game", label, items, 0, False)
+            if not ok:
+                return []
+            winner = None if choice == "draw" else choice
+            text, ok = QInputDialog.getText(self, "End game", "how it ended (optional):")
+            text = text if ok else ""
+        s.end_game(winner, text or "")
+        if self.recording is None:
+            return []
+        status = self.stop_recording()
+        rec = self.last_recording
+        if exports is None:
+            exports = QMessageBox.question(
+                self, "End game", f"The game is recorded in {status.path} ({status.events} events).\nWrite its "
+                "report and its HTML replay now?") == QMessageBox.StandardButton.Yes
+        results = rec.export_after_game() if exports else []
+        if archive is None and exports and not os.environ.get("FIELDGLASS_NO_DIALOGS") \
+                and QApplication.platformName() != "offscreen":
+            url, ok = QInputDialog.getText(self, "End game", "push to the club archive (postgresql://…; empty: "
+                                           "no):")
+            archive = url.strip() if ok and url.strip() else None
+        if archive:
+            results.append(("archive", rec.push_to_archive(archive)))
+        if results:
+            lines = "\n".join(f"{fmt}: {what}" for fmt, what in results)
+            self.statusBar().showMessage("; ".join(f"{fmt}: {what}" for fmt, what in results), 20000)
+            if not os.environ.get("FIELDGLASS_NO_DIALOGS") and QApplication.platformName() != "offscreen":
+                QMessageBox.information(self, "End game", lines)
+        return results
+
     # ---- files
 
     def ask_source(self) -> None:
@@ -685,6 +972,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.save_settings()
         self.stop()
+        self.stop_recording()  # every event written, the record closed as one file
         super().closeEvent(event)
 
 
@@ -754,7 +1042,8 @@ def error_dialog(text: str) -> None:
 
 
 def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: str | None = None,
-                   screenshot: str | Path = "out/gui.png", source_options: dict | None = None) -> int:
+                   screenshot: str | Path = "out/gui.png", source_options: dict | None = None,
+                   recording=None) -> int:
     """`fieldglass gui`'s window on `setup` (built by fieldglass/commands/gui.py). Headless: process `frames` frames
     offscreen, select `select` (default the busiest piece), print what the camera sees, save a screenshot and return
     0 (InputError when no frame could be processed); else run until the window closes and return the event loop's
@@ -765,6 +1054,8 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
         # a fresh window: neither read nor overwrite the user's saved window state
         settings = QSettings(str(Path(tempfile.mkdtemp(prefix="fieldglass-")) / "gui.ini"), QSettings.Format.IniFormat)
     window = MainWindow(setup, settings=settings, source_options=source_options)
+    if recording is not None:
+        window.adopt_recording(recording)
     if headless:
         window.resize(1600, 1000)
         window.show()
@@ -783,6 +1074,10 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
         shot = window.save_screenshot(screenshot)
         print(f"screenshot: {shot}")
         window.stop()
+        status = window.stop_recording()
+        if status is not None:
+            print(f"{status.path}: {status.events} events" + (f"; last: {status.last}" if status.last else "")
+                  + (f"; {status.stopped}" if status.stopped else ""))
         window.close()
         return 0
     window.show()

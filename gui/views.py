@@ -151,6 +151,8 @@ class TableView(QGraphicsView):
 
     pieceClicked = Signal(str, bool)
     backgroundClicked = Signal()
+    tableClicked = Signal(float, float)
+    """In place mode (`place_mode`): a left click anywhere, as table mm (the table's plane under the click)."""
     hovered = Signal(str)
     painted = Signal(float)
     """Emitted after each repaint of the view, with its time.perf_counter(): what was drawn is on screen."""
@@ -289,6 +291,13 @@ class TableView(QGraphicsView):
         return None
 
     def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and getattr(self, "place_mode", False):
+            p = self.mapToScene(event.position().toPoint())
+            mm = self.mapper.to_table(p.x(), p.y()) if self.mapper is not None else None
+            if mm is not None:
+                self.tableClicked.emit(float(mm[0]), float(mm[1]))
+                event.accept()
+                return
         if event.button() == Qt.MouseButton.LeftButton:
             pid = self.piece_at(event.position().toPoint())
             if pid is not None:

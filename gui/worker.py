@@ -71,6 +71,7 @@ class FrameResult:
     shown: np.ndarray | None = None  # the frame as BGRA, made here for the screen (None: the view converts `frame`)
     board_shown: np.ndarray | None = None  # the same of `board`
     views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
+    t: float | None = None  # the frame's time in seconds, where its source gives one (None: the window's clock)
 
 
 class FrameRate:

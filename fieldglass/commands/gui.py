@@ -10,10 +10,11 @@ from pathlib import Path
 
 from calibration.rig import load_rig
 from common.errors import InputError
-from common.outfiles import check_image_name
+from common.outfiles import check_image_name, check_not_input
 from fieldglass.commands.demo import _resolution
 from fieldglass.rig_recording import rig_sources
 from fieldglass.setup import load_setup
+from fieldglass.web.server import spectators
 from rules.system import default_system, registered_names
 
 EPILOG = """\
@@ -26,6 +27,10 @@ examples:
   fieldglass gui --rig rig.toml --layout table.toml --roster roster.toml
                                       two or more cameras: each camera's source from the rig file
   fieldglass gui --rig rig.toml --source west.mp4 --source east.mp4 --layout table.toml --roster roster.toml
+  fieldglass gui --source 0 --camera cam.json --layout table.toml --roster roster.toml --record game.fgr
+                                      play and record the game: every move, combat, turn, note and correction
+  fieldglass gui ... --record game.fgr --resume        go on with a record (after a crash, or another evening)
+  fieldglass gui ... --record game.fgr --serve 127.0.0.1:8765   spectators watch it in their browsers
 
 --source is a camera index (0), a video or image file (or a glob), a stream URL, or 'synthetic' (the built-in
 table with the system's demo, which needs no --camera, --layout, --roster or --board). --game reads a position file
@@ -39,6 +44,14 @@ camera sees them, and one board view of the whole table composed from all of the
 table (each camera registered from the anchors it sees, pieces two cameras see fused); a hand any camera sees
 over a piece holds it where it was, and a camera that stalls or ends is said in the status bar while the others go
 on. --source, given once per camera in the rig file's order, overrides the rig file's sources.
+
+With --record (or File > New record, Ctrl+R) the dashboard records the game as `fieldglass record` does, in the
+same crash-safe .fgr: the camera's committed moves, and every player's action as it is made (a combat resolved
+and applied in the combat panel, Next phase, a marker or formation set in the game-state panel, a system's own
+panel actions, a note M, a bookmark B, a piece placed by hand E, a missing piece confirmed, the end Ctrl+E);
+Ctrl+Z / Ctrl+Shift+Z undo and redo the record's last event. The status bar shows the record, its events and the
+last committed move; questions the recorder cannot decide (a piece missing, a move onto a field's edge) wait
+above the views without stopping the game. Game > End game writes the report and the HTML replay.
 
 Without a display (no DISPLAY or WAYLAND_DISPLAY, QT_QPA_PLATFORM unset), or with --headless, the dashboard runs
 offscreen: it processes --frames frames, prints the pieces it sees with their fields and the targets of one piece,
@@ -77,6 +90,11 @@ def add_parser(sub) -> None:
     p.add_argument("--resolution", type=_resolution, default=(1920, 1080), metavar="WxH",
                    help="synthetic source resolution (default 1920x1080)")
     p.add_argument("--hand", action="store_true", help="synthetic: a hand reaches over the table now and then")
+    p.add_argument("--record", metavar="GAME.fgr", help="record the game into this file (a new one; with --resume "
+                   "the existing one goes on)")
+    p.add_argument("--resume", action="store_true", help="with --record: go on with an existing record")
+    p.add_argument("--serve", metavar="HOST:PORT", help="with --record: show the game live to spectators' browsers "
+                   "(as `fieldglass serve GAME.fgr`)")
     p.add_argument("--join-by-cards", action="store_true",
                    help="start with no unit in the game: each joins when its QR card (fieldglass print cards) is "
                         "held under the camera")
@@ -122,11 +140,26 @@ def _check_sources(args) -> None:
     args.source = args.sources[0] if args.sources else "synthetic"
 
 
+def _check_record(args) -> None:
+    """--resume and --serve go with --record; a record never over one of the inputs."""
+    record = getattr(args, "record", None)
+    if record is None:
+        for flag in ("resume", "serve"):
+            if getattr(args, flag, None):
+                raise InputError(f"--{flag} goes with --record GAME.fgr")
+        return
+    if not str(record).endswith(".fgr"):
+        raise InputError(f"--record {record}: a game record is a .fgr file")
+    check_not_input(record, (*args.sources, args.rig, args.camera, args.layout, args.roster, args.game,
+                             getattr(args, "board", None), getattr(args, "options", None)))
+
+
 def run(args) -> int:
     """Build the set-up from the files and hand it to the dashboard (gui/app.py), headless without a display."""
     if args.frames is not None and args.frames < 1:
         raise InputError(f"--frames {args.frames}: must be at least 1")
     _check_sources(args)
+    _check_record(args)
     check_image_name(args.screenshot, (*args.sources, args.rig, args.camera, args.layout, args.roster, args.game,
                                        getattr(args, "board", None), getattr(args, "options", None)))
     args.system = args.system or default_system()
@@ -151,6 +184,21 @@ def run(args) -> int:
         dashboard.error_dialog(str(exc))
         print(f"fieldglass: error: {exc}", file=sys.stderr)
         return 2
-    return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
-                                    screenshot=args.screenshot,
-                                    source_options={"resolution": args.resolution, "hand": args.hand})
+    record = getattr(args, "record", None)
+    if record is None:
+        return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
+                                        screenshot=args.screenshot,
+                                        source_options={"resolution": args.resolution, "hand": args.hand})
+    try:
+        recording = setup.open_recording(record, args.resume)
+    except InputError as exc:
+        if headless:
+            raise
+        dashboard.error_dialog(str(exc))
+        print(f"fieldglass: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"recording {record}" + (" (resumed)" if args.resume else ""), flush=True)
+    with spectators(record, args.serve):
+        return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
+                                        screenshot=args.screenshot, recording=recording,
+                                        source_options={"resolution": args.resolution, "hand": args.hand})
