@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 
 from common.errors import InputError
 
 
 def parse_d6(text: str, what: str = "dice", count: int | None = None) -> list[int]:
-    """'5,3' -> [5, 3]; InputError if a value is not a D6 face or the count is wrong."""
-    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    """'5,3' (or '5 3', as players type them at the table) -> [5, 3]; InputError if a value is not a D6 face or the
+    count is wrong."""
+    parts = [p for p in re.split(r"[,;\s]+", str(text)) if p]
     values = []
     for p in parts:
         try:
@@ -21,7 +23,7 @@ def parse_d6(text: str, what: str = "dice", count: int | None = None) -> list[in
             raise InputError(f"{what}: {v} is not a D6 roll (1-6)")
         values.append(v)
     if count is not None and len(values) != count:
-        raise InputError(f"{what}: expected {count} roll(s) separated by commas, got {len(values)}")
+        raise InputError(f"{what}: expected {count} roll(s) separated by commas or spaces, got {len(values)}")
     return values
 
 

@@ -627,6 +627,8 @@ def record_stream(
                 origin = where(inp)
                 if not text.startswith(origin):
                     text = f"{origin}: {text}"
+                if "_where" in inp and recorder.written:
+                    text += f" ({recorder.record.path} keeps every event before it: fix the line, then --resume)"
                 raise InputError(text) from None
         n += 1
         last = (i, t)
@@ -653,6 +655,7 @@ def play_into_record(record: Record, out: Path, recorder, frames: Callable, star
     except InputError:
         if not resume:
             drop_if_empty(record, out)
+        record.close()  # every event so far kept, the record one file again and free for --resume
         raise
     except KeyboardInterrupt:
         record.close()

@@ -25,26 +25,15 @@ from tests.gui.helpers import SHOTS  # noqa: E402
 from tests.gui.table_game import TableGame, events_of  # noqa: E402
 
 
-@pytest.fixture()
-def played(qapp, tmp_path):
-    """The scripted Wiener game played through the window, recorded into game.fgr."""
-    setup = load_setup("wiener", "synthetic")
-    settings = QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(setup, settings=settings)
-    win.resize(1366, 768)
-    win.show()
-    assert win.start_recording(tmp_path / "game.fgr")
-    game = TableGame(qapp, win, setup, scripted_feed("wiener").places)
-    s = win.session
-    game.frames(8)  # every piece appears
-    game.move("fr-1-1", 870, 750)  # into contact with the Austrian line (O13)
-    # a fire: the artillery selected by a click, its target by Shift+click, dice typed
+def _fire_and_melee(win, game) -> None:
+    """A fire (the artillery selected by a click, its target by Shift+click, dice typed) and a melee, each resolved
+    in the combat panel (Ctrl+Return) and applied."""
     win.live_view.pieceClicked.emit("fr-a-1", False)
     win.live_view.pieceClicked.emit("au-a-1", True)
     panel = win.combat_panel
     assert (panel.attacker.currentText(), panel.target.currentText()) == ("fr-a-1", "au-a-1")
     panel.action.setCurrentText("fire")
-    panel.dice.setText("6,2")
+    panel.dice.setText("6 2")  # as typed at the table
     panel.loss_die.setValue(5)
     win._combat(False)  # Ctrl+Return
     assert panel.outcome is not None, panel.result.toPlainText()
@@ -60,6 +49,22 @@ def played(qapp, tmp_path):
     assert panel.outcome is not None, panel.result.toPlainText()
     panel.apply()
     game.frames(1)
+
+
+@pytest.fixture()
+def played(qapp, tmp_path):
+    """The scripted Wiener game played through the window, recorded into game.fgr."""
+    setup = load_setup("wiener", "synthetic")
+    settings = QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(setup, settings=settings)
+    win.resize(1366, 768)
+    win.show()
+    assert win.start_recording(tmp_path / "game.fgr")
+    game = TableGame(qapp, win, setup, scripted_feed("wiener").places)
+    s = win.session
+    game.frames(8)  # every piece appears
+    game.move("fr-1-1", 870, 750)  # into contact with the Austrian line (O13)
+    _fire_and_melee(win, game)
     s.next_phase()  # N: the Austrians' turn
     game.frames(1)
     win.add_note("the left flank holds")
