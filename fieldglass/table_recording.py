@@ -49,8 +49,8 @@ class Question:
 
 @dataclass(frozen=True)
 class RecordingStatus:
-    """What the status bar says of a recording: its file, the events it holds, the last committed move or
-    player's action, the pieces reported missing (waiting for a player), and the error that stopped it, if any."""
+    """What the status bar says of a recording: its file, the events it holds, the last committed move, the pieces
+    reported missing (waiting for a player), the error that stopped it (if any) and the last event of any kind."""
 
     path: Path
     events: int
@@ -59,6 +59,7 @@ class RecordingStatus:
     stopped: str | None = None
     ruled_winner: str | None = None  # the side the rules made the winner (an event that ended the game)
     over: bool = False  # the game has ended (by the rules or an `end` input)
+    latest: str = ""  # the last event of any kind (a combat, a note, an undo...)
 
 
 @dataclass
@@ -95,7 +96,8 @@ class TableRecording:
     _frame: int | None = None  # the last frame handed in (the record's numbering)
     _t: float = 0.0
     _count: int = 0
-    _last: str = ""
+    _last: str = ""  # the last committed move
+    _latest: str = ""  # the last event of any kind
     _missing: dict = field(default_factory=dict)
     _stopped: str | None = None
     _closed: bool = False
@@ -134,8 +136,9 @@ class TableRecording:
         self._count = len(events)
         for e in events:
             self._note_missing(e)
-            if e.type in PLACE_EVENTS or e.type in ("combat", "turn"):
+            if e.type in PLACE_EVENTS:
                 self._last = summary(e, self._grid)
+            self._latest = summary(e, self._grid)
         self.recorder.on_event = self._written
         self._read_meta()
         if self.start_frame:  # a resumed record: the dashboard goes on from its game
@@ -193,7 +196,7 @@ class TableRecording:
     def status(self) -> RecordingStatus:
         with self._lock:
             return RecordingStatus(self.path, self._count, self._last, tuple(sorted(self._missing)), self._stopped,
-                                   self._ruled, self._over)
+                                   self._ruled, self._over, self._latest)
 
     def flush(self, timeout_s: float = 30.0) -> None:
         """Wait until everything handed in is written (tests, and a clean stop)."""
@@ -222,8 +225,10 @@ class TableRecording:
         with self._lock:
             self._count += 1
             self._note_missing(ev)
-            if ev.type not in ("surface", "missing"):
+            if ev.type in PLACE_EVENTS:
                 self._last = summary(ev, grid)
+            if ev.type != "surface":
+                self._latest = summary(ev, grid)
         if ev.type in ("combat", "turn", "end"):
             self._read_meta()
         self._say(Notice("event", (ev,)))
@@ -238,10 +243,11 @@ class TableRecording:
             self._missing.pop(ev.piece, None)
 
     def _edge_question(self, ev: Event) -> Question | None:
-        """A move the camera committed to a place on a field's edge: which field? (rules/wiener digest: a base
-        stands in one field; a centre within AMBIGUOUS_EDGE_MM of an edge cannot be told for sure.)"""
+        """A move the camera committed to a place on a field's edge: which field? (A base stands in one field; a
+        centre within AMBIGUOUS_EDGE_MM of an edge cannot be told for sure.)"""
         grid = self.recorder.game.layout.grid
-        to = ev.data.get("to") if ev.type in PLACE_EVENTS else None
+        # a move only: at the set-up the views mark every piece on an edge ("?"); a question each would flood
+        to = ev.data.get("to") if ev.type == "move" else None
         if grid is None or not isinstance(to, dict) or ev.data.get("by_hand") or not ev.piece:
             return None
         x, y = float(to["x_mm"]), float(to["y_mm"])
@@ -338,7 +344,7 @@ class TableRecording:
                     for p in rec.record.state().pieces.values():
                         if p.status == "missing":
                             self._missing.setdefault(p.id, None)
-                    self._last = f"undone: {', '.join(summary(e) for e in events) or 'nothing'}"
+                    self._latest = f"undone: {', '.join(summary(e) for e in events) or 'nothing'}"
             key = "input" if what == "undo" else "redoes_input"
             ids = tuple(dict.fromkeys(str(e.data[key]) for e in events if e.data.get(key)))
             self._say(Notice("undone" if what == "undo" else "redone", tuple(events), places=self._places(),

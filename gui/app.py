@@ -702,9 +702,10 @@ class MainWindow(QMainWindow):
             return
         self._handle_notices(rec.notices())
         st = rec.status()
-        last = f" · last: {st.last}" if st.last else ""
-        self.record_label.setText(f"● REC {Path(st.path).name} · {st.events} events{last}")
-        self.record_label.setToolTip(f"recording {st.path}" + (f"\n{st.stopped}" if st.stopped else ""))
+        last = f" · {_cut(st.last, 34)}" if st.last else ""
+        self.record_label.setText(f"● REC {_cut(Path(st.path).name, 24)} · {st.events} events{last}")
+        self.record_label.setToolTip("\n".join(x for x in (f"recording {st.path}", f"last move: {st.last}",
+                                                             f"last event: {st.latest}", st.stopped) if x))
         self.record_label.setStyleSheet("color: #c33;" if st.stopped is None else "color: #888;")
         for pid in st.missing:
             key = f"missing:{pid}"
@@ -977,6 +978,11 @@ class MainWindow(QMainWindow):
 
 
 # ---------------------------------------------------------------------------------------------- fieldglass gui
+
+
+def _cut(text: str, n: int) -> str:
+    """A text for the status bar, cut to `n` characters (the whole in the tooltip)."""
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _camera_health(cam) -> str:
