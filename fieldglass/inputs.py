@@ -115,6 +115,16 @@ def check_input(inp: dict, where: str, pieces=None) -> None:
             raise InputError(f"{where}: {key!r} must be a whole number from 1 on, not {inp[key]!r}")
 
 
+def check_pieces(inputs: dict[int, list[dict]], pieces) -> None:
+    """Every input that names a piece names one of `pieces` (the record's roster ids); InputError otherwise."""
+    for frame in sorted(inputs):
+        for inp in inputs[frame]:
+            for key in PIECE_KEYS:
+                pid = inp.get(key)
+                if pid is not None and pid not in pieces:
+                    raise InputError(unknown_piece(str(inp.get("_where") or f"frame {frame}"), pid, pieces))
+
+
 def unknown_piece(where: str, pid, pieces) -> str:
     """'inputs.jsonl:7: no piece 'au-cav-9' in the roster; did you mean 'au-cav-1'? pieces: …'."""
     near = nearest_name(pid, pieces)

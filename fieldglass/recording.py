@@ -31,7 +31,7 @@ from calibration.registration import TableRegistration
 from common.errors import InputError
 from common.files import read_toml
 from fieldglass.boards import board_layout
-from fieldglass.inputs import place_from_input, unknown_piece, where
+from fieldglass.inputs import check_pieces, place_from_input, unknown_piece, where
 from fieldglass.progress import progress
 from fieldglass.record import Event, Record
 from fieldglass.recorded import RecordedGame, board_meta, system_of
@@ -886,7 +886,16 @@ def check_timing(args) -> None:
 def record_game(args, plan: RecordingPlan) -> int:
     """Open (or resume) the record, run the frames through the system's recorder, say what the record holds."""
     out = Path(args.out)
+    pieces = {p["id"] for p in plan.meta.get("roster") or ()}
+    if not args.resume:
+        check_pieces(plan.inputs, pieces)  # a typo leaves no record behind
     record, start = open_record(out, plan.meta, args.resume, args.overwrite)
+    if args.resume:
+        try:
+            check_pieces(plan.inputs, pieces)  # after the record's own checks: another roster is said first
+        except InputError:
+            record.close()
+            raise
 
     def show(ev):
         if args.events:

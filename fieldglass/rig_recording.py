@@ -129,7 +129,7 @@ def rig_plan(args) -> RecordingPlan:
         return GameRecorder.start(record, None, tracker_config, None, on_event=on_event)
 
     return RecordingPlan(meta, rig_frames(rig.names, sources, args.fps, args.frames), reader.read,
-                         load_inputs(args.inputs, {p["id"] for p in meta["roster"]}), start,
+                         load_inputs(args.inputs), start,
                          picture=RigShot.picture)
 
 

@@ -220,9 +220,8 @@ def plan(args):
         setup, intr, frames, board_path = _table_setup(args, game)
         layout, roster, source, script_inputs = setup.layout, setup.roster, args.source, None
     meta = system_meta(args.system, layout, roster, intr, opts, players, source, setup, board_path)
-    # every line checked before the record is made: a typo leaves no record behind
-    inputs = script_inputs if script_inputs is not None and not args.inputs else \
-        load_inputs(args.inputs, {p["id"] for p in meta["roster"]})
+    # every line's form checked now, its pieces against the record's roster before it is made (`record_game`)
+    inputs = script_inputs if script_inputs is not None and not args.inputs else load_inputs(args.inputs)
 
     def start(record, config, on_event):
         return GameRecorder.start(record, None, config, intr, on_event=on_event)
