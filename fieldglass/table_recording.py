@@ -98,6 +98,7 @@ class TableRecording:
     _count: int = 0
     _last: str = ""  # the last committed move
     _latest: str = ""  # the last event of any kind
+    sent: list = field(default_factory=list)  # every input handed in, with its frame: an inputs file of the game
     _missing: dict = field(default_factory=dict)
     _stopped: str | None = None
     _closed: bool = False
@@ -173,6 +174,7 @@ class TableRecording:
         inp = dict(inp)
         inp.setdefault("_id", f"gui-{uuid.uuid4().hex[:12]}")
         inp["frame"] = self._frame if self._frame is not None else max(self.start_frame - 1, 0)
+        self.sent.append(inp)
         self._queue.put(("input", inp))
         return inp["_id"]
 
@@ -181,6 +183,11 @@ class TableRecording:
 
     def redo(self, count: int = 1) -> str:
         return self.input({"type": "redo", "count": count})
+
+    @property
+    def new(self) -> bool:
+        """A record this recording started (not a resumed one)."""
+        return not self.start_frame and not self._count
 
     def camera_gap(self) -> None:
         """The camera is gone until its next frame (that time is not counted)."""

@@ -675,6 +675,9 @@ class MainWindow(QMainWindow):
         self.stop_recording()
         self.recording = recording
         self.stop_record_action.setEnabled(True)
+        if recording.new:  # the record starts at the dashboard's turn and side, not before the first turn
+            s = self.session
+            self._record_action({"type": "turn", "turn": int(s.state.turn), "active": s.state.active})
         self.record_timer.start()
         self.poll_recording()
 

@@ -39,18 +39,10 @@ class TableGame:
         self.markers = {p.id: p.marker for p in window.session.roster.pieces}
         self.grid = setup.layout.grid
         self.frame = -1
+        self.rec = window.recording  # the dashboard's recording (kept: the window lets go of it at the end)
         self.readings: list[tuple[int, float, TableReading]] = []
-        self.inputs: list[dict] = []
         self.camera = VirtualCamera.looking_at_table(setup.layout.width_mm, setup.layout.depth_mm,
                                                      (320, 180)).intrinsics
-        rec = window.recording
-        given = rec.input
-
-        def keep(inp: dict) -> str:  # every input the recorder is handed (players' actions, undo, redo)
-            self.inputs.append({**inp, "frame": self.frame})
-            return given(inp)
-
-        rec.input = keep
 
     def pose(self, pid: str, x: float, y: float, h: float) -> PiecePose:
         if self.grid is None:
@@ -87,7 +79,7 @@ class TableGame:
 
     def inputs_file(self, path: Path) -> Path:
         """The inputs the dashboard recorded, as `fieldglass record --inputs` reads them."""
-        lines = [json.dumps({k: v for k, v in inp.items() if k != "_id"}) for inp in self.inputs]
+        lines = [json.dumps({k: v for k, v in inp.items() if k != "_id"}) for inp in self.rec.sent]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path
 
