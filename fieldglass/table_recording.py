@@ -34,6 +34,15 @@ from fieldglass.recording import HEARTBEAT_S, GameRecorder, drop_if_empty, open_
 from vision.tracking import TrackerConfig
 
 _STOP = object()
+SWAP_WINDOW_S = 5.0
+"""Two alike pieces' moves this close in time, each onto the other's place, make a question."""
+SWAP_MM = 15.0
+
+
+def _near(a, b) -> bool:
+    """Two places of events within SWAP_MM (the tracker's move threshold and a little jitter)."""
+    return (isinstance(a, dict) and isinstance(b, dict)
+            and math.hypot(float(a["x_mm"]) - float(b["x_mm"]), float(a["y_mm"]) - float(b["y_mm"])) <= SWAP_MM)
 PLACE_EVENTS = ("move", "appeared")
 
 
@@ -105,6 +114,7 @@ class TableRecording:
     _first: bool = True
     _beat_t: float = -math.inf
     _last_fed: tuple[int, float] | None = None
+    _recent_moves: list = field(default_factory=list)
     _grid: bool = False
     _ruled: str | None = None
     _over: bool = False
@@ -239,9 +249,9 @@ class TableRecording:
         if ev.type in ("combat", "turn", "end"):
             self._read_meta()
         self._say(Notice("event", (ev,)))
-        question = self._edge_question(ev)
-        if question is not None:
-            self._say(Notice("question", question=question))
+        for question in (self._edge_question(ev), self._swap_question(ev)):
+            if question is not None:
+                self._say(Notice("question", question=question))
 
     def _note_missing(self, ev: Event) -> None:
         if ev.type == "missing" and ev.piece:
@@ -273,6 +283,27 @@ class TableRecording:
                    *((other, {"type": "place", "piece": ev.piece, "field": other, "by": "player"}) for other in near))
         return Question(f"edge:{ev.seq}", f"{ev.piece} stands on the edge of {here} and {', '.join(near)}: which "
                         "field?", answers)
+
+    def _swap_question(self, ev: Event) -> Question | None:
+        """Two alike pieces (the same side and type) that changed places within a few seconds: meant, or picked up
+        the wrong way? The camera reads their markers right either way; the players say which they meant."""
+        if ev.type != "move" or not ev.piece or ev.data.get("by_hand") or ev.data.get("redo_of"):
+            return None
+        recent = [m for m in self._recent_moves if ev.t - m.t <= SWAP_WINDOW_S and m.piece != ev.piece]
+        self._recent_moves = [*recent, ev][-8:]
+        roster = self.recorder.roster
+        me = roster.piece(ev.piece)
+        for other in recent:
+            them = roster.piece(other.piece)
+            if them is None or me is None or (them.side, them.type) != (me.side, me.type):
+                continue
+            if _near(ev.data.get("to"), other.data.get("from")) and _near(ev.data.get("from"), other.data.get("to")):
+                back = [{"type": "place", "piece": e.piece, "x_mm": e.data["from"]["x_mm"],
+                         "y_mm": e.data["from"]["y_mm"], "heading_deg": e.data["from"].get("heading_deg"),
+                         "by": "player"} for e in (other, ev)]
+                return Question(f"swap:{ev.seq}", f"{other.piece} and {ev.piece} (alike: {me.side} {me.type}) "
+                                "changed places: meant?", (("Yes, as read", None), ("No: each keeps its place", back)))
+        return None
 
     def _places(self) -> tuple:
         tr = self.recorder.tracker

@@ -747,9 +747,12 @@ class MainWindow(QMainWindow):
 
     def _prompt_answered(self, key: str, value) -> None:
         try:
-            if isinstance(value, dict) and value.get("type") == "place":
-                self.session.place_piece(value["piece"], field=value.get("field"), by=value.get("by", "player"))
-            elif isinstance(value, tuple) and value and value[0] == "confirm":
+            for inp in value if isinstance(value, list) else [value]:
+                if isinstance(inp, dict) and inp.get("type") == "place":
+                    self.session.place_piece(inp["piece"], field=inp.get("field"), x_mm=inp.get("x_mm"),
+                                             y_mm=inp.get("y_mm"), heading_deg=inp.get("heading_deg"),
+                                             by=inp.get("by", "player"))
+            if isinstance(value, tuple) and value and value[0] == "confirm":
                 self.session.confirm_missing(value[1], value[2])
         except InputError as exc:
             self._tell(str(exc))
