@@ -1,20 +1,24 @@
 """A dashboard recording killed with SIGKILL mid-game (offscreen, in a child process) resumes with every event it had
-committed: `fieldglass gui --record GAME.fgr`, killed once its pieces have appeared, then `--resume`."""
+committed: `fieldglass gui --record GAME.fgr --serve HOST:PORT` (spectators see it meanwhile), killed once its pieces
+have appeared, then `--resume`."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
 pytest.importorskip("PySide6")
 
 from fieldglass.record import Record  # noqa: E402
+from fieldglass.web.server import free_port  # noqa: E402
 
 
 def _committed(path) -> int:
@@ -35,15 +39,20 @@ def _gui(*args: str) -> list[str]:
 def test_a_killed_dashboard_recording_resumes_with_every_committed_event(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FIELDGLASS_NO_DIALOGS": "1"}
     game = tmp_path / "game.fgr"
-    proc = subprocess.Popen(_gui("--frames", "100000", "--record", str(game), "--screenshot",
-                                 str(tmp_path / "a.png")), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    port = free_port()
+    proc = subprocess.Popen(_gui("--frames", "100000", "--record", str(game), "--screenshot", str(tmp_path / "a.png"),
+                                 "--serve", f"127.0.0.1:{port}"), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     try:
         t0 = time.monotonic()
-        while _committed(game) < 24 and time.monotonic() - t0 < 240:
+        while _committed(game) < 25 and time.monotonic() - t0 < 240:
             assert proc.poll() is None, proc.stderr.read().decode(errors="replace")
             time.sleep(0.2)
         seen = _committed(game)
-        assert seen >= 24, "the demo table's 24 pieces never appeared in the record"
+        assert seen >= 25, "the demo table's 24 pieces never appeared in the record"
+        # spectators see the game being recorded, as `record --serve` shows it
+        state = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=10).read())
+        assert "fr-1-1" in json.dumps(state)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
