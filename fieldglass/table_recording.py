@@ -37,6 +37,8 @@ _STOP = object()
 SWAP_WINDOW_S = 5.0
 """Two alike pieces' moves this close in time, each onto the other's place, make a question."""
 SWAP_MM = 15.0
+BACKLOG_FRAMES = 30
+"""Frames waiting for the recorder beyond which their images (kept for the events' thumbnails) are let go."""
 
 
 def _near(a, b) -> bool:
@@ -175,6 +177,8 @@ class TableRecording:
         if self._closed:
             return
         self._frame, self._t = self.start_frame + int(number), self.t_offset + float(t)
+        if self._queue.qsize() > BACKLOG_FRAMES:
+            image = None  # behind: the thumbnails go first, never the readings (a frame's image is megabytes)
         self._queue.put(("frame", reading, self._t, self._frame, image))
 
     def input(self, inp: dict) -> str:
