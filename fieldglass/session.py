@@ -496,9 +496,11 @@ class Session:
     # ---- game state
 
     def set_piece_state(self, pid: str, key: str, value: Any) -> None:
-        """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed."""
+        """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed. `pid`
+        may be the name the viewer knows the piece by (a hidden block's label): the system checks the roster id, as
+        the recorder does with the input this makes."""
         before = self._game_copy()
-        pid, key, value = self.live.check_state(self, pid, key, value)
+        pid, key, value = self.live.check_state(self, self.piece_id(pid), key, value)
         self.state.states.setdefault(pid, {})[key] = value
         self._log(f"{pid}: {key} set to {_text(value)}")
         if key == "markers":

@@ -358,7 +358,9 @@ class LiveRules:
     # ---- the game state
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
-        """A game-state value set by hand: (piece, key, value) checked by the adapter; InputError when not allowed."""
+        """A game-state value set by hand: (piece, key, value) checked by the adapter; InputError when not allowed.
+        `pid` is a roster id (the session resolves the name a viewer knows a piece by); `s` the live session or a
+        record's game (the recorder checks a player's `state` input with it), so only what both have."""
         rp = s.roster.piece(pid)
         if rp is None:
             raise InputError(f"no {self.noun} {pid!r} in the roster")

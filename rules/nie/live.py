@@ -494,8 +494,8 @@ class NieLive(LiveRules):
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
         """A figure's type or nation (the game panel: what the set-up asks, §13.2; a light-blue figure's nation may
-        be `minor`, a resisting minor's army); a NiE figure has no other state (a square is read from its rotation)."""
-        pid = s.piece_id(pid) if hasattr(s, "piece_id") else pid
+        be `minor`, a resisting minor's army); a NiE figure has no other state (a square is read from its rotation).
+        `pid` is the figure's id (the session resolves a screened figure's label)."""
         if s.roster.piece(pid) is None:
             raise InputError(f"no figure {pid!r} in the roster")
         if key not in ("type", "nation"):
