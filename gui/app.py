@@ -472,7 +472,10 @@ class MainWindow(QMainWindow):
         t = result.t if result.t is not None else time.monotonic() - self._t0
         self.session.update_reading(result.reading, t=t, camera=result.camera)
         if self.recording is not None:
-            self.recording.frame(result.reading, t, result.number, result.frame)
+            # one camera's frame: the recorder reads it with the lens it was read with, as `fieldglass record` does
+            # (the synthetic table brings its own; the set-up has none); a rig's fused reading changes nothing
+            self.recording.frame(result.reading, t, result.number, result.frame,
+                                 None if result.views else result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
         drawn = self._drawn_from(result)
