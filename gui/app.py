@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
         self._action(g, "Clear selection", "Esc", self._escape)
         self._action(g, "Next piece", "Tab", lambda: self.cycle_selection(1))
         self._action(g, "Previous piece", "Shift+Tab", lambda: self.cycle_selection(-1))
-        self._action(g, "Next phase", "N", self.session.next_phase)
+        self._action(g, "Next phase", "N", self.game_panel.next_phase)
         g.addSeparator()
         self._action(g, "Resolve with the typed dice", "Ctrl+Return", lambda: self._combat(False))
         self._action(g, "Roll dice and resolve", "Ctrl+D", lambda: self._combat(True))
