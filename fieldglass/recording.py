@@ -182,6 +182,12 @@ class GameRecorder:
                                                     if isinstance(ch, dict))) if isinstance(p, str))
         self.tracker.resume(pending, stale)
 
+    def use_camera(self, camera) -> None:
+        """The intrinsics the frames are read with from now on (a source that brings its own camera, as the
+        dashboard's synthetic table does, where the set-up has none): the tracker tells a lifted marker with them and
+        the other surfaces are registered with them, as `fieldglass record` does with its source's camera."""
+        self.tracker.camera = camera
+
     def heartbeat(self, frame: int, t: float) -> None:
         """Note in the record that every frame up to `frame` (at `t`) and its inputs are in, with what the
         tracker holds unsettled now (the record's progress: where and how a resume goes on)."""

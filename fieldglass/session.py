@@ -496,9 +496,11 @@ class Session:
     # ---- game state
 
     def set_piece_state(self, pid: str, key: str, value: Any) -> None:
-        """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed."""
+        """Set a marker list, formation, bases, flag or type the camera cannot see; InputError if not allowed. `pid`
+        may be the name the viewer knows the piece by (a hidden block's label): the system checks the roster id, as
+        the recorder does with the input this makes."""
         before = self._game_copy()
-        pid, key, value = self.live.check_state(self, pid, key, value)
+        pid, key, value = self.live.check_state(self, self.piece_id(pid), key, value)
         self.state.states.setdefault(pid, {})[key] = value
         self._log(f"{pid}: {key} set to {_text(value)}")
         if key == "markers":
@@ -536,6 +538,10 @@ class Session:
         self.events.state.emit()
         self._rebuild()
         return inp
+
+    def record_start(self) -> dict | None:
+        """The input a record begun now starts with (the system's `record_start`: the turn and side, or none)."""
+        return self.live.record_start(self)
 
     def note(self, text: str, piece: str | None = None, by: str | None = None) -> dict:
         """A player's note (about a piece): in the log and the record."""

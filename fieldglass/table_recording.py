@@ -172,14 +172,15 @@ class TableRecording:
 
     # ---- the GUI's side: never blocks
 
-    def frame(self, reading, t: float, number: int, image=None) -> None:
-        """A frame's reading the dashboard shows, at `t` seconds of its clock, its `number`-th frame."""
+    def frame(self, reading, t: float, number: int, image=None, camera=None) -> None:
+        """A frame's reading the dashboard shows, at `t` seconds of its clock, its `number`-th frame; `camera` the
+        intrinsics it was read with (a source bringing its own camera, the synthetic table: the set-up has none)."""
         if self._closed:
             return
         self._frame, self._t = self.start_frame + int(number), self.t_offset + float(t)
         if self._queue.qsize() > BACKLOG_FRAMES:
             image = None  # behind: the thumbnails go first, never the readings (a frame's image is megabytes)
-        self._queue.put(("frame", reading, self._t, self._frame, image))
+        self._queue.put(("frame", reading, self._t, self._frame, image, camera))
 
     def input(self, inp: dict) -> str:
         """A player's action (an input dict), applied after the last frame handed in; returns its id."""
@@ -362,7 +363,9 @@ class TableRecording:
             rec.camera_gap()
             return
         if kind == "frame":
-            _, reading, t, number, image = item
+            _, reading, t, number, image, camera = item
+            if camera is not None:
+                rec.use_camera(camera)
             if self._first and self.start_frame:
                 rec.camera_gap()  # a resumed record: the time the dashboard was away is not counted
             self._first = False

@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
         self._action(g, "Clear selection", "Esc", self._escape)
         self._action(g, "Next piece", "Tab", lambda: self.cycle_selection(1))
         self._action(g, "Previous piece", "Shift+Tab", lambda: self.cycle_selection(-1))
-        self._action(g, "Next phase", "N", self.session.next_phase)
+        self._action(g, "Next phase", "N", self.game_panel.next_phase)
         g.addSeparator()
         self._action(g, "Resolve with the typed dice", "Ctrl+Return", lambda: self._combat(False))
         self._action(g, "Roll dice and resolve", "Ctrl+D", lambda: self._combat(True))
@@ -472,7 +472,10 @@ class MainWindow(QMainWindow):
         t = result.t if result.t is not None else time.monotonic() - self._t0
         self.session.update_reading(result.reading, t=t, camera=result.camera)
         if self.recording is not None:
-            self.recording.frame(result.reading, t, result.number, result.frame)
+            # one camera's frame: the recorder reads it with the lens it was read with, as `fieldglass record` does
+            # (the synthetic table brings its own; the set-up has none); a rig's fused reading changes nothing
+            self.recording.frame(result.reading, t, result.number, result.frame,
+                                 None if result.views else result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
         drawn = self._drawn_from(result)
@@ -675,9 +678,9 @@ class MainWindow(QMainWindow):
         self.stop_recording()
         self.recording = recording
         self.stop_record_action.setEnabled(True)
-        if recording.new:  # the record starts at the dashboard's turn and side, not before the first turn
-            s = self.session
-            self._record_action({"type": "turn", "turn": int(s.state.turn), "active": s.state.active})
+        start = self.session.record_start() if recording.new else None
+        if start is not None:  # the record starts at the dashboard's turn and side, not before the first turn
+            self._record_action(start)
         self.record_timer.start()
         self.poll_recording()
 

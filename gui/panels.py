@@ -503,7 +503,7 @@ class GameStatePanel(QWidget):
             lambda i: self.proxy.set_side("" if i == 0 else self.side_filter.currentText()))
         self.turn.valueChanged.connect(lambda v: self._set_turn())
         self.active.currentIndexChanged.connect(lambda i: self._set_turn())
-        self.next_button.clicked.connect(session.next_phase)
+        self.next_button.clicked.connect(self.next_phase)
         self.red.clicked.connect(lambda: self.add_marker("red"))
         self.grey.clicked.connect(lambda: self.add_marker("grey"))
         self.black.clicked.connect(lambda: self.add_marker("black"))
@@ -514,6 +514,14 @@ class GameStatePanel(QWidget):
         pid = index.data(ID_ROLE)
         if pid and self.session.selected != pid:
             self.session.select(pid)
+
+    def next_phase(self) -> None:
+        """N or the button: the active side's phase ends; when the rules refuse (a Movement still under way) the
+        status bar says why and nothing changes."""
+        try:
+            self.session.next_phase()
+        except InputError as exc:
+            self.session.events.message.emit(str(exc))
 
     def _set_turn(self) -> None:
         if not self._syncing:

@@ -358,7 +358,9 @@ class LiveRules:
     # ---- the game state
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
-        """A game-state value set by hand: (piece, key, value) checked by the adapter; InputError when not allowed."""
+        """A game-state value set by hand: (piece, key, value) checked by the adapter; InputError when not allowed.
+        `pid` is a roster id (the session resolves the name a viewer knows a piece by); `s` the live session or a
+        record's game (the recorder checks a player's `state` input with it), so only what both have."""
         rp = s.roster.piece(pid)
         if rp is None:
             raise InputError(f"no {self.noun} {pid!r} in the roster")
@@ -478,6 +480,13 @@ class LiveRules:
         if inp.get("phase"):
             data["phase"] = str(inp["phase"])
         return data
+
+    def record_start(self, s) -> dict | None:
+        """The input a record begun at the dashboard starts with: the turn and side the game is at (a live session
+        starts at turn 1 with a side to move, a record before its first turn), so that what is played from the
+        first move on is that turn's. None for a system whose turn input ends a side's turn rather than naming one
+        (its record's turns are its own)."""
+        return {"type": "turn", "turn": int(s.state.turn), "active": s.state.active}
 
     def record_combat(self, s, inp: dict) -> dict:
         """Resolve a player's combat input ({"action", "attacker", "target", "supporters", "seed", and this

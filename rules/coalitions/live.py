@@ -18,7 +18,7 @@ Nothing is hidden in the position (cards are entered when played): no player vie
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
@@ -287,6 +287,11 @@ def _territory_at(europe, placement) -> tuple[str | None, str]:
     return placement.area, ""
 
 
+STATE_WORDS = {"formation": "troops"}
+"""The game panel's generic column as a Coalitions key: its formation column is the troops column
+(`CoalitionsLive.state_headers`), the Troops under a pawn the camera cannot count (§13.2)."""
+
+
 class CoalitionsLive(LiveRules):
     """General pawns located on the map's Territories; the engine's resolutions replace the game and move pawns
     through pending `GeneralMove`s."""
@@ -378,12 +383,22 @@ class CoalitionsLive(LiveRules):
     # ---- the game state
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
-        """A pawn's Troops (the camera cannot count them, §13.2) or Power."""
+        """A pawn's Troops (the camera cannot count them, §13.2; the game panel's troops column, its generic
+        formation column, typed as text) or Power."""
         if s.roster.piece(pid) is None:
             raise InputError(f"no General {pid!r} in the roster")
+        key = STATE_WORDS.get(key, key)
         if key not in ("troops", "power"):
             raise InputError(f"a Coalitions General has no {key} (troops, power)")
+        if key == "troops" and isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
         return pid, key, s.system.check_state("", key, value)
+
+    def look(self, s, view):
+        """A pawn with its Troops in the game panel's troops column (the generic formation column)."""
+        if "troops" not in view.state:
+            return view
+        return replace(view, state={**view.state, "formation": str(view.state["troops"])})
 
     def set_turn(self, s, turn_no: int, active: str | None) -> None:
         s.state.turn = max(1, int(turn_no))
@@ -564,6 +579,10 @@ class CoalitionsLive(LiveRules):
             state.states[rp.id] = {"type": s.system.piece_type(rp.type), "power": power_of(rp.side),
                                    "troops": g.troops if g is not None else 0}
         s.state = state
+
+    def record_start(self, s) -> None:
+        """A record begun at the dashboard starts as it is: a turn input here ends the side's turn."""
+        return None
 
     def record_turn(self, s, inp: dict) -> dict:
         """The action turn ends (engine: turn.end_turn), with the engine's state after; the record counts action

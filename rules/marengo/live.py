@@ -250,8 +250,8 @@ class MarengoLive(LiveRules):
     # ---- the game state
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
-        """A block's strength ("bases" in the game panel), type or flags; a hidden block by its label."""
-        pid = s.piece_id(pid)
+        """A block's strength ("bases" in the game panel), type or flags. `pid` is the unit's id (the session
+        resolves a hidden block's label; a record's inputs name units)."""
         if s.roster.piece(pid) is None:
             raise InputError(f"no block {pid!r} in the roster")
         if key in ("formation", "markers"):
@@ -502,6 +502,10 @@ class MarengoLive(LiveRules):
         kind = inp.get("type")
         if kind in ("marker", "formation"):
             raise InputError(f"input {kind!r}: a Marengo block has no {kind}")
+
+    def record_start(self, s) -> None:
+        """A record begun at the dashboard starts as it is: a turn input here ends the side's turn."""
+        return None
 
     def record_turn(self, s, inp: dict) -> dict:
         """The side's turn ends (engine: §4 phase 4, morale checks, victory) and the other's starts."""

@@ -494,8 +494,8 @@ class NieLive(LiveRules):
 
     def check_state(self, s, pid: str, key: str, value: Any) -> tuple[str, str, Any]:
         """A figure's type or nation (the game panel: what the set-up asks, §13.2; a light-blue figure's nation may
-        be `minor`, a resisting minor's army); a NiE figure has no other state (a square is read from its rotation)."""
-        pid = s.piece_id(pid) if hasattr(s, "piece_id") else pid
+        be `minor`, a resisting minor's army); a NiE figure has no other state (a square is read from its rotation).
+        `pid` is the figure's id (the session resolves a screened figure's label)."""
         if s.roster.piece(pid) is None:
             raise InputError(f"no figure {pid!r} in the roster")
         if key not in ("type", "nation"):
@@ -721,6 +721,10 @@ class NieLive(LiveRules):
             state.states[rp.id] = {"type": (u.type if u is not None else s.system.piece_type(rp.type)) if bound
                                    else None, "nation": nation}
         s.state = state
+
+    def record_start(self, s) -> None:
+        """A record begun at the dashboard starts as it is: a turn input here ends the side's turn."""
+        return None
 
     def record_turn(self, s, inp: dict) -> dict:
         """The active nation's turn ends (engine: turn.end_turn, §4.1): the round, the nation to move, the date, whether
