@@ -360,11 +360,7 @@ def _sea_battle(c: _Call):
 # ---- politics (§9)
 
 def _production(c: _Call):
-    ids, pos = c.ids, c.pos
-    pp = politics.production_points(pos, ids[0], c.o)
-    lines = [f"{ids[0]}: {pp['pp']} PP (§9.4)"] + [f"  {r}: {v}{' - ' + w if w else ''}"
-                                                  for r, v, w in pp["regions"]]
-    return bt.Result("production", pos, lines, notes=pp["notes"], data={"pp": pp["pp"]})
+    return politics.total_production(c.pos, c.ids[0], c.o)
 
 
 def _purchase(c: _Call):
@@ -446,7 +442,7 @@ _HANDLERS = {
     "sea_battle": _sea_battle,
     "production": _production,
     "purchase": _purchase,
-    "buy_pap": lambda c: politics.buy_pap(c.pos, c.ids[0], _int(c.ch.get("n", "1"), "n")),
+    "buy_pap": lambda c: politics.buy_pap(c.pos, c.ids[0], _int(c.ch.get("n", "1"), "n"), c.o),
     "give_pp": lambda c: politics.give_pp(c.pos, c.ids[0], c.need("NATION"), _int(c.ch.get("n", "0"), "n")),
     "declare_war": lambda c: politics.declare_war(c.pos, c.ids[0], c.need("NATION"), c.d,
                                                   split_ids(c.ch.get("controllers"))),
@@ -462,7 +458,7 @@ _HANDLERS = {
     "passage": lambda c: politics.passage(c.pos, c.ids[0], c.need("NATION"), _yes(c.ch.get("grant", "yes"))),
     "c_test": _c_test,
     "sudden_death": _sudden_death,
-    "end_turn": lambda c: turn.end_turn(c.pos),
+    "end_turn": lambda c: turn.end_turn(c.pos, c.o),
     "victory": _victory,
 }
 

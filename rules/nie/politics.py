@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from common.dice import Dice
 from common.errors import InputError
@@ -118,6 +119,65 @@ def production_points(pos: NiePosition, nation: str, opts: Options = DEFAULT) ->
     return {"nation": nation, "pp": total, "regions": rows, "notes": notes}
 
 
+def production_turn_reasons(pos: NiePosition, nation: str, what: str) -> list[str]:
+    """Why `nation` may not `what` now (§4.1 step 4, §9.5): units and PAP are bought in the production round, each
+    nation in its own production turn, in turn order (the position's `active` is the nation whose turn it is)."""
+    pr = pos.production
+    if pr is None:
+        return [f"{what} only in a production round (it follows the March, June, September and December rounds; "
+                f"end_turn opens it, §4.1)"]
+    if nation not in pr.nations:
+        return [f"{nation} has no production turn in this production round ({', '.join(pr.nations)}, §4.1)"]
+    if pos.active != nation:
+        return [f"it is {pos.active}'s production turn; {nation}'s comes in turn order ({', '.join(pr.nations)}, "
+                "§4.1)"]
+    return []
+
+
+def pp_available(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> int:
+    """The PP `nation` may spend now: its saved PP, plus its income when it is its production turn and it has not
+    totalled yet (its purchase totals first, §4.1 step 4)."""
+    saved = pos.pp.get(nation, 0)
+    pr = pos.production
+    if pr is None or nation in pr.totalled or production_turn_reasons(pos, nation, "totalled"):
+        return saved
+    return saved + production_points(pos, nation, opts)["pp"]
+
+
+def total_production(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> Result:
+    """§4.1 step 4.1, §9.4: in its production turn a nation totals its PP: its income from the regions it owns (not
+    occupied by enemy troops, not in uprising) is added to the PP it saved, once a production round. At any other
+    time the income is only reported."""
+    pp = production_points(pos, nation, opts)
+    saved = pos.pp.get(nation, 0)
+    rows = [f"  {r}: {v}{' - ' + w if w else ''}" for r, v, w in pp["regions"]]
+    data = {"nation": nation, "pp": pp["pp"], "saved": saved, "added": False, "after": saved}
+    why = production_turn_reasons(pos, nation, "PP are totalled")
+    pr = pos.production
+    if not why and nation in pr.totalled:
+        why = [f"{nation} has totalled its PP this production round already (+{pr.totalled[nation]}, §4.1)"]
+    if why:
+        lines = [f"{nation}: {pp['pp']} PP income (§9.4); not added: {why[0]}"] + rows
+        return Result("production", pos, lines, notes=pp["notes"], data=data)
+    total = saved + pp["pp"]
+    new_pp = {**pos.pp, nation: total}
+    after = with_changes(pos, pp=new_pp, production=replace(pr, totalled={**pr.totalled, nation: pp["pp"]}))
+    lines = [f"{nation} totals its PP: {saved} saved + {pp['pp']} income = {total} PP (§4.1, §9.4)"] + rows
+    return Result("production", after, lines, notes=pp["notes"],
+                  changes=[{"nation": nation, "pp": total, "income": pp["pp"]}],
+                  data={**data, "added": True, "after": total})
+
+
+def _totalled(pos: NiePosition, nation: str, opts: Options) -> tuple[NiePosition, list[str], list[str]]:
+    """The position with `nation`'s PP totalled if it has not yet this production round (step 1 comes before the
+    purchases, §4.1 step 4), the lines and notes saying so."""
+    pr = pos.production
+    if pr is None or nation in pr.totalled or production_turn_reasons(pos, nation, "totalled"):
+        return pos, [], []
+    res = total_production(pos, nation, opts)
+    return res.position, res.lines[:1], res.notes
+
+
 def placement_regions(pos: NiePosition, nation: str) -> list[str]:
     """§9.5: own homeland regions not owned by another nation, not occupied by foreign troops, not in uprising."""
     out = []
@@ -134,11 +194,17 @@ def unit_cost(key: str, opts: Options = DEFAULT) -> int:
     return opts.heavy_cavalry_cost if key == "hcav" else UNIT_TYPES[key].cost
 
 
+def built_this_round(pos: NiePosition, nation: str) -> Mapping[str, int]:
+    """The units `nation` has bought in the production round under way ({} outside one)."""
+    return pos.production.built.get(nation, {}) if pos.production is not None else {}
+
+
 def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], opts: Options = DEFAULT) -> list[str]:
-    """Why a production round's purchase is not allowed (§9.5 [R-BUILD]): its cost, elite infantry 2:1, irregular
-    cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), Britain's 2 land units, a place to put
+    """Why a production round's purchase is not allowed (§9.5 [R-BUILD]): its own production turn (§4.1), its cost,
+    elite infantry 2:1 and Britain's 2 land units counted over everything it bought this production round (not only
+    this purchase), irregular cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), a place to put
     them."""
-    out = []
+    out = production_turn_reasons(pos, nation, "units are bought")
     if pos.inactive(nation):
         out.append(f"{nation} is an inactive neutral Great Nation: no new units (§9.6)")
     for k, n in basket.items():
@@ -147,10 +213,15 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
         if not isinstance(n, int) or n < 0:
             raise InputError(f"purchase: {k}: {n!r} is not a count")
     cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
-    if cost > pos.pp.get(nation, 0):
-        out.append(f"costs {cost} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
-    if basket.get("elite", 0) and basket.get("inf", 0) < 2 * basket["elite"]:
-        out.append("each elite infantry needs two normal infantry built in the same production phase (§8.1)")
+    have = pp_available(pos, nation, opts)
+    if cost > have:
+        out.append(f"costs {cost} PP, {nation} has {have} (§9.5)")
+    built = built_this_round(pos, nation)
+    if basket.get("elite", 0):
+        elite, inf = built.get("elite", 0) + basket["elite"], built.get("inf", 0) + basket.get("inf", 0)
+        if inf < 2 * elite:
+            out.append(f"each elite infantry needs two normal infantry built in the same production phase (§8.1): "
+                       f"{elite} elite need {2 * elite} infantry, {inf} bought this round with this purchase")
     if basket.get("icav", 0) and nation not in ("russia", "ottoman"):
         out.append("only Russia and the Ottoman Empire build irregular cavalry (§8.1)")
     if nation == "ottoman":
@@ -163,9 +234,11 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
         out.append("militia are built only by Prussia after 1809 and the Ottoman Empire (A9 option "
                    "militia_restriction)")
     land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
-    if nation == "britain" and land > opts.gb_land_units_per_production:
-        out.append(f"Great Britain builds at most {opts.gb_land_units_per_production} land units per production "
-                   "round (§9.5)")
+    before = sum(n for k, n in built.items() if UNIT_TYPES[k].base != NAVAL)
+    limit = opts.gb_land_units_per_production
+    if nation == "britain" and land and before + land > limit:
+        out.append(f"Great Britain builds at most {limit} land units per production round (§9.5): {before} bought "
+                   f"this round, {land} more asked")
     places = placement_regions(pos, nation)
     if land and not places:
         out.append(f"{nation} has no homeland region to place new units in (§9.5)")
@@ -176,7 +249,9 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
 
 def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Mapping[str, str],
              opts: Options = DEFAULT) -> Result:
-    """Buy and place units (§9.5): `where` maps each type to a placement region (squadrons: a port region)."""
+    """Buy and place units in the nation's production turn (§4.1 step 4, §9.5): its PP totalled first if it has not
+    yet (step 1), the units kept in the production round's record (its per-round limits); `where` maps each type to a
+    placement region (squadrons: a port region)."""
     reasons = purchase_reasons(pos, nation, basket, opts)
     places = placement_regions(pos, nation)
     for k, n in basket.items():
@@ -189,8 +264,9 @@ def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Ma
             reasons.append(f"ship: {at} is not a port (§5.3)")
     if reasons:
         raise InputError("purchase: " + "; ".join(reasons))
+    pos, lines, notes = _totalled(pos, nation, opts)
     new = dict(pos.units)
-    changes, lines = [], []
+    changes = []
     for k, n in basket.items():
         at = where.get(k) or where.get("*")
         for _ in range(n):
@@ -206,17 +282,30 @@ def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Ma
     pp = dict(pos.pp)
     pp[nation] = pp.get(nation, 0) - cost
     lines.append(f"{nation} pays {cost} PP, {pp[nation]} left (§9.5)")
-    return Result("purchase", with_changes(pos, units=new, pp=pp), lines, [], changes, [])
+    pr = pos.production
+    built = dict(built_this_round(pos, nation))
+    for k, n in basket.items():
+        if n:
+            built[k] = built.get(k, 0) + n
+    after = with_changes(pos, units=new, pp=pp, production=replace(pr, built={**pr.built, nation: built}))
+    return Result("purchase", after, lines, [], changes, notes, {"cost": cost, "pp": pp[nation], "built": built})
 
 
-def buy_pap(pos: NiePosition, nation: str, n: int) -> Result:
-    """§9.5/§9.7: 1 PAP for every 10 PP in the nation's own production turn."""
-    if n < 1 or pos.pp.get(nation, 0) < 10 * n:
-        raise InputError(f"buy PAP: {n} PAP cost {10 * n} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
+def buy_pap(pos: NiePosition, nation: str, n: int, opts: Options = DEFAULT) -> Result:
+    """§9.5/§9.7: 1 PAP for every 10 PP, in the nation's own production turn (its PP totalled first, §4.1)."""
+    why = production_turn_reasons(pos, nation, "PAP are bought")
+    if why:
+        raise InputError(f"buy PAP: {why[0]}")
+    have = pp_available(pos, nation, opts)
+    if n < 1 or have < 10 * n:
+        raise InputError(f"buy PAP: {n} PAP cost {10 * n} PP, {nation} has {have} (§9.5)")
+    pos, lines, notes = _totalled(pos, nation, opts)
     pp, pap = dict(pos.pp), dict(pos.pap)
     pp[nation] -= 10 * n
     pap[nation] = pap.get(nation, 0) + n
-    return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), [f"{nation} buys {n} PAP for {10 * n} PP (§9.7)"])
+    lines.append(f"{nation} buys {n} PAP for {10 * n} PP, {pp[nation]} PP left (§9.7)")
+    return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), lines, notes=notes,
+                  data={"pp": pp[nation], "pap": pap[nation]})
 
 
 def give_pp(pos: NiePosition, giver: str, receiver: str, n: int) -> Result:

@@ -36,6 +36,13 @@ def _ids(pos: NiePosition, uids: Sequence[str]) -> list[Unit]:
     return units
 
 
+def _no_move_in_production(pos: NiePosition, what: str) -> None:
+    """§4.1: the production round follows the month's player turns; nobody moves in it (it ends with end_turn)."""
+    if pos.production is not None:
+        raise InputError(f"{what}: the production round is under way ({pos.active}'s production turn): no movement "
+                         "until it ends (§4.1)")
+
+
 def militia_may_leave(nation: str, year: int) -> bool:
     """§5.1/§8.1: militia stay in their homeland except Prussian militia after 1809 and Ottoman militia."""
     return nation == "ottoman" or (nation == "prussia" and year > 1809)
@@ -68,6 +75,7 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     2 for cavalry and leaders, each step to a neighbour, only where they may enter, stopping in a region with enemy
     land units (a battle follows); militia stay home (§5.1 [R-LANDMOVE], A9)."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "land move")
     if not path:
         raise InputError("land move: give the path (the regions entered, in order)")
     start = {u.at for u in units}
@@ -188,6 +196,7 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
     interception rate (§5.4b); landing in an enemy homeland region not in revolt brings 3 militia of that nation;
     enemy units there mean a battle with the defender's +2."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "amphibious move")
     starts = {u.at for u in units}
     if len(starts) != 1:
         raise InputError("amphibious move: the units start in one region")
@@ -283,6 +292,7 @@ def naval_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str]) -> Re
     when the region is owned by the nation or an ally; the move stops where enemy squadrons are met (interception,
     §5.4a) and a squadron in a port leaves it into a sea area its anchor touches."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "naval move")
     if any(u.kind.base != NAVAL for u in units):
         raise InputError("naval move: only squadrons move at sea (§5.3)")
     starts = {u.at for u in units}

@@ -12,7 +12,7 @@ from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
 from rules.nie.model import Zone, dumps, load_europe, parse_zone, position_from_dict, with_changes
 from rules.nie.options import DEFAULT, Options, load_options
-from tests.rules.nie_util import battle_pos, dice, pos, two, used_up
+from tests.rules.nie_util import battle_pos, dice, pos, producing, two, used_up
 
 
 def next_turn(p):
@@ -411,18 +411,23 @@ def test_production_points():  # §9.4, A2
 
 
 def test_purchase_rules():  # §9.5, §8.1, A9
-    p = pos([], pp={"france": 60, "britain": 100, "ottoman": 100, "russia": 30, "prussia": 40}, year=1812)
-    assert politics.purchase_reasons(p, "france", {"inf": 2, "elite": 1}) == []
-    assert "two normal infantry" in politics.purchase_reasons(p, "france", {"inf": 1, "elite": 1})[0]
-    assert "costs 66 PP" in politics.purchase_reasons(p, "france", {"art": 5, "inf": 1})[0]
-    assert "irregular cavalry" in politics.purchase_reasons(p, "france", {"icav": 1})[0]
-    assert politics.purchase_reasons(p, "russia", {"icav": 1}) == []
-    assert "only militia, irregular cavalry and leaders" in politics.purchase_reasons(p, "ottoman", {"art": 1})[0]
-    assert "at most 2 land units" in politics.purchase_reasons(p, "britain", {"inf": 3})[0]
-    assert "militia are built only" in politics.purchase_reasons(p, "france", {"militia": 1})[0]
-    assert politics.purchase_reasons(p, "prussia", {"militia": 1}) == []
-    assert politics.purchase_reasons(p, "france", {"militia": 1}, Options(militia_restriction="pursuit")) == []
+    p0 = pos([], pp={"france": 60, "britain": 100, "ottoman": 100, "russia": 30, "prussia": 40}, year=1812)
+
+    def reasons(nation, basket, opts=DEFAULT):  # in the nation's own production turn, its PP totalled (§4.1)
+        return politics.purchase_reasons(producing(p0, nation), nation, basket, opts)
+
+    assert reasons("france", {"inf": 2, "elite": 1}) == []
+    assert "two normal infantry" in reasons("france", {"inf": 1, "elite": 1})[0]
+    assert "costs 66 PP" in reasons("france", {"art": 5, "inf": 1})[0]
+    assert "irregular cavalry" in reasons("france", {"icav": 1})[0]
+    assert reasons("russia", {"icav": 1}) == []
+    assert "only militia, irregular cavalry and leaders" in reasons("ottoman", {"art": 1})[0]
+    assert "at most 2 land units" in reasons("britain", {"inf": 3})[0]
+    assert "militia are built only" in reasons("france", {"militia": 1})[0]
+    assert reasons("prussia", {"militia": 1}) == []
+    assert reasons("france", {"militia": 1}, Options(militia_restriction="pursuit")) == []
     assert politics.unit_cost("hcav", Options(heavy_cavalry_cost=11)) == 11
+    p = producing(p0, "france")
     out = politics.purchase(p, "france", {"inf": 2, "ship": 1}, {"inf": "paris", "ship": "picardy"})
     assert out.position.pp["france"] == 60 - 12 - 15
     assert sorted(u.at for u in out.position.units.values()) == ["paris", "paris", "port:picardy"]
@@ -757,7 +762,7 @@ def test_neutral_great_nations_are_inactive():  # §9.6
     with pytest.raises(InputError, match="inactive until it joins an alliance or is attacked"):
         strategic.land_move(p, ["p-i1"], ["brandenburg"])
     assert politics.production_points(p, "prussia")["pp"] == 0
-    assert "no new units" in politics.purchase_reasons(p, "prussia", {"inf": 1})[0]
+    assert "no new units" in " ".join(politics.purchase_reasons(producing(p, "prussia"), "prussia", {"inf": 1}))
     attacked = pos([("p-i1", "prussia", "inf", "berlin")], relations=(("france", "prussia", "war"),),
                    players={"france": "anna"})
     assert not attacked.inactive("prussia")

@@ -1,0 +1,176 @@
+"""Napoleon in Europe at the rules' edges (issue 27): the production round's income and per-round limits, the port
+attack limit, the congress, unknown names. Each test is written from the digest's words (the section in its name
+and comment), not from the engine's output, and every state a rule needs is checked to survive the position file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from common.errors import InputError
+from fieldglass.cli import main as run_cli
+from rules import position as positions
+from rules.nie import GAME, politics, strategic, turn
+from rules.nie.model import dumps, position_from_dict
+from rules.system import register, unregister
+from tests.rules.nie_util import pos, producing
+
+FRANCE_INCOME = 10 + 5 * 2
+"""§9.4 on the demo map: France owns its homeland, Paris (a capital: 10, A2's best reading) and five normal regions
+(Picardy, Vendée, Burgundy, Gascony, Provence: 2 each); nothing occupied, nothing in uprising."""
+BRITAIN_INCOME = 10 + 3 * 2
+"""§9.4: London (10, A2) and Britain's three other homeland regions of the demo map (Cornwall, Scotland, Ireland:
+2 each)."""
+
+
+def reloaded(p):
+    """The position saved to its file and read back: a saved game goes on exactly."""
+    return position_from_dict(json.loads(dumps(p)))
+
+
+def end_of_march(units=(), **extra):
+    """The last player turn of the March round (§4.1): France and Britain play, Britain moves last."""
+    data = {"players": {"france": "anna", "britain": "ben"}, "month": 3, "year": 1805, "round": 3,
+            "active": "britain", **extra}
+    return pos(units, relations=(), **data)
+
+
+# ---------------------------------------------------------------------------------------------- production (§4.1, §9.4)
+
+
+def test_the_production_round_adds_each_nations_income_to_its_saved_pp():  # §4.1 step 4, §9.4
+    """§4.1: after the March round every player nation gains 1 PAP, then in turn order each totals its PP (§9.4),
+    buys PAP and units; §9.4: PP are computed in each production round, and may be spent or saved."""
+    p = end_of_march(pp={"france": 5, "britain": 0})
+    out = turn.end_turn(p)
+    q = out.position
+    assert q.production is not None and q.active == "france" and out.data["production_turn"] == "france"
+    assert q.pap == {"france": 1, "britain": 1} and q.pp["france"] == 5  # nothing totalled before its turn
+    res = politics.total_production(q, "france")
+    q = res.position
+    assert q.pp["france"] == 5 + FRANCE_INCOME and res.data["added"]
+    again = politics.total_production(q, "france")  # once a production round
+    assert again.position.pp["france"] == 5 + FRANCE_INCOME and not again.data["added"]
+    q = politics.purchase(q, "france", {"inf": 3}, {"*": "paris"}).position  # 18 PP (§9.5: infantry 6)
+    assert q.pp["france"] == 5 + FRANCE_INCOME - 18
+    q = reloaded(turn.end_turn(q).position)  # France's production turn ends; Britain's, saved and read back
+    assert q.active == "britain" and q.production.totalled == {"france": FRANCE_INCOME}
+    done = turn.end_turn(q)  # Britain bought nothing and did not total: its PP are computed anyway and saved
+    r = done.position
+    assert r.production is None and r.active == "france" and (r.month, r.round) == (4, 4)
+    assert r.pp == {"france": 5 + FRANCE_INCOME - 18, "britain": BRITAIN_INCOME}
+
+
+def test_a_purchase_before_totalling_totals_first_and_spends_the_income():  # §4.1 step 4 (1 before 3)
+    q = turn.end_turn(end_of_march(pp={"france": 5})).position
+    out = politics.purchase(q, "france", {"inf": 3}, {"*": "paris"})
+    assert out.position.pp["france"] == 5 + FRANCE_INCOME - 18 and "totals its PP" in out.lines[0]
+    assert politics.total_production(out.position, "france").position.pp == out.position.pp  # not twice
+
+
+def test_units_and_pap_are_bought_only_in_ones_own_production_turn():  # §4.1, §9.5
+    """§9.5: "in his own production turn a player may buy 1 PAP for every 10 PP"; §4.1: in turn order each player
+    buys units."""
+    p = end_of_march(pp={"france": 50, "britain": 50})
+    with pytest.raises(InputError, match="only in a production round"):
+        politics.purchase(p, "britain", {"inf": 1}, {"*": "london"})
+    with pytest.raises(InputError, match="only in a production round"):
+        politics.buy_pap(p, "britain", 1)
+    q = turn.end_turn(p).position  # France's production turn
+    with pytest.raises(InputError, match="france's production turn; britain's comes in turn order"):
+        politics.purchase(q, "britain", {"inf": 1}, {"*": "london"})
+    with pytest.raises(InputError, match="france's production turn"):
+        politics.buy_pap(q, "britain", 1)
+    out = politics.buy_pap(q, "france", 2)
+    assert out.position.pap["france"] == 1 + 2 and out.position.pp["france"] == 50 + FRANCE_INCOME - 20
+    assert not politics.total_production(q, "britain").data["added"]  # Britain totals in its own turn
+
+
+def test_nobody_moves_during_the_production_round():  # §4.1
+    q = turn.end_turn(end_of_march([("f1", "france", "inf", "paris")])).position
+    with pytest.raises(InputError, match="production round is under way"):
+        strategic.land_move(q, ["f1"], ["burgundy"])
+
+
+def test_britain_builds_at_most_two_land_units_a_production_round_over_several_purchases():  # §9.5
+    """§9.5: "Great Britain: at most 2 new land units (infantry, cavalry, artillery or leaders) per production
+    round"."""
+    q = producing(pos([], pp={"britain": 100}), "britain")
+    q = politics.purchase(q, "britain", {"inf": 1}, {"*": "london"}).position
+    q = reloaded(politics.purchase(q, "britain", {"cav": 1}, {"*": "london"}).position)  # saved mid-round
+    with pytest.raises(InputError, match="at most 2 land units per production round"):
+        politics.purchase(q, "britain", {"art": 1}, {"*": "london"})
+    assert politics.purchase(q, "britain", {"ship": 1}, {"*": "london"}).position.pp["britain"] == 100 - 6 - 10 - 15
+    nxt = turn.end_turn(turn.end_turn(q).position).position  # the round ends; the next production round counts anew
+    assert nxt.production is None
+    assert politics.built_this_round(nxt, "britain") == {}
+
+
+def test_an_elite_needs_two_infantry_built_in_the_same_production_phase_over_several_purchases():  # §8.1, §9.5
+    """§8.1: "For each Elite Infantry built, two normal Infantry must be built in the same production phase"."""
+    q = producing(pos([], pp={"france": 100}), "france")
+    q = reloaded(politics.purchase(q, "france", {"inf": 2}, {"*": "paris"}).position)
+    q = politics.purchase(q, "france", {"elite": 1}, {"*": "paris"}).position  # the two infantry of this phase
+    with pytest.raises(InputError, match="2 elite need 4 infantry, 2 bought"):
+        politics.purchase(q, "france", {"elite": 1}, {"*": "paris"})
+    assert politics.purchase(q, "france", {"inf": 2, "elite": 1}, {"*": "paris"}).data["built"] == {"inf": 4,
+                                                                                                   "elite": 2}
+
+
+def test_an_old_file_without_the_new_keys_loads_outside_a_production_round():
+    p = position_from_dict({"system": "nie", "board": "demo", "pp": {"france": 3}, "pap": {"france": 1}})
+    assert p.production is None and p.congresses == () and p.port_attacks == {} and p.suppressed == frozenset()
+    assert "production" not in json.loads(dumps(p))
+
+
+def test_the_production_state_in_a_file_is_checked():
+    with pytest.raises(InputError, match="production: nations must list"):
+        position_from_dict({"system": "nie", "production": {"nations": []}})
+    with pytest.raises(InputError, match="built france: 'tank' is not"):
+        position_from_dict({"system": "nie", "production": {"nations": ["france"], "built": {"france": {"tank": 1}}}})
+
+
+# ---------------------------------------------------------------------------------------------- through the CLI
+
+
+@pytest.fixture()
+def cli():
+    """`fieldglass ...` with the system registered at run time (the lead adds the entry point when merging)."""
+    register(GAME)
+    yield
+    unregister("nie")
+
+
+def _run(capsys, *words) -> tuple[int, str, str]:
+    rc = run_cli([str(w) for w in words])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_a_production_round_through_resolve_changes_each_saved_pp_by_income_minus_purchases(cli, tmp_path, capsys):
+    """Done-when of issue 27: through `fieldglass resolve` (each step saved with --out and read back), France totals
+    and buys 3 infantry (18 PP), Britain buys 2 infantry and is refused a third (§9.5), and at the round's end each
+    nation's saved PP changed by its income (§9.4) minus its purchases."""
+    start = tmp_path / "march.json"
+    start.write_text(dumps(end_of_march(pp={"france": 5, "britain": 0})))
+    steps = [("end_turn", "any"), ("production", "france"),
+             ("purchase", "france", "--choice", "buy=inf:3", "--choice", "place=paris"),
+             ("end_turn", "any"),
+             ("purchase", "britain", "--choice", "buy=inf:2", "--choice", "place=london")]
+    here = start
+    for i, (action, who, *more) in enumerate(steps):
+        nxt = tmp_path / f"step{i}.json"
+        rc, out, err = _run(capsys, "resolve", here, "--action", action, "--attacker", who, *more, "--out", nxt)
+        assert rc == 0, err
+        here = nxt
+    rc, _, err = _run(capsys, "resolve", here, "--action", "purchase", "--attacker", "britain", "--choice",
+                      "buy=inf:1", "--choice", "place=london")
+    assert rc == 2 and "at most 2 land units per production round (§9.5): 2 bought this round" in err
+    end = tmp_path / "april.json"
+    rc, out, err = _run(capsys, "resolve", here, "--action", "end_turn", "--attacker", "any", "--out", end, "--json")
+    assert rc == 0 and "the production round ends" in json.loads(out)["lines"][-1]
+    after = positions.load(end)
+    assert after.production is None
+    assert after.pp["france"] - 5 == FRANCE_INCOME - 3 * 6
+    assert after.pp["britain"] - 0 == BRITAIN_INCOME - 2 * 6
