@@ -353,6 +353,9 @@ def _sea_battle(c: _Call):
     lose = {"A": split_ids(ch.get("lose.A")), "B": split_ids(ch.get("lose.B")),
             "attackers": split_ids(ch.get("attackers"))}
     port = c.need("SEA").startswith("port:")
+    if lose["attackers"] and not port:
+        raise InputError("sea_battle: attackers=ID,ID names the squadrons attacking a port (--target port:REGION, "
+                         "§5.3); at sea every squadron there fights (§8.10)")
     return strategic.sea_battle(c.pos, c.target, c.ids, split_ids(ch.get("defender")), c.d,
                                 port_defender="B" if port else None, lose=lose)
 

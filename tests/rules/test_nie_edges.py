@@ -14,7 +14,7 @@ from rules import position as positions
 from rules.nie import GAME, politics, strategic, turn
 from rules.nie.model import dumps, position_from_dict
 from rules.system import register, unregister
-from tests.rules.nie_util import pos, producing
+from tests.rules.nie_util import dice, pos, producing, two
 
 FRANCE_INCOME = 10 + 5 * 2
 """§9.4 on the demo map: France owns its homeland, Paris (a capital: 10, A2's best reading) and five normal regions
@@ -174,3 +174,43 @@ def test_a_production_round_through_resolve_changes_each_saved_pp_by_income_minu
     assert after.production is None
     assert after.pp["france"] - 5 == FRANCE_INCOME - 3 * 6
     assert after.pp["britain"] - 0 == BRITAIN_INCOME - 2 * 6
+
+
+# ---------------------------------------------------------------------------------------------- port attacks (§5.3)
+
+
+def _port_siege(n: int = 4):
+    """Britain's `n` squadrons in the Channel, next to the port of Picardy where a French squadron lies (§5.3)."""
+    units = [(f"b{i}", "britain", "ship", "channel") for i in range(n)] + [("f0", "france", "ship", "port:picardy"),
+                                                                          ("f1", "france", "ship", "port:picardy")]
+    return pos(units, players={"france": "anna", "britain": "ben"},
+               relations=(("france", "britain", "war"),), active="britain")
+
+
+def test_at_most_two_squadrons_attack_a_given_port_per_turn():  # §5.3
+    """§5.3: "At most 2 squadrons may attack a given port per turn." An attack by 3 is refused, not fought by 2."""
+    p = _port_siege()
+    with pytest.raises(InputError, match="at most 2 squadrons may attack a given port per turn .§5.3., 3 would"):
+        strategic.sea_battle(p, "port:picardy", ["britain"], ["france"], dice(), lose={"attackers": ["b0", "b1", "b2"]})
+    with pytest.raises(InputError, match="4 would: name at most 2 of b0, b1, b2, b3 with attackers"):
+        strategic.sea_battle(p, "port:picardy", ["britain"], ["france"], dice())  # none named: all four would attack
+    out = strategic.sea_battle(p, "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)),
+                               lose={"attackers": ["b0"]})  # 7 + 1 + 1 (British) = 9 against 7 + 2 + 2 (port) = 11
+    q = reloaded(out.position)  # saved after the first attack of the turn
+    assert q.port_attacks == {"port:picardy": ("b0",)}
+    with pytest.raises(InputError, match=r"3 would \(b0 attacked it earlier this turn\): name at most 1 of"):
+        strategic.sea_battle(q, "port:picardy", ["britain"], ["france"], dice(), lose={"attackers": ["b1", "b2"]})
+    q = strategic.sea_battle(q, "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)),
+                             lose={"attackers": ["b1"]}).position
+    with pytest.raises(InputError, match="no other squadron may attack it this turn"):
+        strategic.sea_battle(q, "port:picardy", ["britain"], ["france"], dice(), lose={"attackers": ["b2"]})
+    nxt = turn.end_turn(q).position  # Britain's turn ends: the count starts again in the next turn
+    assert nxt.port_attacks == {}
+    assert strategic.sea_battle(nxt, "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)),
+                                lose={"attackers": ["b2", "b3"]}).data["port_attackers"] == ["b2", "b3"]
+
+
+def test_port_attackers_must_be_next_to_the_port():  # §5.3
+    p = _port_siege(2)
+    with pytest.raises(InputError, match="attackers=f1 is not a squadron of the attacking side next to the port"):
+        strategic.sea_battle(p, "port:picardy", ["britain"], ["france"], dice(), lose={"attackers": ["f1"]})

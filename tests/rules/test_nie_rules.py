@@ -386,9 +386,10 @@ def test_sea_battle():  # §8.10
 
 def test_port_attack():  # §5.3, §8.10
     units = [(f"b{i}", "britain", "ship", "channel") for i in range(4)] + [("f0", "france", "ship", "port:picardy")]
-    out = strategic.sea_battle(pos(units), "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)))
+    out = strategic.sea_battle(pos(units), "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)),
+                               lose={"attackers": ["b0", "b1"]})
     a, b = out.rolls
-    assert a["modifiers"][0][0] == 2  # at most 2 squadrons attack a port
+    assert a["modifiers"][0][0] == 2  # the 2 squadrons named attack the port
     assert [m for m, _ in b["modifiers"]] == [1, 2]  # 1 squadron, +2 in port
 
 
