@@ -23,7 +23,7 @@ BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_squ
                   "retreat", "pursue", "end_battle")
 MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
 POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "give_pp", "declare_war", "sue_for_peace", "annex",
-                     "diplomacy", "uprising", "suppress", "congress_annex", "liberate", "armistice",
+                     "diplomacy", "uprising", "suppress", "congress_annex", "congress_pass", "liberate", "armistice",
                      "break_alliance", "passage", "c_test", "sudden_death", "victory", "end_turn")
 ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
@@ -57,8 +57,9 @@ CHOICE_HELP = """\
                 dice: 2d6 (a minor or a neutral Great Nation)
   uprising      --attacker NATION --target REGION
   suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
-  congress_annex --attacker VICTOR --target REGION loser=NATION
-  liberate      --attacker VICTOR regions=R1,R2
+  congress_annex --attacker VICTOR --target REGION loser=NATION   (in its congress turn, §9.8)
+  congress_pass --attacker VICTOR loser=NATION          (passes its congress turn)
+  liberate      --attacker VICTOR regions=R1,R2 [loser=NATION]   (in its congress turn)
   armistice     --attacker NATION --target NATION
   break_alliance --attacker NATION --target NATION
   passage       --attacker HOST --target GUEST grant=yes|no
@@ -100,7 +101,7 @@ class NieSystem:
     actions = ACTIONS
     single_piece_actions = frozenset({"leave_square", "end_phase", "retreat", "production", "sue_for_peace",
                                       "c_test", "sudden_death", "victory", "naval_move", "intercept", "buy_pap",
-                                      "end_turn"})
+                                      "end_turn", "congress_pass"})
     choice_help = CHOICE_HELP
     types = tuple(UNIT_TYPES)
     markers = ()
@@ -455,7 +456,8 @@ _HANDLERS = {
     "uprising": lambda c: politics.cause_uprising(c.pos, c.ids[0], c.need("REGION")),
     "suppress": lambda c: politics.suppress_uprising(c.pos, c.need("REGION"), c.d, c.ch.get("lose")),
     "congress_annex": lambda c: politics.congress_annex(c.pos, c.ids[0], c.ch.get("loser", ""), c.need("REGION")),
-    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], split_ids(c.ch.get("regions"))),
+    "congress_pass": lambda c: politics.congress_pass(c.pos, c.ids[0], c.ch.get("loser", "")),
+    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], split_ids(c.ch.get("regions")), c.ch.get("loser")),
     "armistice": lambda c: politics.armistice(c.pos, c.ids[0], c.need("NATION")),
     "break_alliance": lambda c: politics.break_alliance(c.pos, c.ids[0], c.need("NATION")),
     "passage": lambda c: politics.passage(c.pos, c.ids[0], c.need("NATION"), _yes(c.ch.get("grant", "yes"))),

@@ -235,6 +235,9 @@ def diplomacy_panel(pos: NiePosition, opts: Options = DEFAULT) -> Panel:
         lines.append(f"passage: {guest} may pass through {host}'s regions (§9.8)")
     for region, annexer in pos.resisting.items():
         lines.append(f"{region} resists {annexer}'s annexation (at war with it, §9.8)")
+    for c in pos.congresses:
+        lines.append(f"congress after {c.loser}'s war: {c.turn}'s turn to annex, liberate or pass (victors in order "
+                     f"of declaration: {', '.join(c.victors)}, §9.8)")
     return Panel("diplomacy", "Diplomacy", tuple(lines),
                  ("nation", "player", "at war with", "allied with", "C value", "diplomacy values"), tuple(rows))
 

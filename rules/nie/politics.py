@@ -19,6 +19,7 @@ from rules.nie.model import (
     NATIONS,
     NAVAL,
     UNIT_TYPES,
+    Congress,
     NiePosition,
     Unit,
     with_changes,
@@ -451,7 +452,9 @@ def _neutral_attacked(pos: NiePosition, actor: str, target: str, dice: Dice, con
 
 def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Result:
     """§9.8: every war of the loser ends (neutral); the loser loses 2 PAP (A21 floor 0), the first declarer gains
-    2, the second 1; a 12-round truce for the victors; the congress follows in order of declaration."""
+    2, the second 1; a 12-round truce for the victors; the congress opens (kept in the position): the victors in
+    order of declaration (first declarer first; the nations the loser itself declared war on after them, in turn
+    order: a reading, the digest orders only the declarers)."""
     foes = [n for n in NATIONS if pos.at_war(loser, n)]
     if not foes:
         raise InputError(f"{loser} is at war with nobody")
@@ -461,17 +464,19 @@ def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Resu
     order = [n for n in pos.declarations.get(loser, ()) if n in foes]
     for n, gain in zip(order, (2, 1), strict=False):
         pap[n] = pap.get(n, 0) + gain
+    victors = order + [n for n in foes if n not in order]
     gone = {frozenset((loser, f)) for f in foes}
     rel = tuple((k, v) for k, v in pos.relations if k not in gone)
     decl = {k: v for k, v in pos.declarations.items() if k != loser}
     truces = (*pos.truces, *((f, loser, pos.round + 12) for f in foes))
     after = with_changes(pos, pap=pap, relations=rel, declarations=decl, truces=truces, sued=pos.sued | {loser})
+    after, congress_lines = _open_congress(after, loser, victors)
     lines = [f"{loser} sues for peace: at peace (neutral) with {', '.join(foes)} (§9.8)",
              f"PAP: {loser} -2{' (not below 0, A21)' if left < 0 and opts.pap_floor_zero else ''}"
              + "".join(f", {n} +{g}" for n, g in zip(order, (2, 1), strict=False)) + " (§9.7)",
              f"truce: the victors may not declare war on {loser} until after round {pos.round + 12} (§9.8)",
-             f"congress: {', '.join(order) or ', '.join(foes)} annex one region per turn in that order (§9.8)"]
-    data = {"congress_order": order or foes}
+             *congress_lines]
+    data = {"congress_order": victors, "congress": _congress_data(after, loser)}
     if pos.historical:
         data["historical_result"] = historical_result(after, set(after.sued),
                                                       {n for n in NATIONS if pos.allied("france", n)})
@@ -763,14 +768,106 @@ def historical_result(pos: NiePosition, sued: set[str], french_alliance: set[str
 # ---------------------------------------------------------------------------------------------- more political actions
 
 
+def congress_cost(pos: NiePosition, victor: str, loser: str) -> float | None:
+    """The cheapest thing `victor` may still do at the congress after `loser`'s war (§9.8), in PAP: liberate a
+    region (½), annex one of the loser's non-homeland regions (1) or a homeland region (2; its capital only when no
+    other homeland region is left); None when nothing is left or the victor cannot pay for any."""
+    costs = [cost for _, cost in congress_regions(pos, loser)]
+    if liberable(pos, loser):
+        costs.append(0.5)
+    affordable = [c for c in costs if c <= pos.pap.get(victor, 0)]
+    return min(affordable) if affordable else None
+
+
+def congress_regions(pos: NiePosition, loser: str) -> list[tuple[str, int]]:
+    """The loser's regions a victor may annex at the congress now, with their PAP cost (§9.8): 1 for a region it
+    owns outside its homeland, 2 for a homeland region, the capital only after all other homeland regions."""
+    owned = [rid for rid in pos.europe.regions if pos.owner(rid) == loser]
+    home = [rid for rid in owned if pos.europe.regions[rid].home == loser]
+    out = [(rid, 1) for rid in owned if rid not in home]
+    rest = [rid for rid in home if not pos.europe.regions[rid].capital]
+    return out + [(rid, 2) for rid in home if rid in rest or not rest]
+
+
+def liberable(pos: NiePosition, loser: str) -> list[str]:
+    """The regions a victor may liberate at the congress (§9.8): those the loser holds by a control marker."""
+    return sorted(rid for rid, n in pos.owners.items() if n == loser)
+
+
+def _congress_data(pos: NiePosition, loser: str) -> dict | None:
+    c = pos.congress(loser)
+    return None if c is None else {"loser": c.loser, "victors": list(c.victors), "turn": c.turn,
+                                   "passed": [v for v in c.victors if v in c.passed]}
+
+
+def _open_congress(pos: NiePosition, loser: str, victors: list[str]) -> tuple[NiePosition, list[str]]:
+    """The congress after `loser`'s war (§9.8), opened on the first victor who can pay for anything."""
+    others = tuple(c for c in pos.congresses if c.loser != loser)
+    c = Congress(loser, tuple(victors), victors[-1])
+    turn, passed, lines = _congress_next(pos, c, victors[-1], frozenset())
+    head = (f"congress (§9.8): {', '.join(victors)} annex one region per turn in that order (first declarer first) "
+            "until none wants to or can afford to")
+    if turn is None:
+        return with_changes(pos, congresses=others), [head, *lines, "nobody can annex anything: the congress is over"]
+    return (with_changes(pos, congresses=(*others, Congress(loser, tuple(victors), turn, passed))),
+            [head, *lines, f"congress: {turn}'s turn (congress_annex, liberate or congress_pass)"])
+
+
+def _congress_next(pos: NiePosition, c: Congress, last: str, passed: frozenset[str]
+                   ) -> tuple[str | None, frozenset[str], list[str]]:
+    """The next victor after `last` to take a congress turn (§9.8): the victors in their order, each skipped (as
+    passing) when it cannot pay for anything; None when every victor has passed since the last annexation."""
+    lines = []
+    i = c.victors.index(last)
+    for k in range(1, len(c.victors) + 1):
+        if passed >= set(c.victors):
+            break
+        v = c.victors[(i + k) % len(c.victors)]
+        if congress_cost(pos, v, c.loser) is None:
+            if v not in passed:
+                lines.append(f"congress: {v} can afford nothing more (PAP {pos.pap.get(v, 0)}): it passes")
+            passed = passed | {v}
+            continue
+        return v, passed, lines
+    return None, passed, lines
+
+
+def _congress_turn(pos: NiePosition, victor: str, loser: str, what: str) -> Congress:
+    """The congress after `loser`'s war, checked to be `victor`'s turn (§9.8)."""
+    c = pos.congress(loser)
+    if c is None:
+        open_ = ", ".join(f"after {x.loser}'s war ({x.turn}'s turn)" for x in pos.congresses) or "none"
+        raise InputError(f"{what}: no congress after {loser!r}'s war is under way; congresses: {open_} (a congress "
+                         "follows a nation's suing for peace, §9.8)")
+    if victor not in c.victors:
+        raise InputError(f"{what}: {victor!r} is not a victor of {loser}'s war ({', '.join(c.victors)}, §9.8)")
+    if victor != c.turn:
+        raise InputError(f"{what}: it is {c.turn}'s turn at the congress; the victors take turns in the order they "
+                         f"declared war ({', '.join(c.victors)}), one region a turn (§9.8)")
+    return c
+
+
+def _congress_done(before: NiePosition, after: NiePosition, c: Congress, victor: str, acted: bool
+                   ) -> tuple[NiePosition, list[str]]:
+    """The congress after `victor`'s turn: the next victor's turn, or its end (§9.8)."""
+    passed = frozenset() if acted else c.passed | {victor}
+    turn, passed, lines = _congress_next(after, c, victor, passed)
+    others = tuple(x for x in after.congresses if x.loser != c.loser)
+    if turn is None:
+        lines.append(f"the congress after {c.loser}'s war is over: no victor wants to or can afford to annex (§9.8)")
+        return with_changes(after, congresses=others), lines
+    lines.append(f"congress: {turn}'s turn (§9.8)")
+    return with_changes(after, congresses=(*others, replace(c, turn=turn, passed=passed))), lines
+
+
 def congress_annex(pos: NiePosition, victor: str, loser: str, region: str) -> Result:
-    """The congress after a war (§9.8): a victor annexes one region of the loser per turn: 1 PAP for a non-homeland
-    region it owns, 2 PAP for a homeland region, the capital only after all its other homeland regions."""
+    """The congress after a war (§9.8): in its turn (the victors in order of declaration) a victor annexes one region
+    of the loser: 1 PAP for a non-homeland region it owns, 2 PAP for a homeland region, the capital only after all
+    its other homeland regions; then the next victor's turn."""
+    c = _congress_turn(pos, victor, loser, "annex at the congress")
     r = pos.europe.region(region)
     if pos.owner(region) != loser:
         raise InputError(f"{region}: not owned by {loser} (§9.8)")
-    if not any(v == victor and lo == loser and pos.round <= until for v, lo, until in pos.truces):
-        raise InputError(f"{victor} did not just defeat {loser}: annexing at the congress is for the victors (§9.8)")
     homeland = r.home == loser
     if homeland and r.capital:
         rest = [x for x in pos.europe.homeland(loser) if x != region and pos.owner(x) == loser
@@ -782,23 +879,43 @@ def congress_annex(pos: NiePosition, victor: str, loser: str, region: str) -> Re
     pap = _pay(pos, victor, cost, "annex at the congress")
     owners = dict(pos.owners)
     owners[region] = victor
-    return Result("congress_annex", with_changes(pos, pap=pap, owners=owners),
-                  [f"{victor} annexes {loser}'s {'homeland ' if homeland else ''}region {region} ({cost} PAP, §9.8)"])
+    after, more = _congress_done(pos, with_changes(pos, pap=pap, owners=owners), c, victor, True)
+    return Result("congress_annex", after,
+                  [f"{victor} annexes {loser}'s {'homeland ' if homeland else ''}region {region} ({cost} PAP, §9.8)",
+                   *more], data={"congress": _congress_data(after, loser)})
 
 
-def liberate(pos: NiePosition, victor: str, regions: list[str]) -> Result:
-    """§9.8: ½ PAP per region (1 PAP frees 2): control markers removed; a minor is independent again, a homeland
-    region returns to its own nation."""
+def congress_pass(pos: NiePosition, victor: str, loser: str) -> Result:
+    """A victor passes its congress turn (§9.8): the congress goes on until no victor wants to annex (all pass in
+    turn since the last annexation) or can afford to."""
+    c = _congress_turn(pos, victor, loser, "pass at the congress")
+    after, more = _congress_done(pos, pos, c, victor, False)
+    return Result("congress_pass", after, [f"{victor} passes at the congress after {loser}'s war (§9.8)", *more],
+                  data={"congress": _congress_data(after, loser)})
+
+
+def liberate(pos: NiePosition, victor: str, regions: list[str], loser: str | None = None) -> Result:
+    """§9.8: only a winner, during the congress after defeating the owner, in its congress turn: ½ PAP per region (1
+    PAP frees 2), control markers removed; a minor is independent again, a homeland region returns to its own
+    nation. The loser is the regions' owner unless named."""
     if not regions:
         raise InputError("liberate: name the regions")
     for rid in regions:
         pos.europe.region(rid, "liberate")
         if rid not in pos.owners:
             raise InputError(f"{rid}: carries no control marker to remove (§9.8)")
+    owners_of = sorted({pos.owners[rid] for rid in regions})
+    loser = loser or owners_of[0]
+    c = _congress_turn(pos, victor, loser, "liberate")
+    if owners_of != [loser]:
+        raise InputError(f"liberate: {', '.join(r for r in regions if pos.owners[r] != loser)} not held by {loser}: "
+                         "a victor liberates regions of the nation it defeated (§9.8)")
     pap = _pay(pos, victor, len(regions) / 2, "liberate")
     owners = {k: v for k, v in pos.owners.items() if k not in regions}
-    return Result("liberate", with_changes(pos, pap=pap, owners=owners),
-                  [f"{victor} liberates {', '.join(regions)} ({len(regions) / 2:g} PAP, §9.8)"])
+    after, more = _congress_done(pos, with_changes(pos, pap=pap, owners=owners), c, victor, True)
+    return Result("liberate", after,
+                  [f"{victor} liberates {', '.join(regions)} ({len(regions) / 2:g} PAP, §9.8)", *more],
+                  data={"congress": _congress_data(after, loser)})
 
 
 def armistice(pos: NiePosition, a: str, b: str) -> Result:

@@ -13,6 +13,7 @@ from fieldglass.cli import main as run_cli
 from rules import position as positions
 from rules.nie import GAME, politics, strategic, turn
 from rules.nie.model import dumps, position_from_dict
+from rules.nie.panels import date_panel, diplomacy_panel
 from rules.system import register, unregister
 from tests.rules.nie_util import dice, pos, producing, two
 
@@ -214,3 +215,86 @@ def test_port_attackers_must_be_next_to_the_port():  # §5.3
     p = _port_siege(2)
     with pytest.raises(InputError, match="attackers=f1 is not a squadron of the attacking side next to the port"):
         strategic.sea_battle(p, "port:picardy", ["britain"], ["france"], dice(), lose={"attackers": ["f1"]})
+
+
+# ---------------------------------------------------------------------------------------------- the congress (§9.8)
+
+
+def _war_lost(pap):
+    """Britain, then Austria declare war on France (§9.8: the order of declaration is recorded); France sues for
+    peace."""
+    p = pos([], relations=(), pap=pap, round=3)
+    p = politics.declare_war(p, "britain", "france").position
+    p = politics.declare_war(p, "austria", "france").position
+    return politics.sue_for_peace(p, "france")
+
+
+def test_the_victors_annex_in_the_order_they_declared_war_one_region_a_turn():  # §9.8
+    """§9.8: "Congress: immediately after the war, the victors take turns, in order of declaration (first declarer
+    first, then second, and so on), annexing one region per turn at the costs above. This continues until no one
+    wants to annex, or can afford to." """
+    out = _war_lost({"britain": 6, "austria": 4, "france": 0})
+    p = out.position  # PAP: Britain 6 - 1 + 2 (first declarer), Austria 4 - 1 + 1 (second), §9.7
+    assert p.pap["britain"] == 7 and p.pap["austria"] == 4
+    assert out.data["congress"] == {"loser": "france", "victors": ["britain", "austria"], "turn": "britain",
+                                    "passed": []}
+    with pytest.raises(InputError, match="it is britain's turn at the congress"):
+        politics.congress_annex(p, "austria", "france", "picardy")  # the later declarer may not annex first
+    p = politics.congress_annex(p, "britain", "france", "picardy").position  # a homeland region: 2 PAP
+    assert p.owner("picardy") == "britain" and p.pap["britain"] == 5
+    p = reloaded(p)  # saved mid-congress
+    assert p.congress("france").turn == "austria"
+    with pytest.raises(InputError, match="it is austria's turn at the congress"):
+        politics.congress_annex(p, "britain", "france", "vendee")  # not twice in a row
+    p = politics.congress_annex(p, "austria", "france", "burgundy").position
+    p = politics.congress_pass(p, "britain", "france").position  # Britain does not want more
+    assert p.congress("france").turn == "austria" and p.congress("france").passed == {"britain"}
+    out = politics.congress_pass(p, "austria", "france")  # nobody wants to annex: the congress is over
+    assert out.position.congress("france") is None and out.data["congress"] is None
+    with pytest.raises(InputError, match="no congress after 'france''s war is under way"):
+        politics.congress_annex(out.position, "britain", "france", "vendee")
+
+
+def test_a_victor_who_cannot_afford_an_annexation_is_passed_over():  # §9.8
+    """"This continues until no one wants to annex, or can afford to": Austria's 1 PAP buys none of France's
+    homeland regions (2 PAP each), so Britain annexes in turn after turn until it cannot pay either."""
+    out = _war_lost({"britain": 3, "austria": 1, "france": 0})
+    p = out.position  # Britain 3 - 1 + 2 = 4, Austria 1 - 1 + 1 = 1
+    assert out.data["congress"]["turn"] == "britain"
+    res = politics.congress_annex(p, "britain", "france", "picardy")
+    assert "austria can afford nothing more (PAP 1): it passes" in " ".join(res.lines)
+    assert res.position.congress("france").turn == "britain"
+    res = politics.congress_annex(res.position, "britain", "france", "vendee")
+    assert res.position.congress("france") is None and res.position.pap["britain"] == 0  # nobody can pay: over
+
+
+def test_liberation_is_done_at_the_congress_in_the_victors_turn():  # §4.1, §9.8
+    """§4.1: "Liberation is done at the congress"; §9.8: only by a winner, after defeating the owner."""
+    p = pos([], relations=(("britain", "france", "war"),), pap={"britain": 3}, owners={"holland": "france"})
+    with pytest.raises(InputError, match="no congress after 'france''s war"):
+        politics.liberate(p, "britain", ["holland"])
+    q = politics.sue_for_peace(p, "france").position
+    out = politics.liberate(q, "britain", ["holland"])
+    assert out.position.owner("holland") is None and out.position.pap["britain"] == 5 - 0.5
+    assert reloaded(out.position).pap["britain"] == 4.5
+
+
+def test_a_truce_without_a_congress_in_an_old_file_annexes_nothing():  # §9.8
+    p = pos([], relations=(), pap={"britain": 6}, truces=[{"victor": "britain", "loser": "france",
+                                                           "until_round": 13}])
+    with pytest.raises(InputError, match="a congress follows a nation's suing for peace"):
+        politics.congress_annex(p, "britain", "france", "picardy")
+
+
+def test_the_congress_in_a_file_is_checked():
+    with pytest.raises(InputError, match="turn 'spain' is not one of its victors"):
+        position_from_dict({"system": "nie", "congresses": [{"loser": "france", "victors": ["britain"],
+                                                             "turn": "spain"}]})
+
+
+def test_the_panels_say_the_production_turn_and_the_congress():  # §4.1, §9.8
+    q = turn.end_turn(end_of_march(pp={"france": 5})).position
+    assert "production round (§4.1 step 4): france's production turn" in " ".join(date_panel(q).lines)
+    assert date_panel(q).actions[0].label == "End france's production turn"
+    p = _war_lost({"britain": 6, "austria": 4, "france": 0}).position
+    assert "congress after france's war: britain's turn" in " ".join(diplomacy_panel(p).lines)

@@ -552,19 +552,22 @@ def test_options_file(tmp_path):
 
 
 def test_congress_annexation_and_liberation():  # §9.8
-    p = pos([], relations=(), pap={"britain": 6}, owners={"belgium": "france"},
-            truces=[{"victor": "britain", "loser": "france", "until_round": 13}])
+    p = pos([], relations=(), pap={"britain": 7}, owners={"belgium": "france", "holland": "france"},
+            truces=[{"victor": "britain", "loser": "france", "until_round": 13}],
+            congresses=[{"loser": "france", "victors": ["britain"], "turn": "britain"}])
     p = politics.congress_annex(p, "britain", "france", "belgium").position
-    assert p.owner("belgium") == "britain" and p.pap["britain"] == 5
+    assert p.owner("belgium") == "britain" and p.pap["britain"] == 6
     with pytest.raises(InputError, match="capital is annexed only after"):
         politics.congress_annex(p, "britain", "france", "paris")
     p = politics.congress_annex(p, "britain", "france", "vendee").position
-    assert p.pap["britain"] == 3
-    with pytest.raises(InputError, match="did not just defeat"):
+    assert p.pap["britain"] == 4
+    with pytest.raises(InputError, match="'austria' is not a victor of france's war"):
         politics.congress_annex(replace(p, pap={"austria": 5}), "austria", "france", "picardy")
-    out = politics.liberate(p, "britain", ["belgium", "vendee"])
-    assert out.position.owner("vendee") == "france" and out.position.owner("belgium") is None
-    assert out.position.pap["britain"] == 2
+    with pytest.raises(InputError, match="not held by france"):  # Belgium is Britain's now
+        politics.liberate(p, "britain", ["belgium", "holland"], "france")
+    out = politics.liberate(p, "britain", ["holland"])  # the minor is independent again
+    assert out.position.owner("holland") is None and out.position.pap["britain"] == 3.5
+    assert json.loads(dumps(out.position))["pap"]["britain"] == 3.5  # half a PAP is kept in the file
 
 
 def test_armistice_break_alliance_and_passage():  # §9.8
