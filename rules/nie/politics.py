@@ -659,24 +659,34 @@ def cause_uprising(pos: NiePosition, nation: str, region: str) -> Result:
 
 
 def suppress_uprising(pos: NiePosition, region: str, dice: Dice, lose: str | None = None) -> Result:
-    """§9.9: at the end of the owner's turn with units there, 2d6 <= its military units there removes the marker;
-    otherwise the owner loses one unit there (his choice)."""
+    """§9.9: at the end of each of the owner's turns with units there, 2d6 <= its military units there removes the
+    marker; otherwise the owner loses one unit there (his choice). One roll a region a turn, in the owner's own turn
+    (the position's `suppressed` keeps the regions rolled for this turn)."""
     if region not in pos.uprisings:
         raise InputError(f"{region}: no uprising there")
     owner = pos.owner(region)
+    if pos.active != owner:
+        raise InputError(f"{region}: its owner {owner} rolls to suppress the uprising at the end of its own turn; "
+                         f"this is {pos.active}'s (§9.9)")
+    if region in pos.suppressed:
+        raise InputError(f"{region}: {owner} has rolled to suppress this uprising this turn already; it rolls again "
+                         "at the end of its next turn (§9.9)")
     mine = sorted(u.id for u in pos.units_at(region) if u.nation == owner and u.kind.base in
                   (INFANTRY, CAVALRY, ARTILLERY, LEADER))
     if not mine:
         raise InputError(f"{region}: its owner {owner} has no units there to suppress the uprising (§9.9)")
     r = roll_2d6(dice, [], f"suppress the uprising in {region}")
     r["threshold"] = len(mine)
+    rolled = pos.suppressed | {region}
     if r["raw"] <= len(mine):
-        return Result("suppress_uprising", with_changes(pos, uprisings=pos.uprisings - {region}),
+        return Result("suppress_uprising", with_changes(pos, uprisings=pos.uprisings - {region}, suppressed=rolled),
                       [f"{region}: rolled {r['raw']} <= {len(mine)} units: the uprising is suppressed (§9.9)"], [r])
+    if lose is not None and lose not in mine:
+        raise InputError(f"suppress: lose={lose}: not one of {owner}'s units in {region} ({', '.join(mine)}, §9.9)")
     victim = lose if lose in mine else mine[0]
     new = dict(pos.units)
     new.pop(victim)
-    return Result("suppress_uprising", with_changes(pos, units=new),
+    return Result("suppress_uprising", with_changes(pos, units=new, suppressed=rolled),
                   [f"{region}: rolled {r['raw']} > {len(mine)} units: {owner} loses {victim} (§9.9)"], [r],
                   [{"unit": victim, "eliminated": True, "why": "uprising"}])
 

@@ -298,3 +298,24 @@ def test_the_panels_say_the_production_turn_and_the_congress():  # §4.1, §9.8
     assert date_panel(q).actions[0].label == "End france's production turn"
     p = _war_lost({"britain": 6, "austria": 4, "france": 0}).position
     assert "congress after france's war: britain's turn" in " ".join(diplomacy_panel(p).lines)
+
+
+# ---------------------------------------------------------------------------------------------- uprisings (§9.9)
+
+
+def test_an_uprising_is_rolled_for_once_at_the_end_of_each_of_the_owners_turns():  # §9.9
+    """§9.9: "At the end of each of the owner's turns with units there, roll 2d6"."""
+    p = pos([(f"f-i{i}", "france", "inf", "belgium") for i in range(3)], relations=(),
+            owners={"belgium": "france"}, uprisings=["belgium"], players={"france": "anna", "britain": "ben"},
+            active="britain")
+    with pytest.raises(InputError, match="at the end of its own turn; this is britain's"):
+        politics.suppress_uprising(p, "belgium", dice(1, 2))
+    p = turn.end_turn(p).position  # the month ends: France moves first
+    q = reloaded(politics.suppress_uprising(p, "belgium", dice(3, 3)).position)  # 6 > 3 units: one is lost
+    assert len(q.units) == 2 and q.suppressed == {"belgium"}
+    with pytest.raises(InputError, match="rolled to suppress this uprising this turn already"):
+        politics.suppress_uprising(q, "belgium", dice(1, 1))
+    with pytest.raises(InputError, match="lose=b9: not one of france's units in belgium"):
+        politics.suppress_uprising(p, "belgium", dice(3, 3), lose="b9")
+    nxt = turn.end_turn(turn.end_turn(q).position).position  # France's next turn
+    assert politics.suppress_uprising(nxt, "belgium", dice(1, 1)).position.uprisings == frozenset()  # 2 <= 2
