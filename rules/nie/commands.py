@@ -19,7 +19,7 @@ from common.errors import InputError
 from rules import position as positions
 from rules.nie import politics, strategic
 from rules.nie.adapter import NieSystem
-from rules.nie.model import NATIONS, NiePosition
+from rules.nie.model import NATIONS, NiePosition, unknown
 from rules.nie.options import get_options
 
 
@@ -28,6 +28,13 @@ def _load(args) -> NiePosition:
     if not isinstance(pos, NiePosition):
         raise InputError(f"{args.position}: not a Napoleon in Europe position")
     return pos
+
+
+def _known(pos: NiePosition, name: str, what: str) -> None:
+    """A unit of the position, else the one-line answer naming `name` as unknown with every name analyze knows."""
+    if name not in pos.units:
+        raise unknown("unit, region, sea area or nation", name,
+                      (*pos.units, *pos.europe.regions, *pos.europe.seas, *NATIONS), what)
 
 
 def analyze(args) -> int:
@@ -72,9 +79,9 @@ def analyze(args) -> int:
         text = [f"{a} -> {b}: {'neighbouring' if out['adjacent'] else 'not neighbouring'}; owners "
                 f"{owner or 'minor'} / {out['owner_to'] or 'minor'}"] + [f"  {r}" for r in out["entry"]]
     else:
-        pos.unit(a)
+        _known(pos, a, "--from")
         if b:
-            pos.unit(b)
+            _known(pos, b, "--to")
             out, text = system.pair(pos, a, b)
         else:
             sel = system.selection(pos, a)

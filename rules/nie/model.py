@@ -34,8 +34,9 @@ between A-left and B-right). A skirmish has one column: `A-line`, `M`, `B-line` 
 from __future__ import annotations
 
 import copy
+import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -57,6 +58,23 @@ MINOR = "minor"
 RELATIONS = ("neutral", "allied", "war")
 
 INFANTRY, CAVALRY, ARTILLERY, LEADER, NAVAL = "infantry", "cavalry", "artillery", "leader", "naval"
+
+
+def unknown(kind: str, name: Any, valid: Iterable[str], what: str = "") -> InputError:
+    """The one-line answer to a name the position or the map does not know: it names the name, says it is unknown
+    and lists the valid ones (the closest first when some are near)."""
+    valid = sorted(valid)
+    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.7)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    listed = " ".join(valid) if valid else "none"
+    return InputError(f"{what + ': ' if what else ''}unknown {kind} {name!r}{hint} (one of {listed})")
+
+
+def known_nation(name: Any, what: str, minor_ok: bool = False) -> str:
+    """`name` if it is a Great Nation (or, `minor_ok`, a resisting minor's army, §9.8), else `unknown`'s answer."""
+    if name in NATIONS or (minor_ok and name == MINOR):
+        return name
+    raise unknown("nation", name, NATIONS + ((MINOR,) if minor_ok else ()), what)
 
 
 @dataclass(frozen=True)
@@ -137,14 +155,14 @@ class Europe:
     def region(self, rid: str, what: str = "region") -> Region:
         try:
             return self.regions[rid]
-        except KeyError:
-            raise InputError(f"{self.source}: no region {rid!r} ({what})") from None
+        except (KeyError, TypeError):
+            raise unknown("region", rid, self.regions, f"{what} (map {self.source})") from None
 
     def sea(self, sid: str, what: str = "sea area") -> Sea:
         try:
             return self.seas[sid]
-        except KeyError:
-            raise InputError(f"{self.source}: no sea area {sid!r} ({what})") from None
+        except (KeyError, TypeError):
+            raise unknown("sea area", sid, self.seas, f"{what} (map {self.source})") from None
 
     def homeland(self, nation: str) -> list[str]:
         return [r.id for r in self.regions.values() if r.home == nation]
@@ -604,8 +622,8 @@ class NiePosition(Position):
     def unit(self, uid: str) -> Unit:
         try:
             return self.units[uid]
-        except KeyError:
-            raise InputError(f"no unit {uid!r} in the position") from None
+        except (KeyError, TypeError):
+            raise unknown("unit", uid, self.units, "the position") from None
 
     def relation(self, a: str, b: str) -> str:
         if a == b:
@@ -685,9 +703,7 @@ def _pap_map(value: Any, what: str) -> dict[str, int | float]:
 
 
 def _nation(value: Any, what: str, minor_ok: bool = False) -> str:
-    if value in NATIONS or (minor_ok and value == MINOR):
-        return value
-    raise InputError(f"{what}: {value!r} is not a Great Nation ({' '.join(NATIONS)})")
+    return known_nation(value, what, minor_ok)
 
 
 def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Europe) -> Battle:
@@ -952,7 +968,7 @@ def _units_from_dict(items: Any, europe: Europe, source: str) -> dict[str, Unit]
             if not (at in europe.seas or (port in europe.regions and europe.regions[port].port)):
                 raise InputError(f"{what}: a squadron stands in a sea area or a port (\"port:REGION\"), not {at!r}")
         elif at not in europe.regions:
-            raise InputError(f"{what}: at {at!r} is not a region of the map")
+            raise unknown("region", at, europe.regions, f"{what}: at")
         units[u["id"]] = Unit(u["id"], nation, typ, at)
     return units
 

@@ -12,10 +12,11 @@ from common.errors import InputError
 from fieldglass.cli import main as run_cli
 from rules import position as positions
 from rules.nie import GAME, politics, strategic, turn
+from rules.nie import battle as bt
 from rules.nie.model import dumps, position_from_dict
 from rules.nie.panels import date_panel, diplomacy_panel
 from rules.system import register, unregister
-from tests.rules.nie_util import dice, pos, producing, two
+from tests.rules.nie_util import battle_pos, dice, pos, producing, two
 
 FRANCE_INCOME = 10 + 5 * 2
 """§9.4 on the demo map: France owns its homeland, Paris (a capital: 10, A2's best reading) and five normal regions
@@ -319,3 +320,43 @@ def test_an_uprising_is_rolled_for_once_at_the_end_of_each_of_the_owners_turns()
         politics.suppress_uprising(p, "belgium", dice(3, 3), lose="b9")
     nxt = turn.end_turn(turn.end_turn(q).position).position  # France's next turn
     assert politics.suppress_uprising(nxt, "belgium", dice(1, 1)).position.uprisings == frozenset()  # 2 <= 2
+
+
+# ---------------------------------------------------------------------------------------------- unknown names
+
+
+def test_an_unknown_name_is_answered_as_unknown_with_the_valid_ones(cli, tmp_path, capsys):
+    """Bad input of any kind: one line naming the thing, saying it is unknown and listing the valid values."""
+    game = tmp_path / "game.json"
+    game.write_text(dumps(pos([("f1", "france", "inf", "picardy")], players={"france": "anna", "britain": "ben"},
+                              pap={"france": 3})))
+    nations = "one of austria britain france ottoman prussia russia spain"
+    cases = [
+        (["--action", "production", "--attacker", "narnia"], f"--attacker: unknown nation 'narnia' ({nations})"),
+        (["--action", "declare_war", "--attacker", "france", "--target", "narnia"],
+         f"--target: unknown nation 'narnia' ({nations})"),
+        (["--action", "congress_pass", "--attacker", "france", "--choice", "loser=narnia"],
+         f"--choice loser: unknown nation 'narnia' ({nations})"),
+        (["--action", "land_move", "--attacker", "f9", "--target", "belgium"], "unknown unit 'f9' (one of f1)"),
+        (["--action", "land_move", "--attacker", "f1", "--target", "atlantis"], "unknown region 'atlantis' (one of "),
+        (["--action", "diplomacy", "--attacker", "france", "--target", "narnia"], "unknown region or nation 'narnia'"),
+        (["--action", "victory", "--attacker", "narnia"], "unknown nation or player 'narnia'"),
+        (["--action", "suppress", "--attacker", "narnia", "--target", "picardy"], "unknown nation 'narnia'"),
+    ]
+    for words, msg in cases:
+        rc, _, err = _run(capsys, "resolve", game, *words)
+        assert rc == 2 and msg in err and err.count("\n") == 1, (words, err)
+    rc, _, err = _run(capsys, "analyze", game, "--from", "picardie")
+    assert rc == 2 and "unknown unit, region, sea area or nation 'picardie'; did you mean picardy?" in err
+
+
+def test_a_named_leader_or_retreating_unit_that_is_not_there_is_refused():  # §8.3, §8.6, §8.9
+    """A choice naming a unit the rule cannot apply to is refused, not silently replaced by another."""
+    p = battle_pos({"f-i1": "M", "b-i1": "B-line", "b-l1": "B-line"}, phase="infantry")
+    with pytest.raises(InputError, match=r"leader=b-l9: not a leader in B-line \(b-l1\)"):
+        bt.fire(p, "f-i1", "b-i1", dice(6, 5, 4), leader="b-l9")  # raw 11 kills a leader in the zone (§8.6)
+    out = bt.fire(p, "f-i1", "b-i1", dice(6, 5, 4), leader="b-l1")
+    assert "b-l1" not in out.position.units
+    done = battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="pursuit", loser="B", came_from={"f-i1": "picardy"})
+    with pytest.raises(InputError, match="retreat.f-i1: not a unit of the losing side that retreats .*: b-i1"):
+        bt.end_battle(done, {"f-i1": "picardy", "b-i1": "holland"})

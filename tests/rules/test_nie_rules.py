@@ -529,9 +529,11 @@ def test_game_lengths():  # §9.2, A4
 def test_position_file_errors_name_the_file_and_the_thing():
     base = {"system": "nie"}
     cases = [({"units": [{"id": "x", "nation": "france", "type": "tank", "at": "paris"}]}, "unit 'x': type 'tank'"),
-             ({"units": [{"id": "x", "nation": "france", "type": "inf", "at": "atlantis"}]}, "'atlantis' is not a"),
+             ({"units": [{"id": "x", "nation": "france", "type": "inf", "at": "atlantis"}]},
+              "at: unknown region 'atlantis'"),
              ({"units": [{"id": "x", "nation": "prussia", "type": "ship", "at": "paris"}]}, "a squadron stands"),
-             ({"units": [{"id": "x", "nation": "narnia", "type": "inf", "at": "paris"}]}, "'narnia' is not a Great"),
+             ({"units": [{"id": "x", "nation": "narnia", "type": "inf", "at": "paris"}]},
+              r"nation: unknown nation 'narnia' \(one of austria britain france minor"),
              ({"relations": [{"nations": ["france", "spain"], "status": "friendly"}]}, "status 'friendly'"),
              ({"month": 13}, "month must be 1..12"), ({"board": "nowhere.toml"}, "map file not found")]
     for extra, msg in cases:
@@ -635,7 +637,7 @@ def test_units_off_the_battle_board_are_refused_in_one_line():
     for fn in (bt.fire_preview, bt.charge_preview):
         with pytest.raises(InputError, match="b-i7: not on the battle board"):
             fn(p, "f-i1", "b-i7")
-        with pytest.raises(InputError, match="no unit 'zz'"):
+        with pytest.raises(InputError, match=r"unknown unit 'zz' \(one of b-i1 b-i7 f-i1\)"):
             fn(p, "f-i1", "zz")
     with pytest.raises(InputError, match="no battle"):
         bt.fire_preview(pos([("f-i1", "france", "inf", "paris")]), "f-i1", "f-i1")
