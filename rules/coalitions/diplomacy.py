@@ -19,6 +19,7 @@ from rules.coalitions.model import (
     Log,
     Result,
     State,
+    known_power,
     names,
     state_of,
 )
@@ -254,9 +255,11 @@ def declare(pos: CoalitionsPosition, chosen: Mapping[str, str], expelled: Mappin
         raise InputError("declare: the first round has no Diplomacy phase (§4.1, §9.7)")
     if s.phase != "diplomacy":
         raise InputError("declare: statuses change only in the Diplomacy phase at a round's start (§9.2)")
+    for p in [*chosen, *(expelled or {})]:
+        known_power(p, f"declare: {'status' if p in chosen else 'expel'}.{p}")
     for p, st in chosen.items():
         if p not in CHOOSERS:
-            raise InputError(f"declare: {p!r} chooses no status (Britain and France lead their Coalitions, §9.2)")
+            raise InputError(f"declare: {p} chooses no status (Britain and France lead their Coalitions, §9.2)")
         if s.minors.get(p):
             raise InputError(f"declare: {p} is a controlled Minor; it follows {s.minors[p]} (§9.6)")
         if st not in STATUSES:
@@ -286,8 +289,7 @@ def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids:
     own view (rules/coalitions/live.py keeps it until `declare` or `bid` reveals it)."""
     s = pos.draft()
     log = Log()
-    if power not in POWERS:
-        raise InputError(f"choose: {power!r} is not a Power (one of {' '.join(POWERS)})")
+    known_power(power, "choose")
     secret: dict = {}
     if status is not None:
         if power not in CHOOSERS:
@@ -301,6 +303,7 @@ def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids:
         secret["status"] = status
         log.say(f"{power} has chosen its status: secret until the reveal (§9.3)", power=power)
     for minor, n in (bids or {}).items():
+        known_power(minor, f"choose: bid.{minor}")
         if minor not in s.minors:
             raise InputError(f"choose: bid.{minor}: {minor} is not a Minor Power in this game (§9.6)")
         if not 0 <= n <= s.morale.get(power, 0):
@@ -356,9 +359,12 @@ def bid(pos: CoalitionsPosition, minor: str, bids: Mapping[str, int], ch: Mappin
     (or that Minor's controller) with no bidding. Its status follows the new controller; then the board update."""
     s = pos.draft()
     log = Log()
+    known_power(minor, "bid: --target (the Minor)")
     if minor not in s.minors:
-        raise InputError(f"bid: {minor} is not a Minor Power in this game (§9.6)")
+        raise InputError(f"bid: {minor} is not a Minor Power in this game ({names(s.minors)}, §9.6)")
     majors = [p for p in POWERS if p not in s.minors]
+    for p in bids:
+        known_power(p, f"bid: bid.{p}")
     capital = s.europe.capital(minor)
     holder = s.controller(capital) if capital else minor
     if holder != minor and holder is not None:

@@ -9,6 +9,7 @@ returns a new position in a `Result`.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -54,6 +55,23 @@ France, France one place behind Britain; Austria, Prussia and the Ottomans are p
 DATA = Path(__file__).with_name("data")
 
 
+def unknown(kind: str, name: Any, valid: Iterable[str], what: str = "") -> InputError:
+    """The one-line answer to a name the position or the map does not know: it names the name, says it is unknown
+    and lists the valid ones (the closest first when some are near)."""
+    valid = list(valid)
+    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    listed = " ".join(valid) or "none"
+    return InputError(f"{what + ': ' if what else ''}unknown {kind} {name!r}{hint} (one of {listed})")
+
+
+def known_power(name: Any, what: str) -> str:
+    """`name` if it is one of the six Powers (§4.3), else `unknown`'s answer listing them."""
+    if name in POWERS:
+        return name
+    raise unknown("Power", name, POWERS, what)
+
+
 # ---------------------------------------------------------------------------------------------- the map (§3)
 
 
@@ -91,7 +109,7 @@ class Europe:
 
     def territory(self, tid: Any, what: str = "territory") -> Territory:
         if not isinstance(tid, str) or tid not in self.territories:
-            raise InputError(f"{what}: unknown territory {tid!r} on the {self.side} side of {self.name}")
+            raise unknown("Territory", tid, sorted(self.territories), f"{what} ({self.side} side of the map)")
         return self.territories[tid]
 
     def adjacent(self, a: str, b: str) -> bool:
@@ -264,9 +282,9 @@ class State:
 
     # ---- reading
 
-    def general(self, gid: Any) -> General:
+    def general(self, gid: Any, what: str = "the position") -> General:
         if not isinstance(gid, str) or gid not in self.generals:
-            raise InputError(f"no General {gid!r} in the position")
+            raise unknown("General", gid, sorted(self.generals), what)
         return self.generals[gid]
 
     def generals_at(self, tid: str) -> list[General]:
@@ -375,9 +393,7 @@ class Log:
 
 
 def _power(value: Any, what: str) -> str:
-    if value not in POWERS:
-        raise InputError(f"{what}: {value!r} is not a Power (one of {' '.join(POWERS)})")
-    return value
+    return known_power(value, what)
 
 
 def _counts(value: Any, what: str, lo: int = 0, hi: int = 999) -> dict[str, int]:

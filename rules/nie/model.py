@@ -64,7 +64,7 @@ def unknown(kind: str, name: Any, valid: Iterable[str], what: str = "") -> Input
     """The one-line answer to a name the position or the map does not know: it names the name, says it is unknown
     and lists the valid ones (the closest first when some are near)."""
     valid = sorted(valid)
-    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.7)
+    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.75)
     hint = f"; did you mean {' or '.join(near)}?" if near else ""
     listed = " ".join(valid) if valid else "none"
     return InputError(f"{what + ': ' if what else ''}unknown {kind} {name!r}{hint} (one of {listed})")
