@@ -20,6 +20,7 @@ from typing import Any
 from common.errors import InputError
 from common.files import read_toml
 from rules.position import Piece, Position
+from rules.system import UMPIRE
 
 SYSTEM = "coalitions"
 POWERS = ("britain", "france", "austria", "prussia", "russia", "ottoman")
@@ -279,6 +280,10 @@ class State:
     """1792: France still holds the Armée d'Orient card (§5.4)."""
     deck: int | None = None
     winner: list[str] = field(default_factory=list)
+    secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The secret choices made before their reveal, sealed per Power (§9.3 the status token placed face down, §9.6
+    the closed-fist bid of Morale): Power -> {"status": STATUS, "bids": {MINOR: N}}. `declare` reveals the statuses,
+    `bid` the bids for its Minor; a Power's view shows only its own (`sealed_view`)."""
 
     # ---- reading
 
@@ -537,8 +542,60 @@ def state_from_dict(data: Mapping[str, Any], src: str = "position") -> State:
     deck = data.get("deck")
     s.deck = None if deck is None else _int(data, "deck", 0, 0, 40, src)
     s.winner = [_power(p, f"{src}: winner") for p in data.get("winner", [])]
+    s.secrets = _secrets(data.get("secrets"), s, src)
     _check_tokens(s, src)
     return s
+
+
+SEALED = "sealed"
+"""What a Power's view shows of another Power's secret choice (`sealed_view`): that it was made, not what it is."""
+
+
+def _secrets(value: Any, s: State, src: str) -> dict[str, dict[str, Any]]:
+    """The position's `secrets`: Power -> {"status": STATUS (a Power that chooses one, §9.2), "bids": {MINOR: N}
+    (Morale bid for a Minor of this game, §9.6)}; absent in older files."""
+    if value is None:
+        return {}
+    what = f"{src}: secrets"
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must map Powers to their sealed choices {{\"status\", \"bids\"}}")
+    out: dict[str, dict[str, Any]] = {}
+    for p, choice in value.items():
+        _power(p, what)
+        if not isinstance(choice, Mapping) or set(choice) - {"status", "bids"}:
+            raise InputError(f"{what} {p}: an object with \"status\" and/or \"bids\"")
+        mine: dict[str, Any] = {}
+        if "status" in choice:
+            if p not in CHOOSERS:
+                raise InputError(f"{what} {p}: {p} chooses no status (§9.2)")
+            if choice["status"] not in STATUSES:
+                raise InputError(f"{what} {p}: status one of {' '.join(STATUSES)}, not {choice['status']!r}")
+            mine["status"] = choice["status"]
+        if "bids" in choice:
+            bids = _counts(choice["bids"], f"{what} {p}: bids", 0, 15)
+            for minor in bids:
+                if minor not in s.minors:
+                    raise InputError(f"{what} {p}: bids: {minor} is not a Minor Power of this game (§9.6)")
+            if bids:
+                mine["bids"] = bids
+        if mine:
+            out[p] = mine
+    return out
+
+
+def sealed_view(secrets: Mapping[str, Mapping[str, Any]], viewer: str, sees_all: bool = False) -> dict:
+    """The secret choices as `viewer` may see them (§9.3, §9.6, §13.2): its own in full, every other Power's only as
+    made (`SEALED`); all of them when `sees_all` (the umpire)."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in POWERS:
+        mine = secrets.get(p)
+        if not mine:
+            continue
+        if sees_all or p == viewer:
+            out[p] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in mine.items()}
+        else:
+            out[p] = {k: ({m: SEALED for m in v} if isinstance(v, Mapping) else SEALED) for k, v in mine.items()}
+    return out
 
 
 def _check_tokens(s: State, src: str) -> None:
@@ -584,11 +641,23 @@ def state_to_dict(s: State) -> dict:
         out["deck"] = s.deck
     if s.winner:
         out["winner"] = list(s.winner)
+    if s.secrets:
+        out["secrets"] = sealed_view(s.secrets, "", sees_all=True)
     return out
 
 
 def position_to_dict(pos: CoalitionsPosition) -> dict:
     return state_to_dict(pos.state)
+
+
+def position_view(pos: CoalitionsPosition, viewer: str) -> dict:
+    """The position as `viewer` (a Power or "umpire") may see it (rules/system.py `GameSystem.view`): each Power sees
+    its own secret choices and only that the others made theirs (§9.3, §9.6, §13.2); the umpire sees them all.
+    Nothing else in the file is hidden (Battle cards are entered only when played)."""
+    out = state_to_dict(pos.state)
+    if "secrets" in out:
+        out["secrets"] = sealed_view(pos.state.secrets, viewer, sees_all=viewer == UMPIRE)
+    return out
 
 
 def dumps(pos: CoalitionsPosition) -> str:

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import InputError
 from fieldglass.cli import main as run_cli
-from rules.coalitions import GAME
+from rules import position as positions
+from rules.coalitions import GAME, diplomacy
+from rules.coalitions.model import dumps, position_from_dict
 from rules.system import register, unregister
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "rules" / "coalitions" / "data" / "example.json"
@@ -87,3 +90,94 @@ def test_a_known_power_that_chooses_no_status_still_says_why(capsys, tmp_path): 
 def test_analyze_names_an_unknown_from_as_unknown(capsys):
     code, _, err = cli(capsys, f"analyze {EXAMPLE} --from hollnd")
     assert code == 2 and "--from: unknown Power, Territory, General or wheel 'hollnd'; did you mean holland?" in err
+
+
+# ---------------------------------------------------------------------------------------------- secret choices
+
+
+def _resolve(capsys, game: Path, out: Path, line: str) -> str:
+    code, text, err = cli(capsys, f"resolve {game} {line} --out {out}")
+    assert code == 0, err
+    return text
+
+
+def _view(capsys, game: Path, viewer: str) -> dict:
+    code, text, err = cli(capsys, f"view {game} --as {viewer} --json")
+    assert code == 0, err
+    return json.loads(text)
+
+
+def test_secret_choices_are_sealed_in_the_file_and_each_power_sees_only_its_own(capsys, tmp_path):  # §9.3, §9.6
+    """§9.3: "each Power other than GB and France secretly places one of its four status choice tokens face down.
+    All tokens are revealed simultaneously." §9.6: "All players simultaneously and secretly bid 0 or more Morale of
+    their Major Power ... in a closed fist." The choices are made through `resolve` one file after another (a saved
+    game), and `view --as POWER` shows a Power its own and only that the others chose."""
+    game = diplomacy_game(tmp_path)
+    a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    text = _resolve(capsys, game, a, "--action choose --attacker austria --choice status=french")
+    assert "austria has chosen its status: secret until the reveal (§9.3)" in text and "french" not in text
+    _resolve(capsys, a, b, "--action choose --attacker prussia --choice status=expansionist")
+    _resolve(capsys, b, c, "--action choose --attacker austria --choice bid.ottoman=2")
+    assert json.loads(c.read_text())["secrets"] == {"austria": {"status": "french", "bids": {"ottoman": 2}},
+                                                    "prussia": {"status": "expansionist"}}
+    assert _view(capsys, c, "austria")["secrets"] == {"austria": {"status": "french", "bids": {"ottoman": 2}},
+                                                      "prussia": {"status": "sealed"}}
+    assert _view(capsys, c, "prussia")["secrets"] == {"austria": {"status": "sealed", "bids": {"ottoman": "sealed"}},
+                                                      "prussia": {"status": "expansionist"}}
+    assert _view(capsys, c, "russia")["secrets"] == {"austria": {"status": "sealed", "bids": {"ottoman": "sealed"}},
+                                                     "prussia": {"status": "sealed"}}
+    assert _view(capsys, c, "umpire")["secrets"] == json.loads(c.read_text())["secrets"]
+    code, text, _ = cli(capsys, f"view {c} --as russia")  # the table form prints the pieces, never a choice
+    assert code == 0 and "french" not in text and "expansionist" not in text
+
+    # the reveal turns every sealed token face up (§9.3): given no statuses, the sealed ones are used
+    d = tmp_path / "d.json"
+    text = _resolve(capsys, c, d, "--action declare --attacker any")
+    assert "revealed sealed status tokens: austria french, prussia expansionist (§9.3)" in text
+    after = json.loads(d.read_text())
+    assert after["statuses"]["austria"] == "french" and after["statuses"]["prussia"] == "expansionist"
+    assert after["secrets"] == {"austria": {"bids": {"ottoman": 2}}}  # the bid waits for its own reveal (§9.6)
+    e = tmp_path / "e.json"
+    text = _resolve(capsys, d, e, "--action bid --attacker any --target ottoman")
+    assert "revealed sealed bids for ottoman: austria 2 (§9.6)" in text
+    assert "austria wins ottoman with 2 Morale" in text and "secrets" not in json.loads(e.read_text())
+
+
+def test_a_choice_given_at_the_reveal_must_be_the_sealed_one(capsys, tmp_path):  # §9.3
+    game = diplomacy_game(tmp_path)
+    a = tmp_path / "a.json"
+    _resolve(capsys, game, a, "--action choose --attacker austria --choice status=french")
+    code, _, err = cli(capsys, f"resolve {a} --action declare --attacker any --choice status.austria=neutral")
+    assert code == 2 and "status.austria=neutral: austria's sealed choice is another" in err
+    code, out, err = cli(capsys, f"resolve {a} --action declare --attacker any --choice status.austria=french "
+                                 "--choice status.prussia=neutral --json")
+    assert code == 0 and json.loads(out)["statuses"]["austria"] == "french"
+
+
+def test_a_minor_power_does_not_bid(capsys, tmp_path):  # §9.6
+    """§9.6: "All players simultaneously and secretly bid 0 or more Morale of their Major Power"."""
+    code, _, err = cli(capsys, f"resolve {diplomacy_game(tmp_path, minors={'ottoman': 'russia', 'prussia': 'russia'})}"
+                               " --action choose --attacker prussia --choice bid.ottoman=1")
+    assert code == 2 and "prussia is a Minor Power; only the Major Powers bid (§9.6)" in err
+
+
+def test_sealed_choices_in_a_file_are_checked_and_old_files_have_none(tmp_path):
+    assert positions.load(EXAMPLE).state.secrets == {}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"system": "coalitions", "secrets": {"britain": {"status": "neutral"}}}))
+    with pytest.raises(InputError, match="secrets britain: britain chooses no status"):
+        positions.load(bad)
+
+
+def test_a_game_saved_with_sealed_choices_gives_the_same_answers_when_read_back(tmp_path):  # §9.3, §9.6
+    p = positions.load(diplomacy_game(tmp_path))
+    p = diplomacy.choose(p, "austria", "french").position
+    p = diplomacy.choose(p, "russia", None, {"ottoman": 3}).position
+    again = position_from_dict(json.loads(dumps(p)), "saved")
+    assert again == p
+    for q in (p, again):
+        out = diplomacy.declare(q, {})
+        assert out.position.state.statuses["austria"] == "french"
+        won = diplomacy.bid(out.position, "ottoman", {})
+        assert won.data["controller"] == "russia" and won.position.state.morale["russia"] == 0
+    assert diplomacy.declare(p, {}).lines == diplomacy.declare(again, {}).lines
