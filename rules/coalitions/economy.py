@@ -83,6 +83,20 @@ def _acting(s: State, power: str, what: str) -> None:
     known_power(power, what)
     if s.is_minor(power) and s.minors[power] is None:
         raise InputError(f"{what}: {power} is an uncontrolled Minor and takes no actions (§9.6)")
+    once_a_round(s, power, what)
+
+
+def once_a_round(s: State, power: str, action: str) -> None:
+    """§4.2: every Power does every action of the Wheel once per round (a Power catching up may do it off its
+    place, with a note, but never twice); recorded in the draft's `done` (cleared as a round begins). L'Empereur's
+    automa acts by its own rules (§9.8) and is not counted."""
+    if s.mode != "competitive" and power == "france":
+        return
+    done = s.done.setdefault(power, [])
+    if action in done:
+        raise InputError(f"{action}: {power} has already done it this round (round {s.round}; every action once per "
+                         "round, §4.2)")
+    done.append(action)
 
 
 # ---------------------------------------------------------------------------------------------- the actions (§9.5)
@@ -192,6 +206,7 @@ def subsidies(pos: CoalitionsPosition, offers: Mapping[str, int], accepted: Sequ
     1 IP per 3 Money, at most 1 IP a Power; none for a Minor or in L'Empereur (§9.8)."""
     s = pos.draft()
     log = Log()
+    once_a_round(s, "britain", "subsidies")
     for p in [*offers, *accepted]:
         known_power(p, "subsidies: offer" if p in offers else "subsidies: accepted")
     for p, n in offers.items():

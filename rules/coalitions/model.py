@@ -280,6 +280,9 @@ class State:
     """1792: France still holds the Armée d'Orient card (§5.4)."""
     deck: int | None = None
     winner: list[str] = field(default_factory=list)
+    done: dict[str, list[str]] = field(default_factory=dict)
+    """The Wheel's actions each Power has performed this round (§4.2: every action once per round; Subsidies and
+    Napoleon's Move once beside Leadership): Power -> actions in the order done; cleared when a round begins."""
     secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The secret choices made before their reveal, sealed per Power (§9.3 the status token placed face down, §9.6
     the closed-fist bid of Morale): Power -> {"status": STATUS, "bids": {MINOR: N}}. `declare` reveals the statuses,
@@ -543,8 +546,32 @@ def state_from_dict(data: Mapping[str, Any], src: str = "position") -> State:
     s.deck = None if deck is None else _int(data, "deck", 0, 0, 40, src)
     s.winner = [_power(p, f"{src}: winner") for p in data.get("winner", [])]
     s.secrets = _secrets(data.get("secrets"), s, src)
+    s.done = _done(data.get("done"), src)
     _check_tokens(s, src)
     return s
+
+
+ONCE_A_ROUND = (*ACTIONS, "subsidies", "napoleon")
+"""What each Power does once a round (§4.2, §9.5, §5.6): the Wheel's six actions, Britain's Subsidies and France's
+Napoleon's Move beside Leadership."""
+
+
+def _done(value: Any, src: str) -> dict[str, list[str]]:
+    """The position's `done`: Power -> the Wheel's actions it has performed this round (§4.2); absent in older
+    files."""
+    if value is None:
+        return {}
+    what = f"{src}: done"
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must map Powers to the actions they performed this round")
+    out = {}
+    for p, acts in value.items():
+        _power(p, what)
+        if not isinstance(acts, list) or not all(a in ONCE_A_ROUND for a in acts) or len(set(acts)) != len(acts):
+            raise InputError(f"{what} {p}: a list of different actions, each one of {' '.join(ONCE_A_ROUND)}")
+        if acts:
+            out[p] = list(acts)
+    return out
 
 
 SEALED = "sealed"
@@ -641,6 +668,8 @@ def state_to_dict(s: State) -> dict:
         out["deck"] = s.deck
     if s.winner:
         out["winner"] = list(s.winner)
+    if s.done:
+        out["done"] = {p: list(s.done[p]) for p in POWERS if s.done.get(p)}
     if s.secrets:
         out["secrets"] = sealed_view(s.secrets, "", sees_all=True)
     return out

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from common.errors import InputError
 from rules.coalitions.diplomacy import allied, at_war, can_attack, powers_on
-from rules.coalitions.economy import add_morale, hand_limits
+from rules.coalitions.economy import add_morale, hand_limits, once_a_round
 from rules.coalitions.model import (
     POWERS,
     CoalitionsPosition,
@@ -81,6 +81,7 @@ def start_movement(pos: CoalitionsPosition, power: str, arbiter: str | None = No
         raise InputError(f"movement: {s.movement.power}'s Movement is still under way")
     if s.is_minor(power) and s.minors[power] is None:
         raise InputError(f"movement: {power} is an uncontrolled Minor and takes no actions (§9.6)")
+    once_a_round(s, known_power(power, "movement"), "napoleon" if napoleon else "movement")
     if napoleon:
         _napoleon_check(s, power)
         s.movement = Movement(power, None, 1, 0, napoleon=True)

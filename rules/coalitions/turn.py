@@ -62,6 +62,7 @@ def end_turn(pos: CoalitionsPosition, opts: Options = DEFAULT) -> Result:
         return log.result("end_turn", s, winner=s.winner)
     s.round += 1
     s.turn = 1
+    s.done = {}  # a new round: every Power does every action once more (§4.2)
     s.phase = "diplomacy" if s.mode == "competitive" else "action"
     log.say(f"round {s.round} begins" + (" with its Diplomacy phase (§4.1)" if s.phase == "diplomacy" else ""),
             round=s.round)

@@ -14,8 +14,8 @@ import pytest
 from common.errors import InputError
 from fieldglass.cli import main as run_cli
 from rules import position as positions
-from rules.coalitions import GAME, diplomacy
-from rules.coalitions.model import dumps, position_from_dict
+from rules.coalitions import GAME, diplomacy, economy, movement, turn
+from rules.coalitions.model import dumps, freeze, position_from_dict
 from rules.system import register, unregister
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "rules" / "coalitions" / "data" / "example.json"
@@ -181,3 +181,41 @@ def test_a_game_saved_with_sealed_choices_gives_the_same_answers_when_read_back(
         won = diplomacy.bid(out.position, "ottoman", {})
         assert won.data["controller"] == "russia" and won.position.state.morale["russia"] == 0
     assert diplomacy.declare(p, {}).lines == diplomacy.declare(again, {}).lines
+
+
+# ---------------------------------------------------------------------------------------------- once a round (§4.2)
+
+
+def test_every_action_once_per_round_kept_in_the_file(capsys, tmp_path):  # §4.2, §9.5
+    """§4.2: "every Power does a different action in every turn, and every action once per round": a second
+    Taxation in the same round (which would double its Money) is refused, also from the saved file; off its place on
+    the Wheel it is only noted (the players may be catching up)."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    _resolve(capsys, EXAMPLE, a, "--action taxation --attacker austria")
+    assert json.loads(a.read_text())["done"] == {"austria": ["taxation"]}
+    code, _, err = cli(capsys, f"resolve {a} --action taxation --attacker austria")
+    assert code == 2 and "taxation: austria has already done it this round (round 1; every action once per round" \
+        in err
+    _resolve(capsys, a, b, "--action drill --attacker austria")  # another action is fine
+    assert json.loads(b.read_text())["done"] == {"austria": ["taxation", "drill"]}
+
+
+def test_a_new_round_clears_the_actions_done():  # §4.2
+    p = positions.load(EXAMPLE)
+    p = economy.taxation(p, "austria").position
+    d = p.draft()
+    d.turn = 6
+    p = turn.end_turn(freeze(d)).position  # round 2 begins (with its Diplomacy phase)
+    assert p.state.round == 2 and p.state.done == {}
+
+
+def test_subsidies_and_movement_once_a_round():  # §5.1, §9.5
+    d = positions.load(EXAMPLE).draft()
+    d.money["britain"] = 10
+    p = freeze(d)
+    once = economy.subsidies(p, {"austria": 3}, ["austria"]).position
+    with pytest.raises(InputError, match="subsidies: britain has already done it this round"):
+        economy.subsidies(once, {"austria": 3}, ["austria"])
+    moved = movement.end_movement(movement.start_movement(p, "france", "austria").position).position
+    with pytest.raises(InputError, match="movement: france has already done it this round"):
+        movement.start_movement(moved, "france", "prussia")
