@@ -15,6 +15,12 @@ The position file::
      "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
      "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
      "resisting": {"holland": "france"},                      # a minor resisting annexation (§9.8)
+     "production": {"nations": ["france", "britain"],         # the production round under way (§4.1 step 4):
+                    "totalled": {"france": 20},               #   income added once a round (§9.4)
+                    "built": {"france": {"inf": 2}}},         #   bought this round (§9.5, §8.1 limits)
+     "congresses": [{"loser": "spain", "victors": ["france", "britain"], "turn": "britain", "passed": []}],  # §9.8
+     "port_attacks": {"port:picardy": ["gb-sq-1"]},           # this player turn (§5.3: at most 2 a port)
+     "suppressed": ["ireland"],                               # uprisings rolled for this player turn (§9.9)
      "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "belgium"},
                {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
      "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,

@@ -5,6 +5,8 @@ and comment), not from the engine's output, and every state a rule needs is chec
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from fieldglass.cli import main as run_cli
 from rules import position as positions
 from rules.nie import GAME, politics, strategic, turn
 from rules.nie import battle as bt
+from rules.nie.adapter import ACTIONS, NieSystem
 from rules.nie.model import dumps, position_from_dict
 from rules.nie.panels import date_panel, diplomacy_panel
 from rules.system import register, unregister
@@ -360,3 +363,113 @@ def test_a_named_leader_or_retreating_unit_that_is_not_there_is_refused():  # §
     done = battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="pursuit", loser="B", came_from={"f-i1": "picardy"})
     with pytest.raises(InputError, match="retreat.f-i1: not a unit of the losing side that retreats .*: b-i1"):
         bt.end_battle(done, {"f-i1": "picardy", "b-i1": "holland"})
+
+
+# ---------------------------------------------------------------------------------------------- the README's tables
+
+README = Path(__file__).resolve().parents[2] / "rules" / "nie" / "README.md"
+COMMON = {"action", "lines", "rolls", "changes", "notes"}
+
+
+def _documented() -> dict[str, set[str]]:
+    """Each action's `out` fields in rules/nie/README.md: its `#### `action`` table (one table may head several)."""
+    out: dict[str, set[str]] = {}
+    heads: list[str] = []
+    for line in README.read_text().splitlines():
+        if line.startswith("#### "):
+            heads = re.findall(r"`([a-z_]+)`", line)
+            for h in heads:
+                out[h] = set()
+        elif line.startswith("### ") or line.startswith("## "):
+            heads = []
+        elif heads and line.startswith("| out |"):
+            cell = line.split("|")[2]
+            for h in heads:
+                out[h] |= set(re.findall(r"`([a-z_]+)`", cell))
+    return out
+
+
+def _samples():
+    """A resolution of every action on a position where it is allowed: (action, attacker, target, dice, choices,
+    position)."""
+    war = pos([], relations=(), pap={"france": 3, "britain": 3, "austria": 3},
+              players={"france": "a", "britain": "b", "austria": "c"})
+    war = politics.declare_war(war, "britain", "france").position
+    lost = politics.sue_for_peace(war, "france").position
+    freed = politics.sue_for_peace(pos([], relations=(("britain", "france", "war"),), pap={"britain": 3},
+                                       owners={"holland": "france"}), "france").position
+    squares = battle_pos({"f-i1": "A-line", "b-i1": "M", "b-i2": "B-line"}, phase="infantry", acting="B")
+    squares.battle.units["b-i1"].square = True
+    chase = battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="pursuit", loser="B", came_from={"f-i1": "picardy"})
+    e2 = pos([(f"gb-inf-{i}", "britain", "inf", "cornwall") for i in (1, 2)]
+             + [(f"gb-sq-{i}", "britain", "ship", "bay_of_biscay") for i in (1, 2, 3)]
+             + [(f"fr-sq-{i}", "france", "ship", "bay_of_biscay") for i in (1, 2, 3)]
+             + [(f"gb-sq-{i}", "britain", "ship", "adriatic") for i in (4, 5)])
+    minor = pos([("f1", "france", "inf", "belgium")], relations=(), pap={"france": 5}, active="france")
+    rising = pos([("f1", "france", "inf", "belgium"), ("f2", "france", "inf", "belgium")], relations=(),
+                 owners={"belgium": "france"}, uprisings=["belgium"])
+    shop = producing(pos([], pp={"france": 40}), "france", totalled=False)
+    six = [(f"f-x{i}", "france", "inf", "belgium") for i in range(2)] + [("b-x1", "britain", "inf", "belgium")]
+    route = "bay_of_biscay,mid_atlantic,barbary_coast,tyrrhenian,ionian,adriatic"
+    return [
+        ("start_battle", "france", "belgium", (), {"from": "picardy"}, pos(six)),
+        ("deploy", "any", None, (), {"zone.f-i1": "A-line", "zone.b-i1": "B-line"},
+         battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, phase="setup")),
+        ("move", "f-i1", "M", (), {}, battle_pos({"f-i1": "A-line", "b-i1": "B-line"})),
+        ("fire", "f-i1", "b-i1", (6, 5, 2), {}, battle_pos({"f-i1": "M", "b-i1": "B-line", "b-l1": "B-line"})),
+        ("charge", "f-c1", "b-i1", (6, 6, 1, 1), {}, battle_pos({"f-c1": "M", "b-i1": "B-line", "b-i2": "B-line"},
+                                                              phase="cavalry")),
+        ("leave_square", "b-i1", None, (), {}, squares),
+        ("rally", "b-l1", "b-i1", (6, 6), {}, battle_pos({"b-l1": "B-reserve", "b-i1": "B-rout", "b-i2": "B-line",
+                                                          "f-i1": "A-line"}, phase="leader", acting="B")),
+        ("end_phase", "any", None, (), {}, battle_pos({"f-i1": "A-line", "b-i1": "B-line"})),
+        ("retreat", "A", None, (), {}, battle_pos({"f-i1": "A-line", "b-i1": "B-line"}, round=2)),
+        ("pursue", "f-i1", "b-i1", (6,), {}, chase),
+        ("end_battle", "any", None, (), {"retreat.*": "holland"}, chase),
+        ("land_move", "f1", "burgundy", (), {}, pos([("f1", "france", "inf", "paris")])),
+        ("amphibious", "gb-inf-1,gb-inf-2", "illyria", (6, 6), {"route": route}, e2),
+        ("naval_move", "gb-sq-4", "ionian", (), {}, e2),
+        ("intercept", "britain", None, (5,), {}, e2),
+        ("sea_battle", "britain", "bay_of_biscay", (6, 6, 1, 1), {"defender": "france"}, e2),
+        ("production", "france", None, (), {}, shop),
+        ("purchase", "france", None, (), {"buy": "inf:1", "place": "paris"}, shop),
+        ("buy_pap", "france", None, (), {"n": "1"}, shop),
+        ("give_pp", "britain", "prussia", (), {"n": "3"}, pos([], pp={"britain": 30})),
+        ("declare_war", "france", "prussia", (), {}, pos([], relations=(), pap={"france": 3},
+                                                        players={"france": "a", "britain": "b"})),
+        ("sue_for_peace", "france", None, (), {}, war),
+        ("congress_annex", "britain", "picardy", (), {"loser": "france"}, lost),
+        ("congress_pass", "britain", None, (), {"loser": "france"}, lost),
+        ("liberate", "britain", None, (), {"regions": "holland"}, freed),
+        ("annex", "france", "belgium", (1, 2, 1, 1), {}, minor),
+        ("diplomacy", "france", "belgium", (6, 6, 2, 1, 1), {}, minor),
+        ("diplomacy", "france", "britain", (), {"accepted": "yes"}, pos([], relations=(), pap={"france": 3},
+                                                                        players={"france": "a", "britain": "b"})),
+        ("uprising", "britain", "belgium", (), {}, pos([], relations=(), pap={"britain": 3})),
+        ("suppress", "france", "belgium", (6, 6), {}, rising),
+        ("armistice", "britain", "france", (), {}, pos([], relations=(("britain", "france", "war"),),
+                                                       pap={"britain": 3, "france": 3})),
+        ("break_alliance", "france", "prussia", (), {}, pos([], relations=(("france", "prussia", "allied"),),
+                                                             pap={"france": 3})),
+        ("passage", "prussia", "france", (), {"grant": "no"}, pos([])),
+        ("c_test", "france", None, (6, 6), {}, pos([], c_values={"france": 7})),
+        ("sudden_death", "any", None, (6, 6), {"round": "12", "first": "10"}, pos([])),
+        ("victory", "france", None, (), {}, pos([])),
+        ("victory", "anna", None, (), {}, pos([], players={"france": "anna"})),
+        ("end_turn", "any", None, (), {}, end_of_march()),
+    ]
+
+
+def test_the_readme_has_a_table_for_every_action_with_every_field_it_prints():
+    """rules/nie/README.md documents every action's input and output (a table per action): each action has its
+    table, and every field a resolution prints with --json besides the common ones is in it."""
+    documented = _documented()
+    assert set(ACTIONS) <= set(documented), set(ACTIONS) - set(documented)
+    system = NieSystem()
+    seen = set()
+    for action, attacker, target, rolled, choices, p in _samples():
+        out = system.resolve(p, action, attacker, target, dice=list(rolled), choices=choices).resolution.to_json()
+        extra = set(out) - COMMON
+        assert extra <= documented[action], (action, extra - documented[action])
+        seen.add(action)
+    assert seen == set(ACTIONS)
