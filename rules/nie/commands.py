@@ -44,10 +44,18 @@ def analyze(args) -> int:
     if not a:
         raise InputError(f"{args.position}: Napoleon in Europe analyze needs --from (a unit, a region or a nation)")
     if a in NATIONS:
-        out = {"nation": a, "production": politics.production_points(pos, a, system.opts),
+        pr = pos.production
+        out = {"nation": a, "pp_saved": pos.pp.get(a, 0), "pap": pos.pap.get(a, 0),
+               "production": politics.production_points(pos, a, system.opts),
+               "production_turn": pr is not None and pos.active == a,
+               "totalled": None if pr is None else pr.totalled.get(a),
+               "built": dict(politics.built_this_round(pos, a)),
                "placement_regions": politics.placement_regions(pos, a), "victory": politics.victory_level(pos, a)}
-        text = [f"{a}: {out['production']['pp']} PP; places new units in "
-                f"{', '.join(out['placement_regions']) or 'nowhere'}; {out['victory']['name']}"]
+        turn_text = ("" if pr is None else f"; production round: {pos.active}'s production turn, {a} "
+                     + ("has totalled" if out["totalled"] is not None else "has not totalled") + " (§4.1)")
+        text = [f"{a}: {out['pp_saved']} PP saved, {out['production']['pp']} PP income (§9.4), {out['pap']} PAP; "
+                f"places new units in {', '.join(out['placement_regions']) or 'nowhere'}; {out['victory']['name']}"
+                + turn_text]
     elif a in pos.europe.regions and not b:
         r = pos.europe.regions[a]
         out = {"region": a, "name": r.name, "owner": pos.owner(a), "home": r.home, "capital": r.capital,
