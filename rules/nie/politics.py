@@ -213,16 +213,7 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
             raise InputError(f"purchase: unknown unit type {k!r} ({' '.join(UNIT_TYPES)})")
         if not isinstance(n, int) or n < 0:
             raise InputError(f"purchase: {k}: {n!r} is not a count")
-    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
-    have = pp_available(pos, nation, opts)
-    if cost > have:
-        out.append(f"costs {cost} PP, {nation} has {have} (§9.5)")
-    built = built_this_round(pos, nation)
-    if basket.get("elite", 0):
-        elite, inf = built.get("elite", 0) + basket["elite"], built.get("inf", 0) + basket.get("inf", 0)
-        if inf < 2 * elite:
-            out.append(f"each elite infantry needs two normal infantry built in the same production phase (§8.1): "
-                       f"{elite} elite need {2 * elite} infantry, {inf} bought this round with this purchase")
+    out += _round_reasons(pos, nation, basket, opts)
     if basket.get("icav", 0) and nation not in ("russia", "ottoman"):
         out.append("only Russia and the Ottoman Empire build irregular cavalry (§8.1)")
     if nation == "ottoman":
@@ -235,16 +226,39 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
         out.append("militia are built only by Prussia after 1809 and the Ottoman Empire (A9 option "
                    "militia_restriction)")
     land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
-    before = sum(n for k, n in built.items() if UNIT_TYPES[k].base != NAVAL)
-    limit = opts.gb_land_units_per_production
-    if nation == "britain" and land and before + land > limit:
-        out.append(f"Great Britain builds at most {limit} land units per production round (§9.5): {before} bought "
-                   f"this round, {land} more asked")
     places = placement_regions(pos, nation)
     if land and not places:
         out.append(f"{nation} has no homeland region to place new units in (§9.5)")
     if basket.get("ship", 0) and not [r for r in places if pos.europe.regions[r].port]:
         out.append(f"{nation} has no homeland port to build squadrons in (§5.3, §9.5)")
+    return out
+
+
+def _round_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], opts: Options) -> list[str]:
+    """The purchase's cost against the PP the nation may spend, and the limits counted over the whole production
+    round (`production.built`): 2 normal infantry for each elite built in the same production phase (§8.1), Great
+    Britain's 2 new land units a production round (§9.5)."""
+    out = []
+    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
+    try:
+        have = pp_available(pos, nation, opts)
+    except InputError as exc:  # its income cannot be totalled (a lost capital value, A2): the purchase waits
+        out.append(f"its PP cannot be totalled: {exc}")
+        have = pos.pp.get(nation, 0)
+    if cost > have:
+        out.append(f"costs {cost} PP, {nation} has {have} (§9.5)")
+    built = built_this_round(pos, nation)
+    if basket.get("elite", 0):
+        elite, inf = built.get("elite", 0) + basket["elite"], built.get("inf", 0) + basket.get("inf", 0)
+        if inf < 2 * elite:
+            out.append(f"each elite infantry needs two normal infantry built in the same production phase (§8.1): "
+                       f"{elite} elite need {2 * elite} infantry, {inf} bought this round with this purchase")
+    land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
+    before = sum(n for k, n in built.items() if UNIT_TYPES[k].base != NAVAL)
+    limit = opts.gb_land_units_per_production
+    if nation == "britain" and land and before + land > limit:
+        out.append(f"Great Britain builds at most {limit} land units per production round (§9.5): {before} bought "
+                   f"this round, {land} more asked")
     return out
 
 

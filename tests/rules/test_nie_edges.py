@@ -17,7 +17,8 @@ from rules.nie import GAME, politics, strategic, turn
 from rules.nie import battle as bt
 from rules.nie.adapter import ACTIONS, NieSystem
 from rules.nie.model import dumps, position_from_dict
-from rules.nie.panels import date_panel, diplomacy_panel
+from rules.nie.options import Options
+from rules.nie.panels import date_panel, diplomacy_panel, production_panel
 from rules.system import register, unregister
 from tests.rules.nie_util import battle_pos, dice, pos, producing, two
 
@@ -473,3 +474,17 @@ def test_the_readme_has_a_table_for_every_action_with_every_field_it_prints():
         assert extra <= documented[action], (action, extra - documented[action])
         seen.add(action)
     assert seen == set(ACTIONS)
+
+
+def test_a_production_turn_whose_income_is_unknown_says_which_value_to_set():  # §9.4, A2
+    """Vienna's capital value is lost in the OCR (A2): Austria's income cannot be totalled until it is set, and the
+    Production panel says so instead of failing."""
+    p = producing(pos([], pp={"austria": 30}, players={"austria": "cara"}), "austria", totalled=False)
+    why = " ".join(politics.purchase_reasons(p, "austria", {"inf": 1}))
+    assert "its PP cannot be totalled" in why and "capital_pp_vienna" in why
+    assert any("capital_pp_vienna" in line for line in production_panel(p).lines + tuple(
+        a.why for a in production_panel(p).actions))
+    with pytest.raises(InputError, match="capital_pp_vienna"):
+        turn.end_turn(p)  # its production turn cannot end without its income either
+    assert turn.end_turn(p, Options(capital_pp_vienna=8)).position.pp["austria"] == 30 + 8 + 2 * (
+        len(p.europe.homeland("austria")) - 1)
