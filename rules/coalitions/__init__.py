@@ -20,6 +20,7 @@ from rules.coalitions.model import (
     dumps,
     position_from_dict,
     position_to_dict,
+    position_view,
 )
 from rules.coalitions.options import DEFAULT, Options, load_options
 from rules.system import GameSystem
@@ -36,6 +37,7 @@ GAME = GameSystem(
     adapter=adapter,
     commands="rules.coalitions.commands",
     live=CoalitionsLive,
+    view=position_view,
     examples={
         "analyze": """\
   fieldglass analyze rules/coalitions/data/example.json --from britain        its action, taxes, Arbiters, relations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from common.choices import split_ids
 from common.errors import InputError
 from rules.coalitions import automa, battle, diplomacy, economy, movement, turn
-from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze
+from rules.coalitions.model import POWERS, SPECIALS, CoalitionsPosition, Result, freeze, known_power
 from rules.coalitions.movement import Move
 from rules.coalitions.options import DEFAULT, Options, get_options
 from rules.system import AreaSelection, CombatOutcome, TargetRow
@@ -201,6 +201,7 @@ class CoalitionsSystem:
         if handler is None:
             raise InputError(f"--action {action!r}: Coalitions knows {' '.join(ACTIONS)}")
         call = _Call(pos, action, split_ids(attacker), target, dict(choices or {}), self.opts)
+        _check_named(call)
         res: Result = handler(call)
         res.notes += _out_of_turn(call)
         lines = list(res.lines) + [f"note: {n}" for n in dict.fromkeys(res.notes)]
@@ -232,9 +233,10 @@ class _Call:
 
     @property
     def power(self) -> str:
-        if len(self.ids) != 1 or self.ids[0] not in POWERS:
+        """The --attacker as the one Power acting; an unknown name is answered as unknown, with the six."""
+        if len(self.ids) != 1:
             raise InputError(f"--action {self.action}: --attacker must be one Power ({' '.join(POWERS)})")
-        return self.ids[0]
+        return known_power(self.ids[0], f"--action {self.action}: --attacker")
 
 
 WHEEL_OF = {"drill": "drill", "taxation": "taxation", "leadership": "leadership", "subsidies": "leadership",
@@ -251,6 +253,25 @@ def _out_of_turn(c: _Call) -> list[str]:
         return []
     now = turn.action_of(c.pos, c.ids[0])
     return [] if now == wheel else [f"{c.ids[0]}'s symbol is over {now} this turn, not {wheel} (§4.2)"]
+
+
+GENERAL_KEYS = {"move": ("to", "kind", "path", "garrison", "consent", "stay", "from"),
+                "battle": ("support", "cards", "to"), "declare": ("to", "stay"), "bid": ("to", "stay"),
+                "automa_battle": ("cards", "retreat")}
+"""The `KEY.GEN=` choices of each action that name a General."""
+
+
+def _check_named(c: _Call) -> None:
+    """Every `KEY.GEN=` choice names a General of the position and every `rps.TERRITORY=POWER` a Territory and a
+    Power: an unknown name is answered as unknown (with the valid ones), not silently ignored."""
+    s = c.pos.state
+    for key, value in c.ch.items():
+        head, _, name = key.partition(".")
+        if name and head in GENERAL_KEYS.get(c.action, ()):
+            s.general(name, f"--choice {key}")
+        if head == "rps" and name:
+            s.europe.territory(name, f"--choice {key}")
+            known_power(value, f"--choice {key}")
 
 
 def _start_movement(c: _Call) -> Result:
@@ -293,9 +314,11 @@ def _move(c: _Call) -> Result:
     moves, notes = [], []
     c = _Call(seen_from(c.pos, _prefixed(c.ch, "from.")), c.action, c.ids, c.target, c.ch, c.o)
     for gid in c.ids:
+        c.pos.state.general(gid, "move: --attacker")
         dest = c.ch.get(f"to.{gid}") or (c.target if len(c.ids) == 1 else None)
         if dest is None:
             raise InputError(f"move: give --choice to.{gid}=TERRITORY")
+        c.pos.europe.territory(dest, f"move {gid}: to")
         consent = _yes(c.ch.get(f"consent.{gid}", c.ch.get("consent")), "consent")
         kind = c.ch.get(f"kind.{gid}")
         path = split_ids(c.ch.get(f"path.{gid}"))

@@ -79,6 +79,7 @@ def sides(pos: CoalitionsPosition | State, tid: str, attacker: str, support: Map
         if not can_attack(s, attacker, p, tid):
             raise InputError(f"battle in {tid}: {attacker} may not attack {p} there (§9.2)")
     for gid, side in (support or {}).items():
+        s.general(gid, f"support.{gid}")
         if side not in SIDES:
             raise InputError(f"support.{gid}={side}: attacker or defender")
         why = support_reasons(s, sd, gid, side, busy)
@@ -195,6 +196,7 @@ def _check_cards(s: State, sd: Sides, cards: Mapping[str, Sequence[int]]) -> dic
     when the hand is known (§8.4). Returns the cards per Power."""
     per_power: dict[str, int] = {}
     for gid, pile in cards.items():
+        s.general(gid, f"cards.{gid}")
         if sd.side_of(gid) is None:
             raise InputError(f"cards.{gid}: {gid} takes no part in the battle in {sd.territory}")
         for v in pile:

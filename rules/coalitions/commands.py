@@ -18,7 +18,7 @@ from common.errors import InputError
 from rules import position as positions
 from rules.coalitions import diplomacy, economy, movement, turn
 from rules.coalitions.adapter import CoalitionsSystem, infer_kind
-from rules.coalitions.model import POWERS, CoalitionsPosition, names
+from rules.coalitions.model import POWERS, CoalitionsPosition, names, unknown
 from rules.coalitions.options import get_options
 
 
@@ -115,6 +115,9 @@ def analyze(args) -> int:
         out, text = _territory(pos, a)
     elif b and b in s.europe.territories:
         out, text = _general_to(pos, a, b, system)
+    elif a not in s.generals:
+        raise unknown("Power, Territory, General or wheel", a, (*POWERS, "wheel", *sorted(s.europe.territories),
+                                                                *sorted(s.generals)), "--from")
     elif b:
         out, text = system.pair(pos, a, b)
     else:

@@ -19,6 +19,7 @@ from rules.coalitions.model import (
     Log,
     Result,
     State,
+    known_power,
     names,
     state_of,
 )
@@ -254,9 +255,12 @@ def declare(pos: CoalitionsPosition, chosen: Mapping[str, str], expelled: Mappin
         raise InputError("declare: the first round has no Diplomacy phase (§4.1, §9.7)")
     if s.phase != "diplomacy":
         raise InputError("declare: statuses change only in the Diplomacy phase at a round's start (§9.2)")
+    for p in [*chosen, *(expelled or {})]:
+        known_power(p, f"declare: {'status' if p in chosen else 'expel'}.{p}")
+    chosen = _revealed(s, log, "status", dict(chosen), "declare", "status")
     for p, st in chosen.items():
         if p not in CHOOSERS:
-            raise InputError(f"declare: {p!r} chooses no status (Britain and France lead their Coalitions, §9.2)")
+            raise InputError(f"declare: {p} chooses no status (Britain and France lead their Coalitions, §9.2)")
         if s.minors.get(p):
             raise InputError(f"declare: {p} is a controlled Minor; it follows {s.minors[p]} (§9.6)")
         if st not in STATUSES:
@@ -274,20 +278,23 @@ def declare(pos: CoalitionsPosition, chosen: Mapping[str, str], expelled: Mappin
         if s.status(p) != before[p]:
             log.say(f"{p}: {before[p]} -> {s.status(p)} (§9.3)", power=p, status=s.status(p))
     s.phase = "action"
+    for p in list(s.secrets):  # every status token is face up now (§9.3)
+        s.secrets[p].pop("status", None)
+    s.secrets = {p: v for p, v in s.secrets.items() if v}
     board_update(s, log, ch or {}, opts)
     return log.result("declare", s, statuses={p: s.status(p) for p in POWERS})
 
 
 def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids: Mapping[str, int] | None = None
            ) -> Result:
-    """A secret choice made before its reveal (§9.3 the status token, §9.6 a closed-fist bid of Morale; §13.2: entered
-    by hand, hidden from the other Powers until revealed): checked as the reveal will check it, the position
-    unchanged. The lines say that a choice was made, never what it is; `data["secret"]` holds it for the player's
-    own view (rules/coalitions/live.py keeps it until `declare` or `bid` reveals it)."""
+    """A secret choice made before its reveal (§9.3 the status token placed face down, §9.6 a closed-fist bid of
+    Morale; §13.2: entered by hand, hidden from the other Powers until revealed): checked as the reveal will check
+    it and kept sealed in the position (`State.secrets`, its file's "secrets") until `declare` or `bid` reveals it; a
+    later choice of the same kind replaces it. The lines say that a choice was made, never what it is;
+    `data["secret"]` holds it for the player's own view."""
     s = pos.draft()
     log = Log()
-    if power not in POWERS:
-        raise InputError(f"choose: {power!r} is not a Power (one of {' '.join(POWERS)})")
+    known_power(power, "choose")
     secret: dict = {}
     if status is not None:
         if power not in CHOOSERS:
@@ -301,8 +308,11 @@ def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids:
         secret["status"] = status
         log.say(f"{power} has chosen its status: secret until the reveal (§9.3)", power=power)
     for minor, n in (bids or {}).items():
+        known_power(minor, f"choose: bid.{minor}")
         if minor not in s.minors:
             raise InputError(f"choose: bid.{minor}: {minor} is not a Minor Power in this game (§9.6)")
+        if power in s.minors:
+            raise InputError(f"choose: bid.{minor}: {power} is a Minor Power; only the Major Powers bid (§9.6)")
         if not 0 <= n <= s.morale.get(power, 0):
             raise InputError(f"choose: bid.{minor}={n}: {power} may bid 0 to its Morale {s.morale.get(power, 0)} "
                              "(§9.6)")
@@ -310,7 +320,32 @@ def choose(pos: CoalitionsPosition, power: str, status: str | None = None, bids:
         log.say(f"{power} has made its bid for {minor}: secret until the reveal (§9.6)", power=power)
     if not secret:
         raise InputError("choose: give status=STATUS or bid.MINOR=N")
+    mine = s.secrets.setdefault(power, {})
+    if "status" in secret:
+        mine["status"] = secret["status"]
+    if "bids" in secret:
+        mine["bids"] = {**mine.get("bids", {}), **secret["bids"]}
     return log.result("choose", s, power=power, secret=secret)
+
+
+def _revealed(s: State, log: Log, kind: str, given: dict, action: str, key: str, minor: str | None = None) -> dict:
+    """The choices a reveal (§9.3 statuses, §9.6 the bids for `minor`) turns face up: the sealed ones of the
+    position (`State.secrets`) with those `given` at the reveal; a given choice that differs from the Power's sealed
+    one is refused (the token is already down). Says which were sealed."""
+    sealed = {}
+    for p, mine in s.secrets.items():
+        if kind == "status" and "status" in mine:
+            sealed[p] = mine["status"]
+        elif kind == "bid" and minor in mine.get("bids", {}):
+            sealed[p] = mine["bids"][minor]
+    for p, v in given.items():
+        if p in sealed and sealed[p] != v:
+            raise InputError(f"{action}: {key}.{p}={v}: {p}'s sealed choice is another; a sealed choice is revealed "
+                             "as it was made (§9.3, §9.6)")
+    if sealed:
+        log.say(f"revealed sealed {'status tokens' if kind == 'status' else f'bids for {minor}'}: "
+                + ", ".join(f"{p} {v}" for p, v in sealed.items()) + (" (§9.3)" if kind == "status" else " (§9.6)"))
+    return {**sealed, **given}
 
 
 def _expel(s: State, log: Log, power: str, new: str, opts: Options) -> None:
@@ -356,9 +391,18 @@ def bid(pos: CoalitionsPosition, minor: str, bids: Mapping[str, int], ch: Mappin
     (or that Minor's controller) with no bidding. Its status follows the new controller; then the board update."""
     s = pos.draft()
     log = Log()
+    known_power(minor, "bid: --target (the Minor)")
     if minor not in s.minors:
-        raise InputError(f"bid: {minor} is not a Minor Power in this game (§9.6)")
+        raise InputError(f"bid: {minor} is not a Minor Power in this game ({names(s.minors)}, §9.6)")
     majors = [p for p in POWERS if p not in s.minors]
+    for p in bids:
+        known_power(p, f"bid: bid.{p}")
+    bids = _revealed(s, log, "bid", dict(bids), "bid", "bid", minor)
+    for mine in s.secrets.values():  # every fist for this Minor is open now (§9.6)
+        mine.get("bids", {}).pop(minor, None)
+        if not mine.get("bids"):
+            mine.pop("bids", None)
+    s.secrets = {p: v for p, v in s.secrets.items() if v}
     capital = s.europe.capital(minor)
     holder = s.controller(capital) if capital else minor
     if holder != minor and holder is not None:

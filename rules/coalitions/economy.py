@@ -21,6 +21,7 @@ from rules.coalitions.model import (
     Log,
     Result,
     State,
+    known_power,
     names,
     state_of,
 )
@@ -79,10 +80,23 @@ def hand_limits(s: State, log: Log) -> None:
 
 
 def _acting(s: State, power: str, what: str) -> None:
-    if power not in POWERS:
-        raise InputError(f"{what}: {power!r} is not a Power (one of {' '.join(POWERS)})")
+    known_power(power, what)
     if s.is_minor(power) and s.minors[power] is None:
         raise InputError(f"{what}: {power} is an uncontrolled Minor and takes no actions (§9.6)")
+    once_a_round(s, power, what)
+
+
+def once_a_round(s: State, power: str, action: str) -> None:
+    """§4.2: every Power does every action of the Wheel once per round (a Power catching up may do it off its
+    place, with a note, but never twice); recorded in the draft's `done` (cleared as a round begins). L'Empereur's
+    automa acts by its own rules (§9.8) and is not counted."""
+    if s.mode != "competitive" and power == "france":
+        return
+    done = s.done.setdefault(power, [])
+    if action in done:
+        raise InputError(f"{action}: {power} has already done it this round (round {s.round}; every action once per "
+                         "round, §4.2)")
+    done.append(action)
 
 
 # ---------------------------------------------------------------------------------------------- the actions (§9.5)
@@ -153,7 +167,7 @@ def leadership(pos: CoalitionsPosition, power: str, option: str, place: Mapping[
         for gid, tid in (place or {}).items():
             _place_general(s, log, power, gid, tid)
         for gid in remove:
-            g = s.general(gid)
+            g = s.general(gid, "leadership: remove")
             if g.power != power or g.at is None:
                 raise InputError(f"leadership: {gid} is not a {power} General on the board")
             log.say(f"{gid} leaves {g.at} for off-map; its {g.troops} Troop(s) go to the supply (§9.5)", general=gid,
@@ -172,7 +186,8 @@ def leadership(pos: CoalitionsPosition, power: str, option: str, place: Mapping[
 
 
 def _place_general(s: State, log: Log, power: str, gid: str, tid: str) -> None:
-    g = s.general(gid)
+    g = s.general(gid, f"leadership: place.{gid}")
+    s.europe.territory(tid, f"leadership: place.{gid}")
     if g.power != power or g.at is not None:
         raise InputError(f"leadership: {gid} is not an off-map {power} General")
     s.europe.territory(tid, f"leadership: {gid}")
@@ -191,6 +206,9 @@ def subsidies(pos: CoalitionsPosition, offers: Mapping[str, int], accepted: Sequ
     1 IP per 3 Money, at most 1 IP a Power; none for a Minor or in L'Empereur (§9.8)."""
     s = pos.draft()
     log = Log()
+    once_a_round(s, "britain", "subsidies")
+    for p in [*offers, *accepted]:
+        known_power(p, "subsidies: offer" if p in offers else "subsidies: accepted")
     for p, n in offers.items():
         if p == "britain" or s.status(p) != "british":
             raise InputError(f"subsidies: {p} is not in the British Coalition (§9.2)")
@@ -222,6 +240,10 @@ def mobilisation(pos: CoalitionsPosition, power: str, troops: Mapping[str, int] 
     _acting(s, power, "mobilisation")
     log = Log()
     troops = dict(troops or {})
+    for gid in troops:
+        s.general(gid, f"mobilisation: troops.{gid}")
+    for tid in fortresses:
+        s.europe.territory(tid, "mobilisation: fortress")
     cost = (sum(troops.values()) * COSTS["troop"] + cards * COSTS["card"] + morale * COSTS["morale"]
             + len(fortresses) * COSTS["fortress"])
     if cost > s.money.get(power, 0):

@@ -13,7 +13,9 @@ whatever has no marker on the table) is the game: the engine's position, replace
 resolution the players apply. The moves a resolution orders wait as `GeneralMove`s until the map shows them, the
 markers it changes as `expected` values (`merge_markers`).
 
-Nothing is hidden in the position (cards are entered when played): no player views.
+The only hidden information is the secret choices made before their reveal (§9.3 statuses, §9.6 bids), sealed per
+Power in the position (`State.secrets`): each Power's player view (`viewers`) shows its own and only that the others
+made theirs; cards are entered when played.
 """
 
 from __future__ import annotations
@@ -312,7 +314,6 @@ class CoalitionsLive(LiveRules):
         self.placements: dict[str, Any] = {}
         self.markers = MarkerReading()
         self.expected: dict[tuple[str, str], Any] = {}
-        self.secrets: dict[str, dict[str, Any]] = {}
         self.tokens: dict[str, str] = dict(getattr(setup, "tokens", None) or {}) if setup is not None else {}
 
     # ---- the set-up
@@ -413,23 +414,16 @@ class CoalitionsLive(LiveRules):
         for line in res.lines:
             s.log(line)
 
+    @property
+    def secrets(self) -> dict[str, dict[str, Any]]:
+        """The secret choices sealed in the game (§9.3, §9.6: `State.secrets`, kept in its position file)."""
+        return self.game.state.secrets if self.game is not None else {}
+
     def apply(self, s, outcome) -> list[PendingChange]:
-        """Adopt the resolution's position. A secret choice (`choose`, §13.2) changes nothing but is kept for its
-        Power's view until the reveal (`declare` reveals the statuses, `bid` the bids for its Minor)."""
+        """Adopt the resolution's position. A secret choice (`choose`, §13.2) moves nothing: it is sealed in the game
+        for its Power's view until the reveal (`declare` reveals the statuses, `bid` the bids for its Minor)."""
         res = outcome.resolution
         s.log(f"{res.action}: {outcome.lines[0] if outcome.lines else ''}")
-        if res.action == "choose":
-            mine = self.secrets.setdefault(res.data["power"], {})
-            mine.update({k: v for k, v in res.data["secret"].items() if k != "bids"})
-            mine.setdefault("bids", {}).update(res.data["secret"].get("bids", {}))
-            return []
-        if res.action == "declare":
-            for mine in self.secrets.values():
-                mine.pop("status", None)
-        if res.action == "bid":
-            minor = res.data.get("minor")
-            for mine in self.secrets.values():
-                mine.get("bids", {}).pop(minor, None)
         return self._take(s, res.after, res.changes)
 
     def _confirmed(self, s, after: CoalitionsPosition, changes=()) -> tuple[CoalitionsPosition, dict[str, Any]]:
@@ -508,7 +502,8 @@ class CoalitionsLive(LiveRules):
     def panels(self, s) -> tuple:
         """The Wheel and its actions this turn, tracks and treasury, statuses and Coalitions, battles triggered and
         their eligible supporters (rules/coalitions/panels.py)."""
-        return coalitions_panels.panels(s.position, self.secrets, s.viewer, self.seen_moves(s), self.system.opts)
+        return coalitions_panels.panels(s.position, s.position.state.secrets, s.viewer, self.seen_moves(s),
+                                        self.system.opts)
 
     def seen_moves(self, s) -> dict[str, tuple[str | None, str | None]]:
         """The roster's pawns the camera sees in another Territory than the game has them (no move of the rules

@@ -9,6 +9,7 @@ returns a new position in a `Result`.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 from common.errors import InputError
 from common.files import read_toml
 from rules.position import Piece, Position
+from rules.system import UMPIRE
 
 SYSTEM = "coalitions"
 POWERS = ("britain", "france", "austria", "prussia", "russia", "ottoman")
@@ -52,6 +54,23 @@ DEFAULT_DIAL = ("britain", "austria", "russia", "prussia", "ottoman", "france")
 from the physical wheel. This default only keeps the digest's two constraints (§4.2): Russia sits 3 places after
 France, France one place behind Britain; Austria, Prussia and the Ottomans are placed arbitrarily."""
 DATA = Path(__file__).with_name("data")
+
+
+def unknown(kind: str, name: Any, valid: Iterable[str], what: str = "") -> InputError:
+    """The one-line answer to a name the position or the map does not know: it names the name, says it is unknown
+    and lists the valid ones (the closest first when some are near)."""
+    valid = list(valid)
+    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    listed = " ".join(valid) or "none"
+    return InputError(f"{what + ': ' if what else ''}unknown {kind} {name!r}{hint} (one of {listed})")
+
+
+def known_power(name: Any, what: str) -> str:
+    """`name` if it is one of the six Powers (§4.3), else `unknown`'s answer listing them."""
+    if name in POWERS:
+        return name
+    raise unknown("Power", name, POWERS, what)
 
 
 # ---------------------------------------------------------------------------------------------- the map (§3)
@@ -91,7 +110,7 @@ class Europe:
 
     def territory(self, tid: Any, what: str = "territory") -> Territory:
         if not isinstance(tid, str) or tid not in self.territories:
-            raise InputError(f"{what}: unknown territory {tid!r} on the {self.side} side of {self.name}")
+            raise unknown("Territory", tid, sorted(self.territories), f"{what} ({self.side} side of the map)")
         return self.territories[tid]
 
     def adjacent(self, a: str, b: str) -> bool:
@@ -261,12 +280,19 @@ class State:
     """1792: France still holds the Armée d'Orient card (§5.4)."""
     deck: int | None = None
     winner: list[str] = field(default_factory=list)
+    done: dict[str, list[str]] = field(default_factory=dict)
+    """The Wheel's actions each Power has performed this round (§4.2: every action once per round; Subsidies and
+    Napoleon's Move once beside Leadership): Power -> actions in the order done; cleared when a round begins."""
+    secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The secret choices made before their reveal, sealed per Power (§9.3 the status token placed face down, §9.6
+    the closed-fist bid of Morale): Power -> {"status": STATUS, "bids": {MINOR: N}}. `declare` reveals the statuses,
+    `bid` the bids for its Minor; a Power's view shows only its own (`sealed_view`)."""
 
     # ---- reading
 
-    def general(self, gid: Any) -> General:
+    def general(self, gid: Any, what: str = "the position") -> General:
         if not isinstance(gid, str) or gid not in self.generals:
-            raise InputError(f"no General {gid!r} in the position")
+            raise unknown("General", gid, sorted(self.generals), what)
         return self.generals[gid]
 
     def generals_at(self, tid: str) -> list[General]:
@@ -375,9 +401,7 @@ class Log:
 
 
 def _power(value: Any, what: str) -> str:
-    if value not in POWERS:
-        raise InputError(f"{what}: {value!r} is not a Power (one of {' '.join(POWERS)})")
-    return value
+    return known_power(value, what)
 
 
 def _counts(value: Any, what: str, lo: int = 0, hi: int = 999) -> dict[str, int]:
@@ -521,8 +545,84 @@ def state_from_dict(data: Mapping[str, Any], src: str = "position") -> State:
     deck = data.get("deck")
     s.deck = None if deck is None else _int(data, "deck", 0, 0, 40, src)
     s.winner = [_power(p, f"{src}: winner") for p in data.get("winner", [])]
+    s.secrets = _secrets(data.get("secrets"), s, src)
+    s.done = _done(data.get("done"), src)
     _check_tokens(s, src)
     return s
+
+
+ONCE_A_ROUND = (*ACTIONS, "subsidies", "napoleon")
+"""What each Power does once a round (§4.2, §9.5, §5.6): the Wheel's six actions, Britain's Subsidies and France's
+Napoleon's Move beside Leadership."""
+
+
+def _done(value: Any, src: str) -> dict[str, list[str]]:
+    """The position's `done`: Power -> the Wheel's actions it has performed this round (§4.2); absent in older
+    files."""
+    if value is None:
+        return {}
+    what = f"{src}: done"
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must map Powers to the actions they performed this round")
+    out = {}
+    for p, acts in value.items():
+        _power(p, what)
+        if not isinstance(acts, list) or not all(a in ONCE_A_ROUND for a in acts) or len(set(acts)) != len(acts):
+            raise InputError(f"{what} {p}: a list of different actions, each one of {' '.join(ONCE_A_ROUND)}")
+        if acts:
+            out[p] = list(acts)
+    return out
+
+
+SEALED = "sealed"
+"""What a Power's view shows of another Power's secret choice (`sealed_view`): that it was made, not what it is."""
+
+
+def _secrets(value: Any, s: State, src: str) -> dict[str, dict[str, Any]]:
+    """The position's `secrets`: Power -> {"status": STATUS (a Power that chooses one, §9.2), "bids": {MINOR: N}
+    (Morale bid for a Minor of this game, §9.6)}; absent in older files."""
+    if value is None:
+        return {}
+    what = f"{src}: secrets"
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must map Powers to their sealed choices {{\"status\", \"bids\"}}")
+    out: dict[str, dict[str, Any]] = {}
+    for p, choice in value.items():
+        _power(p, what)
+        if not isinstance(choice, Mapping) or set(choice) - {"status", "bids"}:
+            raise InputError(f"{what} {p}: an object with \"status\" and/or \"bids\"")
+        mine: dict[str, Any] = {}
+        if "status" in choice:
+            if p not in CHOOSERS:
+                raise InputError(f"{what} {p}: {p} chooses no status (§9.2)")
+            if choice["status"] not in STATUSES:
+                raise InputError(f"{what} {p}: status one of {' '.join(STATUSES)}, not {choice['status']!r}")
+            mine["status"] = choice["status"]
+        if "bids" in choice:
+            bids = _counts(choice["bids"], f"{what} {p}: bids", 0, 15)
+            for minor in bids:
+                if minor not in s.minors:
+                    raise InputError(f"{what} {p}: bids: {minor} is not a Minor Power of this game (§9.6)")
+            if bids:
+                mine["bids"] = bids
+        if mine:
+            out[p] = mine
+    return out
+
+
+def sealed_view(secrets: Mapping[str, Mapping[str, Any]], viewer: str, sees_all: bool = False) -> dict:
+    """The secret choices as `viewer` may see them (§9.3, §9.6, §13.2): its own in full, every other Power's only as
+    made (`SEALED`); all of them when `sees_all` (the umpire)."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in POWERS:
+        mine = secrets.get(p)
+        if not mine:
+            continue
+        if sees_all or p == viewer:
+            out[p] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in mine.items()}
+        else:
+            out[p] = {k: ({m: SEALED for m in v} if isinstance(v, Mapping) else SEALED) for k, v in mine.items()}
+    return out
 
 
 def _check_tokens(s: State, src: str) -> None:
@@ -568,11 +668,25 @@ def state_to_dict(s: State) -> dict:
         out["deck"] = s.deck
     if s.winner:
         out["winner"] = list(s.winner)
+    if s.done:
+        out["done"] = {p: list(s.done[p]) for p in POWERS if s.done.get(p)}
+    if s.secrets:
+        out["secrets"] = sealed_view(s.secrets, "", sees_all=True)
     return out
 
 
 def position_to_dict(pos: CoalitionsPosition) -> dict:
     return state_to_dict(pos.state)
+
+
+def position_view(pos: CoalitionsPosition, viewer: str) -> dict:
+    """The position as `viewer` (a Power or "umpire") may see it (rules/system.py `GameSystem.view`): each Power sees
+    its own secret choices and only that the others made theirs (§9.3, §9.6, §13.2); the umpire sees them all.
+    Nothing else in the file is hidden (Battle cards are entered only when played)."""
+    out = state_to_dict(pos.state)
+    if "secrets" in out:
+        out["secrets"] = sealed_view(pos.state.secrets, viewer, sees_all=viewer == UMPIRE)
+    return out
 
 
 def dumps(pos: CoalitionsPosition) -> str:

@@ -10,8 +10,18 @@ from dataclasses import dataclass, field
 
 from common.errors import InputError
 from rules.coalitions.diplomacy import allied, at_war, can_attack, powers_on
-from rules.coalitions.economy import add_morale, hand_limits
-from rules.coalitions.model import POWERS, CoalitionsPosition, Log, Movement, Result, State, names, state_of
+from rules.coalitions.economy import add_morale, hand_limits, once_a_round
+from rules.coalitions.model import (
+    POWERS,
+    CoalitionsPosition,
+    Log,
+    Movement,
+    Result,
+    State,
+    known_power,
+    names,
+    state_of,
+)
 from rules.coalitions.options import DEFAULT, Options
 
 MOVE_KINDS = ("march", "sea", "strategic", "orient")
@@ -71,12 +81,14 @@ def start_movement(pos: CoalitionsPosition, power: str, arbiter: str | None = No
         raise InputError(f"movement: {s.movement.power}'s Movement is still under way")
     if s.is_minor(power) and s.minors[power] is None:
         raise InputError(f"movement: {power} is an uncontrolled Minor and takes no actions (§9.6)")
+    once_a_round(s, known_power(power, "movement"), "napoleon" if napoleon else "movement")
     if napoleon:
         _napoleon_check(s, power)
         s.movement = Movement(power, None, 1, 0, napoleon=True)
         log.say("Napoleon's Move: one Move Turn of any kind with Napoleon, no Arbiter (§5.6)")
         return log.result("start_movement", s)
     for tid in disband:
+        s.europe.territory(tid, "disband")
         if s.garrisons.get(tid) != power:
             raise InputError(f"disband: no {power} Garrison in {tid} (§5.1)")
         del s.garrisons[tid]
@@ -88,6 +100,8 @@ def start_movement(pos: CoalitionsPosition, power: str, arbiter: str | None = No
         log.say(f"L'Empereur: {power} gets one Move Turn; France +{gained} Morale as if Arbiter (§9.8)")
         return log.result("start_movement", s)
     eligible = eligible_arbiters(s, power, opts)
+    if arbiter is not None:
+        known_power(arbiter, "movement: the Arbiter (--target)")
     if arbiter is None and eligible:
         raise InputError(f"movement: choose an Arbiter (compulsory, §5.2) among {names(eligible)}")
     if arbiter is not None and arbiter not in eligible:

@@ -163,7 +163,7 @@ def panels(pos: CoalitionsPosition | None, secrets: Mapping[str, Mapping[str, An
     if pos is None:
         return ()
     return (wheel_panel(pos), tracks_panel(pos), diplomacy_panel(pos), moves_panel(pos, seen or {}, opts),
-            battles_panel(pos), secrets_panel(pos, secrets or {}, viewer))
+            battles_panel(pos), secrets_panel(pos, pos.state.secrets if secrets is None else secrets, viewer))
 
 
 # ---------------------------------------------------------------------------------------------- the report

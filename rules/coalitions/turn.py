@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from common.errors import InputError
 from rules.coalitions import economy
-from rules.coalitions.model import ACTIONS, POWERS, CoalitionsPosition, Log, Result, State, state_of
+from rules.coalitions.model import ACTIONS, POWERS, CoalitionsPosition, Log, Result, State, known_power, state_of
 from rules.coalitions.options import DEFAULT, Options
 
 
@@ -14,8 +14,7 @@ def action_of(pos: CoalitionsPosition | State, power: str, turn: int | None = No
     """The action a Power's symbol sits above in an action turn (§4.2): `dial` is the symbols' order with Britain
     first, Britain is over Drill in turn 1 and every turn moves each symbol from action n to n+1 (E2)."""
     s = state_of(pos)
-    if power not in POWERS:
-        raise InputError(f"{power!r} is not a Power (one of {' '.join(POWERS)})")
+    known_power(power, "action")
     t = s.turn if turn is None else turn
     return ACTIONS[(s.dial.index(power) - s.dial.index("britain") + t - 1) % len(ACTIONS)]
 
@@ -63,6 +62,7 @@ def end_turn(pos: CoalitionsPosition, opts: Options = DEFAULT) -> Result:
         return log.result("end_turn", s, winner=s.winner)
     s.round += 1
     s.turn = 1
+    s.done = {}  # a new round: every Power does every action once more (§4.2)
     s.phase = "diplomacy" if s.mode == "competitive" else "action"
     log.say(f"round {s.round} begins" + (" with its Diplomacy phase (§4.1)" if s.phase == "diplomacy" else ""),
             round=s.round)

@@ -15,7 +15,7 @@ from common.dice import Dice
 from common.errors import InputError
 from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
-from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, parse_zone, zones
+from rules.nie.model import NATIONS, TYPE_WORDS, UNIT_TYPES, NiePosition, known_nation, parse_zone, unknown, zones
 from rules.nie.options import DEFAULT, Options
 from rules.system import AreaSelection, CombatOutcome, TargetRow
 
@@ -23,7 +23,7 @@ BATTLE_ACTIONS = ("start_battle", "deploy", "move", "fire", "charge", "leave_squ
                   "retreat", "pursue", "end_battle")
 MAP_ACTIONS = ("land_move", "amphibious", "naval_move", "intercept", "sea_battle")
 POLITICAL_ACTIONS = ("production", "purchase", "buy_pap", "give_pp", "declare_war", "sue_for_peace", "annex",
-                     "diplomacy", "uprising", "suppress", "congress_annex", "liberate", "armistice",
+                     "diplomacy", "uprising", "suppress", "congress_annex", "congress_pass", "liberate", "armistice",
                      "break_alliance", "passage", "c_test", "sudden_death", "victory", "end_turn")
 ACTIONS = BATTLE_ACTIONS + MAP_ACTIONS + POLITICAL_ACTIONS
 
@@ -57,8 +57,9 @@ CHOICE_HELP = """\
                 dice: 2d6 (a minor or a neutral Great Nation)
   uprising      --attacker NATION --target REGION
   suppress      --attacker NATION --target REGION  [lose=ID]   dice: 2d6
-  congress_annex --attacker VICTOR --target REGION loser=NATION
-  liberate      --attacker VICTOR regions=R1,R2
+  congress_annex --attacker VICTOR --target REGION loser=NATION   (in its congress turn, §9.8)
+  congress_pass --attacker VICTOR loser=NATION          (passes its congress turn)
+  liberate      --attacker VICTOR regions=R1,R2 [loser=NATION]   (in its congress turn)
   armistice     --attacker NATION --target NATION
   break_alliance --attacker NATION --target NATION
   passage       --attacker HOST --target GUEST grant=yes|no
@@ -100,7 +101,7 @@ class NieSystem:
     actions = ACTIONS
     single_piece_actions = frozenset({"leave_square", "end_phase", "retreat", "production", "sue_for_peace",
                                       "c_test", "sudden_death", "victory", "naval_move", "intercept", "buy_pap",
-                                      "end_turn"})
+                                      "end_turn", "congress_pass"})
     choice_help = CHOICE_HELP
     types = tuple(UNIT_TYPES)
     markers = ()
@@ -276,15 +277,43 @@ class _Call:
             raise InputError(f"--action {self.action} needs --target {what}")
         return self.target
 
+    @property
+    def nation(self) -> str:
+        """The --attacker as the one Great Nation acting (an unknown name is answered as unknown, with the seven)."""
+        if len(self.ids) != 1:
+            raise InputError(f"--action {self.action}: --attacker must be one nation ({' '.join(NATIONS)})")
+        return known_nation(self.ids[0], f"--action {self.action}: --attacker")
+
+    @property
+    def nations(self) -> list[str]:
+        """The --attacker as one or more nations (a resisting minor's army among them, §9.8)."""
+        if not self.ids:
+            raise InputError(f"--action {self.action}: --attacker must name the nation(s) ({' '.join(NATIONS)})")
+        return [known_nation(n, f"--action {self.action}: --attacker", True) for n in self.ids]
+
+    def target_nation(self) -> str:
+        return known_nation(self.need("NATION"), f"--action {self.action}: --target")
+
+    def choice_nation(self, key: str, default: str | None = None) -> str:
+        """A choice naming a Great Nation (`loser=`, `give_to=`...): required unless `default`."""
+        value = self.ch.get(key, default)
+        if value is None:
+            raise InputError(f"--action {self.action}: give --choice {key}=NATION ({' '.join(NATIONS)})")
+        return known_nation(value, f"--action {self.action}: --choice {key}")
+
+    def choice_nations(self, key: str) -> list[str]:
+        return [known_nation(n, f"--action {self.action}: --choice {key}", True) for n in split_ids(self.ch.get(key))]
+
 
 # ---- the battle board (§7)
 
 def _start_battle(c: _Call):
     region = c.need("REGION")
+    nations = c.nations
     came = {u.id: c.ch.get(f"from.{u.id}", c.ch.get("from", "")) for u in c.pos.units_at(region)
-            if u.nation in c.ids}
+            if u.nation in nations}
     came = {k: v for k, v in came.items() if v}
-    return bt.start(c.pos, region, c.ids, came, _yes(c.ch.get("amphibious")))
+    return bt.start(c.pos, region, nations, came, _yes(c.ch.get("amphibious")))
 
 
 def _deploy_side(c: _Call) -> str | None:
@@ -353,18 +382,17 @@ def _sea_battle(c: _Call):
     lose = {"A": split_ids(ch.get("lose.A")), "B": split_ids(ch.get("lose.B")),
             "attackers": split_ids(ch.get("attackers"))}
     port = c.need("SEA").startswith("port:")
-    return strategic.sea_battle(c.pos, c.target, c.ids, split_ids(ch.get("defender")), c.d,
+    if lose["attackers"] and not port:
+        raise InputError("sea_battle: attackers=ID,ID names the squadrons attacking a port (--target port:REGION, "
+                         "§5.3); at sea every squadron there fights (§8.10)")
+    return strategic.sea_battle(c.pos, c.target, c.nations, c.choice_nations("defender"), c.d,
                                 port_defender="B" if port else None, lose=lose)
 
 
 # ---- politics (§9)
 
 def _production(c: _Call):
-    ids, pos = c.ids, c.pos
-    pp = politics.production_points(pos, ids[0], c.o)
-    lines = [f"{ids[0]}: {pp['pp']} PP (§9.4)"] + [f"  {r}: {v}{' - ' + w if w else ''}"
-                                                  for r, v, w in pp["regions"]]
-    return bt.Result("production", pos, lines, notes=pp["notes"], data={"pp": pp["pp"]})
+    return politics.total_production(c.pos, c.nation, c.o)
 
 
 def _purchase(c: _Call):
@@ -376,26 +404,39 @@ def _purchase(c: _Call):
     where = _prefixed(ch, "place.")
     if "place" in ch:
         where["*"] = ch["place"]
-    return politics.purchase(c.pos, c.ids[0], basket, where, c.o)
+    return politics.purchase(c.pos, c.nation, basket, where, c.o)
 
 
 def _diplomacy(c: _Call):
-    pos, ids, ch = c.pos, c.ids, c.ch
+    pos, ch, actor = c.pos, c.ch, c.nation
     t = c.need("REGION or NATION")
+    if t not in NATIONS and t not in pos.europe.regions:
+        raise unknown("region or nation", t, (*NATIONS, *pos.europe.regions), "--action diplomacy: --target")
     if t in NATIONS and t in pos.players:
-        return politics.diplomatic_offer(pos, ids[0], t, _yes(ch.get("accepted")), ch.get("third"))
+        third = c.choice_nation("third") if "third" in ch else None
+        return politics.diplomatic_offer(pos, actor, t, _yes(ch.get("accepted")), third)
     if t in NATIONS:
-        return politics.diplomatic_offensive_neutral(pos, ids[0], t, c.d)
-    return politics.diplomatic_offensive_minor(pos, ids[0], t, c.d)
+        return politics.diplomatic_offensive_neutral(pos, actor, t, c.d)
+    return politics.diplomatic_offensive_minor(pos, actor, t, c.d)
 
 
 def _c_test(c: _Call):
-    ids, pos = c.ids, c.pos
-    r = politics.c_test(pos, ids[0], c.d, c.o)
-    return bt.Result("c_test", pos, [f"{ids[0]} C-value test: rolled {r['roll']['raw']} against C "
+    nation, pos = c.nation, c.pos
+    r = politics.c_test(pos, nation, c.d, c.o)
+    return bt.Result("c_test", pos, [f"{nation} C-value test: rolled {r['roll']['raw']} against C "
                                      f"{r['c_value']}: " + ("greater: it must sue for peace (§9.10)"
                                                             if r["sues_for_peace"] else "holds (§9.10)")],
                      [r["roll"]], data={"sues_for_peace": r["sues_for_peace"]})
+
+
+def _suppress(c: _Call):
+    """§9.9: the region's owner rolls (the --attacker, when it names a nation, must be that owner)."""
+    region = c.need("REGION")
+    owner = c.pos.owner(c.pos.europe.region(region, "--action suppress: --target").id)
+    if c.ids and c.ids != ["any"] and c.nation != owner:
+        raise InputError(f"--action suppress: --attacker {c.nation}: the uprising in {region} is its owner "
+                         f"{owner}'s to suppress (§9.9)")
+    return politics.suppress_uprising(c.pos, region, c.d, c.ch.get("lose"))
 
 
 def _sudden_death(c: _Call):
@@ -421,7 +462,9 @@ def _victory(c: _Call):
         lines = [f"{who}: {r['result']} with {r['own']}" + (f", gained {', '.join(r['gained'])}" if r["gained"]
                                                              else "") + " (§9.1)"]
         return bt.Result("victory", c.pos, lines + [_level_line(v) for v in r["levels"].values()], data=r)
-    v = politics.victory_level(c.pos, c.ids[0])
+    if who not in NATIONS:
+        raise unknown("nation or player", who, (*NATIONS, *c.pos.players.values()), "--action victory: --attacker")
+    v = politics.victory_level(c.pos, who)
     return bt.Result("victory", c.pos, [_level_line(v)], data=v)
 
 
@@ -446,23 +489,26 @@ _HANDLERS = {
     "sea_battle": _sea_battle,
     "production": _production,
     "purchase": _purchase,
-    "buy_pap": lambda c: politics.buy_pap(c.pos, c.ids[0], _int(c.ch.get("n", "1"), "n")),
-    "give_pp": lambda c: politics.give_pp(c.pos, c.ids[0], c.need("NATION"), _int(c.ch.get("n", "0"), "n")),
-    "declare_war": lambda c: politics.declare_war(c.pos, c.ids[0], c.need("NATION"), c.d,
-                                                  split_ids(c.ch.get("controllers"))),
-    "sue_for_peace": lambda c: politics.sue_for_peace(c.pos, c.ids[0], c.o),
-    "annex": lambda c: politics.annex_minor(c.pos, c.ids[0], c.need("REGION"), c.d, c.ch.get("give_to")),
+    "buy_pap": lambda c: politics.buy_pap(c.pos, c.nation, _int(c.ch.get("n", "1"), "n"), c.o),
+    "give_pp": lambda c: politics.give_pp(c.pos, c.nation, c.target_nation(), _int(c.ch.get("n", "0"), "n")),
+    "declare_war": lambda c: politics.declare_war(c.pos, c.nation, c.target_nation(), c.d,
+                                                  c.choice_nations("controllers")),
+    "sue_for_peace": lambda c: politics.sue_for_peace(c.pos, c.nation, c.o),
+    "annex": lambda c: politics.annex_minor(c.pos, c.nation, c.need("REGION"), c.d,
+                                            c.choice_nation("give_to") if "give_to" in c.ch else None),
     "diplomacy": _diplomacy,
-    "uprising": lambda c: politics.cause_uprising(c.pos, c.ids[0], c.need("REGION")),
-    "suppress": lambda c: politics.suppress_uprising(c.pos, c.need("REGION"), c.d, c.ch.get("lose")),
-    "congress_annex": lambda c: politics.congress_annex(c.pos, c.ids[0], c.ch.get("loser", ""), c.need("REGION")),
-    "liberate": lambda c: politics.liberate(c.pos, c.ids[0], split_ids(c.ch.get("regions"))),
-    "armistice": lambda c: politics.armistice(c.pos, c.ids[0], c.need("NATION")),
-    "break_alliance": lambda c: politics.break_alliance(c.pos, c.ids[0], c.need("NATION")),
-    "passage": lambda c: politics.passage(c.pos, c.ids[0], c.need("NATION"), _yes(c.ch.get("grant", "yes"))),
+    "uprising": lambda c: politics.cause_uprising(c.pos, c.nation, c.need("REGION")),
+    "suppress": _suppress,
+    "congress_annex": lambda c: politics.congress_annex(c.pos, c.nation, c.choice_nation("loser"), c.need("REGION")),
+    "congress_pass": lambda c: politics.congress_pass(c.pos, c.nation, c.choice_nation("loser")),
+    "liberate": lambda c: politics.liberate(c.pos, c.nation, split_ids(c.ch.get("regions")),
+                                            c.choice_nation("loser") if "loser" in c.ch else None),
+    "armistice": lambda c: politics.armistice(c.pos, c.nation, c.target_nation()),
+    "break_alliance": lambda c: politics.break_alliance(c.pos, c.nation, c.target_nation()),
+    "passage": lambda c: politics.passage(c.pos, c.nation, c.target_nation(), _yes(c.ch.get("grant", "yes"))),
     "c_test": _c_test,
     "sudden_death": _sudden_death,
-    "end_turn": lambda c: turn.end_turn(c.pos),
+    "end_turn": lambda c: turn.end_turn(c.pos, c.o),
     "victory": _victory,
 }
 

@@ -533,7 +533,10 @@ def _leader_casualty(pos, b, units, roll, zone, side, chosen, lines, changes) ->
     if not ldrs:
         lines.append(f"  raw {roll['raw']}: no leader in {zone.name(b.major)}, none is lost (§8.6)")
         return
-    victim = chosen if chosen in ldrs else ldrs[0]
+    if chosen is not None and chosen not in ldrs:
+        raise InputError(f"leader={chosen}: not a leader in {zone.name(b.major)} ({', '.join(ldrs)}); the raw "
+                         f"{roll['raw']} eliminates one of them (§8.3, §8.6)")
+    victim = chosen if chosen is not None else ldrs[0]
     changes.append(_remove(pos, b, units, victim, f"raw {roll['raw']} against its zone"))
     lines.append(f"  raw {roll['raw']}: leader {victim} in {zone.name(b.major)} is eliminated (§8.3, §8.6)")
 
@@ -849,6 +852,15 @@ def retreat_options(pos: NiePosition, uid: str) -> list[str]:
     return out
 
 
+def _check_retreat_choices(b: Battle, units: Mapping[str, Unit], retreats: Mapping[str, str]) -> None:
+    """Every `retreat.ID=` choice names a unit of the losing side that retreats (§8.9), not one silently ignored."""
+    retreating = sorted(uid for uid in b.units if side_of(b, units[uid]) == b.loser and units[uid].nation != MINOR)
+    stray = [uid for uid in retreats if uid != "*" and uid not in retreating]
+    if stray:
+        raise InputError(f"end_battle: retreat.{stray[0]}: not a unit of the losing side that retreats (§8.9); "
+                         f"those retreating: {', '.join(retreating) or 'none'}")
+
+
 def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts: Options = DEFAULT) -> Result:
     """After pursuit (§8.8, §8.9): the winner's routed units rejoin, every surviving loser unit retreats to a legal
     region (or is eliminated when it has none), the losses are totalled, the C-value tests due are named (§9.10) and
@@ -859,6 +871,7 @@ def end_battle(pos: NiePosition, retreats: Mapping[str, str] | None = None, opts
     retreats = dict(retreats or {})
     loser = b.loser
     units = dict(pos.units)
+    _check_retreat_choices(b, units, retreats)
     lines, changes = [], []
     for uid in sorted(b.units):
         u = units[uid]

@@ -14,8 +14,9 @@ February to April 1805, France against Russia (the players' two nations, France 
   the French stay in Moscow (§8.9), and every figure goes back to the map.
 * February, Russia: its infantry in St. Petersburg marches to Lithuania.
 * March, France: an infantry from Moscow marches into St. Petersburg; Russia passes.
-* The end of March brings the production round (§4.1: +1 PAP each); France totals its PP and buys an infantry in
-  Paris (§9.5), whose figure is then put on the map.
+* The end of March brings the production round (§4.1: +1 PAP each); in its production turn France totals its PP
+  (its income added to the 20 it saved, §9.4) and buys an infantry in Paris (§9.5), whose figure is then put on the
+  map.
 
 `STEPS` is the script: what the players do (`input`: a line of `fieldglass record --inputs`, without its frame) and
 what happens on the cloth (`move`: figures carried to a region of the map, `battle:ZONE` on the battle board, or off
@@ -94,6 +95,10 @@ def _combat(action: str, attacker: str, target: str | None = None, dice=(), **ch
 
 
 END_TURN = {"type": "turn"}
+FRANCE_INCOME = 10 + 5 * 2
+"""France's PP income in the April 1805 production round (§9.4): its homeland on the demo map, Paris 10 (the
+capital's value, A2's best reading) and Picardy, Vendée, Burgundy, Gascony and Provence 2 each; Moscow, which its
+army holds, is occupied, not owned (§9.3)."""
 
 STEPS: tuple[dict, ...] = (
     {"still": 6},
@@ -131,9 +136,9 @@ STEPS: tuple[dict, ...] = (
     # +1 PAP each before the production round (§4.1); France has 1 more for winning a major battle (§9.7)
     {"input": END_TURN, "expect": {"month": 4, "round": 3, "active": "france", "production": True,
                                    "pap": {"france": 2, "russia": 1}}},
-    {"input": _combat("production", "france"), "expect": {}},
+    {"input": _combat("production", "france"), "expect": {"pp": {"france": 20 + FRANCE_INCOME}}},
     {"input": _combat("purchase", "france", buy="inf:1", place="paris"),
-     "expect": {"at": {"france-inf-1": "paris"}, "pp": {"france": 20 - 6}}},  # infantry: 6 PP (§8.1)
+     "expect": {"at": {"france-inf-1": "paris"}, "pp": {"france": 20 + FRANCE_INCOME - 6}}},  # infantry: 6 PP (§8.1)
     {"move": {"france-inf-1": "paris"}, "carry": "france-inf-1"},
 )
 """The script, in order (see the module's docstring)."""
@@ -255,5 +260,5 @@ def stands(areas: Mapping[str, Mapping[str, object]], places: Mapping[str, tuple
     return out
 
 
-__all__ = ["BATTLE", "BATTLE_AT", "BATTLE_MOVED", "FIGURES", "GAME", "MAP", "STEPS", "ZONES", "facing", "place_of",
-           "spots", "stands", "start_places", "truth"]
+__all__ = ["BATTLE", "BATTLE_AT", "BATTLE_MOVED", "FIGURES", "FRANCE_INCOME", "GAME", "MAP", "STEPS", "ZONES",
+           "facing", "place_of", "spots", "stands", "start_places", "truth"]

@@ -19,7 +19,7 @@ from common.errors import InputError
 from rules import position as positions
 from rules.nie import politics, strategic
 from rules.nie.adapter import NieSystem
-from rules.nie.model import NATIONS, NiePosition
+from rules.nie.model import NATIONS, NiePosition, unknown
 from rules.nie.options import get_options
 
 
@@ -30,6 +30,13 @@ def _load(args) -> NiePosition:
     return pos
 
 
+def _known(pos: NiePosition, name: str, what: str) -> None:
+    """A unit of the position, else the one-line answer naming `name` as unknown with every name analyze knows."""
+    if name not in pos.units:
+        raise unknown("unit, region, sea area or nation", name,
+                      (*pos.units, *pos.europe.regions, *pos.europe.seas, *NATIONS), what)
+
+
 def analyze(args) -> int:
     pos = _load(args)
     system = NieSystem(get_options(getattr(args, "options", None)))
@@ -37,10 +44,18 @@ def analyze(args) -> int:
     if not a:
         raise InputError(f"{args.position}: Napoleon in Europe analyze needs --from (a unit, a region or a nation)")
     if a in NATIONS:
-        out = {"nation": a, "production": politics.production_points(pos, a, system.opts),
+        pr = pos.production
+        out = {"nation": a, "pp_saved": pos.pp.get(a, 0), "pap": pos.pap.get(a, 0),
+               "production": politics.production_points(pos, a, system.opts),
+               "production_turn": pr is not None and pos.active == a,
+               "totalled": None if pr is None else pr.totalled.get(a),
+               "built": dict(politics.built_this_round(pos, a)),
                "placement_regions": politics.placement_regions(pos, a), "victory": politics.victory_level(pos, a)}
-        text = [f"{a}: {out['production']['pp']} PP; places new units in "
-                f"{', '.join(out['placement_regions']) or 'nowhere'}; {out['victory']['name']}"]
+        turn_text = ("" if pr is None else f"; production round: {pos.active}'s production turn, {a} "
+                     + ("has totalled" if out["totalled"] is not None else "has not totalled") + " (§4.1)")
+        text = [f"{a}: {out['pp_saved']} PP saved, {out['production']['pp']} PP income (§9.4), {out['pap']} PAP; "
+                f"places new units in {', '.join(out['placement_regions']) or 'nowhere'}; {out['victory']['name']}"
+                + turn_text]
     elif a in pos.europe.regions and not b:
         r = pos.europe.regions[a]
         out = {"region": a, "name": r.name, "owner": pos.owner(a), "home": r.home, "capital": r.capital,
@@ -72,9 +87,9 @@ def analyze(args) -> int:
         text = [f"{a} -> {b}: {'neighbouring' if out['adjacent'] else 'not neighbouring'}; owners "
                 f"{owner or 'minor'} / {out['owner_to'] or 'minor'}"] + [f"  {r}" for r in out["entry"]]
     else:
-        pos.unit(a)
+        _known(pos, a, "--from")
         if b:
-            pos.unit(b)
+            _known(pos, b, "--to")
             out, text = system.pair(pos, a, b)
         else:
             sel = system.selection(pos, a)

@@ -511,7 +511,7 @@ class NieLive(LiveRules):
 
     def next_phase(self, s) -> None:
         """The active nation's turn ends (engine: turn.end_turn, §4.1): the next nation, or the next month."""
-        res = turn.end_turn(s.position)
+        res = turn.end_turn(s.position, self.system.opts)
         for ch in self._take(s, res.after):
             s.log(f"waiting for the map: {ch.describe()}")
         for line in res.lines:
@@ -729,9 +729,10 @@ class NieLive(LiveRules):
     def record_turn(self, s, inp: dict) -> dict:
         """The active nation's turn ends (engine: turn.end_turn, §4.1): the round, the nation to move, the date, whether
         a production round follows, with the engine's state after."""
-        res = turn.end_turn(s.position)
+        res = turn.end_turn(s.position, self.system.opts)
         q = res.after
-        return {"turn": q.round, "active": q.active, "phase": f"{q.active} to move", "year": q.year, "month": q.month,
+        phase = f"{q.active}'s production turn" if q.production is not None else f"{q.active} to move"
+        return {"turn": q.round, "active": q.active, "phase": phase, "year": q.year, "month": q.month,
                 "production": bool(res.data.get("production")), "lines": list(res.lines),
                 "engine": position_to_dict(q)}
 

@@ -15,6 +15,12 @@ The position file::
      "c_values": {"britain": 8}, "diplomacy_values": {"france": {"prussia": 6}},   # scenario data (§9.10, §9.8)
      "owners": {"belgium": "france"}, "uprisings": ["ireland"], "moved": ["fr-inf-1"],
      "resisting": {"holland": "france"},                      # a minor resisting annexation (§9.8)
+     "production": {"nations": ["france", "britain"],         # the production round under way (§4.1 step 4):
+                    "totalled": {"france": 20},               #   income added once a round (§9.4)
+                    "built": {"france": {"inf": 2}}},         #   bought this round (§9.5, §8.1 limits)
+     "congresses": [{"loser": "spain", "victors": ["france", "britain"], "turn": "britain", "passed": []}],  # §9.8
+     "port_attacks": {"port:picardy": ["gb-sq-1"]},           # this player turn (§5.3: at most 2 a port)
+     "suppressed": ["ireland"],                               # uprisings rolled for this player turn (§9.9)
      "units": [{"id": "fr-inf-1", "nation": "france", "type": "inf", "at": "belgium"},
                {"id": "gb-sq-1", "nation": "britain", "type": "ship", "at": "bay_of_biscay"}],
      "battle": {"region": "belgium", "attacker": ["france"], "defender": ["britain"], "major": true,
@@ -34,8 +40,9 @@ between A-left and B-right). A skirmish has one column: `A-line`, `M`, `B-line` 
 from __future__ import annotations
 
 import copy
+import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -57,6 +64,23 @@ MINOR = "minor"
 RELATIONS = ("neutral", "allied", "war")
 
 INFANTRY, CAVALRY, ARTILLERY, LEADER, NAVAL = "infantry", "cavalry", "artillery", "leader", "naval"
+
+
+def unknown(kind: str, name: Any, valid: Iterable[str], what: str = "") -> InputError:
+    """The one-line answer to a name the position or the map does not know: it names the name, says it is unknown
+    and lists the valid ones (the closest first when some are near)."""
+    valid = sorted(valid)
+    near = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    listed = " ".join(valid) if valid else "none"
+    return InputError(f"{what + ': ' if what else ''}unknown {kind} {name!r}{hint} (one of {listed})")
+
+
+def known_nation(name: Any, what: str, minor_ok: bool = False) -> str:
+    """`name` if it is a Great Nation (or, `minor_ok`, a resisting minor's army, §9.8), else `unknown`'s answer."""
+    if name in NATIONS or (minor_ok and name == MINOR):
+        return name
+    raise unknown("nation", name, NATIONS + ((MINOR,) if minor_ok else ()), what)
 
 
 @dataclass(frozen=True)
@@ -137,14 +161,14 @@ class Europe:
     def region(self, rid: str, what: str = "region") -> Region:
         try:
             return self.regions[rid]
-        except KeyError:
-            raise InputError(f"{self.source}: no region {rid!r} ({what})") from None
+        except (KeyError, TypeError):
+            raise unknown("region", rid, self.regions, f"{what} (map {self.source})") from None
 
     def sea(self, sid: str, what: str = "sea area") -> Sea:
         try:
             return self.seas[sid]
-        except KeyError:
-            raise InputError(f"{self.source}: no sea area {sid!r} ({what})") from None
+        except (KeyError, TypeError):
+            raise unknown("sea area", sid, self.seas, f"{what} (map {self.source})") from None
 
     def homeland(self, nation: str) -> list[str]:
         return [r.id for r in self.regions.values() if r.home == nation]
@@ -538,6 +562,29 @@ class Battle:
 
 
 @dataclass(frozen=True)
+class Production:
+    """The production round under way (§4.1 step 4): the nations in its turn order (the one whose production turn it
+    is is the position's `active`), the PP income each has totalled and added to its saved PP (once a round, §9.4)
+    and the units each has bought this round (§9.5, §8.1: Britain's 2 land units, 2 infantry per elite)."""
+
+    nations: tuple[str, ...]
+    totalled: Mapping[str, int] = field(default_factory=dict)
+    built: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Congress:
+    """The congress after a war (§9.8): the victors take turns in the order they declared war on the loser, each
+    annexing (or liberating) one region a turn, until none wants to or can afford to. `turn` is the victor to act,
+    `passed` the victors that passed or could not pay since the last annexation."""
+
+    loser: str
+    victors: tuple[str, ...]
+    turn: str
+    passed: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class NiePosition(Position):
     europe: Europe = None  # type: ignore[assignment]
     board_ref: str = "demo"
@@ -553,7 +600,7 @@ class NiePosition(Position):
     passage: frozenset[tuple[str, str]] = frozenset()
     truces: tuple[tuple[str, str, int], ...] = ()
     pp: Mapping[str, int] = field(default_factory=dict)
-    pap: Mapping[str, int] = field(default_factory=dict)
+    pap: Mapping[str, int | float] = field(default_factory=dict)  # halves after a liberation (§9.8)
     c_values: Mapping[str, int] = field(default_factory=dict)
     diplomacy_values: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     owners: Mapping[str, str] = field(default_factory=dict)
@@ -565,6 +612,14 @@ class NiePosition(Position):
     controlled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each player's Great Nations in the order he gained them, the first his own, never shortened: §9.1 judges a
     player by every nation he controlled, "even if he later loses control of it"."""
+    production: Production | None = None
+    """The production round under way (§4.1 step 4); None outside one."""
+    congresses: tuple[Congress, ...] = ()
+    """The congresses under way (§9.8), one per loser."""
+    port_attacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """`port:REGION` -> the squadrons that attacked it this player turn (§5.3: at most 2); cleared as the turn ends."""
+    suppressed: frozenset[str] = frozenset()
+    """Regions whose owner rolled to suppress their uprising this player turn (§9.9: once, at the end of his turn)."""
 
     @cached_property
     def units(self) -> dict[str, Unit]:
@@ -573,8 +628,8 @@ class NiePosition(Position):
     def unit(self, uid: str) -> Unit:
         try:
             return self.units[uid]
-        except KeyError:
-            raise InputError(f"no unit {uid!r} in the position") from None
+        except (KeyError, TypeError):
+            raise unknown("unit", uid, self.units, "the position") from None
 
     def relation(self, a: str, b: str) -> str:
         if a == b:
@@ -611,6 +666,10 @@ class NiePosition(Position):
     def units_at(self, where: str) -> list[Unit]:
         return [u for u in self.units.values() if u.at == where]
 
+    def congress(self, loser: str) -> Congress | None:
+        """The congress under way after `loser`'s war (§9.8), else None."""
+        return next((c for c in self.congresses if c.loser == loser), None)
+
     def battle_copy(self) -> Battle:
         if self.battle is None:
             raise InputError("the position has no battle (\"battle\": {...})")
@@ -625,17 +684,32 @@ def _int_map(value: Any, what: str, keys=NATIONS) -> dict[str, int]:
     out = {}
     for k, v in value.items():
         if k not in keys:
-            raise InputError(f"{what}: {k!r} is not a Great Nation ({' '.join(NATIONS)})")
+            noun = "a Great Nation" if set(keys) <= set(NATIONS) else "one of"
+            raise InputError(f"{what}: {k!r} is not {noun} ({' '.join(keys)})")
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
             raise InputError(f"{what}: {k}: {v!r} is not a whole number >= 0")
         out[k] = v
     return out
 
 
+def _pap_map(value: Any, what: str) -> dict[str, int | float]:
+    """PAP per nation: whole numbers, or halves (liberation costs ½ PAP a region, §9.8)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what}: must be an object of nation: number")
+    out: dict[str, int | float] = {}
+    for k, v in value.items():
+        if k not in NATIONS:
+            raise InputError(f"{what}: {k!r} is not a Great Nation ({' '.join(NATIONS)})")
+        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0 or not float(2 * v).is_integer():
+            raise InputError(f"{what}: {k}: {v!r} is not a whole or half number >= 0")
+        out[k] = int(v) if float(v).is_integer() else float(v)
+    return out
+
+
 def _nation(value: Any, what: str, minor_ok: bool = False) -> str:
-    if value in NATIONS or (minor_ok and value == MINOR):
-        return value
-    raise InputError(f"{what}: {value!r} is not a Great Nation ({' '.join(NATIONS)})")
+    return known_nation(value, what, minor_ok)
 
 
 def _battle_from_dict(b: Any, source: str, units: Mapping[str, Unit], europe: Europe) -> Battle:
@@ -771,14 +845,97 @@ def position_from_dict(data: Mapping[str, Any], source: str = "position", board:
         _nation(data.get("active", data.get("start_nation", "france")), f"{source}: active"),
         bool(data.get("historical", False)), dict(players), tuple(relations),
         {k: tuple(v) for k, v in declarations.items()}, frozenset(passage), tuple(truces),
-        _int_map(data.get("pp"), f"{source}: pp"), _int_map(data.get("pap"), f"{source}: pap"),
+        _int_map(data.get("pp"), f"{source}: pp"), _pap_map(data.get("pap"), f"{source}: pap"),
         _int_map(data.get("c_values"), f"{source}: c_values"), dv, owners, frozenset(upr),
         moved=frozenset(_moved(data.get("moved"), units, source)), resisting=_resisting(data, europe, source),
         sued=frozenset(_nation(n, f"{source}: sued") for n in data.get("sued") or []),
-        controlled=gained_control(_controlled(data.get("controlled"), source), players))
+        controlled=gained_control(_controlled(data.get("controlled"), source), players),
+        production=_production(data.get("production"), source),
+        congresses=_congresses(data.get("congresses"), source),
+        port_attacks=_port_attacks(data.get("port_attacks"), europe, source),
+        suppressed=frozenset(_regions(data.get("suppressed"), europe, f"{source}: suppressed")))
     if data.get("battle") is not None:
         object.__setattr__(pos, "battle", _battle_from_dict(data["battle"], source, units, europe))
     return pos
+
+
+def _regions(value: Any, europe: Europe, what: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{what}: must be a list of regions")
+    for rid in value:
+        europe.region(rid, what)
+    return value
+
+
+def _production(data: Any, source: str) -> Production | None:
+    """The position's `production`: the production round under way (§4.1 step 4), null or absent outside one:
+    {"nations": [its turn order], "totalled": {nation: PP income added}, "built": {nation: {type: count}}}."""
+    if data is None:
+        return None
+    what = f"{source}: production"
+    if not isinstance(data, Mapping):
+        raise InputError(f"{what}: must be an object {{\"nations\", \"totalled\", \"built\"}} or null")
+    nations = data.get("nations")
+    if not isinstance(nations, list) or not nations:
+        raise InputError(f"{what}: nations must list the production round's nations in turn order")
+    nations = tuple(_nation(n, f"{what}: nations") for n in nations)
+    totalled = _int_map(data.get("totalled"), f"{what}: totalled", nations)
+    built_in = data.get("built") or {}
+    if not isinstance(built_in, Mapping):
+        raise InputError(f"{what}: built must map nations to {{type: count}}")
+    built = {}
+    for n, row in built_in.items():
+        _nation(n, f"{what}: built")
+        built[n] = _int_map(row, f"{what}: built {n}", tuple(UNIT_TYPES))
+    return Production(nations, totalled, built)
+
+
+def _congresses(data: Any, source: str) -> tuple[Congress, ...]:
+    """The position's `congresses` (§9.8): [{"loser", "victors" (in order of declaration), "turn" (the victor to
+    act), "passed" (victors that passed since the last annexation)}]."""
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        raise InputError(f"{source}: congresses must be a list")
+    out = []
+    for i, c in enumerate(data):
+        what = f"{source}: congress {i + 1}"
+        if not isinstance(c, Mapping):
+            raise InputError(f"{what}: must be an object {{\"loser\", \"victors\", \"turn\", \"passed\"}}")
+        loser = _nation(c.get("loser"), f"{what}: loser")
+        victors = c.get("victors")
+        if not isinstance(victors, list) or not victors or loser in victors:
+            raise InputError(f"{what}: victors must list the nations that defeated {loser}, in order of declaration")
+        victors = tuple(_nation(v, f"{what}: victors") for v in victors)
+        if c.get("turn") not in victors:
+            raise InputError(f"{what}: turn {c.get('turn')!r} is not one of its victors ({' '.join(victors)})")
+        passed = c.get("passed") or []
+        if not isinstance(passed, list) or not set(passed) <= set(victors):
+            raise InputError(f"{what}: passed must list some of its victors ({' '.join(victors)})")
+        if any(o.loser == loser for o in out):
+            raise InputError(f"{what}: a second congress after {loser}'s war")
+        out.append(Congress(loser, victors, c["turn"], frozenset(passed)))
+    return tuple(out)
+
+
+def _port_attacks(data: Any, europe: Europe, source: str) -> dict[str, tuple[str, ...]]:
+    """The position's `port_attacks`: {"port:REGION": [squadron ids that attacked it this player turn]} (§5.3)."""
+    if data is None:
+        return {}
+    what = f"{source}: port_attacks"
+    if not isinstance(data, Mapping):
+        raise InputError(f"{what}: must map \"port:REGION\" to the squadrons that attacked it this turn")
+    out = {}
+    for port, ids in data.items():
+        region = port[5:] if isinstance(port, str) and port.startswith("port:") else None
+        if region not in europe.regions or not europe.regions[region].port:
+            raise InputError(f"{what}: {port!r} is not a port (\"port:REGION\" of a region with a port)")
+        if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
+            raise InputError(f"{what}: {port}: a list of squadron ids")
+        out[port] = tuple(ids)
+    return out
 
 
 def _controlled(data: Any, source: str) -> dict[str, tuple[str, ...]]:
@@ -817,7 +974,7 @@ def _units_from_dict(items: Any, europe: Europe, source: str) -> dict[str, Unit]
             if not (at in europe.seas or (port in europe.regions and europe.regions[port].port)):
                 raise InputError(f"{what}: a squadron stands in a sea area or a port (\"port:REGION\"), not {at!r}")
         elif at not in europe.regions:
-            raise InputError(f"{what}: at {at!r} is not a region of the map")
+            raise unknown("region", at, europe.regions, f"{what}: at")
         units[u["id"]] = Unit(u["id"], nation, typ, at)
     return units
 
@@ -904,6 +1061,17 @@ def position_to_dict(pos: NiePosition) -> dict:
         "controlled": {p: list(ns) for p, ns in pos.controlled.items()},
         "units": [{"id": u.id, "nation": u.nation, "type": u.type, "at": u.at} for u in pos.units.values()],
     }
+    if pos.production is not None:
+        pr = pos.production
+        out["production"] = {"nations": list(pr.nations), "totalled": dict(pr.totalled),
+                             "built": {n: dict(row) for n, row in pr.built.items()}}
+    if pos.congresses:
+        out["congresses"] = [{"loser": c.loser, "victors": list(c.victors), "turn": c.turn,
+                              "passed": [v for v in c.victors if v in c.passed]} for c in pos.congresses]
+    if pos.port_attacks:
+        out["port_attacks"] = {k: list(v) for k, v in sorted(pos.port_attacks.items())}
+    if pos.suppressed:
+        out["suppressed"] = sorted(pos.suppressed)
     if pos.battle is not None:
         out["battle"] = battle_to_dict(pos.battle)
     return out

@@ -105,20 +105,26 @@ def _game_end(pos: NiePosition, opts: Options) -> list[str]:
 def date_panel(pos: NiePosition, opts: Options = DEFAULT) -> Panel:
     """Year and month, round, the nation to move and the turn order, rounds to the next production round (§4.1), the
     game's end (§9.2); the turn order as rows; the action that ends the active nation's turn."""
-    order = turn.turn_order(pos)
+    pr = pos.production
+    order = list(pr.nations) if pr is not None else turn.turn_order(pos)
     wait = months_to_production(pos.month)
     prod = add_months(pos.year, pos.month, wait)
-    lines = (f"{MONTHS[pos.month - 1]} {pos.year} ({date_text(pos.year, pos.month)}), round {pos.round}",
-             f"{pos.active} to move; turn order (§4.1): {', '.join(order)}",
-             ("production round after this month's round" if wait == 0 else
-              f"production round after the {date_text(*prod)} round, in {wait} month(s)")
-             + " (+1 PAP to every player nation first, §4.1)",
+    if pr is not None:
+        now = (f"production round (§4.1 step 4): {pos.active}'s production turn; turn order: {', '.join(order)}",
+               "then the month's player turns begin (§4.1)")
+    else:
+        now = (f"{pos.active} to move; turn order (§4.1): {', '.join(order)}",
+               ("production round after this month's round" if wait == 0 else
+                f"production round after the {date_text(*prod)} round, in {wait} month(s)")
+               + " (+1 PAP to every player nation first, §4.1)")
+    lines = (f"{MONTHS[pos.month - 1]} {pos.year} ({date_text(pos.year, pos.month)}), round {pos.round}", *now,
              *_game_end(pos, opts))
     i = order.index(pos.active) if pos.active in order else -1
-    rows = tuple((n, pos.players.get(n, "-"), "moving" if j == i else ("done" if j < i else "to come"),
+    doing = "producing" if pr is not None else "moving"
+    rows = tuple((n, pos.players.get(n, "-"), doing if j == i else ("done" if j < i else "to come"),
                   str(sum(1 for u in pos.units.values() if u.nation == n and u.id in pos.moved)))
                  for j, n in enumerate(order))
-    actions = (_act(f"End {pos.active}'s turn", "end_turn", "any"),)
+    actions = (_act(f"End {pos.active}'s {'production ' if pr is not None else ''}turn", "end_turn", "any"),)
     return Panel("date", "Date", lines, ("nation", "player", "this month", "units moved"), rows, actions)
 
 
@@ -153,8 +159,17 @@ def production_panel(pos: NiePosition, opts: Options = DEFAULT) -> Panel:
         rows.append((n, str(pos.pp.get(n, 0)), inc, str(pos.pap.get(n, 0)), ", ".join(buyable(pos, n, opts)) or "-",
                      ", ".join(politics.placement_regions(pos, n)) or "-"))
     a = pos.active
+    pr = pos.production
+    if pr is None:
+        now = "no production round now: units and PAP are bought in the production round (§4.1, §9.5)"
+    else:
+        done = ", ".join(f"{n} +{v}" for n, v in pr.totalled.items()) or "nobody yet"
+        bought = "; ".join(f"{n} " + ", ".join(f"{k} {v}" for k, v in row.items())
+                           for n, row in pr.built.items() if row) or "nothing yet"
+        now = (f"production round: {a}'s production turn (§4.1 step 4); PP totalled: {done}; bought this round: "
+               f"{bought}")
     lines = [f"production rounds follow the March, June, September and December rounds (§4.1); {a}: "
-             f"{pos.pp.get(a, 0)} PP saved",
+             f"{pos.pp.get(a, 0)} PP saved", now,
              "costs (PP, §9.5): " + ", ".join(f"{k} {politics.unit_cost(k, opts)}" for k in UNIT_TYPES)]
     lines += [f"note: {x}" for x in dict.fromkeys(notes)]
     return Panel("production", "Production", tuple(lines),
@@ -177,7 +192,7 @@ def _production_actions(pos: NiePosition, opts: Options) -> tuple[PanelAction, .
         why = "; ".join(politics.purchase_reasons(pos, a, {"inf": 1}, opts)) or "nothing to buy"
         out.append(_act(f"{a}: buy units", "purchase", a, "", (("buy", "inf:1"),), why=why))
     out.append(_act(f"{a}: buy 1 PAP (10 PP)", "buy_pap", a, "", (("n", "1"),),
-                    why=_try(lambda: politics.buy_pap(pos, a, 1))))
+                    why=_try(lambda: politics.buy_pap(pos, a, 1, opts))))
     return tuple(out)
 
 
@@ -220,6 +235,9 @@ def diplomacy_panel(pos: NiePosition, opts: Options = DEFAULT) -> Panel:
         lines.append(f"passage: {guest} may pass through {host}'s regions (§9.8)")
     for region, annexer in pos.resisting.items():
         lines.append(f"{region} resists {annexer}'s annexation (at war with it, §9.8)")
+    for c in pos.congresses:
+        lines.append(f"congress after {c.loser}'s war: {c.turn}'s turn to annex, liberate or pass (victors in order "
+                     f"of declaration: {', '.join(c.victors)}, §9.8)")
     return Panel("diplomacy", "Diplomacy", tuple(lines),
                  ("nation", "player", "at war with", "allied with", "C value", "diplomacy values"), tuple(rows))
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from common.dice import Dice
 from common.errors import InputError
@@ -18,6 +19,7 @@ from rules.nie.model import (
     NATIONS,
     NAVAL,
     UNIT_TYPES,
+    Congress,
     NiePosition,
     Unit,
     with_changes,
@@ -118,6 +120,65 @@ def production_points(pos: NiePosition, nation: str, opts: Options = DEFAULT) ->
     return {"nation": nation, "pp": total, "regions": rows, "notes": notes}
 
 
+def production_turn_reasons(pos: NiePosition, nation: str, what: str) -> list[str]:
+    """Why `nation` may not `what` now (§4.1 step 4, §9.5): units and PAP are bought in the production round, each
+    nation in its own production turn, in turn order (the position's `active` is the nation whose turn it is)."""
+    pr = pos.production
+    if pr is None:
+        return [f"{what} only in a production round (it follows the March, June, September and December rounds; "
+                f"end_turn opens it, §4.1)"]
+    if nation not in pr.nations:
+        return [f"{nation} has no production turn in this production round ({', '.join(pr.nations)}, §4.1)"]
+    if pos.active != nation:
+        return [f"it is {pos.active}'s production turn; {nation}'s comes in turn order ({', '.join(pr.nations)}, "
+                "§4.1)"]
+    return []
+
+
+def pp_available(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> int:
+    """The PP `nation` may spend now: its saved PP, plus its income when it is its production turn and it has not
+    totalled yet (its purchase totals first, §4.1 step 4)."""
+    saved = pos.pp.get(nation, 0)
+    pr = pos.production
+    if pr is None or nation in pr.totalled or production_turn_reasons(pos, nation, "totalled"):
+        return saved
+    return saved + production_points(pos, nation, opts)["pp"]
+
+
+def total_production(pos: NiePosition, nation: str, opts: Options = DEFAULT) -> Result:
+    """§4.1 step 4.1, §9.4: in its production turn a nation totals its PP: its income from the regions it owns (not
+    occupied by enemy troops, not in uprising) is added to the PP it saved, once a production round. At any other
+    time the income is only reported."""
+    pp = production_points(pos, nation, opts)
+    saved = pos.pp.get(nation, 0)
+    rows = [f"  {r}: {v}{' - ' + w if w else ''}" for r, v, w in pp["regions"]]
+    data = {"nation": nation, "pp": pp["pp"], "saved": saved, "added": False, "after": saved}
+    why = production_turn_reasons(pos, nation, "PP are totalled")
+    pr = pos.production
+    if not why and nation in pr.totalled:
+        why = [f"{nation} has totalled its PP this production round already (+{pr.totalled[nation]}, §4.1)"]
+    if why:
+        lines = [f"{nation}: {pp['pp']} PP income (§9.4); not added: {why[0]}"] + rows
+        return Result("production", pos, lines, notes=pp["notes"], data=data)
+    total = saved + pp["pp"]
+    new_pp = {**pos.pp, nation: total}
+    after = with_changes(pos, pp=new_pp, production=replace(pr, totalled={**pr.totalled, nation: pp["pp"]}))
+    lines = [f"{nation} totals its PP: {saved} saved + {pp['pp']} income = {total} PP (§4.1, §9.4)"] + rows
+    return Result("production", after, lines, notes=pp["notes"],
+                  changes=[{"nation": nation, "pp": total, "income": pp["pp"]}],
+                  data={**data, "added": True, "after": total})
+
+
+def _totalled(pos: NiePosition, nation: str, opts: Options) -> tuple[NiePosition, list[str], list[str]]:
+    """The position with `nation`'s PP totalled if it has not yet this production round (step 1 comes before the
+    purchases, §4.1 step 4), the lines and notes saying so."""
+    pr = pos.production
+    if pr is None or nation in pr.totalled or production_turn_reasons(pos, nation, "totalled"):
+        return pos, [], []
+    res = total_production(pos, nation, opts)
+    return res.position, res.lines[:1], res.notes
+
+
 def placement_regions(pos: NiePosition, nation: str) -> list[str]:
     """§9.5: own homeland regions not owned by another nation, not occupied by foreign troops, not in uprising."""
     out = []
@@ -134,11 +195,17 @@ def unit_cost(key: str, opts: Options = DEFAULT) -> int:
     return opts.heavy_cavalry_cost if key == "hcav" else UNIT_TYPES[key].cost
 
 
+def built_this_round(pos: NiePosition, nation: str) -> Mapping[str, int]:
+    """The units `nation` has bought in the production round under way ({} outside one)."""
+    return pos.production.built.get(nation, {}) if pos.production is not None else {}
+
+
 def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], opts: Options = DEFAULT) -> list[str]:
-    """Why a production round's purchase is not allowed (§9.5 [R-BUILD]): its cost, elite infantry 2:1, irregular
-    cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), Britain's 2 land units, a place to put
+    """Why a production round's purchase is not allowed (§9.5 [R-BUILD]): its own production turn (§4.1), its cost,
+    elite infantry 2:1 and Britain's 2 land units counted over everything it bought this production round (not only
+    this purchase), irregular cavalry Russia and Ottomans only, the Ottoman build list, militia (A9), a place to put
     them."""
-    out = []
+    out = production_turn_reasons(pos, nation, "units are bought")
     if pos.inactive(nation):
         out.append(f"{nation} is an inactive neutral Great Nation: no new units (§9.6)")
     for k, n in basket.items():
@@ -146,11 +213,7 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
             raise InputError(f"purchase: unknown unit type {k!r} ({' '.join(UNIT_TYPES)})")
         if not isinstance(n, int) or n < 0:
             raise InputError(f"purchase: {k}: {n!r} is not a count")
-    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
-    if cost > pos.pp.get(nation, 0):
-        out.append(f"costs {cost} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
-    if basket.get("elite", 0) and basket.get("inf", 0) < 2 * basket["elite"]:
-        out.append("each elite infantry needs two normal infantry built in the same production phase (§8.1)")
+    out += _round_reasons(pos, nation, basket, opts)
     if basket.get("icav", 0) and nation not in ("russia", "ottoman"):
         out.append("only Russia and the Ottoman Empire build irregular cavalry (§8.1)")
     if nation == "ottoman":
@@ -163,9 +226,6 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
         out.append("militia are built only by Prussia after 1809 and the Ottoman Empire (A9 option "
                    "militia_restriction)")
     land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
-    if nation == "britain" and land > opts.gb_land_units_per_production:
-        out.append(f"Great Britain builds at most {opts.gb_land_units_per_production} land units per production "
-                   "round (§9.5)")
     places = placement_regions(pos, nation)
     if land and not places:
         out.append(f"{nation} has no homeland region to place new units in (§9.5)")
@@ -174,9 +234,39 @@ def purchase_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], o
     return out
 
 
+def _round_reasons(pos: NiePosition, nation: str, basket: Mapping[str, int], opts: Options) -> list[str]:
+    """The purchase's cost against the PP the nation may spend, and the limits counted over the whole production
+    round (`production.built`): 2 normal infantry for each elite built in the same production phase (§8.1), Great
+    Britain's 2 new land units a production round (§9.5)."""
+    out = []
+    cost = sum(unit_cost(k, opts) * n for k, n in basket.items())
+    try:
+        have = pp_available(pos, nation, opts)
+    except InputError as exc:  # its income cannot be totalled (a lost capital value, A2): the purchase waits
+        out.append(f"its PP cannot be totalled: {exc}")
+        have = pos.pp.get(nation, 0)
+    if cost > have:
+        out.append(f"costs {cost} PP, {nation} has {have} (§9.5)")
+    built = built_this_round(pos, nation)
+    if basket.get("elite", 0):
+        elite, inf = built.get("elite", 0) + basket["elite"], built.get("inf", 0) + basket.get("inf", 0)
+        if inf < 2 * elite:
+            out.append(f"each elite infantry needs two normal infantry built in the same production phase (§8.1): "
+                       f"{elite} elite need {2 * elite} infantry, {inf} bought this round with this purchase")
+    land = sum(n for k, n in basket.items() if UNIT_TYPES[k].base != NAVAL)
+    before = sum(n for k, n in built.items() if UNIT_TYPES[k].base != NAVAL)
+    limit = opts.gb_land_units_per_production
+    if nation == "britain" and land and before + land > limit:
+        out.append(f"Great Britain builds at most {limit} land units per production round (§9.5): {before} bought "
+                   f"this round, {land} more asked")
+    return out
+
+
 def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Mapping[str, str],
              opts: Options = DEFAULT) -> Result:
-    """Buy and place units (§9.5): `where` maps each type to a placement region (squadrons: a port region)."""
+    """Buy and place units in the nation's production turn (§4.1 step 4, §9.5): its PP totalled first if it has not
+    yet (step 1), the units kept in the production round's record (its per-round limits); `where` maps each type to a
+    placement region (squadrons: a port region)."""
     reasons = purchase_reasons(pos, nation, basket, opts)
     places = placement_regions(pos, nation)
     for k, n in basket.items():
@@ -189,8 +279,9 @@ def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Ma
             reasons.append(f"ship: {at} is not a port (§5.3)")
     if reasons:
         raise InputError("purchase: " + "; ".join(reasons))
+    pos, lines, notes = _totalled(pos, nation, opts)
     new = dict(pos.units)
-    changes, lines = [], []
+    changes = []
     for k, n in basket.items():
         at = where.get(k) or where.get("*")
         for _ in range(n):
@@ -206,17 +297,30 @@ def purchase(pos: NiePosition, nation: str, basket: Mapping[str, int], where: Ma
     pp = dict(pos.pp)
     pp[nation] = pp.get(nation, 0) - cost
     lines.append(f"{nation} pays {cost} PP, {pp[nation]} left (§9.5)")
-    return Result("purchase", with_changes(pos, units=new, pp=pp), lines, [], changes, [])
+    pr = pos.production
+    built = dict(built_this_round(pos, nation))
+    for k, n in basket.items():
+        if n:
+            built[k] = built.get(k, 0) + n
+    after = with_changes(pos, units=new, pp=pp, production=replace(pr, built={**pr.built, nation: built}))
+    return Result("purchase", after, lines, [], changes, notes, {"cost": cost, "pp": pp[nation], "built": built})
 
 
-def buy_pap(pos: NiePosition, nation: str, n: int) -> Result:
-    """§9.5/§9.7: 1 PAP for every 10 PP in the nation's own production turn."""
-    if n < 1 or pos.pp.get(nation, 0) < 10 * n:
-        raise InputError(f"buy PAP: {n} PAP cost {10 * n} PP, {nation} has {pos.pp.get(nation, 0)} (§9.5)")
+def buy_pap(pos: NiePosition, nation: str, n: int, opts: Options = DEFAULT) -> Result:
+    """§9.5/§9.7: 1 PAP for every 10 PP, in the nation's own production turn (its PP totalled first, §4.1)."""
+    why = production_turn_reasons(pos, nation, "PAP are bought")
+    if why:
+        raise InputError(f"buy PAP: {why[0]}")
+    have = pp_available(pos, nation, opts)
+    if n < 1 or have < 10 * n:
+        raise InputError(f"buy PAP: {n} PAP cost {10 * n} PP, {nation} has {have} (§9.5)")
+    pos, lines, notes = _totalled(pos, nation, opts)
     pp, pap = dict(pos.pp), dict(pos.pap)
     pp[nation] -= 10 * n
     pap[nation] = pap.get(nation, 0) + n
-    return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), [f"{nation} buys {n} PAP for {10 * n} PP (§9.7)"])
+    lines.append(f"{nation} buys {n} PAP for {10 * n} PP, {pp[nation]} PP left (§9.7)")
+    return Result("buy_pap", with_changes(pos, pp=pp, pap=pap), lines, notes=notes,
+                  data={"pp": pp[nation], "pap": pap[nation]})
 
 
 def give_pp(pos: NiePosition, giver: str, receiver: str, n: int) -> Result:
@@ -362,7 +466,9 @@ def _neutral_attacked(pos: NiePosition, actor: str, target: str, dice: Dice, con
 
 def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Result:
     """§9.8: every war of the loser ends (neutral); the loser loses 2 PAP (A21 floor 0), the first declarer gains
-    2, the second 1; a 12-round truce for the victors; the congress follows in order of declaration."""
+    2, the second 1; a 12-round truce for the victors; the congress opens (kept in the position): the victors in
+    order of declaration (first declarer first; the nations the loser itself declared war on after them, in turn
+    order: a reading, the digest orders only the declarers)."""
     foes = [n for n in NATIONS if pos.at_war(loser, n)]
     if not foes:
         raise InputError(f"{loser} is at war with nobody")
@@ -372,17 +478,19 @@ def sue_for_peace(pos: NiePosition, loser: str, opts: Options = DEFAULT) -> Resu
     order = [n for n in pos.declarations.get(loser, ()) if n in foes]
     for n, gain in zip(order, (2, 1), strict=False):
         pap[n] = pap.get(n, 0) + gain
+    victors = order + [n for n in foes if n not in order]
     gone = {frozenset((loser, f)) for f in foes}
     rel = tuple((k, v) for k, v in pos.relations if k not in gone)
     decl = {k: v for k, v in pos.declarations.items() if k != loser}
     truces = (*pos.truces, *((f, loser, pos.round + 12) for f in foes))
     after = with_changes(pos, pap=pap, relations=rel, declarations=decl, truces=truces, sued=pos.sued | {loser})
+    after, congress_lines = _open_congress(after, loser, victors)
     lines = [f"{loser} sues for peace: at peace (neutral) with {', '.join(foes)} (§9.8)",
              f"PAP: {loser} -2{' (not below 0, A21)' if left < 0 and opts.pap_floor_zero else ''}"
              + "".join(f", {n} +{g}" for n, g in zip(order, (2, 1), strict=False)) + " (§9.7)",
              f"truce: the victors may not declare war on {loser} until after round {pos.round + 12} (§9.8)",
-             f"congress: {', '.join(order) or ', '.join(foes)} annex one region per turn in that order (§9.8)"]
-    data = {"congress_order": order or foes}
+             *congress_lines]
+    data = {"congress_order": victors, "congress": _congress_data(after, loser)}
     if pos.historical:
         data["historical_result"] = historical_result(after, set(after.sued),
                                                       {n for n in NATIONS if pos.allied("france", n)})
@@ -565,24 +673,34 @@ def cause_uprising(pos: NiePosition, nation: str, region: str) -> Result:
 
 
 def suppress_uprising(pos: NiePosition, region: str, dice: Dice, lose: str | None = None) -> Result:
-    """§9.9: at the end of the owner's turn with units there, 2d6 <= its military units there removes the marker;
-    otherwise the owner loses one unit there (his choice)."""
+    """§9.9: at the end of each of the owner's turns with units there, 2d6 <= its military units there removes the
+    marker; otherwise the owner loses one unit there (his choice). One roll a region a turn, in the owner's own turn
+    (the position's `suppressed` keeps the regions rolled for this turn)."""
     if region not in pos.uprisings:
         raise InputError(f"{region}: no uprising there")
     owner = pos.owner(region)
+    if pos.active != owner:
+        raise InputError(f"{region}: its owner {owner} rolls to suppress the uprising at the end of its own turn; "
+                         f"this is {pos.active}'s (§9.9)")
+    if region in pos.suppressed:
+        raise InputError(f"{region}: {owner} has rolled to suppress this uprising this turn already; it rolls again "
+                         "at the end of its next turn (§9.9)")
     mine = sorted(u.id for u in pos.units_at(region) if u.nation == owner and u.kind.base in
                   (INFANTRY, CAVALRY, ARTILLERY, LEADER))
     if not mine:
         raise InputError(f"{region}: its owner {owner} has no units there to suppress the uprising (§9.9)")
     r = roll_2d6(dice, [], f"suppress the uprising in {region}")
     r["threshold"] = len(mine)
+    rolled = pos.suppressed | {region}
     if r["raw"] <= len(mine):
-        return Result("suppress_uprising", with_changes(pos, uprisings=pos.uprisings - {region}),
+        return Result("suppress_uprising", with_changes(pos, uprisings=pos.uprisings - {region}, suppressed=rolled),
                       [f"{region}: rolled {r['raw']} <= {len(mine)} units: the uprising is suppressed (§9.9)"], [r])
+    if lose is not None and lose not in mine:
+        raise InputError(f"suppress: lose={lose}: not one of {owner}'s units in {region} ({', '.join(mine)}, §9.9)")
     victim = lose if lose in mine else mine[0]
     new = dict(pos.units)
     new.pop(victim)
-    return Result("suppress_uprising", with_changes(pos, units=new),
+    return Result("suppress_uprising", with_changes(pos, units=new, suppressed=rolled),
                   [f"{region}: rolled {r['raw']} > {len(mine)} units: {owner} loses {victim} (§9.9)"], [r],
                   [{"unit": victim, "eliminated": True, "why": "uprising"}])
 
@@ -674,14 +792,106 @@ def historical_result(pos: NiePosition, sued: set[str], french_alliance: set[str
 # ---------------------------------------------------------------------------------------------- more political actions
 
 
+def congress_cost(pos: NiePosition, victor: str, loser: str) -> float | None:
+    """The cheapest thing `victor` may still do at the congress after `loser`'s war (§9.8), in PAP: liberate a
+    region (½), annex one of the loser's non-homeland regions (1) or a homeland region (2; its capital only when no
+    other homeland region is left); None when nothing is left or the victor cannot pay for any."""
+    costs = [cost for _, cost in congress_regions(pos, loser)]
+    if liberable(pos, loser):
+        costs.append(0.5)
+    affordable = [c for c in costs if c <= pos.pap.get(victor, 0)]
+    return min(affordable) if affordable else None
+
+
+def congress_regions(pos: NiePosition, loser: str) -> list[tuple[str, int]]:
+    """The loser's regions a victor may annex at the congress now, with their PAP cost (§9.8): 1 for a region it
+    owns outside its homeland, 2 for a homeland region, the capital only after all other homeland regions."""
+    owned = [rid for rid in pos.europe.regions if pos.owner(rid) == loser]
+    home = [rid for rid in owned if pos.europe.regions[rid].home == loser]
+    out = [(rid, 1) for rid in owned if rid not in home]
+    rest = [rid for rid in home if not pos.europe.regions[rid].capital]
+    return out + [(rid, 2) for rid in home if rid in rest or not rest]
+
+
+def liberable(pos: NiePosition, loser: str) -> list[str]:
+    """The regions a victor may liberate at the congress (§9.8): those the loser holds by a control marker."""
+    return sorted(rid for rid, n in pos.owners.items() if n == loser)
+
+
+def _congress_data(pos: NiePosition, loser: str) -> dict | None:
+    c = pos.congress(loser)
+    return None if c is None else {"loser": c.loser, "victors": list(c.victors), "turn": c.turn,
+                                   "passed": [v for v in c.victors if v in c.passed]}
+
+
+def _open_congress(pos: NiePosition, loser: str, victors: list[str]) -> tuple[NiePosition, list[str]]:
+    """The congress after `loser`'s war (§9.8), opened on the first victor who can pay for anything."""
+    others = tuple(c for c in pos.congresses if c.loser != loser)
+    c = Congress(loser, tuple(victors), victors[-1])
+    turn, passed, lines = _congress_next(pos, c, victors[-1], frozenset())
+    head = (f"congress (§9.8): {', '.join(victors)} annex one region per turn in that order (first declarer first) "
+            "until none wants to or can afford to")
+    if turn is None:
+        return with_changes(pos, congresses=others), [head, *lines, "nobody can annex anything: the congress is over"]
+    return (with_changes(pos, congresses=(*others, Congress(loser, tuple(victors), turn, passed))),
+            [head, *lines, f"congress: {turn}'s turn (congress_annex, liberate or congress_pass)"])
+
+
+def _congress_next(pos: NiePosition, c: Congress, last: str, passed: frozenset[str]
+                   ) -> tuple[str | None, frozenset[str], list[str]]:
+    """The next victor after `last` to take a congress turn (§9.8): the victors in their order, each skipped (as
+    passing) when it cannot pay for anything; None when every victor has passed since the last annexation."""
+    lines = []
+    i = c.victors.index(last)
+    for k in range(1, len(c.victors) + 1):
+        if passed >= set(c.victors):
+            break
+        v = c.victors[(i + k) % len(c.victors)]
+        if congress_cost(pos, v, c.loser) is None:
+            if v not in passed:
+                lines.append(f"congress: {v} can afford nothing more (PAP {pos.pap.get(v, 0)}): it passes")
+            passed = passed | {v}
+            continue
+        return v, passed, lines
+    return None, passed, lines
+
+
+def _congress_turn(pos: NiePosition, victor: str, loser: str, what: str) -> Congress:
+    """The congress after `loser`'s war, checked to be `victor`'s turn (§9.8)."""
+    c = pos.congress(loser)
+    if c is None:
+        open_ = ", ".join(f"after {x.loser}'s war ({x.turn}'s turn)" for x in pos.congresses) or "none"
+        raise InputError(f"{what}: no congress after {loser!r}'s war is under way; congresses: {open_} (a congress "
+                         "follows a nation's suing for peace, §9.8)")
+    if victor not in c.victors:
+        raise InputError(f"{what}: {victor!r} is not a victor of {loser}'s war ({', '.join(c.victors)}, §9.8)")
+    if victor != c.turn:
+        raise InputError(f"{what}: it is {c.turn}'s turn at the congress; the victors take turns in the order they "
+                         f"declared war ({', '.join(c.victors)}), one region a turn (§9.8)")
+    return c
+
+
+def _congress_done(before: NiePosition, after: NiePosition, c: Congress, victor: str, acted: bool
+                   ) -> tuple[NiePosition, list[str]]:
+    """The congress after `victor`'s turn: the next victor's turn, or its end (§9.8)."""
+    passed = frozenset() if acted else c.passed | {victor}
+    turn, passed, lines = _congress_next(after, c, victor, passed)
+    others = tuple(x for x in after.congresses if x.loser != c.loser)
+    if turn is None:
+        lines.append(f"the congress after {c.loser}'s war is over: no victor wants to or can afford to annex (§9.8)")
+        return with_changes(after, congresses=others), lines
+    lines.append(f"congress: {turn}'s turn (§9.8)")
+    return with_changes(after, congresses=(*others, replace(c, turn=turn, passed=passed))), lines
+
+
 def congress_annex(pos: NiePosition, victor: str, loser: str, region: str) -> Result:
-    """The congress after a war (§9.8): a victor annexes one region of the loser per turn: 1 PAP for a non-homeland
-    region it owns, 2 PAP for a homeland region, the capital only after all its other homeland regions."""
+    """The congress after a war (§9.8): in its turn (the victors in order of declaration) a victor annexes one region
+    of the loser: 1 PAP for a non-homeland region it owns, 2 PAP for a homeland region, the capital only after all
+    its other homeland regions; then the next victor's turn."""
+    c = _congress_turn(pos, victor, loser, "annex at the congress")
     r = pos.europe.region(region)
     if pos.owner(region) != loser:
         raise InputError(f"{region}: not owned by {loser} (§9.8)")
-    if not any(v == victor and lo == loser and pos.round <= until for v, lo, until in pos.truces):
-        raise InputError(f"{victor} did not just defeat {loser}: annexing at the congress is for the victors (§9.8)")
     homeland = r.home == loser
     if homeland and r.capital:
         rest = [x for x in pos.europe.homeland(loser) if x != region and pos.owner(x) == loser
@@ -693,23 +903,43 @@ def congress_annex(pos: NiePosition, victor: str, loser: str, region: str) -> Re
     pap = _pay(pos, victor, cost, "annex at the congress")
     owners = dict(pos.owners)
     owners[region] = victor
-    return Result("congress_annex", with_changes(pos, pap=pap, owners=owners),
-                  [f"{victor} annexes {loser}'s {'homeland ' if homeland else ''}region {region} ({cost} PAP, §9.8)"])
+    after, more = _congress_done(pos, with_changes(pos, pap=pap, owners=owners), c, victor, True)
+    return Result("congress_annex", after,
+                  [f"{victor} annexes {loser}'s {'homeland ' if homeland else ''}region {region} ({cost} PAP, §9.8)",
+                   *more], data={"congress": _congress_data(after, loser)})
 
 
-def liberate(pos: NiePosition, victor: str, regions: list[str]) -> Result:
-    """§9.8: ½ PAP per region (1 PAP frees 2): control markers removed; a minor is independent again, a homeland
-    region returns to its own nation."""
+def congress_pass(pos: NiePosition, victor: str, loser: str) -> Result:
+    """A victor passes its congress turn (§9.8): the congress goes on until no victor wants to annex (all pass in
+    turn since the last annexation) or can afford to."""
+    c = _congress_turn(pos, victor, loser, "pass at the congress")
+    after, more = _congress_done(pos, pos, c, victor, False)
+    return Result("congress_pass", after, [f"{victor} passes at the congress after {loser}'s war (§9.8)", *more],
+                  data={"congress": _congress_data(after, loser)})
+
+
+def liberate(pos: NiePosition, victor: str, regions: list[str], loser: str | None = None) -> Result:
+    """§9.8: only a winner, during the congress after defeating the owner, in its congress turn: ½ PAP per region (1
+    PAP frees 2), control markers removed; a minor is independent again, a homeland region returns to its own
+    nation. The loser is the regions' owner unless named."""
     if not regions:
         raise InputError("liberate: name the regions")
     for rid in regions:
         pos.europe.region(rid, "liberate")
         if rid not in pos.owners:
             raise InputError(f"{rid}: carries no control marker to remove (§9.8)")
+    owners_of = sorted({pos.owners[rid] for rid in regions})
+    loser = loser or owners_of[0]
+    c = _congress_turn(pos, victor, loser, "liberate")
+    if owners_of != [loser]:
+        raise InputError(f"liberate: {', '.join(r for r in regions if pos.owners[r] != loser)} not held by {loser}: "
+                         "a victor liberates regions of the nation it defeated (§9.8)")
     pap = _pay(pos, victor, len(regions) / 2, "liberate")
     owners = {k: v for k, v in pos.owners.items() if k not in regions}
-    return Result("liberate", with_changes(pos, pap=pap, owners=owners),
-                  [f"{victor} liberates {', '.join(regions)} ({len(regions) / 2:g} PAP, §9.8)"])
+    after, more = _congress_done(pos, with_changes(pos, pap=pap, owners=owners), c, victor, True)
+    return Result("liberate", after,
+                  [f"{victor} liberates {', '.join(regions)} ({len(regions) / 2:g} PAP, §9.8)", *more],
+                  data={"congress": _congress_data(after, loser)})
 
 
 def armistice(pos: NiePosition, a: str, b: str) -> Result:

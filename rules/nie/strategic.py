@@ -36,6 +36,13 @@ def _ids(pos: NiePosition, uids: Sequence[str]) -> list[Unit]:
     return units
 
 
+def _no_move_in_production(pos: NiePosition, what: str) -> None:
+    """§4.1: the production round follows the month's player turns; nobody moves in it (it ends with end_turn)."""
+    if pos.production is not None:
+        raise InputError(f"{what}: the production round is under way ({pos.active}'s production turn): no movement "
+                         "until it ends (§4.1)")
+
+
 def militia_may_leave(nation: str, year: int) -> bool:
     """§5.1/§8.1: militia stay in their homeland except Prussian militia after 1809 and Ottoman militia."""
     return nation == "ottoman" or (nation == "prussia" and year > 1809)
@@ -68,6 +75,7 @@ def land_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str], opts: 
     2 for cavalry and leaders, each step to a neighbour, only where they may enter, stopping in a region with enemy
     land units (a battle follows); militia stay home (§5.1 [R-LANDMOVE], A9)."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "land move")
     if not path:
         raise InputError("land move: give the path (the regions entered, in order)")
     start = {u.at for u in units}
@@ -188,6 +196,7 @@ def amphibious(pos: NiePosition, uids: Sequence[str], route: Sequence[str], targ
     interception rate (§5.4b); landing in an enemy homeland region not in revolt brings 3 militia of that nation;
     enemy units there mean a battle with the defender's +2."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "amphibious move")
     starts = {u.at for u in units}
     if len(starts) != 1:
         raise InputError("amphibious move: the units start in one region")
@@ -283,6 +292,7 @@ def naval_move(pos: NiePosition, uids: Sequence[str], path: Sequence[str]) -> Re
     when the region is owned by the nation or an ally; the move stops where enemy squadrons are met (interception,
     §5.4a) and a squadron in a port leaves it into a sea area its anchor touches."""
     units = _ids(pos, uids)
+    _no_move_in_production(pos, "naval move")
     if any(u.kind.base != NAVAL for u in units):
         raise InputError("naval move: only squadrons move at sea (§5.3)")
     starts = {u.at for u in units}
@@ -354,27 +364,15 @@ def is_strait(pos: NiePosition, a: str, b: str) -> bool:
 def sea_battle(pos: NiePosition, where: str, side_a: Sequence[str], side_b: Sequence[str], dice: Dice,
                port_defender: str | None = None, lose: Mapping[str, Sequence[str]] | None = None) -> Result:
     """A sea battle (§8.10 [R-SEABATTLE]): each side rolls 2d6 + its and its allies' squadrons there (at most 2
-    attackers against a port, §5.3); +2 for a defender in port, +1 for a fleet at least half British, -1 at least
-    half Ottoman; the lower total loses 0/1/1/2/2/3 squadrons for a difference of 0/1/2/3/4/5+."""
+    squadrons attack a given port per turn, §5.3: `_port_attackers`); +2 for a defender in port, +1 for a fleet at
+    least half British, -1 at least half Ottoman; the lower total loses 0/1/1/2/2/3 squadrons for a difference of
+    0/1/2/3/4/5+."""
     port = where.startswith("port:")
     sides = {"A": list(side_a), "B": list(side_b)}
-    ships = {}
-    for k, ns in sides.items():
-        if port and k == "A":
-            here = squadrons(pos, where, ns)
-            if here:
-                raise InputError(f"{where}: attacking squadrons may not enter the port (§5.3)")
-            ships[k] = []
-            for sea in pos.europe.region(where[5:], "port").port:
-                ships[k] += squadrons(pos, sea, ns)
-        else:
-            ships[k] = squadrons(pos, where, ns)
-        if not ships[k]:
-            raise InputError(f"sea battle in {where}: side {k} ({', '.join(ns)}) has no squadrons there")
+    ships = {k: _sea_battle_ships(pos, where, k, ns) for k, ns in sides.items()}
+    attacked: tuple[str, ...] = ()
     if port:
-        if len(ships["A"]) > 2:
-            chosen = list((lose or {}).get("attackers", []))[:2] or ships["A"][:2]
-            ships["A"] = chosen
+        ships["A"], attacked = _port_attackers(pos, where, ships["A"], list((lose or {}).get("attackers", [])))
     rolls, lines = {}, []
     for k in ("A", "B"):
         nations = [pos.unit(s).nation for s in ships[k]]
@@ -408,7 +406,54 @@ def sea_battle(pos: NiePosition, where: str, side_a: Sequence[str], side_b: Sequ
         lines.append(f"difference {abs(diff)}: side {loser} loses {n} squadron(s): {', '.join(gone) or 'none'} "
                      "(§8.10); the squadrons stop, they may still enter adjacent own ports (§5.3)")
     fought = {s for k in ("A", "B") for s in ships[k] if s in new}
-    return Result("sea_battle", with_changes(pos, units=new, moved=pos.moved | fought), lines,
-                  [rolls["A"], rolls["B"]], changes, [], {"loser": loser, "difference": diff})
+    after = with_changes(pos, units=new, moved=pos.moved | fought)
+    data = {"loser": loser, "difference": diff}
+    if port:
+        after = with_changes(after, port_attacks={**pos.port_attacks, where: attacked})
+        data["port_attackers"] = list(ships["A"])
+        lines.append(f"{where} attacked this turn by {', '.join(attacked)} ({len(attacked)} of at most "
+                     f"{PORT_ATTACKERS}, §5.3)")
+    return Result("sea_battle", after, lines, [rolls["A"], rolls["B"]], changes, [], data)
+
+
+def _sea_battle_ships(pos: NiePosition, where: str, side: str, nations: Sequence[str]) -> list[str]:
+    """A side's squadrons in a sea battle: those in the sea area; against a port (side A) those in the sea areas its
+    anchor touches, which may not enter it (§5.3)."""
+    if where.startswith("port:") and side == "A":
+        if squadrons(pos, where, nations):
+            raise InputError(f"{where}: attacking squadrons may not enter the port (§5.3)")
+        ships = [sq for sea in pos.europe.region(where[5:], "port").port for sq in squadrons(pos, sea, nations)]
+    else:
+        ships = squadrons(pos, where, nations)
+    if not ships:
+        raise InputError(f"sea battle in {where}: side {side} ({', '.join(nations)}) has no squadrons there")
+    return ships
+
+
+PORT_ATTACKERS = 2
+"""§5.3: "At most 2 squadrons may attack a given port per turn"."""
+
+
+def _port_attackers(pos: NiePosition, port: str, ready: list[str], chosen: list[str]) -> tuple[list[str],
+                                                                                                tuple[str, ...]]:
+    """The squadrons attacking `port` (§5.3): `chosen` (the `attackers=` choice) or, when none is named, every
+    squadron `ready` in the sea areas next to it; at most 2 squadrons attack a given port in a player turn, those that
+    attacked it earlier this turn counted (the position's `port_attacks`; one squadron attacking again is still one
+    squadron). Returns the attackers and every squadron that has attacked the port this turn with them."""
+    before = tuple(pos.port_attacks.get(port, ()))
+    bad = [sq for sq in chosen if sq not in ready]
+    if bad:
+        raise InputError(f"sea battle on {port}: attackers={bad[0]} is not a squadron of the attacking side next to "
+                         f"the port ({', '.join(ready)}, §5.3)")
+    attackers = list(dict.fromkeys(chosen)) or ready
+    total = tuple(dict.fromkeys((*before, *attackers)))
+    if len(total) > PORT_ATTACKERS:
+        earlier = f" ({', '.join(before)} attacked it earlier this turn)" if before else ""
+        room = PORT_ATTACKERS - len(before)
+        how = (f"name at most {room} of {', '.join(ready)} with attackers=ID,ID" if room > 0
+               else "no other squadron may attack it this turn")
+        raise InputError(f"sea battle on {port}: at most {PORT_ATTACKERS} squadrons may attack a given port per turn "
+                         f"(§5.3), {len(total)} would{earlier}: {how}")
+    return attackers, total
 
 

@@ -214,7 +214,7 @@ def test_the_replay_shows_the_battle_in_its_zones_and_the_campaign_s_end(recorde
         _, _, b = campaign
         assert {u.id: u.at for u in end.units.values()} == {fid: area for fid, (_, area) in b.places.items()}
         assert (end.year, end.month, end.round, end.active) == (1805, 4, 3, "france")
-        assert end.pp["france"] == 14 and rs.game.notes == []
+        assert end.pp["france"] == c.GAME["pp"]["france"] + c.FRANCE_INCOME - 6 and rs.game.notes == []  # §9.4, §9.5
 
 
 def test_a_recording_stopped_mid_battle_and_resumed_holds_the_same_events(recorded, campaign, tmp_path):

@@ -314,7 +314,11 @@ def _with_spares(roster, *spares):
 
 def test_a_purchase_takes_a_spare_figure_of_the_roster():
     board = demo_board()
-    game = position_from_dict({**DEMO_GAME, "month": 3}, "the demo")
+    # in France's production turn (§4.1 step 4), each nation's PP totalled already: its `pp` are what it may spend
+    nations = ["france", "britain", "austria"]
+    game = position_from_dict({**DEMO_GAME, "month": 4, "production": {"nations": nations,
+                                                                       "totalled": dict.fromkeys(nations, 0)}},
+                              "the demo")
     roster = _with_spares(demo_roster("nie", board), ("fr-box-1", "france", "cavalry"),
                           ("fr-box-2", "france", "infantry"), ("gb-box-1", "britain", "infantry"))
     s = Session(Setup("by hand", None, board_layout(board), roster, "nie", board=board, game=game), settle_s=0.0)
@@ -328,6 +332,7 @@ def test_a_purchase_takes_a_spare_figure_of_the_roster():
     see(s, 2.0, {**DEMO, "fr-box-2": "paris"})
     assert s.state.pending == {} and s.position.unit("fr-box-2").at == "paris"
     # Britain buys cavalry: its only spare figure is infantry, so none is taken; said, not guessed
+    s.next_phase()  # France's production turn ends: Britain's (§4.1)
     before = len(s.state.log)
     s.apply(s.resolve("purchase", "britain", "", choices={"buy": "cav:1", "place": "london"}))
     assert [line for line in s.state.log[before:] if "no spare britain figure in the roster" in line]

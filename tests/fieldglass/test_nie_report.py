@@ -30,8 +30,10 @@ WHERE = {**{fid: area for fid, _, _, area in DEMO_FIGURES}, **{uid: "bohemia" fo
 
 def _game_after_the_battle() -> dict:
     """The demo's game with its battle in Bohemia fought out: Austria (B) has lost, its infantry eliminated, the
-    pursuit done (§8.8): only the end of the battle (§8.9) is left."""
+    pursuit done (§8.8): only the end of the battle (§8.9) is left; a production round under way with France's
+    production turn left (§4.1 step 4: a scenario starting mid-quarter brings it sooner), its PP totalled already."""
     g = copy.deepcopy(demo_game())
+    g["production"] = {"nations": ["france"], "totalled": {"france": 0}}
     g["units"] = [u for u in g["units"] if u["id"] != "au-inf-2"]
     b = g["battle"]
     b["units"] = {k: v for k, v in b["units"].items() if k != "au-inf-2"}
@@ -47,7 +49,7 @@ def record(tmp_path):
 
 def make_record(folder) -> Record:
     """A small NiE record in `folder`: the demo's figures seen on the map, the battle in Bohemia ended, a purchase,
-    three turns' ends (into February 1805) and a declaration of war."""
+    the production round's end, three turns' ends (into February 1805) and a declaration of war."""
     board = demo_board()
     game = position_from_dict(_game_after_the_battle(), "the test")
     roster = demo_roster("nie", board)
@@ -70,7 +72,7 @@ def make_record(folder) -> Record:
     for inp in ({"type": "combat", "action": "end_battle", "attacker": "any", "choices": {"retreat.*": "vienna"}},
                 {"type": "combat", "action": "purchase", "attacker": "france",
                  "choices": {"buy": "inf:1", "place": "paris"}},
-                {"type": "turn"}, {"type": "turn"}, {"type": "turn"},
+                {"type": "turn"}, {"type": "turn"}, {"type": "turn"}, {"type": "turn"},
                 {"type": "combat", "action": "declare_war", "attacker": "france", "target": "prussia"}):
         recorder.apply(inp, 1.0 + frame, frame)
         frame += 1

@@ -22,6 +22,7 @@ from gui.replay import ReplayWindow  # noqa: E402
 from rules.nie import politics, turn  # noqa: E402
 from rules.nie.board import battle_board  # noqa: E402
 from rules.nie.demo import BATTLE_AT, battle_heading  # noqa: E402
+from rules.nie.model import Production, with_changes  # noqa: E402
 from rules.nie.panels import panels  # noqa: E402
 from tests.fieldglass.test_nie_report import make_record  # noqa: E402
 from tests.gui.helpers import SHOTS, open_window  # noqa: E402
@@ -41,9 +42,16 @@ def _moved_to_the_middle(setup):
     return replace(setup, scene=replace(setup.scene, placements=placements))
 
 
+def _in_production(setup):
+    """The demo's game in France's production turn (§4.1 step 4: units are bought only then, §9.5), every nation's
+    PP totalled already (its saved PP are what it may spend)."""
+    order = turn.turn_order(setup.game)
+    return replace(setup, game=with_changes(setup.game, production=Production(tuple(order), dict.fromkeys(order, 0))))
+
+
 @pytest.fixture()
 def window(qapp, tmp_path):
-    win = open_window(qapp, _moved_to_the_middle(load_setup("nie", "synthetic")), tmp_path)
+    win = open_window(qapp, _in_production(_moved_to_the_middle(load_setup("nie", "synthetic"))), tmp_path)
     yield win
     win.stop()
     win.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from common.dice import Dice
-from rules.nie.model import position_from_dict
+from rules.nie.model import Production, position_from_dict
 
 
 def dice(*rolls: int) -> Dice:
@@ -43,3 +45,10 @@ def battle_pos(zones: dict, major: bool = False, phase: str = "infantry", acting
     b = {"region": region, "attacker": list(attacker), "defender": list(defender), "major": major, "phase": phase,
          "acting": acting, "units": {u: {"zone": z} for u, z in zones.items()}, **battle}
     return pos(units, relations=relations, battle=b)
+
+
+def producing(p, nation: str, nations=None, totalled: bool = True):
+    """`p` in a production round (§4.1 step 4) in `nation`'s production turn; `totalled`: every nation of the round
+    has totalled its PP already (the test's `pp` are what it may spend)."""
+    order = tuple(nations or (nation,))
+    return replace(p, active=nation, production=Production(order, dict.fromkeys(order, 0) if totalled else {}))

@@ -197,7 +197,8 @@ def test_resolve_strategic_actions(tmp_path, capsys):
     assert run_cli([*sea, "--choice", "lose.B=fr-sq-1,fr-sq-2", "--dice", "4,4,4,4"]) == 2
     assert "side B loses 1 of fr-sq-1, fr-sq-2, fr-sq-3" in capsys.readouterr().err
     assert run_cli(["resolve", str(path), "--action", "production", "--attacker", "britain"]) == 0
-    assert "britain: 16 PP (§9.4)" in capsys.readouterr().out
+    assert "britain: 16 PP income (§9.4); not added: PP are totalled only in a production round" in \
+        capsys.readouterr().out  # no production round in the example: only reported (§4.1)
     assert run_cli(["resolve", str(path), "--action", "sudden_death", "--attacker", "any", "--choice", "round=12",
                     "--choice", "first=10", "--seed", "7"]) == 0
     assert "dice rolled by the app (seed 7)" in capsys.readouterr().out

@@ -28,6 +28,7 @@ from rules.nie.panels import (
     political_panel,
     production_panel,
 )
+from tests.rules.nie_util import producing
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "rules" / "nie" / "data" / "example.json"
 
@@ -108,6 +109,12 @@ def test_a_filled_in_capital_value_is_used_and_said():
 
 
 def test_the_production_actions_resolve_as_filled_in(pos):
+    outside = {a.action: a for a in production_panel(pos).actions}  # no production round in the fixtures
+    for key in ("purchase", "buy_pap"):  # §4.1, §9.5: bought only in one's own production turn
+        assert not outside[key].allowed and "only in a production round" in outside[key].why
+    assert "no production round now" in " ".join(production_panel(pos).lines)
+    pos = producing(pos, pos.active)  # the active nation's production turn, its PP totalled
+    assert "production turn (§4.1 step 4)" in " ".join(production_panel(pos).lines)
     for act in production_panel(pos).actions:
         if act.allowed:
             res = _resolve(pos, act).resolution

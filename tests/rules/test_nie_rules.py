@@ -12,7 +12,7 @@ from rules.nie import battle as bt
 from rules.nie import politics, strategic, turn
 from rules.nie.model import Zone, dumps, load_europe, parse_zone, position_from_dict, with_changes
 from rules.nie.options import DEFAULT, Options, load_options
-from tests.rules.nie_util import battle_pos, dice, pos, two, used_up
+from tests.rules.nie_util import battle_pos, dice, pos, producing, two, used_up
 
 
 def next_turn(p):
@@ -386,9 +386,10 @@ def test_sea_battle():  # §8.10
 
 def test_port_attack():  # §5.3, §8.10
     units = [(f"b{i}", "britain", "ship", "channel") for i in range(4)] + [("f0", "france", "ship", "port:picardy")]
-    out = strategic.sea_battle(pos(units), "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)))
+    out = strategic.sea_battle(pos(units), "port:picardy", ["britain"], ["france"], dice(*two(7), *two(7)),
+                               lose={"attackers": ["b0", "b1"]})
     a, b = out.rolls
-    assert a["modifiers"][0][0] == 2  # at most 2 squadrons attack a port
+    assert a["modifiers"][0][0] == 2  # the 2 squadrons named attack the port
     assert [m for m, _ in b["modifiers"]] == [1, 2]  # 1 squadron, +2 in port
 
 
@@ -411,18 +412,23 @@ def test_production_points():  # §9.4, A2
 
 
 def test_purchase_rules():  # §9.5, §8.1, A9
-    p = pos([], pp={"france": 60, "britain": 100, "ottoman": 100, "russia": 30, "prussia": 40}, year=1812)
-    assert politics.purchase_reasons(p, "france", {"inf": 2, "elite": 1}) == []
-    assert "two normal infantry" in politics.purchase_reasons(p, "france", {"inf": 1, "elite": 1})[0]
-    assert "costs 66 PP" in politics.purchase_reasons(p, "france", {"art": 5, "inf": 1})[0]
-    assert "irregular cavalry" in politics.purchase_reasons(p, "france", {"icav": 1})[0]
-    assert politics.purchase_reasons(p, "russia", {"icav": 1}) == []
-    assert "only militia, irregular cavalry and leaders" in politics.purchase_reasons(p, "ottoman", {"art": 1})[0]
-    assert "at most 2 land units" in politics.purchase_reasons(p, "britain", {"inf": 3})[0]
-    assert "militia are built only" in politics.purchase_reasons(p, "france", {"militia": 1})[0]
-    assert politics.purchase_reasons(p, "prussia", {"militia": 1}) == []
-    assert politics.purchase_reasons(p, "france", {"militia": 1}, Options(militia_restriction="pursuit")) == []
+    p0 = pos([], pp={"france": 60, "britain": 100, "ottoman": 100, "russia": 30, "prussia": 40}, year=1812)
+
+    def reasons(nation, basket, opts=DEFAULT):  # in the nation's own production turn, its PP totalled (§4.1)
+        return politics.purchase_reasons(producing(p0, nation), nation, basket, opts)
+
+    assert reasons("france", {"inf": 2, "elite": 1}) == []
+    assert "two normal infantry" in reasons("france", {"inf": 1, "elite": 1})[0]
+    assert "costs 66 PP" in reasons("france", {"art": 5, "inf": 1})[0]
+    assert "irregular cavalry" in reasons("france", {"icav": 1})[0]
+    assert reasons("russia", {"icav": 1}) == []
+    assert "only militia, irregular cavalry and leaders" in reasons("ottoman", {"art": 1})[0]
+    assert "at most 2 land units" in reasons("britain", {"inf": 3})[0]
+    assert "militia are built only" in reasons("france", {"militia": 1})[0]
+    assert reasons("prussia", {"militia": 1}) == []
+    assert reasons("france", {"militia": 1}, Options(militia_restriction="pursuit")) == []
     assert politics.unit_cost("hcav", Options(heavy_cavalry_cost=11)) == 11
+    p = producing(p0, "france")
     out = politics.purchase(p, "france", {"inf": 2, "ship": 1}, {"inf": "paris", "ship": "picardy"})
     assert out.position.pp["france"] == 60 - 12 - 15
     assert sorted(u.at for u in out.position.units.values()) == ["paris", "paris", "port:picardy"]
@@ -523,9 +529,11 @@ def test_game_lengths():  # §9.2, A4
 def test_position_file_errors_name_the_file_and_the_thing():
     base = {"system": "nie"}
     cases = [({"units": [{"id": "x", "nation": "france", "type": "tank", "at": "paris"}]}, "unit 'x': type 'tank'"),
-             ({"units": [{"id": "x", "nation": "france", "type": "inf", "at": "atlantis"}]}, "'atlantis' is not a"),
+             ({"units": [{"id": "x", "nation": "france", "type": "inf", "at": "atlantis"}]},
+              "at: unknown region 'atlantis'"),
              ({"units": [{"id": "x", "nation": "prussia", "type": "ship", "at": "paris"}]}, "a squadron stands"),
-             ({"units": [{"id": "x", "nation": "narnia", "type": "inf", "at": "paris"}]}, "'narnia' is not a Great"),
+             ({"units": [{"id": "x", "nation": "narnia", "type": "inf", "at": "paris"}]},
+              r"nation: unknown nation 'narnia' \(one of austria britain france minor"),
              ({"relations": [{"nations": ["france", "spain"], "status": "friendly"}]}, "status 'friendly'"),
              ({"month": 13}, "month must be 1..12"), ({"board": "nowhere.toml"}, "map file not found")]
     for extra, msg in cases:
@@ -546,19 +554,22 @@ def test_options_file(tmp_path):
 
 
 def test_congress_annexation_and_liberation():  # §9.8
-    p = pos([], relations=(), pap={"britain": 6}, owners={"belgium": "france"},
-            truces=[{"victor": "britain", "loser": "france", "until_round": 13}])
+    p = pos([], relations=(), pap={"britain": 7}, owners={"belgium": "france", "holland": "france"},
+            truces=[{"victor": "britain", "loser": "france", "until_round": 13}],
+            congresses=[{"loser": "france", "victors": ["britain"], "turn": "britain"}])
     p = politics.congress_annex(p, "britain", "france", "belgium").position
-    assert p.owner("belgium") == "britain" and p.pap["britain"] == 5
+    assert p.owner("belgium") == "britain" and p.pap["britain"] == 6
     with pytest.raises(InputError, match="capital is annexed only after"):
         politics.congress_annex(p, "britain", "france", "paris")
     p = politics.congress_annex(p, "britain", "france", "vendee").position
-    assert p.pap["britain"] == 3
-    with pytest.raises(InputError, match="did not just defeat"):
+    assert p.pap["britain"] == 4
+    with pytest.raises(InputError, match="'austria' is not a victor of france's war"):
         politics.congress_annex(replace(p, pap={"austria": 5}), "austria", "france", "picardy")
-    out = politics.liberate(p, "britain", ["belgium", "vendee"])
-    assert out.position.owner("vendee") == "france" and out.position.owner("belgium") is None
-    assert out.position.pap["britain"] == 2
+    with pytest.raises(InputError, match="not held by france"):  # Belgium is Britain's now
+        politics.liberate(p, "britain", ["belgium", "holland"], "france")
+    out = politics.liberate(p, "britain", ["holland"])  # the minor is independent again
+    assert out.position.owner("holland") is None and out.position.pap["britain"] == 3.5
+    assert json.loads(dumps(out.position))["pap"]["britain"] == 3.5  # half a PAP is kept in the file
 
 
 def test_armistice_break_alliance_and_passage():  # §9.8
@@ -626,7 +637,7 @@ def test_units_off_the_battle_board_are_refused_in_one_line():
     for fn in (bt.fire_preview, bt.charge_preview):
         with pytest.raises(InputError, match="b-i7: not on the battle board"):
             fn(p, "f-i1", "b-i7")
-        with pytest.raises(InputError, match="no unit 'zz'"):
+        with pytest.raises(InputError, match=r"unknown unit 'zz' \(one of b-i1 b-i7 f-i1\)"):
             fn(p, "f-i1", "zz")
     with pytest.raises(InputError, match="no battle"):
         bt.fire_preview(pos([("f-i1", "france", "inf", "paris")]), "f-i1", "f-i1")
@@ -757,7 +768,7 @@ def test_neutral_great_nations_are_inactive():  # §9.6
     with pytest.raises(InputError, match="inactive until it joins an alliance or is attacked"):
         strategic.land_move(p, ["p-i1"], ["brandenburg"])
     assert politics.production_points(p, "prussia")["pp"] == 0
-    assert "no new units" in politics.purchase_reasons(p, "prussia", {"inf": 1})[0]
+    assert "no new units" in " ".join(politics.purchase_reasons(producing(p, "prussia"), "prussia", {"inf": 1}))
     attacked = pos([("p-i1", "prussia", "inf", "berlin")], relations=(("france", "prussia", "war"),),
                    players={"france": "anna"})
     assert not attacked.inactive("prussia")
