@@ -320,3 +320,31 @@ def test_coalitions_a_movement_and_a_wheel_action_from_its_panel(qapp, tmp_path)
     assert troops[1] == "gb-2" and troops[5] == {"key": "troops", "value": 1}
     assert [e[5]["phase"] for e in events if e[0] == "turn"] == ["round 1, turn 2"] * 2
     win.close()
+
+
+def _in_diplomacy(setup):
+    """The demo's game in round 2's Diplomacy phase, when the Majors choose their statuses in secret (§9.2, §9.3)."""
+    game = setup.game
+    return replace(setup, game=replace(game, state=replace(game.state, round=2, phase="diplomacy")))
+
+
+def test_coalitions_a_secret_status_sealed_in_the_record_until_revealed(qapp, tmp_path):
+    win, game = open_game(qapp, tmp_path, "coalitions", _in_diplomacy)
+    s = win.session
+    game.frames(8)
+    # Austria's player chooses its status in secret at the dashboard (§9.3, §13.2): the record says it was made
+    chose = resolved(win, game, "choose", "austria", choices="status=french")
+    assert "french" not in " ".join(chose.lines)
+    game.flush()
+    status = win.stop_recording()
+    with Record.open(status.path) as record:
+        choice, = [e for e in record.events() if e.type == "combat" and e.data["action"] == "choose"]
+        assert "french" not in " ".join(choice.data["lines"])  # the event's text tells nothing
+        assert choice.data["engine"]["secrets"]["austria"]["status"] == "french"  # kept, to be revealed
+        replay = ReplaySession(record)
+        for viewer, shown in (("britain", "chosen"), ("austria", "french"), ("umpire", "french")):
+            replay.set_viewer(viewer)
+            replay.to_end()
+            secrets, = [p for p in replay.live.panels(replay) if p.key == "secrets"]
+            assert dict((r[0], r[1]) for r in secrets.rows)["austria"] == shown, viewer
+    win.close()
