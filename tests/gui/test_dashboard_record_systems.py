@@ -330,7 +330,6 @@ def _in_diplomacy(setup):
 
 def test_coalitions_a_secret_status_sealed_in_the_record_until_revealed(qapp, tmp_path):
     win, game = open_game(qapp, tmp_path, "coalitions", _in_diplomacy)
-    s = win.session
     game.frames(8)
     # Austria's player chooses its status in secret at the dashboard (§9.3, §13.2): the record says it was made
     chose = resolved(win, game, "choose", "austria", choices="status=french")
