@@ -275,3 +275,43 @@ def test_a_resumed_piece_an_event_was_written_about_since_starts_afresh_and_bad_
     assert bad.tracks["p0"].candidate is None
     other = resumed_from(r, {"p0": {**pending["p0"], "standing": "removed"}})  # it was removed since
     assert other.tracks["p0"].candidate is None
+
+
+# ---------------------------------------------------------------------------------------------- placed by a player
+
+
+def test_a_piece_a_player_corrected_stays_while_the_camera_reads_it_where_it_misread_it():
+    """The camera read p0 at (100, 130); a player says it stands at (100, 160): no move back to the misreading,
+    and once the piece really moves on it is the camera's again."""
+    r = Run().settle_in()
+    misread = Place(100, 130, 0)
+    r.step(7, at={"p0": misread})
+    assert [(type(e), e.piece) for e in r.events] == [(Moved, "p0")]
+    r.events.clear()
+    r.tracker.place_by_hand("p0", Place(100, 160, 0), seen_at=misread)
+    r.step(20, at={"p0": misread})  # 4 s read where it was misread
+    assert r.events == [] and r.tracker.committed()["p0"] == Place(100, 160, 0)
+    r.step(7, at={"p0": Place(250, 250, 90)})  # carried elsewhere: a move from the player's place
+    assert [(type(e), e.piece) for e in r.events] == [(Moved, "p0")]
+    assert r.events[0].src == Place(100, 160, 0) and r.events[0].dst == Place(250, 250, 90)
+
+
+def test_a_piece_placed_where_the_camera_cannot_see_it_is_never_reported_missing():
+    r = Run(TrackerConfig(missing_after_s=2.0)).settle_in()
+    r.tracker.place_by_hand("p1", Place(300, 200, 0))  # behind a hill: out of the camera's sight
+    r.step(30, hide=("p1",))  # 6 s unseen
+    assert r.events == [] and r.tracker.states()["p1"] == "occluded"
+    r.step(1, at={"p1": Place(300, 200, 0)})  # seen at its place: tracked as any other from now on
+    r.step(15, hide=("p1",))
+    assert [(type(e), e.piece) for e in r.events] == [(Missing, "p1")]
+
+
+def test_a_placed_piece_is_kept_through_a_resume():
+    r = Run().settle_in()
+    r.tracker.place_by_hand("p2", Place(100, 450, 180), seen_at=Place(100, 420, 180))
+    pending = r.tracker.pending()
+    again = Tracker(roster(), TrackerConfig())
+    again.restore(r.tracker.committed(), {p: "on" for p in HOME})
+    again.resume(pending)
+    track = again.tracks["p2"]
+    assert track.by_hand and track.seen_at == Place(100, 420, 180)
