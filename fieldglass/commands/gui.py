@@ -176,27 +176,20 @@ def run(args) -> int:
         print(f"{reason}: running headless with QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, "
               f"{args.frames} frame(s), then a screenshot")
     qtapp.application()  # first: a bad file becomes a message box on a display
+    record = getattr(args, "record", None)
     try:
         setup = load_gui_setup(args)
+        recording = setup.open_recording(record, args.resume) if record is not None else None
     except InputError as exc:
         if headless:
             raise
-        dashboard.error_dialog(str(exc))
+        dashboard.error_dialog(str(exc))  # on a display: a message box, and the line on the terminal
         print(f"fieldglass: error: {exc}", file=sys.stderr)
         return 2
-    record = getattr(args, "record", None)
-    if record is None:
+    if recording is None:
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
                                         screenshot=args.screenshot,
                                         source_options={"resolution": args.resolution, "hand": args.hand})
-    try:
-        recording = setup.open_recording(record, args.resume)
-    except InputError as exc:
-        if headless:
-            raise
-        dashboard.error_dialog(str(exc))
-        print(f"fieldglass: error: {exc}", file=sys.stderr)
-        return 2
     print(f"recording {record}" + (" (resumed)" if args.resume else ""), flush=True)
     with spectators(record, args.serve):
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,

@@ -6,33 +6,17 @@ digest's words (the section in its name and comment), not from the engine's outp
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 import pytest
 
 from common.errors import InputError
-from fieldglass.cli import main as run_cli
 from rules import position as positions
-from rules.coalitions import GAME, diplomacy, economy, movement, turn
+from rules.coalitions import diplomacy, economy, movement, turn
 from rules.coalitions.model import dumps, freeze, position_from_dict
-from rules.system import register, unregister
+from tests.rules.test_coalitions_commands import EXAMPLE, cli, registered  # noqa: F401  (registered: a fixture)
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "rules" / "coalitions" / "data" / "example.json"
 POWERS = "one of britain france austria prussia russia ottoman"
-
-
-@pytest.fixture(autouse=True)
-def registered():
-    register(GAME)
-    yield
-    unregister("coalitions")
-
-
-def cli(capsys, line: str) -> tuple[int, str, str]:
-    code = run_cli(shlex.split(line))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def diplomacy_game(tmp_path, **extra) -> Path:
