@@ -329,13 +329,10 @@ class _Problem:
         r = self.residuals(x, lens_free)
         cost, lam = float(r @ r), 1e-3
         for _ in range(_ITERATIONS):
-            jac = self._jacobian(x, r, cols, lens_free)
-            jtj, jtr = jac.T @ jac, jac.T @ r
-            diag = np.diag(jtj).copy()
-            diag[diag == 0] = 1.0
+            normal = _Normal.build(*self._jacobian(x, r, lens_free), r, 2 * len(self.anchor_obj))
             while lam < 1e8:
                 try:
-                    step = np.linalg.solve(jtj + lam * np.diag(diag), -jtr)
+                    step = normal.step(lam)
                 except np.linalg.LinAlgError:
                     lam *= 10
                     continue
@@ -354,21 +351,59 @@ class _Problem:
                 break
         return x
 
-    def _jacobian(self, x: np.ndarray, r: np.ndarray, cols: np.ndarray, lens_free: np.ndarray) -> np.ndarray:
-        """Forward differences; each piece's (x, y, heading) moves only its own 8 residuals, so one difference per
-        kind covers every piece at once."""
+    def _jacobian(self, x: np.ndarray, r: np.ndarray, lens_free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Forward differences: (the rows' derivatives by the free lens values and the pose, (R, G)) and (each
+        piece's 8 rows by its own (x, y, heading), (P, 8, 3)). A piece moves only its own rows, so one difference
+        per kind covers every piece at once."""
         steps = np.concatenate([[1e-7, 1e-3, 1e-3, 1e-7, 1e-7], np.full(3, 1e-7), np.full(3, 1e-4)])
-        n_global = len(np.flatnonzero(lens_free)) + 6
-        jac = np.zeros((len(r), len(cols)))
-        for j, c in enumerate(cols[:n_global]):
+        cols = np.concatenate([np.flatnonzero(lens_free), np.arange(_LENS, _GLOBAL)])
+        jac_global = np.zeros((len(r), len(cols)))
+        for j, c in enumerate(cols):
             dx = x.copy()
             dx[c] += steps[c]
-            jac[:, j] = (self.residuals(dx, lens_free) - r) / steps[c]
-        n_anchor_rows = 2 * len(self.anchor_obj)
+            jac_global[:, j] = (self.residuals(dx, lens_free) - r) / steps[c]
+        rows = slice(2 * len(self.anchor_obj), 2 * len(self.anchor_obj) + 8 * self.n_pieces)
+        jac_pieces = np.zeros((self.n_pieces, 8, 3))
         for kind, step in enumerate((1e-4, 1e-4, 1e-7)):
             dx = x.copy()
             dx[_GLOBAL + kind :: 3] += step
-            diff = ((self.residuals(dx, lens_free) - r) / step)[n_anchor_rows : n_anchor_rows + 8 * self.n_pieces]
-            rows = n_anchor_rows + np.arange(8 * self.n_pieces)
-            jac[rows, n_global + 3 * (np.arange(8 * self.n_pieces) // 8) + kind] = diff
-        return jac
+            jac_pieces[:, :, kind] = ((self.residuals(dx, lens_free) - r) / step)[rows].reshape(-1, 8)
+        return jac_global, jac_pieces
+
+
+@dataclass(frozen=True)
+class _Normal:
+    """The Levenberg-Marquardt normal equations of `_Problem`, kept in blocks: the global values (lens and pose)
+    against each other (`u`) and against each piece (`w`), each piece's own 3 x 3 block (`v`), and the gradients.
+    The pieces' block is block-diagonal, so a step is solved through the Schur complement on the global values:
+    the same step as the dense system's, at a cost that grows with the pieces, not with their square."""
+
+    u: np.ndarray  # (G, G)
+    w: np.ndarray  # (P, G, 3)
+    v: np.ndarray  # (P, 3, 3)
+    g_global: np.ndarray  # (G,)
+    g_pieces: np.ndarray  # (P, 3)
+
+    @classmethod
+    def build(cls, jac_global: np.ndarray, jac_pieces: np.ndarray, r: np.ndarray, first_piece_row: int) -> _Normal:
+        n = len(jac_pieces)
+        rows = slice(first_piece_row, first_piece_row + 8 * n)
+        jg_pieces = jac_global[rows].reshape(n, 8, jac_global.shape[1])
+        r_pieces = r[rows].reshape(n, 8)
+        return cls(jac_global.T @ jac_global, np.einsum("pig,pia->pga", jg_pieces, jac_pieces),
+                   np.einsum("pia,pib->pab", jac_pieces, jac_pieces), jac_global.T @ r,
+                   np.einsum("pia,pi->pa", jac_pieces, r_pieces))
+
+    def step(self, lam: float) -> np.ndarray:
+        """The step (global values, then each piece's) with Marquardt's damping `lam` on the diagonal."""
+        du = np.diag(self.u).copy()
+        du[du == 0] = 1.0
+        dv = np.diagonal(self.v, axis1=1, axis2=2).copy()
+        dv[dv == 0] = 1.0
+        v_inv = np.linalg.inv(self.v + lam * dv[:, :, None] * np.eye(3))
+        wv = np.einsum("pga,pab->pgb", self.w, v_inv)
+        schur = self.u + lam * np.diag(du) - np.einsum("pga,pha->gh", wv, self.w)
+        step_global = np.linalg.solve(schur, -self.g_global + np.einsum("pga,pa->g", wv, self.g_pieces))
+        rest = -self.g_pieces - np.einsum("pga,g->pa", self.w, step_global)
+        step_pieces = np.einsum("pab,pb->pa", v_inv, rest)
+        return np.concatenate([step_global, step_pieces.ravel()])
