@@ -243,14 +243,16 @@ class LensChoice:
     """The lens to read a photo (or a camera's stream) with, and why (`choose_lens`).
 
     `refined`: the lens refined from the table is used, else the camera file's as given and `reason` says why.
-    `fit` is the refinement (None when none was tried); `held_out_px` the RMS miss (px) of the anchors each predicted
-    from the others, with the camera file's lens and with the refined one (None when not checked)."""
+    `tried`: the photo allowed the choice (enough anchors, spread); False when it did not, and more of the table in
+    view may. `fit` is the refinement (None without a pose); `held_out_px` the RMS miss (px) of the anchors each
+    predicted from the others, with the camera file's lens and with the refined one (None when not checked)."""
 
     camera: CameraIntrinsics
     refined: bool
     reason: str = ""
     fit: LensFit | None = None
     held_out_px: tuple[float, float] | None = None
+    tried: bool = True
 
     def describe(self, name: str = "the camera file") -> str:
         """One line for the user: "lens: refined from 8 anchors ... (reprojection 0.42 -> 0.05 px ...)" or "lens:
@@ -298,7 +300,7 @@ def choose_lens(
     lens is for. With `check` False the refined lens is used without the check (`locate --refine-lens`)."""
     solved = _refine(anchor_corners_px, layout, camera, markers, priors)
     if solved is None:
-        return LensChoice(camera, False, "no table pose: fewer than 2 anchors in view")
+        return LensChoice(camera, False, "no table pose: fewer than 2 anchors in view", tried=False)
     fit = solved.fit
     if not check:
         if fit.camera is camera:
@@ -307,13 +309,13 @@ def choose_lens(
     used = fit.anchors
     if len(used) < REFINE_MIN_ANCHORS:
         return LensChoice(camera, False, f"refining it was not tried: {len(used)} anchor(s) on the table in view, "
-                          f"{REFINE_MIN_ANCHORS} needed so that each can be checked against the others", fit)
+                          f"{REFINE_MIN_ANCHORS} needed to check each against the others", fit, tried=False)
     xs = [layout.anchor(i).x_mm for i in used]
     ys = [layout.anchor(i).y_mm for i in used]
     span = min(np.ptp(xs) / layout.width_mm, np.ptp(ys) / layout.depth_mm)
     if span < REFINE_MIN_SPAN:
         return LensChoice(camera, False, f"refining it was not tried: the anchors in view span {100 * span:.0f} % "
-                          f"of the table, {100 * REFINE_MIN_SPAN:.0f} % needed each way", fit)
+                          f"of the table, {100 * REFINE_MIN_SPAN:.0f} % needed each way", fit, tried=False)
     if fit.camera is camera:
         return LensChoice(camera, False, f"refining it did not lower the reprojection ({_px(fit.before_px)} px)", fit)
     far = _implausible(fit.camera, camera, priors or LensPriors.for_camera(camera))

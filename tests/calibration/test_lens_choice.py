@@ -56,7 +56,8 @@ def test_too_few_anchors_keep_the_camera_files_lens_and_say_why():
     assert refine_lens(three, layout, given, markers) is not None  # a fit there is; it cannot be checked
     choice = choose_lens(three, layout, given, markers)
     assert not choice.refined and choice.camera is given
-    assert f"3 anchor(s) on the table in view, {REFINE_MIN_ANCHORS} needed" in choice.reason
+    assert f"3 anchor(s) on the table in view, {REFINE_MIN_ANCHORS} needed to check each" in choice.reason
+    assert not choice.tried
     assert choose_lens({0: anchors[0]}, layout, given, markers).reason.startswith("no table pose")
 
 
@@ -64,14 +65,14 @@ def test_anchors_at_one_end_of_the_table_do_not_refine_it():
     layout, cam, anchors, markers = _exact_table(())
     west = {i: anchors[i] for i in (0, 3, 7, 4, 6)}  # x from the west edge to the middle: 48 % of the width
     choice = choose_lens(west, layout, _off(cam.intrinsics), markers)
-    assert not choice.refined and "span 48 % of the table, 50 % needed" in choice.reason
+    assert not choice.refined and not choice.tried and "span 48 % of the table, 50 % needed" in choice.reason
 
 
 def test_a_lens_far_beyond_a_calibrations_error_is_refused_as_another_camera():
     layout, cam, anchors, markers = _exact_table(RAISED_MM)
     wrong = _off(cam.intrinsics, focal=0.025, centre=(0.0, 0.0), k1=0.0)  # 6 prior deviations
     choice = choose_lens(anchors, layout, wrong, markers)
-    assert not choice.refined and choice.camera is wrong
+    assert not choice.refined and choice.camera is wrong and choice.tried
     assert "would move the focal length by" in choice.reason and "check the camera file" in choice.reason
 
 
