@@ -72,10 +72,11 @@ class StreamLens:
     then what was chosen, kept while the camera stays put: a frame's reading is handed to `after`, which places its
     pieces again when the lens changed. The choice is made again when the camera moves (its centre BUMP_MM, as
     `calibration.registration.bumped`) and, after a refusal for want of anchors, when more come into view; a check
-    that found no gain is final until the camera moves. With `background` the choice is worked out in a thread of
-    its own and taken up at the first frame after it is done (a live camera: no frame waits for it); without, in
-    the frame that allows it (a video or photos: the same frames get the same lens every run). Disabled
-    (`--no-refine-lens`), the camera file's lens is used throughout.
+    that found no gain is final until the camera moves. The first choice is made in the frame that allows it, so
+    the first places read (a record's start) are read with it; a later one, with `background` (a live camera),
+    in a thread of its own and taken up at the first frame after it is done, so no frame of a game under way waits
+    for it; without (a video, photos), in the frame that allows it, so the same frames get the same lens every run.
+    Disabled (`--no-refine-lens`), the camera file's lens is used throughout.
     """
 
     def __init__(self, registration: TableRegistration, roster: Roster, *, enabled: bool = True,
@@ -93,6 +94,7 @@ class StreamLens:
         self._job: Future | None = None
         self._job_pose: CameraPose | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._settled_once = False  # a choice was checked (refined or not) since the stream began
 
     def after(self, reading: TableReading) -> TableReading | None:
         """The frame just read: None when the lens stays, else the reading with its pieces placed again with the
@@ -114,7 +116,7 @@ class StreamLens:
         if self._settled_pose is None and self._tried_anchors and len(anchors) <= self._tried_anchors:
             return None  # not tried for want of anchors: wait for more of them
         layout = self.registration.layout
-        if self.background:
+        if self.background and self._settled_once:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="fieldglass-lens")
             self._job = self._pool.submit(choose_lens, anchors, layout, self.camera, pieces)
@@ -130,7 +132,7 @@ class StreamLens:
             if self.registration.lens is self.camera:
                 self._say(choice.describe(self.name))
             return None
-        self._tried_anchors, self._settled_pose = 0, reading.pose
+        self._tried_anchors, self._settled_pose, self._settled_once = 0, reading.pose, True
         self._say(choice.describe(self.name))
         if choice.camera is self.registration.lens:
             return None
@@ -156,6 +158,11 @@ class StreamLens:
             self.note = note
             if self.on_note is not None:
                 self.on_note(note)
+
+    def wait(self) -> None:
+        """Until a choice worked out in the background is done (it is taken up at the next frame)."""
+        if self._job is not None:
+            self._job.exception()
 
     def close(self) -> None:
         """Let go of the background thread (a choice under way is dropped)."""
