@@ -298,6 +298,11 @@ def choose_lens(
     refined lens predicts the held-out anchors' corners at least 1 / REFINE_MAX_HELD_OUT times closer (RMS) than the
     camera file's, and most of them closer. The held-out anchors are places on the table the fit did not see: what a
     lens is for. With `check` False the refined lens is used without the check (`locate --refine-lens`)."""
+    if check:  # what the photo allows is seen from the pose alone: the fit is worked out only where it may be used
+        pose = estimate_pose(anchor_corners_px, layout, camera)
+        short = "no table pose: fewer than 2 anchors in view" if pose is None else _too_little(pose.anchors, layout)
+        if short:
+            return LensChoice(camera, False, short, tried=False)
     solved = _refine(anchor_corners_px, layout, camera, markers, priors)
     if solved is None:
         return LensChoice(camera, False, "no table pose: fewer than 2 anchors in view", tried=False)
@@ -307,15 +312,6 @@ def choose_lens(
             return LensChoice(camera, False, "refining it did not lower the reprojection", fit)
         return LensChoice(replace(fit.camera, std_devs=camera.std_devs), True, "used without the check", fit)
     used = fit.anchors
-    if len(used) < REFINE_MIN_ANCHORS:
-        return LensChoice(camera, False, f"refining it was not tried: {len(used)} anchor(s) on the table in view, "
-                          f"{REFINE_MIN_ANCHORS} needed to check each against the others", fit, tried=False)
-    xs = [layout.anchor(i).x_mm for i in used]
-    ys = [layout.anchor(i).y_mm for i in used]
-    span = min(np.ptp(xs) / layout.width_mm, np.ptp(ys) / layout.depth_mm)
-    if span < REFINE_MIN_SPAN:
-        return LensChoice(camera, False, f"refining it was not tried: the anchors in view span {100 * span:.0f} % "
-                          f"of the table, {100 * REFINE_MIN_SPAN:.0f} % needed each way", fit, tried=False)
     if fit.camera is camera:
         return LensChoice(camera, False, f"refining it did not lower the reprojection ({_px(fit.before_px)} px)", fit)
     far = _implausible(fit.camera, camera, priors or LensPriors.for_camera(camera))
@@ -331,6 +327,20 @@ def choose_lens(
                           f"{_px(held[0])} -> {_px(held[1])} px, {closer} of {len(used)} closer; "
                           f"{100 * (1 - REFINE_MAX_HELD_OUT):.0f} % closer needed, most of them", fit, held)
     return LensChoice(replace(fit.camera, std_devs=camera.std_devs), True, "", fit, held)
+
+
+def _too_little(used: Sequence[int], layout: TableLayout) -> str:
+    """Why the anchors the pose used cannot check a refined lens (REFINE_MIN_ANCHORS, REFINE_MIN_SPAN); ""."""
+    if len(used) < REFINE_MIN_ANCHORS:
+        return (f"refining it was not tried: {len(used)} anchor(s) on the table in view, {REFINE_MIN_ANCHORS} needed "
+                "to check each against the others")
+    xs = [layout.anchor(i).x_mm for i in used]
+    ys = [layout.anchor(i).y_mm for i in used]
+    span = min(np.ptp(xs) / layout.width_mm, np.ptp(ys) / layout.depth_mm)
+    if span < REFINE_MIN_SPAN:
+        return (f"refining it was not tried: the anchors in view span {100 * span:.0f} % of the table, "
+                f"{100 * REFINE_MIN_SPAN:.0f} % needed each way")
+    return ""
 
 
 def _px(value: float) -> str:
