@@ -79,6 +79,10 @@ def _error_line(name: str, errs: list[float], what: str) -> str:
     return f"{name:<34} p95 {np.percentile(e, 95):.3f}  max {e.max():.3f} mm   ({len(errs)} {what})"
 
 
+def _span(values: list[float]) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}" if values else "-"
+
+
 def _p95_max(errs: list[float]) -> tuple[float, float]:
     e = np.array(errs) if errs else np.array([np.nan])
     return float(np.percentile(e, 95)), float(e.max())
@@ -104,6 +108,10 @@ class LensTally:
     true_refined: int = 0
     focal_before: list[float] = field(default_factory=list)
     focal_after: list[float] = field(default_factory=list)
+    held_out: list[float] = field(default_factory=list)
+    true_held_out: list[float] = field(default_factory=list)
+    """Each photo's held-out check (`choose_lens`): the refined lens's miss of the anchors each predicted from the
+    others over the camera file's, for the perturbed file and for the true lens (refined where <= 0.8)."""
     missed_frames: int = 0
 
     def lines(self, raised: bool) -> list[str]:
@@ -119,6 +127,8 @@ class LensTally:
         out[3] += f"   (goal p95 <= {p95}, max <= {worst})"
         fb, fa = np.abs(self.focal_before) * 100, np.abs(self.focal_after) * 100
         out.append(f"focal length error                 {fb.mean():.3f} % given -> {fa.mean():.3f} % by default")
+        out.append(f"held-out anchors, refined / file   {_span(self.held_out)} (the true lens: "
+                   f"{_span(self.true_held_out)}; refined at <= 0.8)")
         if self.missed_frames:
             out.append(f"frames without a table pose: {self.missed_frames}")
         return out
@@ -181,6 +191,9 @@ def measure_lens(frames: int, resolution, raised: bool, seed: int = 1, n_pieces:
         tally.photos += 1
         tally.refined += choice.refined
         tally.true_refined += true_choice.refined
+        for ratios, c in ((tally.held_out, choice), (tally.true_held_out, true_choice)):
+            if c.held_out_px:
+                ratios.append(c.held_out_px[1] / c.held_out_px[0])
         tally.plain += plain
         tally.default += _errors(frame, scene, truth, choice.camera, markers) or []
         tally.forced += _errors(frame, scene, truth, forced.camera, markers) or []
