@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
+import cv2
 import numpy as np
 
 from calibration.camera import CameraIntrinsics, CameraPose
@@ -62,7 +63,16 @@ def choose_from_markers(
 ) -> LensChoice:
     """`choose_lens` on one photo's detected markers: the refined lens where measurably better, else `camera`."""
     anchors, pieces = sightings(markers, layout, roster)
-    return choose_lens(anchors, layout, camera, pieces, check=check)
+    return _choose(anchors, layout, camera, pieces, check)
+
+
+def _choose(anchors, layout, camera, pieces, check: bool = True) -> LensChoice:
+    """`choose_lens`, a fit that breaks down (a degenerate view) said as a reason and the camera file's lens kept:
+    refining is a gain, never a reason to lose a reading."""
+    try:
+        return choose_lens(anchors, layout, camera, pieces, check=check)
+    except (cv2.error, np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
+        return LensChoice(camera, False, f"refining it failed ({type(exc).__name__}: {str(exc)[:80]})")
 
 
 class StreamLens:
@@ -119,10 +129,10 @@ class StreamLens:
         if self.background and self._settled_once:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="fieldglass-lens")
-            self._job = self._pool.submit(choose_lens, anchors, layout, self.camera, pieces)
+            self._job = self._pool.submit(_choose, anchors, layout, self.camera, pieces)
             self._job_pose = reading.pose
             return None
-        return self._take(choose_lens(anchors, layout, self.camera, pieces), reading)
+        return self._take(_choose(anchors, layout, self.camera, pieces), reading)
 
     def _take(self, choice: LensChoice, reading: TableReading) -> TableReading | None:
         self.choice = choice

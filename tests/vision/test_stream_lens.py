@@ -108,3 +108,17 @@ def test_a_frame_with_too_few_anchors_waits_for_more(filmed):
     assert stream_lens.after(hidden) is None and len(notes) == 1  # the same 3 anchors: not tried again
     again = stream_lens.after(reading)  # all 8 in view
     assert again is not None and stream_lens.choice.refined and reader.registration.lens is stream_lens.choice.camera
+
+
+def test_a_fit_that_breaks_down_keeps_the_camera_files_lens_and_says_why(filmed, monkeypatch):
+    layout, scene, _, frames, given = filmed
+
+    def broken(*args, **kwargs):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr("vision.table_lens.choose_lens", broken)
+    reader, stream_lens, notes = _stream(layout, scene, given)
+    reading = _read(reader, stream_lens, frames[0][0])
+    assert reading.pose is not None and len(reading.pieces) == 30 and reader.registration.lens is given
+    assert notes == ["lens: cam.json as calibrated (refining it failed (LinAlgError: Singular matrix))"]
+    assert stream_lens.after(reading) is None and len(notes) == 1  # not tried again while the camera stays
