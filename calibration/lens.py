@@ -24,7 +24,7 @@ Units: pixels for corners and residuals, mm for the table, radians inside the fi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -151,6 +151,23 @@ def refine_lens(
     `priors` default to `LensPriors.for_camera(camera)`. None when the anchors give no pose. Markers that miss the fit
     by more than MAX_MARKER_RESIDUAL_PX are dropped.
     """
+    solved = _refine(anchor_corners_px, layout, camera, markers, priors)
+    return None if solved is None else solved.fit
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """`refine_lens`'s fit with what it was fitted from: the problem (misfit markers left out), the values let free,
+    and the solutions with those free (`fitted`) and with the lens as given (`fixed`)."""
+
+    fit: LensFit
+    problem: _Problem
+    free: tuple[str, ...]
+    fitted: np.ndarray
+    fixed: np.ndarray
+
+
+def _refine(anchor_corners_px, layout, camera, markers, priors) -> _Solved | None:
     pose = estimate_pose(anchor_corners_px, layout, camera)
     if pose is None:
         return None
@@ -168,7 +185,8 @@ def refine_lens(
     before, after = problem.rms(fixed), problem.rms(fitted)
     if after > before:  # never worse than the camera file's lens on its own photo
         lens, new_pose, after = camera, problem.unpack(fixed)[1], before
-    return LensFit(lens, new_pose, before, after, free, used, problem.n_pieces)
+    fit = LensFit(lens, new_pose, before, after, free, used, problem.n_pieces)
+    return _Solved(fit, problem, free, fitted, fixed)
 
 
 def fit_rms_px(
@@ -202,6 +220,165 @@ def combine_fits(fits: Sequence[LensFit], camera: CameraIntrinsics) -> CameraInt
             d[i] = float(np.mean(values))
     # the board calibration's standard deviations are kept: an upper bound for the values refined here
     return CameraIntrinsics(camera.image_size, k, d, camera.rms_px, std_devs=camera.std_devs)
+
+
+REFINE_MIN_ANCHORS = 4
+"""Anchors the table pose must use before a refined lens is checked (`choose_lens`): each is predicted from the
+others, and fewer than 3 others give no fair prediction (a pose from 2 anchors bends with the lens)."""
+REFINE_MIN_SPAN = 0.5
+"""The anchors used must span at least this share of the table's width and of its depth: a lens refined and checked
+at one end of the table says nothing of the other."""
+REFINE_MAX_HELD_OUT = 0.8
+"""The refined lens must miss the anchors held out (each predicted from the others) by at most this share of the
+camera file's miss (RMS px), and miss most of them less. On rendered tables a lens off as a user's calibration is
+(focal length 0.3 %, centre 2 px, k1 0.005) gives 0.03-0.45 of the file's miss (0.59 on four corner anchors seen
+from above), the true lens 0.92-1.67 (`fieldglass bench lens`)."""
+PLAUSIBLE_SIGMAS = 4.0
+"""A refined value this many prior standard deviations (`LensPriors`) or more from the camera file's is not a lens
+error but another camera, another resolution or a misplaced anchor: the refinement is refused."""
+
+
+@dataclass(frozen=True)
+class LensChoice:
+    """The lens to read a photo (or a camera's stream) with, and why (`choose_lens`).
+
+    `refined`: the lens refined from the table is used, else the camera file's as given and `reason` says why.
+    `tried`: the photo allowed the choice (enough anchors, spread); False when it did not, and more of the table in
+    view may. `fit` is the refinement (None without a pose); `held_out_px` the RMS miss (px) of the anchors each
+    predicted from the others, with the camera file's lens and with the refined one (None when not checked)."""
+
+    camera: CameraIntrinsics
+    refined: bool
+    reason: str = ""
+    fit: LensFit | None = None
+    held_out_px: tuple[float, float] | None = None
+    tried: bool = True
+
+    def describe(self, name: str = "the camera file") -> str:
+        """One line for the user: "lens: refined from 8 anchors ... (reprojection 0.42 -> 0.05 px ...)" or "lens:
+        cam.json as calibrated (refining it did not help: ...)"."""
+        fit = self.fit
+        if not self.refined:
+            return f"lens: {name} as calibrated ({self.reason})"
+        what = f"{len(fit.anchors)} anchors" + (f" and {fit.pieces} piece markers" if fit.pieces else "")
+        values = ", ".join({"focal": "focal length", "centre": "centre"}.get(v, v) for v in fit.refined)
+        held = (f"; each anchor predicted from the others {_px(self.held_out_px[0])} -> {_px(self.held_out_px[1])} px"
+                if self.held_out_px else f"; {self.reason}" if self.reason else "")
+        return (f"lens: {name} refined from {what} on the table ({values}; reprojection {_px(fit.before_px)} -> "
+                f"{_px(fit.after_px)} px{held})")
+
+    def to_json(self, name: str) -> dict:
+        fit = self.fit
+        return {
+            "file": name,
+            "refined": self.refined,
+            "reason": self.reason or None,
+            "values": list(fit.refined) if self.refined else [],
+            "anchors": len(fit.anchors) if fit else None,
+            "pieces": fit.pieces if fit else None,
+            "reprojection_px": [round(fit.before_px, 3), round(fit.after_px, 3)] if fit else None,
+            "held_out_px": [round(v, 3) for v in self.held_out_px] if self.held_out_px else None,
+        }
+
+
+def choose_lens(
+    anchor_corners_px: Mapping[int, np.ndarray],
+    layout: TableLayout,
+    camera: CameraIntrinsics,
+    markers: Sequence[MarkerSighting] = (),
+    priors: LensPriors | None = None,
+    check: bool = True,
+) -> LensChoice:
+    """The lens refined from the photo (`refine_lens`) where it is measurably better than the camera file's, else the
+    camera file's, with the reason.
+
+    Measurably better: the pose uses at least REFINE_MIN_ANCHORS anchors spanning REFINE_MIN_SPAN of the table each
+    way; every refined value lies within PLAUSIBLE_SIGMAS of the camera file's; and, each anchor in turn held out of
+    the fit (pose, pieces and lens fitted to the rest, the camera file's lens likewise with the lens kept), the
+    refined lens predicts the held-out anchors' corners at least 1 / REFINE_MAX_HELD_OUT times closer (RMS) than the
+    camera file's, and most of them closer. The held-out anchors are places on the table the fit did not see: what a
+    lens is for. With `check` False the refined lens is used without the check (`locate --refine-lens`)."""
+    if check:  # what the photo allows is seen from the pose alone: the fit is worked out only where it may be used
+        pose = estimate_pose(anchor_corners_px, layout, camera)
+        short = "no table pose: fewer than 2 anchors in view" if pose is None else _too_little(pose.anchors, layout)
+        if short:
+            return LensChoice(camera, False, short, tried=False)
+    solved = _refine(anchor_corners_px, layout, camera, markers, priors)
+    if solved is None:
+        return LensChoice(camera, False, "no table pose: fewer than 2 anchors in view", tried=False)
+    fit = solved.fit
+    if not check:
+        if fit.camera is camera:
+            return LensChoice(camera, False, "refining it did not lower the reprojection", fit)
+        return LensChoice(replace(fit.camera, std_devs=camera.std_devs), True, "used without the check", fit)
+    used = fit.anchors
+    if fit.camera is camera:
+        return LensChoice(camera, False, f"refining it did not lower the reprojection ({_px(fit.before_px)} px)", fit)
+    far = _implausible(fit.camera, camera, priors or LensPriors.for_camera(camera))
+    if far:
+        return LensChoice(camera, False, f"refining it would move {far}, more than a calibration errs "
+                          f"({PLAUSIBLE_SIGMAS:g} standard deviations): check the camera file (another camera or "
+                          "resolution?) and the anchors' places", fit)
+    file_px, refined_px = _held_out(solved)
+    held = (float(np.sqrt(np.mean(file_px**2))), float(np.sqrt(np.mean(refined_px**2))))
+    closer = int(np.sum(refined_px < file_px))
+    if held[1] > REFINE_MAX_HELD_OUT * held[0] or 2 * closer <= len(used):
+        return LensChoice(camera, False, f"refining it did not help: each anchor predicted from the others "
+                          f"{_px(held[0])} -> {_px(held[1])} px, {closer} of {len(used)} closer; "
+                          f"{100 * (1 - REFINE_MAX_HELD_OUT):.0f} % closer needed, most of them", fit, held)
+    return LensChoice(replace(fit.camera, std_devs=camera.std_devs), True, "", fit, held)
+
+
+def _too_little(used: Sequence[int], layout: TableLayout) -> str:
+    """Why the anchors the pose used cannot check a refined lens (REFINE_MIN_ANCHORS, REFINE_MIN_SPAN); ""."""
+    if len(used) < REFINE_MIN_ANCHORS:
+        return (f"refining it was not tried: {len(used)} anchor(s) on the table in view, {REFINE_MIN_ANCHORS} needed "
+                "to check each against the others")
+    xs = [layout.anchor(i).x_mm for i in used]
+    ys = [layout.anchor(i).y_mm for i in used]
+    span = min(np.ptp(xs) / layout.width_mm, np.ptp(ys) / layout.depth_mm)
+    if span < REFINE_MIN_SPAN:
+        return (f"refining it was not tried: the anchors in view span {100 * span:.0f} % of the table, "
+                f"{100 * REFINE_MIN_SPAN:.0f} % needed each way")
+    return ""
+
+
+def _px(value: float) -> str:
+    """A reprojection error for the user: two decimals, three below 0.1 px (a true lens's 0.036 is not 0.04)."""
+    return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
+
+
+def _implausible(refined: CameraIntrinsics, camera: CameraIntrinsics, priors: LensPriors) -> str:
+    """The first refined value PLAUSIBLE_SIGMAS prior deviations or more from the camera file's, as words; ""."""
+    k, k0 = refined.camera_matrix, camera.camera_matrix
+    d, d0 = refined.dist_coeffs, camera.dist_coeffs
+    moves = [("the focal length", 100 * abs(k[0, 0] / k0[0, 0] - 1), 100 * priors.focal, "{:.1f} %"),
+             ("the centre", float(np.abs(k[:2, 2] - k0[:2, 2]).max()), priors.centre * camera.image_size[0],
+              "{:.1f} px"),
+             ("k1", abs(d[0] - d0[0]), priors.k1, "{:.3f}")]
+    if len(d) > 1:
+        moves.append(("k2", abs(d[1] - d0[1]), priors.k2, "{:.3f}"))
+    for name, move, sigma, form in moves:
+        if move >= PLAUSIBLE_SIGMAS * sigma:
+            return f"{name} by {form.format(move)}"
+    return ""
+
+
+HELD_OUT_TOL = 1e-5
+"""The held-out fits start from the whole fit's solution, one anchor away from theirs: they stop once a step gains
+less than this share of the cost (a hundred-thousandth of a pixel's change in the prediction)."""
+
+
+def _held_out(solved: _Solved) -> tuple[np.ndarray, np.ndarray]:
+    """Each anchor of the fit held out in turn: the RMS miss (px) of its corners by the camera file's lens and by the
+    refined one, each with the pose and pieces fitted to the rest (warm-started from the whole fit's solutions)."""
+    problem, file_px, refined_px = solved.problem, [], []
+    for k in range(len(solved.fit.anchors)):
+        rest = problem.without_anchor(k)
+        obj, img = problem.anchor_obj[4 * k : 4 * k + 4], problem.anchor_img[4 * k : 4 * k + 4]
+        file_px.append(rest.anchor_miss_px(rest.solve((), solved.fixed, HELD_OUT_TOL), obj, img))
+        refined_px.append(rest.anchor_miss_px(rest.solve(solved.free, solved.fitted, HELD_OUT_TOL), obj, img))
+    return np.array(file_px), np.array(refined_px)
 
 
 def _without_misfits(problem: _Problem, free: tuple[str, ...]) -> tuple[_Problem, np.ndarray]:
@@ -258,6 +435,19 @@ class _Problem:
     def all_img(self) -> np.ndarray:
         """(N, 2) px: every corner in the fit, anchors then pieces."""
         return np.concatenate([self.anchor_img, self.piece_img.reshape(-1, 2)])
+
+    def without_anchor(self, k: int) -> _Problem:
+        """The problem with the k-th anchor of the fit (its 4 corners) left out."""
+        rows = np.r_[0 : 4 * k, 4 * k + 4 : len(self.anchor_obj)]
+        return _Problem(self.camera, self.anchor_obj[rows], self.anchor_img[rows], self.piece_img, self.piece_half,
+                        self.piece_z, self.start, self.prior_sigma)
+
+    def anchor_miss_px(self, params: np.ndarray, obj_mm: np.ndarray, img_px: np.ndarray) -> float:
+        """RMS (px) by which the lens and pose of `params` miss an anchor's corners (`obj_mm` (4, 3), `img_px`
+        (4, 2))."""
+        lens, pose = self.unpack(params)
+        px, _ = cv2.projectPoints(obj_mm, pose.rvec, pose.tvec, lens.camera_matrix, lens.dist_coeffs)
+        return float(np.sqrt(np.mean(np.sum((px.reshape(-1, 2) - img_px) ** 2, axis=1))))
 
     def keeping(self, keep: np.ndarray) -> _Problem:
         pieces = self.start[_GLOBAL:].reshape(-1, 3)[keep]
@@ -321,21 +511,22 @@ class _Problem:
     def rms(self, params: np.ndarray) -> float:
         return float(np.sqrt(np.mean(np.sum(self.corner_residuals(params) ** 2, axis=1))))
 
-    def solve(self, free: tuple[str, ...]) -> np.ndarray:
-        """Levenberg-Marquardt over the pose, the pieces and the `free` lens values; the rest stay as given."""
+    def solve(self, free: tuple[str, ...], x0: np.ndarray | None = None, tol: float = 1e-10) -> np.ndarray:
+        """Levenberg-Marquardt over the pose, the pieces and the `free` lens values; the rest stay as given. From
+        `x0` when given (a solution of a problem much like this one), else from `start`; the priors hold the lens
+        to `start`'s (the camera file's) either way. Stops when a step lowers the cost by less than `tol` of it."""
         lens_free = np.array(["focal" in free, "centre" in free, "centre" in free, "k1" in free, "k2" in free])
         cols = np.concatenate([np.flatnonzero(lens_free), np.arange(_LENS, len(self.start))])
-        x = self.start.copy()
+        x = (self.start if x0 is None else x0).copy()
+        if x0 is not None:  # the lens values not let free stay as given
+            x[:_LENS][~lens_free] = self.start[:_LENS][~lens_free]
         r = self.residuals(x, lens_free)
         cost, lam = float(r @ r), 1e-3
         for _ in range(_ITERATIONS):
-            jac = self._jacobian(x, r, cols, lens_free)
-            jtj, jtr = jac.T @ jac, jac.T @ r
-            diag = np.diag(jtj).copy()
-            diag[diag == 0] = 1.0
+            normal = _Normal.build(*self._jacobian(x, r, lens_free), r, 2 * len(self.anchor_obj))
             while lam < 1e8:
                 try:
-                    step = np.linalg.solve(jtj + lam * np.diag(diag), -jtr)
+                    step = normal.step(lam)
                 except np.linalg.LinAlgError:
                     lam *= 10
                     continue
@@ -348,27 +539,65 @@ class _Problem:
                 lam *= 10
             else:
                 return x
-            done = cost - c_trial < 1e-10 * max(cost, 1e-12)
+            done = cost - c_trial < tol * max(cost, 1e-12)
             x, r, cost, lam = trial, r_trial, c_trial, max(lam / 10, 1e-9)
             if done:
                 break
         return x
 
-    def _jacobian(self, x: np.ndarray, r: np.ndarray, cols: np.ndarray, lens_free: np.ndarray) -> np.ndarray:
-        """Forward differences; each piece's (x, y, heading) moves only its own 8 residuals, so one difference per
-        kind covers every piece at once."""
+    def _jacobian(self, x: np.ndarray, r: np.ndarray, lens_free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Forward differences: (the rows' derivatives by the free lens values and the pose, (R, G)) and (each
+        piece's 8 rows by its own (x, y, heading), (P, 8, 3)). A piece moves only its own rows, so one difference
+        per kind covers every piece at once."""
         steps = np.concatenate([[1e-7, 1e-3, 1e-3, 1e-7, 1e-7], np.full(3, 1e-7), np.full(3, 1e-4)])
-        n_global = len(np.flatnonzero(lens_free)) + 6
-        jac = np.zeros((len(r), len(cols)))
-        for j, c in enumerate(cols[:n_global]):
+        cols = np.concatenate([np.flatnonzero(lens_free), np.arange(_LENS, _GLOBAL)])
+        jac_global = np.zeros((len(r), len(cols)))
+        for j, c in enumerate(cols):
             dx = x.copy()
             dx[c] += steps[c]
-            jac[:, j] = (self.residuals(dx, lens_free) - r) / steps[c]
-        n_anchor_rows = 2 * len(self.anchor_obj)
+            jac_global[:, j] = (self.residuals(dx, lens_free) - r) / steps[c]
+        rows = slice(2 * len(self.anchor_obj), 2 * len(self.anchor_obj) + 8 * self.n_pieces)
+        jac_pieces = np.zeros((self.n_pieces, 8, 3))
         for kind, step in enumerate((1e-4, 1e-4, 1e-7)):
             dx = x.copy()
             dx[_GLOBAL + kind :: 3] += step
-            diff = ((self.residuals(dx, lens_free) - r) / step)[n_anchor_rows : n_anchor_rows + 8 * self.n_pieces]
-            rows = n_anchor_rows + np.arange(8 * self.n_pieces)
-            jac[rows, n_global + 3 * (np.arange(8 * self.n_pieces) // 8) + kind] = diff
-        return jac
+            jac_pieces[:, :, kind] = ((self.residuals(dx, lens_free) - r) / step)[rows].reshape(-1, 8)
+        return jac_global, jac_pieces
+
+
+@dataclass(frozen=True)
+class _Normal:
+    """The Levenberg-Marquardt normal equations of `_Problem`, kept in blocks: the global values (lens and pose)
+    against each other (`u`) and against each piece (`w`), each piece's own 3 x 3 block (`v`), and the gradients.
+    The pieces' block is block-diagonal, so a step is solved through the Schur complement on the global values:
+    the same step as the dense system's, at a cost that grows with the pieces, not with their square."""
+
+    u: np.ndarray  # (G, G)
+    w: np.ndarray  # (P, G, 3)
+    v: np.ndarray  # (P, 3, 3)
+    g_global: np.ndarray  # (G,)
+    g_pieces: np.ndarray  # (P, 3)
+
+    @classmethod
+    def build(cls, jac_global: np.ndarray, jac_pieces: np.ndarray, r: np.ndarray, first_piece_row: int) -> _Normal:
+        n = len(jac_pieces)
+        rows = slice(first_piece_row, first_piece_row + 8 * n)
+        jg_pieces = jac_global[rows].reshape(n, 8, jac_global.shape[1])
+        r_pieces = r[rows].reshape(n, 8)
+        return cls(jac_global.T @ jac_global, np.einsum("pig,pia->pga", jg_pieces, jac_pieces),
+                   np.einsum("pia,pib->pab", jac_pieces, jac_pieces), jac_global.T @ r,
+                   np.einsum("pia,pi->pa", jac_pieces, r_pieces))
+
+    def step(self, lam: float) -> np.ndarray:
+        """The step (global values, then each piece's) with Marquardt's damping `lam` on the diagonal."""
+        du = np.diag(self.u).copy()
+        du[du == 0] = 1.0
+        dv = np.diagonal(self.v, axis1=1, axis2=2).copy()
+        dv[dv == 0] = 1.0
+        v_inv = np.linalg.inv(self.v + lam * dv[:, :, None] * np.eye(3))
+        wv = np.einsum("pga,pab->pgb", self.w, v_inv)
+        schur = self.u + lam * np.diag(du) - np.einsum("pga,pha->gh", wv, self.w)
+        step_global = np.linalg.solve(schur, -self.g_global + np.einsum("pga,pa->g", wv, self.g_pieces))
+        rest = -self.g_pieces - np.einsum("pga,g->pa", self.w, step_global)
+        step_pieces = np.einsum("pab,pb->pa", v_inv, rest)
+        return np.concatenate([step_global, step_pieces.ravel()])

@@ -572,8 +572,9 @@ def write_pdf(doc: Document, path: str | Path, inputs: Iterable[str | Path] = ()
 class MeasuredMarker:
     marker: int
     name: str
-    measured_mm: float  # mean side of the black square in table mm
+    measured_mm: float  # mean side of the black square in table mm, measured on the plane at `height_mm`
     expected_mm: float
+    height_mm: float = 0.0  # the height above the cloth it was measured at (a label on its base: marker_height_mm)
 
     @property
     def scale(self) -> float:
@@ -598,10 +599,10 @@ class PrintCheck:
 
     def lines(self) -> list[str]:
         out = [f"table pose from anchors {list(self.anchors_used)}, reprojection {self.reprojection_px:.2f} px"]
-        out.append(f"  {'marker':>6}  {'what':<16}{'measured mm':>12}{'expected mm':>12}{'scale':>9}")
+        out.append(f"  {'marker':>6}  {'what':<16}{'at mm':>6}{'measured mm':>12}{'expected mm':>12}{'scale':>9}")
         for m in self.markers:
-            out.append(f"  {m.marker:>6}  {m.name[:16]:<16}{m.measured_mm:>12.2f}{m.expected_mm:>12.2f}"
-                       f"{100 * m.scale:>8.1f}%")
+            out.append(f"  {m.marker:>6}  {m.name[:16]:<16}{m.height_mm:>6.0f}{m.measured_mm:>12.2f}"
+                       f"{m.expected_mm:>12.2f}{100 * m.scale:>8.1f}%")
         s = self.scale
         if s is None:
             out.append("no printed markers found next to the anchors")
@@ -610,19 +611,25 @@ class PrintCheck:
         else:
             out.append(f"printed at {100 * s:.1f} % of the intended size: NOT at 100 % - print again at actual size "
                        "(turn off 'fit to page' / 'scale to fit')")
+            if any(m.height_mm for m in self.markers):
+                out.append("  (each label measured at its height on its base, the roster's marker_height_mm; a sheet "
+                           "lying flat on the cloth: --flat)")
         return out
 
 
 def measure_print(
-    image: np.ndarray, camera, layout: TableLayout, expected: dict[int, tuple[str, float]],
+    image: np.ndarray, camera, layout: TableLayout, expected: dict[int, tuple[str, float, float]],
     tolerance: float = 0.015, dictionary: str | None = None,
 ) -> PrintCheck:
-    """Measure the printed markers in a photo of a page lying flat on the table next to the anchors.
+    """Measure the printed markers in a photo of them beside the table's anchors: labels on their bases, or a page
+    lying flat on the table.
 
     The table pose comes from the layout's anchors (calibration.registration); every other marker in `expected`
-    (id -> (name, side mm)) is mapped onto the table plane (calibration.projection) and its four sides measured in
-    mm. A printed copy of an anchor (same id as a table anchor) is told apart by its size and measured too.
-    Raises InputError when fewer than 2 anchors are seen.
+    (id -> (name, side mm, height mm)) is mapped onto the plane at its height above the cloth (a label on its base:
+    the roster's marker_height_mm; a page lying flat: 0; calibration.projection) and its four sides measured in mm,
+    so that what it reads is the printer's scaling alone: a label 25 mm up measured on the cloth reads 2.5 % large
+    from a metre. A printed copy of an anchor (same id as a table anchor) is told apart by its size and measured
+    too. Raises InputError when fewer than 2 anchors are seen.
     """
     found = detect_markers(image, dictionary or layout.dictionary)
     by_id: dict[int, list[np.ndarray]] = {}
@@ -638,12 +645,14 @@ def measure_print(
     for marker_id in sorted(by_id):
         if marker_id not in expected:
             continue
+        name, exp, height = expected[marker_id]
         for corners in by_id[marker_id]:
-            mm = pixels_to_table(corners, camera, pose, 0.0)
             anchor = layout.anchor(marker_id)
-            if anchor is not None and np.hypot(*(mm.mean(axis=0) - (anchor.x_mm, anchor.y_mm))) < anchor.size_mm:
-                continue  # the table's own anchor, not a printed copy
+            if anchor is not None:
+                where = pixels_to_table(corners, camera, pose, anchor.z_mm).mean(axis=0)
+                if np.hypot(*(where - (anchor.x_mm, anchor.y_mm))) < anchor.size_mm:
+                    continue  # the table's own anchor, not a printed copy
+            mm = pixels_to_table(corners, camera, pose, height)
             side = float(np.linalg.norm(mm - np.roll(mm, 1, axis=0), axis=1).mean())
-            name, exp = expected[marker_id]
-            measured.append(MeasuredMarker(marker_id, name, side, exp))
+            measured.append(MeasuredMarker(marker_id, name, side, exp, height))
     return PrintCheck(tuple(measured), tuple(pose.anchors), float(pose.reprojection_px), tolerance)

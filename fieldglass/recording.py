@@ -44,6 +44,7 @@ from vision.roster import Roster, roster_to_toml
 from vision.sources import ImageSource, VideoSource, image_folder, is_live, open_source, read_image
 from vision.stream import ChangeConfig, FrameWork, LiveReader
 from vision.synthetic import SyntheticSource, demo_scene
+from vision.table_lens import StreamLens
 from vision.tracking import Appeared, Moved, Place, Tracker, TrackerConfig, TrackEvent
 
 _PLAIN_INPUTS = ("phase", "note", "bookmark", "marker", "formation", "state")
@@ -866,22 +867,39 @@ class RecordReader:
 
 class TableReader:
     """image -> TableReading for consecutive frames (`RecordReader`), the table registered from its anchors (the
-    camera fitted to the first frame's size); `reader` is the RecordReader once the first frame came."""
+    camera fitted to the first frame's size) with the lens refined from the table where measurably better
+    (`vision.table_lens.StreamLens`: chosen in the first frame that allows it, again when the camera moves; a live
+    camera's later choices worked out in a thread), or with `refine_lens` False the camera file's as it is; each
+    lens chosen is said through `say`. `reader` is the RecordReader once the first frame came."""
 
-    def __init__(self, layout, roster, intr, source: str, config: ChangeConfig | None = None):
+    def __init__(self, layout, roster, intr, source: str, config: ChangeConfig | None = None,
+                 refine_lens: bool = True, camera_name: str = "the camera file",
+                 say: Callable[[str], None] | None = None):
         self.layout, self.roster, self.intr, self.source, self.config = layout, roster, intr, source, config
+        self.refine_lens, self.camera_name, self.say = refine_lens, camera_name, say
         self.reader: RecordReader | None = None
+        self.lens: StreamLens | None = None
 
     def __call__(self, image: np.ndarray):
         if self.reader is None:
-            reg = TableRegistration(self.layout, camera_for_frame(self.intr, image, self.source))
+            reg = TableRegistration(self.layout, camera_for_frame(self.intr, image, self.source), refine_lens=False)
             self.reader = RecordReader(reg, self.roster, self.config)
-        return self.reader.read(image)
+            self.lens = StreamLens(reg, self.roster, enabled=self.refine_lens, background=is_live(self.source),
+                                   name=self.camera_name, on_note=self.say)
+            if not self.refine_lens and self.say is not None:
+                self.say(self.lens.note)
+        reading = self.reader.read(image)
+        again = self.lens.after(reading)
+        if again is None:
+            return reading
+        self.reader.live.adopt(again)
+        return again
 
 
-def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None) -> TableReader:
+def table_reader(layout, roster, intr, source: str, config: ChangeConfig | None = None, refine_lens: bool = True,
+                 camera_name: str = "the camera file", say: Callable[[str], None] | None = None) -> TableReader:
     """image -> TableReading for consecutive frames (`TableReader`)."""
-    return TableReader(layout, roster, intr, source, config)
+    return TableReader(layout, roster, intr, source, config, refine_lens, camera_name, say)
 
 
 def check_timing(args) -> None:

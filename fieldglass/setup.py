@@ -70,6 +70,9 @@ class Setup:
     rig: tuple = ()
     """A rig (several cameras over the table): (name, CameraIntrinsics, source) per camera in the rig file's order,
     each source a camera index, video file, folder of frames or URL; empty for one camera (`source`, `camera`)."""
+    refine_lens: bool = True
+    """Read with the lens refined from the table where measurably better (vision/table_lens.py `StreamLens`); False
+    (`--no-refine-lens`): the camera file's as it is."""
 
     def __getattr__(self, name: str) -> Any:
         extra = self.__dict__.get("extra") or {}

@@ -109,6 +109,7 @@ class MainWindow(QMainWindow):
         self.record_timer.timeout.connect(self.poll_recording)
         self.board_mm_per_px = float(self.settings.value("board_mm_per_px", 2.0))
         self.connection = ("connecting", f"{setup.source}: opening")
+        self.lens_note = ""  # which lens the frames are read with (the worker's StreamLens), said once it changes
         self.setWindowTitle(f"Fieldglass — {setup.source} — {setup.system}")
 
         self._build_views()
@@ -457,6 +458,11 @@ class MainWindow(QMainWindow):
 
     def show_result(self, result) -> None:
         self.last_result = result
+        note = getattr(result, "lens_note", "")
+        if note and note != self.lens_note:
+            self.lens_note = note
+            self.statusBar().showMessage(note, 15000)
+            self.calib_label.setToolTip(note)
         pose = result.reading.pose
         if result.views:
             self._show_cameras(result.views)
@@ -590,7 +596,8 @@ class MainWindow(QMainWindow):
         kept = "" if seen >= 2 else ", pose kept from an earlier frame"
         rms = r.camera.rms_px
         lens = f", lens RMS {rms:.2f} px" if rms is not None else ""
-        return f"calibration {grade}: {len(pose.anchors)}/{len(anchors)} anchors, {err:.2f} px{lens}{kept}"
+        refined = ", lens refined from the table" if " refined from " in self.lens_note else ""
+        return f"calibration {grade}: {len(pose.anchors)}/{len(anchors)} anchors, {err:.2f} px{lens}{refined}{kept}"
 
     # ---- selection and view commands
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
@@ -32,6 +33,7 @@ from vision.reconnect import CameraWatch, reconnecting
 from vision.rectify import BoardRectifier, display_bgra
 from vision.sources import FrameQueue, ImageSource
 from vision.stream import LiveReader
+from vision.table_lens import StreamLens
 
 CARD_EVERY = 15
 """Look for QR unit cards in every 15th frame."""
@@ -72,6 +74,7 @@ class FrameResult:
     board_shown: np.ndarray | None = None  # the same of `board`
     views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
     t: float | None = None  # the frame's time in seconds, where its source gives one (None: the window's clock)
+    lens_note: str = ""  # which lens the frame was read with ("lens: cam.json refined from ..."; vision/table_lens.py)
 
 
 class FrameRate:
@@ -193,6 +196,8 @@ class CaptureWorker(PublishingWorker):
         self.source = source
         self.live = live
         self.registration: TableRegistration | None = None
+        self.stream_lens: StreamLens | None = None
+        self._scaled: tuple | None = None  # (frame size, the camera file's lens at it)
         self.rectifier = BoardRectifier(setup.layout)
         self.reader: LiveReader | None = None
         self.queue: FrameQueue | None = None  # a live camera's frames on their way to processing
@@ -204,6 +209,8 @@ class CaptureWorker(PublishingWorker):
         close = getattr(self.source, "close", None)
         if self.isRunning():
             self.wait(3000)
+        if self.stream_lens is not None:
+            self.stream_lens.close()
         if close:
             try:
                 close()
@@ -218,7 +225,11 @@ class CaptureWorker(PublishingWorker):
             if cam is None:
                 raise InputError(f"{self.setup.source}: needs --camera CAM.json")
             return cam.intrinsics
-        return camera_for_frame(self.setup.camera, frame, self.setup.source)
+        key = (self.setup.camera, frame.shape[:2])
+        if self._scaled is None or self._scaled[0] is not key[0] or self._scaled[1] != key[1]:
+            # one lens object per camera file and frame size: the registration (and its chosen lens) is kept
+            self._scaled = (*key, camera_for_frame(self.setup.camera, frame, self.setup.source))
+        return self._scaled[2]
 
     def _frames(self):
         """(number, frame, arrival time) of every frame to process; a camera that is unplugged and can reconnect is
@@ -265,7 +276,8 @@ class CaptureWorker(PublishingWorker):
                 dropped += getattr(self.source, "decode_dropped", 0)  # (a camera's JPEGs with no thread to decode)
                 result = FrameResult(number, frame, reading, lens, board, mmpp, rate.tick(t1), (t1 - t0) * 1000,
                                      cards, (t1 - arrived) * 1000, dropped, arrived,
-                                     display_bgra(frame, self.display_px), display_bgra(board, self.board_display_px))
+                                     display_bgra(frame, self.display_px), display_bgra(board, self.board_display_px),
+                                     lens_note=self.stream_lens.note)
                 if not self._publish(result):
                     break
         except Exception as exc:  # a driver's or a reader's error becomes a message, never a traceback
@@ -283,12 +295,22 @@ class CaptureWorker(PublishingWorker):
         camera = self._camera(frame)
         if self.registration is None or self.registration.camera is not camera:
             pose = self.registration.pose if self.registration else None
-            self.registration = TableRegistration(self.setup.layout, camera, pose=pose)
+            self.registration = TableRegistration(self.setup.layout, camera, pose=pose, refine_lens=False)
             self.reader = LiveReader(self.registration, self.setup.roster)
+            if self.stream_lens is not None:
+                self.stream_lens.close()
+            # the lens refined from the table where measurably better (issue 26), chosen in a thread for a camera
+            self.stream_lens = StreamLens(self.registration, self.setup.roster,
+                                          enabled=getattr(self.setup, "refine_lens", True), background=self.live,
+                                          name=_camera_name(self.setup))
         if isinstance(self.source, ImageSource):
             reading = read_table(frame, self.registration, self.setup.roster)
         else:
             reading = self.reader.read(frame)
+        again = self.stream_lens.after(reading)
+        if again is not None:  # a lens chosen now: the frame's pieces placed again with it
+            reading = again
+            self.reader.adopt(again)
         # QR unit cards: read now and then, not every frame (a 4K frame costs about 0.3 s).
         cards = ()
         if self.processed % CARD_EVERY == 0:
@@ -298,3 +320,9 @@ class CaptureWorker(PublishingWorker):
         if reading.pose is not None:
             board = self.rectifier.rectify(frame, lens, reading.pose, mmpp)
         return reading, lens, board, cards
+
+
+def _camera_name(setup) -> str:
+    """The camera file's name for the lens line ("cam.json"), or the source's own camera."""
+    name = (getattr(setup, "names", None) or {}).get("camera")
+    return Path(name).name if name else "the source's camera"

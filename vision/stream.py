@@ -538,6 +538,12 @@ class LiveReader:
     def work(self) -> FrameWork:
         return self.detector.last if self.detector is not None else FrameWork("full", 1.0)
 
+    def adopt(self, reading: TableReading) -> None:
+        """Go on from `reading` as the last frame's: its pieces placed again with a lens chosen for the stream and the
+        pose fitted again with it (vision/table_lens.py `StreamLens`; the registration holds both)."""
+        if self.detector is not None and self._last is not None:
+            self._last = reading
+
     def read(self, frame: np.ndarray) -> TableReading:
         if self.detector is None:
             return read_table(frame, self.registration, self.roster)

@@ -103,8 +103,8 @@ def run_vision(args) -> int:
     print("  (one standard deviation: focal length 0.2 %, principal point 1.5 px, k1 0.003)")
     for line in tally.lines():
         print("  " + line)
-    print("\naccuracy with intrinsics off (issue 17): focal 0.3 %, principal point 2 px, k1 0.005, random signs;")
-    print("  true lens, camera file as given, live from the anchors, refined from the photo (calibration/lens.py)")
+    print("\naccuracy with intrinsics off (issues 17, 26): focal 0.3 %, principal point 2 px, k1 0.005, random signs;")
+    print("  true lens; camera file as given, by default (refined where measurably better), always refined")
     for line in lens_stream_lines(frames, 5 if args.quick else args.lens_stream_frames, args.seed, args.pieces):
         print("  " + line)
     print("\nspeed: every frame a new photo (full scan, new registration), the best of 3 runs per frame; the whole")

@@ -19,10 +19,13 @@ examples:
   fieldglass check-print photo.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass check-print photo.jpg --camera cam.json --layout table.toml --expect-mm 20
 
-Lay a printed page (marker labels, anchors or a board with markers) flat on the table, at least 2 of the table's
-anchors in view, and take a photo with the calibrated camera. Each printed marker's black square is mapped onto the
-table (pose from the anchors) and its sides measured in mm; the expected size comes from the roster (marker_mm),
-the layout (a printed anchor) or --expect-mm. Exit code 1 when the page is more than --tolerance off 100 %.
+Stand the pieces with their labels glued on, or lay a printed page (marker labels, anchors or a board with
+markers) flat on the table and give --flat, at least 2 of the table's anchors in view, and take a photo with the
+calibrated camera. Each printed marker's black square is mapped onto the plane at its height above the cloth (pose
+from the anchors): a roster piece's label at its marker_height_mm (on its base), with --flat every marker on the
+cloth, a printed anchor or an --expect-mm marker on the cloth; its sides are measured in mm, so the scale read is
+the printer's alone. The expected size comes from the roster (marker_mm), the layout (a printed anchor) or
+--expect-mm. Exit code 1 when the print is more than --tolerance off 100 %.
 """
 
 
@@ -40,19 +43,23 @@ def add_parser(sub) -> None:
     p.add_argument("--roster", type=Path, metavar="ROSTER.toml", help="expected marker sizes (marker_mm)")
     p.add_argument("--expect-mm", type=float, metavar="MM", help="expected side of every other printed marker")
     p.add_argument("--tolerance", type=float, default=1.5, metavar="PERCENT", help="allowed error (default 1.5 %%)")
+    p.add_argument("--flat", action="store_true",
+                   help="the markers lie flat on the cloth (a sheet before cutting), not on their bases")
     p.set_defaults(run=run)
 
 
-def expected_sizes(layout, roster=None, expect_mm: float | None = None) -> dict[int, tuple[str, float]]:
-    """marker id -> (name, side mm): roster pieces, then printed anchor copies, then --expect-mm for the rest."""
-    out: dict[int, tuple[str, float]] = {}
+def expected_sizes(layout, roster=None, expect_mm: float | None = None,
+                   flat: bool = False) -> dict[int, tuple[str, float, float]]:
+    """marker id -> (name, side mm, height mm above the cloth): roster pieces (at their marker_height_mm, on their
+    bases; 0 when `flat`), then printed anchor copies, then --expect-mm for the rest (both lying on the cloth)."""
+    out: dict[int, tuple[str, float, float]] = {}
     if expect_mm:
         n = int(aruco_dictionary(layout.dictionary).bytesList.shape[0])
-        out.update({i: ("marker", float(expect_mm)) for i in range(n)})
+        out.update({i: ("marker", float(expect_mm), 0.0) for i in range(n)})
     for a in layout.anchors:
-        out[a.id] = (f"anchor {a.id}", a.size_mm)
+        out[a.id] = (f"anchor {a.id}", a.size_mm, 0.0)
     if roster is not None:
-        out.update({p.marker: (p.id, p.marker_mm) for p in roster.pieces})
+        out.update({p.marker: (p.id, p.marker_mm, 0.0 if flat else p.marker_height_mm) for p in roster.pieces})
     return out
 
 
@@ -70,7 +77,7 @@ def run(args) -> int:
     h, w = image.shape[:2]
     if (w, h) != tuple(camera.image_size):
         camera = camera.scaled_to((w, h))
-    check = measure_print(image, camera, layout, expected_sizes(layout, roster, args.expect_mm),
+    check = measure_print(image, camera, layout, expected_sizes(layout, roster, args.expect_mm, args.flat),
                           args.tolerance / 100.0, roster.dictionary if roster else None)
     print(f"{args.photo}:")
     print("\n".join(check.lines()))

@@ -81,6 +81,9 @@ def add_parser(sub) -> None:
     p.add_argument("--board", metavar="BOARD.toml",
                    help="printed board (a system on a printed board; synthetic: its demo board)")
     p.add_argument("--options", metavar="RULES.toml", help="rules options (default: the digest's readings)")
+    p.add_argument("--no-refine-lens", action="store_true",
+                   help="read with the camera file's lens as it is (by default the lens is refined from the table "
+                        "where that is measurably better, once from the first frame that allows it)")
     p.add_argument("--headless", action="store_true", help="run offscreen even with a display")
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="stop after N frames (headless default 3)")
@@ -112,6 +115,8 @@ def load_gui_setup(args):
         setup = _rig_setup(args, setup)
     if getattr(args, "join_by_cards", False):
         setup = dataclasses.replace(setup, join_by_cards=True)
+    if getattr(args, "no_refine_lens", False):
+        setup = dataclasses.replace(setup, refine_lens=False)
     return setup
 
 

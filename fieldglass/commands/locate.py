@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
+from calibration.lens import LensChoice
 from calibration.registration import TableRegistration
 from calibration.rig import Rig, load_rig
 from calibration.uncertainty import lens_uncertainty_mm
@@ -17,23 +19,30 @@ from common import jsonout
 from common.errors import InputError
 from common.fields import field_ambiguous
 from fieldglass.setup import roster_keys
-from fieldglass.table_lens import detect_table_markers, refine_from_markers
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.rig import CameraView, RigReading, fuse_views, rig_photos
 from vision.roster import check_against_layout, load_roster
 from vision.sources import expand_paths, read_image
+from vision.table_lens import choose_from_markers, detect_table_markers
 
 EPILOG = """\
 examples:
   fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass locate 'shots/*.jpg' --camera cam.json --layout table.toml --roster roster.toml --json
-  fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml --refine-lens
+  fieldglass locate table.jpg --camera cam.json --layout table.toml --roster roster.toml --no-refine-lens
   fieldglass locate west.jpg east.jpg --rig rig.toml --layout table.toml --roster roster.toml --json
 
 Each photo must show at least 2 of the layout's anchor markers. Positions are base centres in table millimetres
 (x along the width, y along the depth), headings compass bearings (0 = +y, 90 = +x). With a [grid] in the layout,
 each piece also gets its facing (N NE E SE S SW W NW), its field (A1 ...) and its distance to the field's nearest
 edge: a piece within a few mm of an edge stands ambiguously.
+
+The lens is refined from each photo itself (its anchors and the pieces' markers, as `fieldglass calibrate table`
+does) and used where that is measurably better: each anchor, predicted from the others, must be met at least 20 %
+closer than with the camera file's lens (and most of them closer), with 4 anchors or more in view spanning half the
+table each way and no value moved further than a calibration errs. Every photo says which lens it was read with
+("lens: cam.json refined from 8 anchors ..." or "lens: cam.json as calibrated (refining it did not help: ...)").
+--no-refine-lens reads with the camera file's lens as it is; --refine-lens uses the refined lens without the check.
 
 With --rig, the photos are one per camera of the rig, in the rig file's order, taken at the same moment: each
 camera is registered from the anchors it sees, and the result is one reading of the table in which every piece
@@ -56,9 +65,13 @@ def add_parser(sub) -> None:
     p.add_argument("--layout", required=True, metavar="LAYOUT.toml", help="table layout: size, anchors, grid")
     p.add_argument("--roster", required=True, metavar="ROSTER.toml", help="which marker is which piece")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--refine-lens", action="store_true",
-                   help="refine the lens from each photo itself (anchors and piece markers; focal length and centre "
-                        "too with raised anchors) before locating, as `fieldglass calibrate table` does")
+    lens = p.add_mutually_exclusive_group()
+    lens.add_argument("--no-refine-lens", dest="lens", action="store_const", const="given", default="auto",
+                      help="read with the camera file's lens as it is (by default the lens refined from each photo "
+                           "is used where it is measurably better)")
+    lens.add_argument("--refine-lens", dest="lens", action="store_const", const="refined",
+                      help="use the lens refined from each photo (anchors and piece markers; focal length and centre "
+                           "too with raised anchors) even where the check finds no gain")
     p.set_defaults(run=run)
 
 
@@ -77,9 +90,11 @@ def piece_json(p, sigma: float | None) -> dict:
     return out
 
 
-def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str, float] | None = None) -> dict:
+def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str, float] | None = None,
+                    lens: dict | None = None) -> dict:
     """The reading as JSON; each piece's `uncertainty_mm` is one standard deviation of its place from the lens's
-    (null when the camera file has no std_devs), and on a grid whether its field is `ambiguous` (`piece_json`)."""
+    (null when the camera file has no std_devs), and on a grid whether its field is `ambiguous` (`piece_json`);
+    `lens` which lens it was read with (`LensChoice.to_json`)."""
     unsure = uncertainty or {}
     return {
         "image": image,
@@ -87,6 +102,7 @@ def reading_to_json(image: str, reading: TableReading, uncertainty: Mapping[str,
             "anchors": list(reading.pose.anchors),
             "reprojection_px": round(reading.pose.reprojection_px, 3),
         },
+        "lens": lens,
         "pieces": [piece_json(p, unsure.get(p.piece)) for p in reading.pieces],
         "unknown": list(reading.unknown),
         "conflicts": list(reading.conflicts),
@@ -97,18 +113,24 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None or not np.isfinite(value) else round(float(value), 2)
 
 
+LENS_MODES = ("auto", "refined", "given")
+"""`locate_image`'s lens: refined from the photo where measurably better (the default), refined without the check
+(--refine-lens), the camera file's as it is (--no-refine-lens)."""
+
+
 def locate_image(
-    path: str, camera, layout, roster, refine: bool = False
-) -> tuple[TableReading, dict[str, float] | None]:
-    """The photo's reading, and each piece's uncertainty in mm from the lens's standard deviations (None when the
-    camera file gives none). With `refine` the lens is first refined from the photo (`calibration/lens.py`)."""
+    path: str, camera, layout, roster, lens_mode: str = "auto"
+) -> tuple[TableReading, dict[str, float] | None, LensChoice]:
+    """The photo's reading, each piece's uncertainty in mm from the lens's standard deviations (None when the
+    camera file gives none) and the lens it was read with (`LENS_MODES`; `calibration.lens.choose_lens`)."""
     frame = read_image(path)
-    lens, markers = camera_for_frame(camera, frame, path), None
-    if refine:
-        markers = detect_table_markers(frame, layout, roster)
-        fit = refine_from_markers(markers, layout, roster, lens)
-        lens = lens if fit is None else fit.camera  # no pose: the reading below says why
-    registration = TableRegistration(layout, lens, refine_lens=not refine)
+    given = camera_for_frame(camera, frame, path)
+    markers = detect_table_markers(frame, layout, roster)
+    if lens_mode == "given":
+        choice = LensChoice(given, False, "--no-refine-lens", tried=False)
+    else:
+        choice = choose_from_markers(markers, layout, roster, given, check=lens_mode == "auto")
+    registration = TableRegistration(layout, choice.camera, refine_lens=False)
     reading = read_table(frame, registration, roster, markers)
     if reading.pose is None:
         seen = sorted(m.id for m in reading.markers if m.id in layout.anchor_ids)
@@ -119,7 +141,7 @@ def locate_image(
     sigma = piece_uncertainty(reading, registration.lens, layout, roster)
     if sigma:  # the reading carries each piece's doubt on to the rules (PiecePose.uncertainty_mm -> Piece's)
         reading = replace(reading, pieces=tuple(replace(p, uncertainty_mm=sigma.get(p.piece)) for p in reading.pieces))
-    return reading, sigma
+    return reading, sigma, choice
 
 
 def piece_uncertainty(reading: TableReading, lens, layout, roster) -> dict[str, float] | None:
@@ -135,12 +157,14 @@ def piece_uncertainty(reading: TableReading, lens, layout, roster) -> dict[str, 
     return None if sigma is None else {p.piece: float(s) for p, s in zip(reading.pieces, sigma, strict=True)}
 
 
-def format_reading(image: str, reading: TableReading) -> str:
+def format_reading(image: str, reading: TableReading, lens_line: str = "") -> str:
     pose = reading.pose
     lines = [
         f"{image}: {len(reading.pieces)} pieces; table pose from anchors "
         f"{', '.join(map(str, pose.anchors))} (reprojection {pose.reprojection_px:.2f} px)"
     ]
+    if lens_line:
+        lines.append(f"  {lens_line}")
     if reading.pieces:
         head = f"  {'piece':<14}{'marker':>7}{'x mm':>9}{'y mm':>9}{'heading':>9}"
         if reading.pieces[0].facing:
@@ -232,9 +256,10 @@ def run(args) -> int:
         return run_rig(args, layout, roster, paths)
     camera = load_camera(args.camera)
     # Read every photo before printing, so a bad one fails the run cleanly instead of cutting the JSON short.
-    readings = [(p, *locate_image(p, camera, layout, roster, args.refine_lens)) for p in paths]
+    readings = [(p, *locate_image(p, camera, layout, roster, args.lens)) for p in paths]
+    name = Path(args.camera).name
     if args.json:
-        print(jsonout.dumps([reading_to_json(p, r, u) for p, r, u in readings]))
+        print(jsonout.dumps([reading_to_json(p, r, u, c.to_json(name)) for p, r, u, c in readings]))
     else:
-        print("\n\n".join(format_reading(p, r) for p, r, _ in readings))
+        print("\n\n".join(format_reading(p, r, c.describe(name)) for p, r, _, c in readings))
     return 0

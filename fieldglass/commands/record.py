@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import math
 import sys
+from pathlib import Path
 
 from calibration.camera import load_camera
 from calibration.layout import load_layout
@@ -121,6 +122,9 @@ def add_parser(sub) -> None:
     p.add_argument("--missing-after", type=float, default=10.0, metavar="S",
                    help="report a piece missing after S seconds unseen (default 10)")
     p.add_argument("--events", action="store_true", help="print every event as it is written")
+    p.add_argument("--no-refine-lens", action="store_true",
+                   help="read with the camera file's lens as it is (by default the lens is refined from the table "
+                        "where that is measurably better, as `locate` does, once from the first frame that allows it)")
     p.add_argument("--serve", metavar="HOST:PORT", help="also show the game live to spectators' browsers, public "
                    "view (as `fieldglass serve GAME.fgr --address HOST:PORT`, which can show other views)")
     p.add_argument("--archive", metavar="URL", help="also push each committed event to the club archive on "
@@ -229,7 +233,11 @@ def plan(args):
     def summary(record):
         return f"; game over: {record.meta.get('winner')} wins" if record.meta.get("game_over") else ""
 
-    return RecordingPlan(meta, frames, table_reader(layout, roster, intr, source), inputs, start, summary)
+    name = Path(args.camera).name if args.camera else f"the {source} camera"
+    reader = table_reader(layout, roster, intr, source, refine_lens=not getattr(args, "no_refine_lens", False),
+                          camera_name=name,
+                          say=lambda line: print(line, flush=True))
+    return RecordingPlan(meta, frames, reader, inputs, start, summary)
 
 
 def run(args) -> int:

@@ -328,7 +328,7 @@ def page_image(files):
 def test_check_print_measures_a_page_at_100_percent(files, page_image):
     img, roster = page_image
     frame, camera, layout = _photo_with_page(img, 300, 1.0)
-    expected = check_print.expected_sizes(layout, roster)
+    expected = check_print.expected_sizes(layout, roster, flat=True)  # the sheet lies flat, before cutting
     check = measure_print(frame, camera.intrinsics, layout, expected)
     assert len(check.markers) == 20
     # the rasterised page's markers are ~0.4 % large (see rasterise)
@@ -339,20 +339,20 @@ def test_check_print_measures_a_page_at_100_percent(files, page_image):
     save_camera(camera.intrinsics, files / "cam.json")
     (files / "table.toml").write_text(layout_to_toml(layout))
     argv = ["check-print", str(files / "photo.png"), "--camera", str(files / "cam.json"), "--layout",
-            str(files / "table.toml"), "--roster", str(DATA / "demo_roster.toml")]
+            str(files / "table.toml"), "--roster", str(DATA / "demo_roster.toml"), "--flat"]
     assert run_cli(argv) == 0
 
 
 def test_check_print_catches_fit_to_page(files, page_image, capsys):
     img, roster = page_image
     frame, camera, layout = _photo_with_page(img, 300, 0.94)
-    check = measure_print(frame, camera.intrinsics, layout, check_print.expected_sizes(layout, roster))
+    check = measure_print(frame, camera.intrinsics, layout, check_print.expected_sizes(layout, roster, flat=True))
     assert check.scale == pytest.approx(0.94, abs=0.007) and not check.ok
     cv2.imwrite(str(files / "photo94.png"), frame)
     save_camera(camera.intrinsics, files / "cam.json")
     (files / "table.toml").write_text(layout_to_toml(layout))
     argv = ["check-print", str(files / "photo94.png"), "--camera", str(files / "cam.json"), "--layout",
-            str(files / "table.toml"), "--roster", str(DATA / "demo_roster.toml")]
+            str(files / "table.toml"), "--roster", str(DATA / "demo_roster.toml"), "--flat"]
     assert run_cli(argv) == 1
     assert "NOT at 100 %" in capsys.readouterr().out
-    assert run_cli([*argv[:-2], "--expect-mm", "-3"]) == 2
+    assert run_cli([*argv[:-3], "--expect-mm", "-3"]) == 2
