@@ -18,6 +18,7 @@ from fieldglass.commands import (
     calibrate,
     check,
     check_print,
+    check_setup,
     demo,
     detect,
     export,
@@ -36,7 +37,7 @@ from fieldglass.commands import (
 
 COMMANDS = (
     gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
-    stats, check, print_, check_print, plan, bench,
+    stats, check, print_, check_print, check_setup, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -62,6 +63,7 @@ A first session:
   fieldglass check game.fgr --repair saved.fgr      what a damaged record still holds, salvaged into a new one
   fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
+  fieldglass check-setup --layout table.toml --roster roster.toml --camera cam.json    every problem at once
 """
 
 
