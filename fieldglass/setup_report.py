@@ -29,6 +29,7 @@ from rules.board import load_board
 from rules.live import Start
 from rules.system import GameSystem, default_system, game_system
 from vision.roster import Roster, layout_fit_problems, load_roster
+from vision.synthetic import VirtualCamera
 
 
 @dataclass
@@ -107,6 +108,24 @@ def camera_findings(setup: CameraSetup, roster: Roster | None, layout: TableLayo
     return out
 
 
+REHEARSAL_RESOLUTIONS = ((1920, 1080), (3840, 2160))
+
+
+def rehearsal_resolution(scene) -> tuple[int, int]:
+    """The synthetic camera's resolution for the player's own table (`--source synthetic` with their files): the
+    first of REHEARSAL_RESOLUTIONS at which the planner reads every marker of the scene's roster in focus (a
+    rehearsal sees every piece, as the real camera `fieldglass init` planned for would), else the largest."""
+    lay = scene.layout
+    smallest = min([p.marker_mm for p in scene.roster.pieces] + [a.size_mm for a in lay.anchors])
+    for res in REHEARSAL_RESOLUTIONS:
+        cam = VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, res)
+        height = float(cam.pose.camera_centre_mm[2])
+        need = plan(camera_setup(cam.intrinsics, (lay.width_mm, lay.depth_mm), height)).smallest_marker_mm
+        if smallest >= need - 1e-9:
+            return res
+    return REHEARSAL_RESOLUTIONS[-1]
+
+
 def setup_findings(roster_path, layout_path=None, camera_path=None, system: str | None = None, board_path=None,
                    height_mm: float | None = None) -> list[Finding]:
     """Every finding of the set-up's files, worst first. The game system is `system`, else the one the roster
@@ -157,4 +176,4 @@ def _roster(r: _Report, gs: GameSystem, roster: Roster, where: str, table: Table
         r.read(gs.live.setup_roster, adapter_of(gs.name), roster, piece_tables(where), Start(), where)
 
 
-__all__ = ["camera_findings", "camera_setup", "setup_findings"]
+__all__ = ["camera_findings", "camera_setup", "rehearsal_resolution", "setup_findings"]

@@ -14,6 +14,7 @@ from common.outfiles import check_image_name, check_not_input
 from fieldglass.commands.demo import _resolution
 from fieldglass.rig_recording import rig_sources
 from fieldglass.setup import load_setup
+from fieldglass.setup_report import rehearsal_resolution
 from fieldglass.web.server import spectators
 from rules.system import default_system, registered_names
 
@@ -87,8 +88,9 @@ def add_parser(sub) -> None:
     p.add_argument("--screenshot", type=Path, default=Path("out/gui.png"), metavar="PNG",
                    help="headless: where to save the window (default out/gui.png)")
     p.add_argument("--select", metavar="ID", help="select this piece at start")
-    p.add_argument("--resolution", type=_resolution, default=(1920, 1080), metavar="WxH",
-                   help="synthetic source resolution (default 1920x1080)")
+    p.add_argument("--resolution", type=_resolution, default=None, metavar="WxH",
+                   help="synthetic source resolution (default 1920x1080; your own table's: the first of 1920x1080 "
+                        "and 3840x2160 that reads its markers)")
     p.add_argument("--hand", action="store_true", help="synthetic: a hand reaches over the table now and then")
     p.add_argument("--record", metavar="GAME.fgr", help="record the game into this file (a new one; with --resume "
                    "the existing one goes on)")
@@ -184,6 +186,9 @@ def run(args) -> int:
         dashboard.error_dialog(str(exc))
         print(f"fieldglass: error: {exc}", file=sys.stderr)
         return 2
+    if args.resolution is None:  # the player's own table is rendered sharp enough to read every marker
+        own = args.source == "synthetic" and (args.layout or args.roster) and setup.scene is not None
+        args.resolution = rehearsal_resolution(setup.scene) if own else (1920, 1080)
     record = getattr(args, "record", None)
     if record is None:
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,

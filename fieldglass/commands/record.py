@@ -26,6 +26,7 @@ from fieldglass.recording import (
 )
 from fieldglass.rig_recording import rig_plan
 from fieldglass.setup import load_setup, read_roster
+from fieldglass.setup_report import rehearsal_resolution
 from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
 from vision.roster import check_against_layout
@@ -168,10 +169,10 @@ def _setup(args):
 
 def _filmed(args, scene):
     """`_setup`'s answer for a synthetic scene of the player's own table, filmed standing still (as the demo is: a
-    hand reaching in now and then)."""
+    hand reaching in now and then) at a resolution that reads its markers."""
     n = args.frames if args.frames is not None else 100
     rate = args.fps or 10.0
-    src = SyntheticSource(scene, frames=n, hand_period=max(2, int(rate * 4)))
+    src = SyntheticSource(scene, frames=n, hand_period=max(2, int(rate * 4)), resolution=rehearsal_resolution(scene))
 
     def frames(start):
         return ((i, i / rate, img) for i, img in src if i >= start), n

@@ -14,6 +14,8 @@ import pytest
 from calibration.layout import layout_to_toml, paper_mm
 from calibration.registration import TableRegistration
 from common.errors import InputError
+from fieldglass.cli import main
+from fieldglass.record import Record
 from fieldglass.setup import load_setup
 from rules.system import game_system
 from vision.pieces import read_table
@@ -147,3 +149,16 @@ def test_the_demo_table_is_still_the_demo_without_files():
     setup = load_setup("wiener", "synthetic")
     assert setup.names["layout"].endswith("demo_layout.toml") and str(demo_files()[1]).endswith("demo_roster.toml")
     assert setup.scene.layout.width_mm == 2400.0
+
+
+def test_record_films_their_table_not_the_demo(tmp_path):
+    lay, ros = files(tmp_path, roster=their_roster(n=3))
+    out = tmp_path / "rehearsal.fgr"
+    assert main(["record", "--source", "synthetic", "--layout", lay, "--roster", ros, "--frames", "6", "--fps", "10",
+                 "--settle", "0.3", "--out", str(out)]) == 0
+    rec = Record.open(out)
+    try:
+        appeared = sorted(e.piece for e in rec.events() if e.type == "appeared")
+    finally:
+        rec.close()
+    assert appeared == sorted(p.id for p in their_roster(n=3).pieces)
