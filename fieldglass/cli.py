@@ -23,6 +23,7 @@ from fieldglass.commands import (
     detect,
     export,
     gui,
+    init,
     locate,
     plan,
     print_,
@@ -36,7 +37,7 @@ from fieldglass.commands import (
 )
 
 COMMANDS = (
-    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
+    init, gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
     stats, check, print_, check_print, check_setup, plan, bench,
 )
 
@@ -45,6 +46,7 @@ Fieldglass watches a wargames table through a camera, finds every marked base by
 and says where each piece stands in table millimetres, which way it faces and in which grid field.
 
 A first session:
+  fieldglass init mytable                           a new table's layout, roster, sheets to print and next steps
   fieldglass gui                                    the dashboard on the synthetic table (headless without a display)
   fieldglass demo                                   the whole pipeline on the built-in synthetic table
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
