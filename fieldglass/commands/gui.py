@@ -24,6 +24,7 @@ examples:
   fieldglass gui --source 0 --camera cam.json --layout table.toml --roster roster.toml
   fieldglass gui --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --game start.json
   fieldglass gui --system NAME                             that system's demo table (fieldglass systems lists them)
+  fieldglass gui --source synthetic --layout table.toml --roster roster.toml    your own table, rendered
   fieldglass gui --headless --frames 5 --screenshot out/gui.png --select fr-a-1
   fieldglass gui --rig rig.toml --layout table.toml --roster roster.toml
                                       two or more cameras: each camera's source from the rig file
@@ -34,10 +35,12 @@ examples:
   fieldglass gui ... --record game.fgr --serve 127.0.0.1:8765   spectators watch it in their browsers
 
 --source is a camera index (0), a video or image file (or a glob), a stream URL, or 'synthetic' (the built-in
-table with the system's demo, which needs no --camera, --layout, --roster or --board). --game reads a position file
-of the system for the terrain and the pieces' state the camera cannot see (markers, formations, bases...). A system
-on a printed board reads --board (its anchors register the camera; --layout only when it lies on a table with
-anchors of its own).
+table with the system's demo, which needs no --camera, --layout, --roster or --board; with your own --layout and
+--roster, your table: your anchors, your pieces where --game puts them or in their deployment zones, a rehearsal
+before the camera comes; on a printed board the demo places the pieces of your roster it knows). --game reads a
+position file of the system for the terrain and the pieces' state the camera cannot see (markers, formations,
+bases...). A system on a printed board reads --board (its anchors register the camera; --layout only when it lies
+on a table with anchors of its own).
 
 With --rig (a rig file: `fieldglass plan --rig-out`, README "Rig") every camera of the rig is read at once, one
 capture thread each: the dashboard shows each camera's live view side by side, with the pieces drawn as that

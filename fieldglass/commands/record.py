@@ -53,7 +53,8 @@ examples:
 Every registered game system records the same way (`fieldglass systems` lists them): the camera's committed places
 become the system's position as the live dashboard places them, and the players' combats are resolved by its
 engine. --source synthetic films the demo table of the system's kind of table (a grid, a free table, a printed
-board); --source scripted is the scripted game on the grid.
+board), or with your own --layout and --roster your table (as `gui --source synthetic` draws it); --source
+scripted is the scripted game on the grid.
 
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
