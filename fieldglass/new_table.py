@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import math
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from calibration.grid import Grid
 from calibration.intrinsics import BoardSpec, parse_board
-from calibration.layout import TableLayout, dictionary_size, layout_problems
+from calibration.layout import TableLayout, dictionary_size, layout_to_toml, marker_modules, paper_mm, parse_layout
 from common.errors import InputError
+from common.files import MAX_MM
 from common.text import name_list, nearest_name
 from fieldglass.planning import CameraSetup, Plan, plan
 from fieldglass.setup_checks import check_roster, largest_marker
@@ -234,10 +236,16 @@ def make_table(gs: GameSystem, answers: Answers) -> NewTable:
                          f"(e.g. --grid {gs.live.grid_field_mm:g})")
     total = sum(n for _, army in answers.armies for _, n in army)
     dictionary = "DICT_4X4_250" if total + FIRST_MARKER <= 250 else "DICT_4X4_1000"
+    w, d = answers.table_mm
+    size = anchor_size(answers.table_mm)
+    least = 2.0 * (math.ceil(size / 2.0 + 2.0 * size / marker_modules(dictionary)) + paper_mm(dictionary, size))
+    if min(w, d) < least or max(w, d) > MAX_MM:
+        raise InputError(f"--table {w:g}x{d:g}: a table from {math.ceil(least):g} mm (room for its 8 anchors of "
+                         f"{size:g} mm at the corners and edge midpoints) to {MAX_MM:g} mm a side")
     layout = new_layout(answers.table_mm, answers.field_mm, dictionary, answers.raised_mm)
-    problems = layout_problems(layout, "table")
-    if problems:
-        raise InputError(problems[0].replace("table ", "--table: ", 1))
+    where = f"--table {w:g}x{d:g}" + (f" --grid {answers.field_mm:g}" if answers.field_mm else "")
+    # what is written reads back: a table or a grid beyond the readers' limits is refused now, not by print later
+    layout = parse_layout(tomllib.loads(layout_to_toml(layout)), where)
     p = plan(answers.camera())
     if not p.whole_table:
         up = p.height_for_whole_table_mm

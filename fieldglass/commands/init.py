@@ -11,6 +11,7 @@ from pathlib import Path
 
 from calibration.layout import layout_to_toml
 from common.errors import InputError
+from common.files import MAX_MM
 from common.outfiles import write_text
 from common.text import name_list
 from fieldglass.new_table import (
@@ -27,6 +28,7 @@ from fieldglass.new_table import (
 )
 from fieldglass.planning import parse_pair
 from fieldglass.printing import anchor_sheet, board_sheet, marker_sheet, write_pdf
+from fieldglass.setup import own_scene
 from rules.system import default_system, game_system, registered_names
 from vision.roster import roster_to_toml
 
@@ -141,6 +143,13 @@ def _grid(gs):
     return read
 
 
+def _table(text: str) -> tuple[float, float]:
+    w, d = parse_pair(text, "--table")
+    if max(w, d) > MAX_MM:
+        raise InputError(f"--table {text}: at most {MAX_MM:g} mm a side")
+    return w, d
+
+
 def _positive(flag: str, low: float, high: float):
     def read(text):
         try:
@@ -196,8 +205,8 @@ def answers_of(args) -> Answers:
                     f"Game system ({', '.join(registered_names())})", default_system(), "--system")
     gs = game_system(system)
     live = gs.live
-    table = _given(args.table, lambda t: parse_pair(t, "--table"), ask, "Table width x depth in mm",
-                   f"{live.table_mm[0]:g}x{live.table_mm[1]:g}", "--table")
+    table = _given(args.table, _table, ask, "Table width x depth in mm", f"{live.table_mm[0]:g}x{live.table_mm[1]:g}",
+                   "--table")
     grid_q = "Grid field side in mm" + ("" if gs.table == "grid" else ", or none")
     field_mm = _given(args.grid, _grid(gs), ask, grid_q, f"{live.grid_field_mm:g}" if gs.table == "grid" else "none",
                       "--grid")
@@ -256,6 +265,10 @@ def run(args) -> int:
     answers = answers_of(args)
     gs = game_system(answers.system)
     table = make_table(gs, answers)
+    try:  # the rehearsal table (gui --source synthetic) spreads the armies in their deployment zones
+        own_scene(gs, table.layout, table.roster)
+    except InputError as exc:
+        print(f"fieldglass: warning: the rehearsal table cannot deploy every piece: {exc}", file=sys.stderr)
     docs = {"markers": marker_sheet(table.roster, args.paper), "anchors": anchor_sheet(table.layout, args.paper),
             "board": board_sheet(table.board, args.paper)}
     try:

@@ -98,6 +98,10 @@ def test_a_bad_answer_is_said_and_asked_again(tmp_path, monkeypatch, capsys):
      "table: a larger base or label (--base infantry=WxD), a higher --camera-resolution or a lower --height"),
     (["--height", "900"], "--height 900: the camera sees 41 % of the table; raise it to 1520 mm"),
     (["--grid", "none"], "--grid none: the wiener rules are played on a square grid"),
+    (["--table", "100x100"], "--table 100x100: a table from 175 mm (room for its 8 anchors of 40 mm at the corners "
+                             "and edge midpoints) to 100000 mm a side"),
+    (["--table", "200000x1000"], "--table 200000x1000: at most 100000 mm a side"),
+    (["--grid", "5"], "--table 1800x1200 --grid 5 [grid]: a 360 x 240 grid is too large"),
     (["--army", "FR=french-demos"], "--army FR: 'french-demos' is not a wiener army; did you mean 'french-demo'?"),
     (["--army", "FR=infantery:4"], "--army FR: 'infantery' is not a kind of wiener piece; did you mean 'infantry'?"),
     (["--system", "marengo"], "--system marengo: Triomphe à Marengo (blocks on a board of areas) is played on a "
@@ -121,6 +125,12 @@ def test_a_larger_base_lets_a_1080p_camera_read_the_infantry(tmp_path):
     assert [p.id for p in roster.pieces if p.side == "AU"][:2] == ["au-i-1", "au-i-2"]
     assert {p.type: p.base_mm for p in roster.pieces}["infantry"] == (40.0, 30.0)
     assert "1920x1080 camera" in (folder / "GAME.md").read_text(encoding="utf-8")
+
+
+def test_armies_the_rehearsal_table_cannot_deploy_are_a_warning(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "t"), "--yes", "--system", "dbx", "--table", "200x200"]) == 0
+    assert "fieldglass: warning: the rehearsal table cannot deploy every piece: side 'blue': its deployment zone " \
+           "(50 x 150 mm) holds 0 of its 13 pieces" in capsys.readouterr().err
 
 
 def test_it_never_writes_over_a_file(tmp_path, capsys):
