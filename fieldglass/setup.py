@@ -101,8 +101,9 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     With `source == "synthetic"` the synthetic table brings its camera; without a layout and a roster the system's
     demo table (`demo`) brings them and the board left out, and the scene rendered is the demo's; with the player's
     own layout and roster (a grid or free table) the scene is their table (`own_scene`: their anchors, their pieces
-    where `game` puts them or in their deployment zones), never the demo's; one of the two alone, or a board
-    system's demo with the player's own roster or layout, is refused in one line. `game` is a position file of the
+    where `game` puts them or in their deployment zones), never the demo's, and one of the two alone is refused in
+    one line; on a printed board (the board is the table) the demo places the pieces of the player's roster it
+    knows, and a layout of the player's own is refused. `game` is a position file of the
     system (terrain, the pieces' state the camera cannot see, the game state), `board` a printed board's file (a
     system on a printed board; synthetic: the demo's board), `options` the rules options file."""
     gs = game_system(system)
