@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,18 +34,41 @@ import numpy as np
 from calibration.grid import Grid
 from common.errors import InputError
 from common.files import check_keys, number, read_toml, table_of
+from common.text import nearest_name
+
+
+def dictionary_names() -> tuple[str, ...]:
+    """Every cv2.aruco predefined dictionary's name (DICT_4X4_50 ... DICT_APRILTAG_36h11)."""
+    return tuple(n for n in dir(cv2.aruco) if n.startswith("DICT_") and isinstance(getattr(cv2.aruco, n), int))
 
 
 def check_dictionary(name: str, where: str) -> str:
-    """Return `name` if it is a cv2.aruco predefined dictionary, else raise InputError."""
+    """Return `name` if it is a cv2.aruco predefined dictionary, else raise InputError suggesting the nearest."""
     if not isinstance(name, str) or not name.startswith("DICT_") or not isinstance(getattr(cv2.aruco, name, None), int):
-        raise InputError(f"{where}: unknown marker dictionary {name!r} (use a cv2.aruco name like DICT_4X4_250)")
+        names = dictionary_names()
+        near = nearest_name(str(name).upper(), names) if isinstance(name, str) else None
+        if near is None and isinstance(name, str):  # a case slip: DICT_Apriltag_36H11
+            near = next((n for n in names if n.lower() == name.lower()), None)
+        hint = f"did you mean {near!r}?" if near else "use a cv2.aruco name like DICT_4X4_250"
+        raise InputError(f"{where}: unknown marker dictionary {name!r}; {hint}")
     return name
 
 
 def dictionary_size(name: str) -> int:
     """How many markers the cv2.aruco predefined dictionary `name` holds (ids 0 .. size-1)."""
     return int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name)).bytesList.shape[0])
+
+
+def marker_modules(name: str) -> int:
+    """The modules across a marker of dictionary `name`: its bits and the black border, one module each side."""
+    return int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name)).markerSize) + 2
+
+
+def paper_mm(dictionary: str, size_mm: float) -> float:
+    """The side of a marker's printed paper: its black square and a one-module white quiet zone around it (as
+    `fieldglass print` cuts it)."""
+    n = marker_modules(dictionary)
+    return size_mm * (n + 2) / n
 
 
 def check_marker_id(marker: int, dictionary: str, where: str) -> int:
@@ -123,8 +147,10 @@ class TableLayout:
         return frozenset(a.id for a in self.anchors)
 
 
-def parse_layout(data: dict, where: str = "layout") -> TableLayout:
-    """Build a TableLayout from parsed TOML; every error names `where` and the key at fault."""
+def parse_layout(data: dict, where: str = "layout", findings: list[str] | None = None) -> TableLayout:
+    """Build a TableLayout from parsed TOML; every error names `where` and the key at fault. The geometry is checked
+    too (`layout_problems`): the first problem raises, or with `findings` (a list) every one is added to it and the
+    layout returned (`fieldglass check-setup` lists them all)."""
     check_keys(data, _TOP_KEYS, where)
     if not isinstance(data.get("table"), dict):
         raise InputError(f"{where}: missing [table] with width_mm and depth_mm")
@@ -144,7 +170,62 @@ def parse_layout(data: dict, where: str = "layout") -> TableLayout:
     if len(anchors) < 2:
         raise InputError(f"{where}: needs at least 2 anchors to register the table (has {len(anchors)})")
     grid = _grid(table_of(data, "grid", where), f"{where} [grid]") if "grid" in data else None
-    return TableLayout(width, depth, dictionary, tuple(anchors), grid)
+    layout = TableLayout(width, depth, dictionary, tuple(anchors), grid)
+    problems = layout_problems(layout, where)
+    if findings is not None:
+        findings.extend(problems)
+    elif problems:
+        raise InputError(problems[0])
+    return layout
+
+
+_SLACK_MM = 0.5  # rounding in a hand-measured file: half a millimetre over the edge is still on the table
+
+
+def layout_problems(layout: TableLayout, where: str = "layout") -> list[str]:
+    """What makes the layout's geometry impossible, one line each naming `where`, the key and the nearest valid value:
+    an anchor whose black square is off the table, two anchors whose printed papers (square and quiet zone) overlap,
+    a grid that reaches beyond the table. [] when none."""
+    w, d = layout.width_mm, layout.depth_mm
+    out = []
+    for a in layout.anchors:
+        half = a.size_mm / 2.0
+        fixes = []
+        for key, v, top in (("x_mm", a.x_mm, w), ("y_mm", a.y_mm, d)):
+            lo, hi = half, top - half
+            if lo > hi + _SLACK_MM:
+                fixes = [f"its {a.size_mm:g} mm square is larger than the table; did you mean size_mm = "
+                         f"{math.floor(min(w, d) / 2.0):g}?"]
+                break
+            if not lo - _SLACK_MM <= v <= hi + _SLACK_MM:
+                fixes.append(f"{key} {v:g} puts its {a.size_mm:g} mm square off the {w:g} x {d:g} mm table; did you "
+                             f"mean {key} = {min(max(v, lo), hi):g}?")
+        out += [f"{where} anchor {a.id}: {fix}" for fix in fixes]
+    for i, a in enumerate(layout.anchors):
+        for b in layout.anchors[i + 1:]:
+            reach = (paper_mm(layout.dictionary, a.size_mm) + paper_mm(layout.dictionary, b.size_mm)) / 2.0
+            dx, dy = b.x_mm - a.x_mm, b.y_mm - a.y_mm
+            if abs(dx) < reach - _SLACK_MM and abs(dy) < reach - _SLACK_MM:
+                # the smaller move of anchor b that frees the two papers
+                key, along, at = ("x_mm", dx, a.x_mm) if abs(dx) >= abs(dy) else ("y_mm", dy, a.y_mm)
+                value = math.ceil(at + reach) if along >= 0 else math.floor(at - reach)
+                out.append(f"{where} anchor {b.id}: its printed square overlaps anchor {a.id}'s (centres "
+                           f"{math.hypot(dx, dy):.0f} mm apart, their papers need {reach:.0f} mm along x or y); did "
+                           f"you mean {key} = {value:g}?")
+    g = layout.grid
+    if g is not None:
+        for axis, origin, count, top, what in (("x", g.origin_x_mm, g.cols, w, "cols"),
+                                                ("y", g.origin_y_mm, g.rows, d, "rows")):
+            if origin < -_SLACK_MM or origin > top:
+                out.append(f"{where} [grid]: origin_{axis}_mm {origin:g} puts the grid off the table; did you mean "
+                           f"origin_{axis}_mm = 0?")
+                continue
+            end = origin + count * g.field_mm
+            if end > top + _SLACK_MM:
+                fit = int((top - origin + _SLACK_MM) // g.field_mm)
+                out.append(f"{where} [grid]: {count} {what} of {g.field_mm:g} mm from {axis} {origin:g} reach "
+                           f"{axis} {end:g} mm, beyond the table's {top:g} mm; did you mean {what} = {fit}?")
+    return out
 
 
 def _anchor(a, w: str, dictionary: str) -> Anchor:
@@ -178,8 +259,8 @@ def _grid(g: dict, w: str) -> Grid:
     )
 
 
-def load_layout(path: str | Path) -> TableLayout:
-    return parse_layout(read_toml(path, "layout file"), str(path))
+def load_layout(path: str | Path, findings: list[str] | None = None) -> TableLayout:
+    return parse_layout(read_toml(path, "layout file"), str(path), findings)
 
 
 def layout_to_toml(layout: TableLayout) -> str:

@@ -18,10 +18,12 @@ from fieldglass.commands import (
     calibrate,
     check,
     check_print,
+    check_setup,
     demo,
     detect,
     export,
     gui,
+    init,
     locate,
     plan,
     print_,
@@ -35,8 +37,8 @@ from fieldglass.commands import (
 )
 
 COMMANDS = (
-    gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
-    stats, check, print_, check_print, plan, bench,
+    init, gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
+    stats, check, print_, check_print, check_setup, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -44,6 +46,7 @@ Fieldglass watches a wargames table through a camera, finds every marked base by
 and says where each piece stands in table millimetres, which way it faces and in which grid field.
 
 A first session:
+  fieldglass init mytable                           a new table's layout, roster, sheets to print and next steps
   fieldglass gui                                    the dashboard on the synthetic table (headless without a display)
   fieldglass demo                                   the whole pipeline on the built-in synthetic table
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
@@ -62,6 +65,7 @@ A first session:
   fieldglass check game.fgr --repair saved.fgr      what a damaged record still holds, salvaged into a new one
   fieldglass print markers --roster roster.toml --out sheet.pdf    markers at exact size, to glue on the bases
   fieldglass plan --table 2400x1200 --camera-resolution 3840x2160 --fov 78 --height 1700
+  fieldglass check-setup --layout table.toml --roster roster.toml --camera cam.json    every problem at once
 """
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,11 +23,12 @@ import numpy as np
 
 from calibration.board import BoardPose, TurnedAnchor
 from calibration.camera import CameraIntrinsics, load_camera
-from calibration.layout import TableLayout, load_layout
+from calibration.layout import TableLayout, load_layout, paper_mm
 from common.errors import InputError
 from common.files import read_toml
 from fieldglass.boards import board_layout, board_scene
 from fieldglass.session import Session
+from fieldglass.setup_checks import check_roster
 from rules.board import load_board
 from rules.live import DemoTable, LiveRules, Start
 from rules.system import GameSystem, game_system, game_systems
@@ -99,22 +101,28 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
                options: str | None = None) -> Setup:
     """Read the files a session of `system` needs; InputError (one line, naming the file) on any problem.
 
-    With `source == "synthetic"` the synthetic table brings its camera, and the system's demo table (`demo`) the
-    layout, roster and board left out: the scene rendered is the demo's. `game` is a position file of the system
-    (terrain, the pieces' state the camera cannot see, the game state), `board` a printed board's file (a system on
-    a printed board; synthetic: the demo's board), `options` the rules options file."""
+    With `source == "synthetic"` the synthetic table brings its camera; without a layout and a roster the system's
+    demo table (`demo`) brings them and the board left out, and the scene rendered is the demo's; with the player's
+    own layout and roster (a grid or free table) the scene is their table (`own_scene`: their anchors, their pieces
+    where `game` puts them or in their deployment zones), never the demo's, and one of the two alone is refused in
+    one line; on a printed board (the board is the table) the demo places the pieces of the player's roster it
+    knows, and a layout of the player's own is refused. `game` is a position file of the
+    system (terrain, the pieces' state the camera cannot see, the game state), `board` a printed board's file (a
+    system on a printed board; synthetic: the demo's board), `options` the rules options file."""
     gs = game_system(system)
     if gs.live is None:  # a system whose engine works on position files, but has no live rules yet
         raise InputError(f"--system {system}: {gs.title} has no live table yet (camera, dashboard and recorder need "
                          "its live rules); fieldglass analyze, resolve and view work on its position files")
     live = gs.live
     synthetic = source == "synthetic"
+    # --source synthetic with the player's own files draws the player's table, never the demo's (issue 26)
+    own = synthetic and bool(layout or roster) and gs.table != "board"
     names = {"source": source}
 
     brd = None
     if gs.table == "board":
         brd = load_board(board) if board else None
-    demo = live.demo(brd) if synthetic else None
+    demo = live.demo(brd) if synthetic and not own else None
     if gs.table == "board":
         brd = brd or (demo.board if demo is not None else None)
         if brd is None:
@@ -123,28 +131,11 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
         names["board"] = str(board) if board else (demo.names.get("board") or "demo board")
     surfaces = live.surface_boards(brd) if gs.table == "board" else {}
     scene, terrain, demo_layout, demo_roster = None, (), None, None
-    if synthetic:
+    if synthetic and not own:
         scene, demo_layout, demo_roster, terrain = _synthetic(demo, brd, surfaces)
 
-    layout_path = layout or (str(demo_layout) if demo_layout is not None else None)
-    missing = [n for n, v in (("--layout", layout_path or gs.table == "board"), ("--roster", roster or demo_roster))
-               if not v]
-    if camera is None and not synthetic:
-        missing.insert(0, "--camera")
-    if missing:
-        raise InputError(f"source {source!r} needs {' and '.join(missing)} (only --source synthetic brings its own)")
-    cam = load_camera(camera) if camera else None
-    if layout:
-        lay = load_layout(layout)
-    elif scene is not None:  # the table as drawn (the other surfaces' anchors too: they lie still on it)
-        lay = scene.layout
-    else:  # a printed board and no layout: the board is the table, its anchors register the camera
-        lay = board_layout(brd)
-    ros = load_roster(roster, roster_keys(system)) if roster else scene.roster
-    if roster:
-        check_against_layout(ros, lay, str(roster))
-    if gs.table == "grid" and lay.grid is None:
-        raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
+    cam, lay, ros, layout_path = _files(system, source, camera, layout, roster, scene, brd, demo_layout, demo_roster,
+                                        own)
     brought = demo.names if demo is not None else {}  # what the demo calls the files it brings
     names.update(camera=str(camera or "synthetic camera"),
                  layout=str(layout or brought.get("layout") or layout_path or "the board's anchors"),
@@ -155,10 +146,125 @@ def load_setup(system: str, source: str, camera: str | None = None, layout: str 
     if game:
         names["game"] = str(game)
     start: Start = live.start_from(adapter, position, terrain, lay)
-    extra = live.setup_roster(adapter, ros, _piece_tables(roster or demo_roster), start, names["roster"])
+    extra = live.setup_roster(adapter, ros, piece_tables(roster or demo_roster), start, names["roster"])
+    if synthetic and gs.table == "board" and layout:
+        raise InputError(f"--source synthetic draws {gs.title}'s board as the whole table: it cannot lay it on your "
+                         f"own table ({layout}); leave out --layout to rehearse on the board, or film your table")
+    if synthetic and gs.table == "board" and roster:  # your pieces where the demo puts them on the board
+        scene = _synthetic(demo, brd, surfaces, ros, str(roster))[0]
+    if own:
+        scene = own_scene(gs, lay, ros, position)
     return Setup(source, cam, lay, ros, system, start.ground, dict(start.states), terrain, names, board=brd,
                  board_on_table=brd is None or not layout, scene=scene, game=start.game, options=options,
                  extra=dict(extra), surfaces=dict(surfaces))
+
+
+def _files(system: str, source: str, camera, layout, roster, scene, brd, demo_layout, demo_roster, own: bool):
+    """The camera, layout and roster a set-up reads (or the demo's scene brings): (camera, layout, roster, what the
+    layout is called); InputError for a file missing, and for only one of the player's own files with --source
+    synthetic (their table needs both), once the one given is read and checked."""
+    gs = game_system(system)
+    synthetic = source == "synthetic"
+    layout_path = layout or (str(demo_layout) if demo_layout is not None else None)
+    missing = [n for n, v in (("--layout", layout_path or gs.table == "board"), ("--roster", roster or demo_roster))
+               if not v]
+    if camera is None and not synthetic:
+        missing.insert(0, "--camera")
+    if missing and not own:
+        raise InputError(f"source {source!r} needs {' and '.join(missing)} (only --source synthetic brings its own)")
+    cam = load_camera(camera) if camera else None
+    if layout:
+        lay = load_layout(layout)
+    elif scene is not None:  # the table as drawn (the other surfaces' anchors too: they lie still on it)
+        lay = scene.layout
+    else:  # a printed board and no layout: the board is the table, its anchors register the camera
+        lay = board_layout(brd) if brd is not None else None
+    if gs.table == "grid" and lay is not None and lay.grid is None:
+        raise InputError(f"{layout_path}: the layout has no [grid]; the {system} rules need a square grid")
+    ros = read_roster(roster, system) if roster else scene.roster if scene is not None else None
+    if missing:  # the player's own table drawn: both of its files are needed
+        given = " and ".join(f"--{k} {v}" for k, v in (("layout", layout), ("roster", roster)) if v)
+        raise InputError(f"--source synthetic with {given} draws your own table: it needs {' and '.join(missing)} "
+                         "too (or neither, for the demo table)")
+    if roster:
+        check_against_layout(ros, lay, str(roster))
+    return cam, lay, ros, layout_path
+
+
+def read_roster(path, system: str | None = None) -> Roster:
+    """A roster file read with the keys of its game system (`system`, else any registered system's), each piece's
+    type and side checked against the system the roster names or `system` (fieldglass/setup_checks.py); InputError,
+    one line naming the file, the piece and the key, with the nearest valid value."""
+    roster = load_roster(path, roster_keys(system))
+    return check_roster(roster, str(path), system)
+
+
+def own_scene(gs: GameSystem, layout: TableLayout, roster: Roster, position=None) -> SyntheticScene:
+    """The player's own table for --source synthetic: their layout's anchors and grid, their roster's pieces where
+    the position file puts them (the system's `LiveRules.position_places`), the others spread in their side's
+    deployment zone (`LiveRules.deployment`; on a grid one piece per field). InputError, one line, when a zone
+    cannot hold its side's pieces."""
+    placed: dict[str, tuple[float, float, float]] = {}
+    if position is not None:
+        for p in gs.live.position_places(position, layout):
+            if roster.piece(p.id) is not None:
+                placed[p.id] = (float(p.x_mm), float(p.y_mm), float(p.heading_deg))
+    rest = [p for p in roster.pieces if p.id not in placed]
+    sides = list(dict.fromkeys(p.side for p in roster.pieces))
+    zones = {z.side: z for z in gs.live.deployment(layout.width_mm, layout.depth_mm, sides)}
+    for side in dict.fromkeys(p.side for p in rest):
+        zone = zones.get(side)
+        pieces = [p for p in rest if p.side == side]
+        if zone is None:
+            raise InputError(f"{gs.name}: no deployment zone for side {side!r}; give a position file (--game) that "
+                             "places its pieces")
+        spots = deployment_spots(zone, pieces, layout)
+        if len(spots) < len(pieces):
+            raise InputError(f"side {side!r}: its deployment zone ({zone.x1 - zone.x0:.0f} x {zone.y1 - zone.y0:.0f} "
+                             f"mm) holds {len(spots)} of its {len(pieces)} pieces; give a position file (--game) that "
+                             "places them, or a larger table")
+        placed.update({p.id: spot for p, spot in zip(pieces, spots, strict=False)})
+    placements = tuple(PlacedPiece(p, *placed[p.id]) for p in roster.pieces)
+    return SyntheticScene(layout, roster, placements)
+
+
+_GAP_MM = 10.0
+
+
+def deployment_spots(zone, pieces, layout: TableLayout) -> list[tuple[float, float, float]]:
+    """Places (x_mm, y_mm, heading_deg) for `pieces` in `zone`, front rank first (the edge toward the enemy), each
+    base whole on the table and clear of the anchors' papers: on a grid the centres of the fields wholly in the zone
+    (one piece a field), else a lattice of the largest base and a gap."""
+    grid = layout.grid
+    heading = zone.heading_deg
+    toward = 1.0 if math.cos(math.radians(heading)) >= 0 else -1.0  # facing north: the front is the zone's top
+    if grid is not None:
+        step_x = step_y = grid.field_mm
+        x0, y0 = grid.origin_x_mm, grid.origin_y_mm
+        cols = [x0 + (c + 0.5) * step_x for c in range(grid.cols)]
+        rows = [y0 + (r + 0.5) * step_y for r in range(grid.rows)]
+        xs = [x for x in cols if zone.x0 <= x - step_x / 2 and x + step_x / 2 <= zone.x1]
+        ys = [y for y in rows if zone.y0 <= y - step_y / 2 and y + step_y / 2 <= zone.y1]
+    else:
+        width = max(max(p.base_mm) for p in pieces) + _GAP_MM
+        step_x = step_y = width
+        nx, ny = int((zone.x1 - zone.x0) // step_x), int((zone.y1 - zone.y0) // step_y)
+        xs = [zone.x0 + (zone.x1 - zone.x0 - nx * step_x) / 2 + (k + 0.5) * step_x for k in range(nx)]
+        ys = [zone.y0 + (zone.y1 - zone.y0 - ny * step_y) / 2 + (k + 0.5) * step_y for k in range(ny)]
+    ys.sort(key=lambda y: -toward * y)  # the front rank first
+    papers = [(a.x_mm, a.y_mm, paper_mm(layout.dictionary, a.size_mm) / 2.0) for a in layout.anchors]
+    reach = max(max(p.base_mm) for p in pieces) / 2.0
+    spots = []
+    for y in ys:
+        for x in sorted(xs, key=lambda v: abs(v - (zone.x0 + zone.x1) / 2)):  # from the zone's middle out
+            if not (reach <= x <= layout.width_mm - reach and reach <= y <= layout.depth_mm - reach):
+                continue
+            if any(abs(x - ax) < half + reach and abs(y - ay) < half + reach for ax, ay, half in papers):
+                continue
+            spots.append((x, y, heading))
+            if len(spots) == len(pieces):
+                return spots
+    return spots
 
 
 def _start_position(game: str | None, demo: DemoTable | None, gs: GameSystem, board, lay: TableLayout):
@@ -212,34 +318,42 @@ def demo_roster(system: str, board=None) -> Roster:
     return synthetic_scene(system, board).roster
 
 
-def _synthetic(demo: DemoTable | None, board, surfaces: Mapping[str, Any] | None = None
-               ) -> tuple[Any, Path | None, Path | None, tuple]:
+def _synthetic(demo: DemoTable | None, board, surfaces: Mapping[str, Any] | None = None, roster: Roster | None = None,
+               roster_name: str = "") -> tuple[Any, Path | None, Path | None, tuple]:
     """A demo table rendered: (the synthetic scene, its layout file, its roster file, the terrain templates on its
     cloth). `demo` None: the synthetic table's own demo, or on a printed board the board alone; `surfaces` the
-    boards of the system's other surfaces, drawn where the demo puts them (`DemoTable.surfaces`)."""
+    boards of the system's other surfaces, drawn where the demo puts them (`DemoTable.surfaces`). `roster` the
+    player's own (on a printed board): the demo places those of its pieces it knows, and draws no other."""
     if demo is None and board is not None:
-        return board_scene(board, Roster(board.dictionary, ()), ()), None, None, ()
+        return board_scene(board, roster or Roster(board.dictionary, ()), ()), None, None, ()
     if demo is None:
         lay_path, ros_path = demo_files()
         scene = demo_scene()
         return scene, lay_path, ros_path, tuple(scene.terrain)
-    ros = load_roster(demo.roster)
+    ros = roster if roster is not None else load_roster(demo.roster)
     if board is not None:
         lay = board_layout(board)
     else:
         lay = load_layout(demo.layout)
-    if ros.dictionary != lay.dictionary:  # the demo's pieces wear the markers of the table they stand on
+    if ros.dictionary != lay.dictionary and roster is None:  # the demo's pieces wear the table's markers
         ros = dataclasses.replace(ros, dictionary=lay.dictionary)
-    missing = [p.id for p in demo.pieces if ros.piece(p.id) is None]
+    pieces = demo.pieces
+    if roster is not None:
+        pieces = tuple(p for p in demo.pieces if ros.piece(p.id) is not None)
+        if not pieces:
+            raise InputError(f"{roster_name}: the synthetic table places the demo's pieces ({demo.pieces[0].id}, ...) "
+                             "and your roster has none of them; film your table, or rehearse on the demo without "
+                             "--roster")
+    missing = [p.id for p in pieces if ros.piece(p.id) is None]
     if missing:
         raise InputError(f"{demo.roster}: the demo places {', '.join(missing)}, not in this roster")
     terrain = _terrain(demo)
     if board is not None:
-        scene = board_scene(board, ros, [(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in demo.pieces])
+        scene = board_scene(board, ros, [(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in pieces])
         scene = dataclasses.replace(scene, terrain=scene.terrain + terrain)
         return _with_surfaces(scene, demo, surfaces or {}), None, demo.roster, terrain
     placed = tuple(PlacedPiece(ros.piece(p.id), float(p.x_mm), float(p.y_mm), float(p.heading_deg))
-                   for p in demo.pieces)
+                   for p in pieces)
     return SyntheticScene(lay, ros, placed, terrain), demo.layout, demo.roster, terrain
 
 
@@ -282,7 +396,7 @@ def roster_keys(system: str | None = None) -> tuple[str, ...]:
     return tuple(sorted({k for g in games if g.live is not None for k in g.live.roster_keys}))
 
 
-def _piece_tables(path: str | None) -> dict[str, dict]:
+def piece_tables(path: str | None) -> dict[str, dict]:
     """Each [[piece]] table of a roster file by id, with every key (those a system defines too)."""
     if not path:
         return {}
@@ -290,4 +404,5 @@ def _piece_tables(path: str | None) -> dict[str, dict]:
     return {p["id"]: p for p in data.get("piece", []) if isinstance(p, dict) and isinstance(p.get("id"), str)}
 
 
-__all__ = ["Setup", "demo_roster", "load_setup", "read_position", "roster_keys", "synthetic_scene"]
+__all__ = ["Setup", "demo_roster", "deployment_spots", "load_setup", "own_scene", "piece_tables", "read_position",
+           "read_roster", "roster_keys", "synthetic_scene"]

@@ -51,6 +51,7 @@ from typing import Any
 
 from common.dice import parse_d6
 from common.errors import InputError
+from common.files import check_keys, read_toml
 from common.text import name_list, nearest_name
 from rules.picture import Item, Scene
 from rules.system import UMPIRE, CombatOutcome
@@ -155,6 +156,43 @@ class Start:
 
 
 @dataclass(frozen=True)
+class PieceKind:
+    """A kind of piece `fieldglass init` puts in a new roster (`LiveRules.piece_kinds`): its roster `type` word, the
+    prefix of its pieces' ids ("fr-i-1"), its base (width along its front, depth; mm) and the height of its marker's
+    printed face above the cloth (mm)."""
+
+    type: str
+    prefix: str
+    base_mm: tuple[float, float]
+    marker_height_mm: float = 3.0
+
+
+@dataclass(frozen=True)
+class ArmyList:
+    """An army a system knows (`LiveRules.armies`), chosen by `name` (`fieldglass init --army SIDE=NAME`): `title`
+    one line saying what it is, `pieces` (roster type, count) in the order the roster lists them, `side` the side it
+    usually takes ("": any)."""
+
+    name: str
+    title: str
+    pieces: tuple[tuple[str, int], ...]
+    side: str = ""
+
+
+@dataclass(frozen=True)
+class Zone:
+    """Where one side deploys on a table (`LiveRules.deployment`): x0..x1, y0..y1 in table mm, its pieces facing
+    `heading_deg` (a compass bearing: 0 = +y)."""
+
+    side: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    heading_deg: float
+
+
+@dataclass(frozen=True)
 class PanelAction:
     """One action a game-state panel offers: the adapter's action `action` with what it fills in the combat panel
     (`attacker`, `target`, `choices` as KEY=VALUE pairs), so that the player only types or rolls the dice and
@@ -200,6 +238,28 @@ class ReportTerms:
     event_lines: Mapping[int, str] = field(default_factory=dict)
     sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
     losses: bool = True
+
+
+def load_armies(path: str | Path) -> tuple[ArmyList, ...]:
+    """The armies of a system's data file (TOML: [[army]] tables with `name`, `title`, optional `side` and `pieces`,
+    a list of [TYPE, COUNT] pairs); InputError naming the file and the army at fault."""
+    data = read_toml(path, "army list file")
+    check_keys(data, ("army",), str(path))
+    out = []
+    for i, a in enumerate(data.get("army", []), 1):
+        where = f"{path} army {i}"
+        if not isinstance(a, dict):
+            raise InputError(f"{where}: must be an [[army]] table")
+        check_keys(a, ("name", "title", "side", "pieces"), where)
+        name, pieces = a.get("name"), a.get("pieces")
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{where}: needs a text 'name'")
+        if not isinstance(pieces, list) or not pieces or not all(
+                isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and isinstance(e[1], int)
+                and not isinstance(e[1], bool) and e[1] > 0 for e in pieces):
+            raise InputError(f"{where} {name!r}: 'pieces' must be [TYPE, COUNT] pairs with counts above 0")
+        out.append(ArmyList(name, str(a.get("title", name)), tuple((t, n) for t, n in pieces), str(a.get("side", ""))))
+    return tuple(out)
 
 
 DICE = ActionInput("dice", "dice", "dice", "physical dice, attacker first: 5,3 (empty: the app rolls)")
@@ -268,6 +328,69 @@ class LiveRules:
     removal_events: bool = False
     """Whether a piece a recorded resolution removes also gets its own `removed` event after the resolution (the
     record's state takes it off either way, from the resolution's changes)."""
+
+    # ---- what a roster of this system may hold (checked where a roster is read: fieldglass/setup_checks.py)
+
+    roster_types: tuple[str, ...] = ()
+    """The words a roster's `type` may hold, the engine's own first: listed when a piece's is none of them, the
+    nearest suggested. A type is valid when it is one of them (any case, spaces for underscores) or the adapter's
+    `piece_type` reads it. () : types are not checked."""
+    open_types: tuple[str, ...] = ()
+    """Type words that leave a piece's type to be set at the table (the game-state panel): valid, never suggested."""
+    roster_sides: tuple[str, ...] | None = ()
+    """The words a roster's `side` may hold (the system's powers and their short codes). () : any side, the roster's
+    sides are the armies (a piece without a side, or one side spelt two ways, "FR" and "Fr", is then the error);
+    None: the system's `setup_roster` checks each piece's side itself (it depends on the piece)."""
+    sides_ignore_case: bool = True
+    """Whether a side matches `roster_sides` in any case ("France" for france); False: exactly as listed."""
+    type_noun: str = "type"
+    """A type in this system's words, for messages: "type 'artilery' is not a Wiener troop type"."""
+
+    # ---- a new table (`fieldglass init`; a system without them gets the defaults below)
+
+    table_mm: tuple[float, float] = (1800.0, 1200.0)
+    """The table (width, depth in mm) `fieldglass init` suggests."""
+    grid_field_mm: float = 60.0
+    """A grid system's field side (mm) `fieldglass init` suggests."""
+    default_sides: tuple[str, ...] = ("blue", "red")
+    """The sides `fieldglass init` suggests when the armies name none."""
+
+    @classmethod
+    def piece_kinds(cls) -> tuple[PieceKind, ...]:
+        """The kinds of piece `fieldglass init` can make, with their bases. Default: none (init needs them)."""
+        return ()
+
+    @classmethod
+    def armies(cls) -> tuple[ArmyList, ...]:
+        """The armies (army lists, piece sets) this system knows, shipped as data in its own package. Default: none
+        (armies are given as counts per type and side)."""
+        return ()
+
+    @classmethod
+    def deployment(cls, width_mm: float, depth_mm: float, sides) -> tuple[Zone, ...]:
+        """Where each side deploys on a table of this size (the synthetic table spreads a roster's pieces there, a
+        rehearsal before the camera arrives). Default: the first side along the south edge facing north, the next
+        along the north edge facing south, further sides sharing those edges in turn; each zone a quarter of the
+        table deep (at most 300 mm), 100 mm clear of the side edges."""
+        sides = list(sides)
+        if not sides:
+            return ()
+        deep = min(depth_mm / 4.0, 300.0)
+        margin = min(100.0, width_mm / 10.0)
+        south, north = sides[0::2], sides[1::2]
+        zones = []
+        for row, heading, y0, y1 in ((south, 0.0, 0.0, deep), (north, 180.0, depth_mm - deep, depth_mm)):
+            width = (width_mm - 2 * margin) / max(1, len(row))
+            for k, side in enumerate(row):
+                zones.append(Zone(side, margin + k * width, y0, margin + (k + 1) * width, y1, heading))
+        return tuple(sorted(zones, key=lambda z: sides.index(z.side)))
+
+    @classmethod
+    def position_places(cls, position, table) -> tuple[DemoPiece, ...]:
+        """Where the pieces of a position file (read by the system) stand on `table` (the layout: `width_mm`,
+        `depth_mm`, `grid`), for the synthetic table: each piece's base centre in table mm and heading. Default:
+        none (the synthetic table spreads the roster's pieces in their deployment zones)."""
+        return ()
 
     @property
     def uses_dice(self) -> bool:

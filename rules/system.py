@@ -25,6 +25,7 @@ from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 from common.errors import InputError
+from common.text import nearest_name
 
 Field = tuple[int, int]
 """0-based (col, row) of a grid field: A1 = (0, 0), letters along +x, numbers along +y."""
@@ -342,7 +343,9 @@ def game_system(name: str, source: str = "--system") -> GameSystem:
         return systems[name]
     except (KeyError, TypeError):
         known = " ".join(sorted(systems)) or "none: reinstall fieldglass (pip install -e .)"
-        raise InputError(f"{source}: unknown game system {name!r} (known: {known})") from None
+        near = nearest_name(name, systems)
+        hint = f"; did you mean {near!r}?" if near else ""
+        raise InputError(f"{source}: unknown game system {name!r}{hint} (known: {known})") from None
 
 
 def table_system(name: str, options=None) -> TableSystem:

@@ -3,6 +3,7 @@
 ::
 
     dictionary = "DICT_4X4_250"
+    system = "wiener"               # optional: the game system it is for (its types and sides are checked)
     [[piece]]
     id = "fr-1-1"
     marker = 10
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from calibration.layout import TableLayout, check_dictionary, check_marker_id
+from calibration.layout import TableLayout, check_dictionary, check_marker_id, dictionary_size
 from common.errors import InputError
 from common.files import MAX_MM, check_keys, number, read_toml, toml_string
 
@@ -42,8 +43,12 @@ class Piece:
 
 @dataclass(frozen=True)
 class Roster:
+    """The pieces and their markers; `system` the game system the file says it is for ("" : any), by name only:
+    the wiring checks the pieces' types and sides against that system (fieldglass/setup_checks.py)."""
+
     dictionary: str
     pieces: tuple[Piece, ...]
+    system: str = ""
 
     def by_marker(self) -> dict[int, Piece]:
         return {p.marker: p for p in self.pieces}
@@ -52,7 +57,7 @@ class Roster:
         return next((p for p in self.pieces if p.id == piece_id), None)
 
 
-_TOP_KEYS = ("dictionary", "piece")
+_TOP_KEYS = ("dictionary", "system", "piece")
 # "unit": the unit a piece belongs to (its unit card, fieldglass/printing.py roster_units; a unit's blocks)
 _PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit")
 
@@ -85,20 +90,40 @@ def _pair(table: dict, key: str, where: str, default=None) -> tuple[float, float
 def check_against_layout(roster: Roster, layout: TableLayout, where: str) -> None:
     """The roster fits the layout: the same marker dictionary (another one makes phantom markers and loses
     pieces), and no piece marker that is also an anchor (the table would be registered on a moving piece)."""
+    problems = layout_fit_problems(roster, layout, where)
+    if problems:
+        raise InputError(problems[0])
+
+
+def layout_fit_problems(roster: Roster, layout: TableLayout, where: str) -> list[str]:
+    """Every way the roster does not fit the layout (`check_against_layout`), one line each naming `where`."""
     if roster.dictionary != layout.dictionary:
-        raise InputError(f"{where}: dictionary {roster.dictionary} differs from the layout's {layout.dictionary}; "
-                         "markers of one are misread in the other")
+        return [f"{where}: dictionary {roster.dictionary} differs from the layout's {layout.dictionary}; markers of "
+                "one are misread in the other; did you mean dictionary = " + toml_string(layout.dictionary) + "?"]
     anchors = layout.anchor_ids
+    taken = {p.marker for p in roster.pieces} | set(anchors)
+    out = []
     for p in roster.pieces:
         if p.marker in anchors:
-            raise InputError(f"{where} piece {p.id!r}: marker {p.marker} is also an anchor of the layout")
+            free = next((m for m in range(dictionary_size(roster.dictionary)) if m not in taken), None)
+            hint = f"; did you mean marker = {free}?" if free is not None else ""
+            if free is not None:
+                taken.add(free)
+            out.append(f"{where} piece {p.id!r}: marker {p.marker} is also an anchor of the layout{hint}")
+    return out
 
 
-def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] | None = None) -> Roster:
+def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] | None = None,
+                 findings: list[str] | None = None) -> Roster:
     """Build a Roster from parsed TOML; every error names `where`, the piece and the key at fault. `system_keys`:
-    the piece keys the game systems read besides the roster's own (see `_check_piece_keys`)."""
+    the piece keys the game systems read besides the roster's own (see `_check_piece_keys`). With `findings` (a
+    list) a piece in error is left out and its error added to the list instead of raised, so that every bad piece
+    is said at once (`fieldglass check-setup`)."""
     check_keys(data, _TOP_KEYS, where)
     dictionary = check_dictionary(data.get("dictionary", "DICT_4X4_250"), where)
+    system = data.get("system", "")
+    if not isinstance(system, str):
+        raise InputError(f"{where}: 'system' must be a game system's name (fieldglass systems), not {system!r}")
     raw = data.get("piece", [])
     if not isinstance(raw, list):
         raise InputError(f"{where}: pieces must be [[piece]] tables")
@@ -106,46 +131,59 @@ def parse_roster(data: dict, where: str = "roster", system_keys: Iterable[str] |
     seen_ids: set[str] = set()
     seen_markers: dict[int, str] = {}
     for i, p in enumerate(raw, 1):
-        w = f"{where} piece {i}"
-        if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
-            raise InputError(f"{w}: needs a text 'id'")
-        w = f"{where} piece {p['id']!r}"
-        _check_piece_keys(p, w, system_keys)
-        marker = p.get("marker")
-        if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
-            raise InputError(f"{w}: 'marker' must be an integer id >= 0")
-        check_marker_id(marker, dictionary, w)
-        if p["id"] in seen_ids:
-            raise InputError(f"{w}: piece id listed twice")
-        if marker in seen_markers:
-            raise InputError(f"{w}: marker {marker} already belongs to {seen_markers[marker]!r}")
-        base = _pair(p, "base_mm", w)
-        if min(base) <= 0:
-            raise InputError(f"{w}: 'base_mm' must be positive")
-        pieces.append(
-            Piece(
-                id=p["id"],
-                marker=marker,
-                side=str(p.get("side", "")),
-                type=str(p.get("type", "")),
-                base_mm=base,
-                marker_mm=number(p, "marker_mm", w, positive=True),
-                marker_height_mm=number(p, "marker_height_mm", w, default=0.0),
-                marker_offset_mm=_pair(p, "marker_offset_mm", w, default=[0, 0]),
-            )
-        )
-        seen_ids.add(p["id"])
-        seen_markers[marker] = p["id"]
-    return Roster(dictionary, tuple(pieces))
+        try:
+            piece = _piece(p, f"{where} piece {i}", where, dictionary, system_keys, seen_ids, seen_markers)
+        except InputError as exc:
+            if findings is None:
+                raise
+            findings.append(str(exc))
+            continue
+        pieces.append(piece)
+        seen_ids.add(piece.id)
+        seen_markers[piece.marker] = piece.id
+    return Roster(dictionary, tuple(pieces), system)
 
 
-def load_roster(path: str | Path, system_keys: Iterable[str] | None = None) -> Roster:
-    return parse_roster(read_toml(path, "roster file"), str(path), system_keys)
+def _piece(p, w: str, where: str, dictionary: str, system_keys, seen_ids: set[str], seen_markers: dict[int, str]
+           ) -> Piece:
+    """One [[piece]] table read and checked against those before it (ids and markers taken)."""
+    if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not p["id"]:
+        raise InputError(f"{w}: needs a text 'id'")
+    w = f"{where} piece {p['id']!r}"
+    _check_piece_keys(p, w, system_keys)
+    marker = p.get("marker")
+    if not isinstance(marker, int) or isinstance(marker, bool) or marker < 0:
+        raise InputError(f"{w}: 'marker' must be an integer id >= 0")
+    check_marker_id(marker, dictionary, w)
+    if p["id"] in seen_ids:
+        raise InputError(f"{w}: piece id listed twice")
+    if marker in seen_markers:
+        raise InputError(f"{w}: marker {marker} already belongs to {seen_markers[marker]!r}")
+    base = _pair(p, "base_mm", w)
+    if min(base) <= 0:
+        raise InputError(f"{w}: 'base_mm' must be positive")
+    return Piece(
+        id=p["id"],
+        marker=marker,
+        side=str(p.get("side", "")),
+        type=str(p.get("type", "")),
+        base_mm=base,
+        marker_mm=number(p, "marker_mm", w, positive=True),
+        marker_height_mm=number(p, "marker_height_mm", w, default=0.0),
+        marker_offset_mm=_pair(p, "marker_offset_mm", w, default=[0, 0]),
+    )
+
+
+def load_roster(path: str | Path, system_keys: Iterable[str] | None = None, findings: list[str] | None = None
+                ) -> Roster:
+    return parse_roster(read_toml(path, "roster file"), str(path), system_keys, findings)
 
 
 def roster_to_toml(roster: Roster) -> str:
     """The roster as TOML text that `load_roster` reads back, whatever its ids and names hold."""
     lines = [f"dictionary = {toml_string(roster.dictionary)}"]
+    if roster.system:
+        lines.append(f"system = {toml_string(roster.system)}")
     for p in roster.pieces:
         lines += [
             "",

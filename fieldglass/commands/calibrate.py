@@ -15,9 +15,9 @@ from calibration.lens import MIN_RELIEF_MM
 from common.errors import InputError
 from common.outfiles import check_output
 from fieldglass.commands.calibrate_rig import add_rig_parser
-from fieldglass.setup import roster_keys
+from fieldglass.setup import read_roster
 from fieldglass.table_lens import PhotoFit, calibrate_from_photos
-from vision.roster import check_against_layout, load_roster
+from vision.roster import check_against_layout
 from vision.sources import expand_paths
 
 CALIBRATE_DESCRIPTION = """\
@@ -191,7 +191,7 @@ def run_table(args) -> int:
     layout = load_layout(args.layout)
     roster = None
     if args.roster:
-        roster = load_roster(args.roster, roster_keys())
+        roster = read_roster(args.roster)
         check_against_layout(roster, layout, args.roster)
     paths = expand_paths(args.photos)
     out = Path(args.out)

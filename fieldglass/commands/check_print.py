@@ -9,9 +9,9 @@ from calibration.camera import load_camera
 from calibration.layout import load_layout
 from common.errors import InputError
 from fieldglass.printing import measure_print
-from fieldglass.setup import roster_keys
+from fieldglass.setup import read_roster
 from vision.markers import aruco_dictionary
-from vision.roster import check_against_layout, load_roster
+from vision.roster import check_against_layout
 from vision.sources import read_image
 
 EPILOG = """\
@@ -66,7 +66,7 @@ def expected_sizes(layout, roster=None, expect_mm: float | None = None,
 def run(args) -> int:
     camera = load_camera(args.camera)
     layout = load_layout(args.layout)
-    roster = load_roster(args.roster, roster_keys()) if args.roster else None
+    roster = read_roster(args.roster) if args.roster else None
     if roster is not None:
         check_against_layout(roster, layout, args.roster)
     if args.expect_mm is not None and not args.expect_mm > 0:

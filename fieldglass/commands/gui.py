@@ -14,6 +14,7 @@ from common.outfiles import check_image_name, check_not_input
 from fieldglass.commands.demo import _resolution
 from fieldglass.rig_recording import rig_sources
 from fieldglass.setup import load_setup
+from fieldglass.setup_report import rehearsal_resolution
 from fieldglass.web.server import spectators
 from rules.system import default_system, registered_names
 
@@ -23,6 +24,7 @@ examples:
   fieldglass gui --source 0 --camera cam.json --layout table.toml --roster roster.toml
   fieldglass gui --source game.mp4 --camera cam.json --layout table.toml --roster roster.toml --game start.json
   fieldglass gui --system NAME                             that system's demo table (fieldglass systems lists them)
+  fieldglass gui --source synthetic --layout table.toml --roster roster.toml    your own table, rendered
   fieldglass gui --headless --frames 5 --screenshot out/gui.png --select fr-a-1
   fieldglass gui --rig rig.toml --layout table.toml --roster roster.toml
                                       two or more cameras: each camera's source from the rig file
@@ -33,10 +35,12 @@ examples:
   fieldglass gui ... --record game.fgr --serve 127.0.0.1:8765   spectators watch it in their browsers
 
 --source is a camera index (0), a video or image file (or a glob), a stream URL, or 'synthetic' (the built-in
-table with the system's demo, which needs no --camera, --layout, --roster or --board). --game reads a position file
-of the system for the terrain and the pieces' state the camera cannot see (markers, formations, bases...). A system
-on a printed board reads --board (its anchors register the camera; --layout only when it lies on a table with
-anchors of its own).
+table with the system's demo, which needs no --camera, --layout, --roster or --board; with your own --layout and
+--roster, your table: your anchors, your pieces where --game puts them or in their deployment zones, a rehearsal
+before the camera comes; on a printed board the demo places the pieces of your roster it knows). --game reads a
+position file of the system for the terrain and the pieces' state the camera cannot see (markers, formations,
+bases...). A system on a printed board reads --board (its anchors register the camera; --layout only when it lies
+on a table with anchors of its own).
 
 With --rig (a rig file: `fieldglass plan --rig-out`, README "Rig") every camera of the rig is read at once, one
 capture thread each: the dashboard shows each camera's live view side by side, with the pieces drawn as that
@@ -90,8 +94,9 @@ def add_parser(sub) -> None:
     p.add_argument("--screenshot", type=Path, default=Path("out/gui.png"), metavar="PNG",
                    help="headless: where to save the window (default out/gui.png)")
     p.add_argument("--select", metavar="ID", help="select this piece at start")
-    p.add_argument("--resolution", type=_resolution, default=(1920, 1080), metavar="WxH",
-                   help="synthetic source resolution (default 1920x1080)")
+    p.add_argument("--resolution", type=_resolution, default=None, metavar="WxH",
+                   help="synthetic source resolution (default 1920x1080; your own table's: the first of 1920x1080 "
+                        "and 3840x2160 that reads its markers)")
     p.add_argument("--hand", action="store_true", help="synthetic: a hand reaches over the table now and then")
     p.add_argument("--record", metavar="GAME.fgr", help="record the game into this file (a new one; with --resume "
                    "the existing one goes on)")
@@ -191,6 +196,9 @@ def run(args) -> int:
         dashboard.error_dialog(str(exc))  # on a display: a message box, and the line on the terminal
         print(f"fieldglass: error: {exc}", file=sys.stderr)
         return 2
+    if args.resolution is None:  # the player's own table is rendered sharp enough to read every marker
+        own = args.source == "synthetic" and (args.layout or args.roster) and setup.scene is not None
+        args.resolution = rehearsal_resolution(setup.scene) if own else (1920, 1080)
     if recording is None:
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
                                         screenshot=args.screenshot,

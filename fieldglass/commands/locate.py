@@ -18,10 +18,10 @@ from calibration.uncertainty import lens_uncertainty_mm
 from common import jsonout
 from common.errors import InputError
 from common.fields import field_ambiguous
-from fieldglass.setup import roster_keys
+from fieldglass.setup import read_roster
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.rig import CameraView, RigReading, fuse_views, rig_photos
-from vision.roster import check_against_layout, load_roster
+from vision.roster import check_against_layout
 from vision.sources import expand_paths, read_image
 from vision.table_lens import choose_from_markers, detect_table_markers
 
@@ -249,7 +249,7 @@ def run(args) -> int:
     if args.camera is None and args.rig is None:
         raise InputError("locate: needs --camera CAM.json (one camera) or --rig RIG.toml (several cameras)")
     layout = load_layout(args.layout)
-    roster = load_roster(args.roster, roster_keys())
+    roster = read_roster(args.roster)
     check_against_layout(roster, layout, args.roster)
     paths = expand_paths(args.images)
     if args.rig is not None:

@@ -8,8 +8,7 @@ from pathlib import Path
 from common.errors import InputError
 from common.outfiles import check_output, write_text
 from fieldglass.planning import CameraSetup, format_plan, parse_pair, plan, rig_skeleton
-from fieldglass.setup import roster_keys
-from vision.roster import load_roster
+from fieldglass.setup import read_roster
 
 EPILOG = """\
 examples:
@@ -73,7 +72,7 @@ def run(args) -> int:
         check_output(args.rig_out, (args.roster,))
     roster = None
     if args.roster is not None:
-        roster = load_roster(args.roster, roster_keys())
+        roster = read_roster(args.roster)
     setup = CameraSetup(table, resolution, args.fov, args.height, args.tilt, args.fov_kind)
     advice = plan(setup, marker_mm=args.markers, roster=roster)
     skeleton = rig_skeleton(advice) if args.rig_out is not None else None  # InputError before any output

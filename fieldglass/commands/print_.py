@@ -13,8 +13,7 @@ from common.errors import InputError
 from common.outfiles import check_output, write_text
 from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
 from fieldglass.rig_layout import rig_anchor_lines, rig_layout
-from fieldglass.setup import roster_keys
-from vision.roster import load_roster
+from fieldglass.setup import read_roster
 
 EPILOG = """\
 examples:
@@ -100,7 +99,7 @@ def _write(doc, out: Path, what: str, inputs=()) -> int:
 
 def run_markers(args) -> int:
     check_output(args.out, (args.roster,))
-    roster = load_roster(args.roster, roster_keys())
+    roster = read_roster(args.roster)
     return _write(marker_sheet(roster, args.paper), args.out, f"{len(roster.pieces)} marker labels", (args.roster,))
 
 
@@ -133,7 +132,7 @@ def run_board(args) -> int:
 
 def run_cards(args) -> int:
     check_output(args.out, (args.roster,))
-    roster = load_roster(args.roster, roster_keys())
+    roster = read_roster(args.roster)
     units = roster_units(args.roster)
     return _write(card_sheet(roster, units, args.paper), args.out, f"{len(unit_cards(roster, units))} unit cards",
                   (args.roster,))

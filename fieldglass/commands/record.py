@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -27,10 +26,11 @@ from fieldglass.recording import (
     table_reader,
 )
 from fieldglass.rig_recording import rig_plan
-from fieldglass.setup import load_setup, roster_keys
+from fieldglass.setup import load_setup, read_roster
+from fieldglass.setup_report import rehearsal_resolution
 from fieldglass.web.server import spectators
 from rules.system import default_system, game_system, game_systems, system_names
-from vision.roster import check_against_layout, load_roster
+from vision.roster import check_against_layout
 from vision.scripted import scripted_game
 from vision.synthetic import SyntheticSource, VirtualCamera, demo_scene
 
@@ -54,7 +54,8 @@ examples:
 Every registered game system records the same way (`fieldglass systems` lists them): the camera's committed places
 become the system's position as the live dashboard places them, and the players' combats are resolved by its
 engine. --source synthetic films the demo table of the system's kind of table (a grid, a free table, a printed
-board); --source scripted is the scripted game on the grid.
+board), or with your own --layout and --roster your table (as `gui --source synthetic` draws it); --source
+scripted is the scripted game on the grid.
 
 A move is committed when the piece has stood still at its new place for --settle seconds with the view of its old
 and new places clear; a piece unseen for --missing-after seconds is reported missing (never removed silently).
@@ -147,6 +148,11 @@ def _setup(args):
             inputs.setdefault(inp["frame"], []).append({**inp, "_id": f"script{k}"})
         return game.layout, game.roster, cam.intrinsics, frames, inputs, "scripted"
     if args.source == "synthetic":
+        # the player's own table when their files are given (never the demo's beside them), else the demo's
+        scene = (load_setup(args.system, "synthetic", None, args.layout, args.roster, getattr(args, "game", None),
+                            None, getattr(args, "options", None)).scene if args.layout or args.roster else None)
+        if scene is not None:
+            return _filmed(args, scene)
         scene = demo_scene()
         lay = scene.layout
         cam = VirtualCamera.looking_at_table(lay.width_mm, lay.depth_mm, (1920, 1080))
@@ -156,7 +162,7 @@ def _setup(args):
         if missing:
             raise InputError(f"--source {args.source}: needs " + ", ".join(f"--{n}" for n in missing))
         intr, layout = load_camera(args.camera), load_layout(args.layout)
-        roster = load_roster(args.roster, roster_keys(args.system))
+        roster = read_roster(args.roster, args.system)
         check_against_layout(roster, layout, args.roster)  # issue 15 case 16 (robust branch)
 
     def frames(start):
@@ -164,6 +170,19 @@ def _setup(args):
         return stream.frames, stream.total
 
     return layout, roster, intr, frames, None, args.source
+
+
+def _filmed(args, scene):
+    """`_setup`'s answer for a synthetic scene of the player's own table, filmed standing still (as the demo is: a
+    hand reaching in now and then) at a resolution that reads its markers."""
+    n = args.frames if args.frames is not None else 100
+    rate = args.fps or 10.0
+    src = SyntheticSource(scene, frames=n, hand_period=max(2, int(rate * 4)), resolution=rehearsal_resolution(scene))
+
+    def frames(start):
+        return ((i, i / rate, img) for i, img in src if i >= start), n
+
+    return scene.layout, scene.roster, src.camera.intrinsics, frames, None, "synthetic"
 
 
 def _systems_help() -> str:
@@ -186,15 +205,13 @@ def _table_setup(args, game):
                          f"{game.table} table, use 'synthetic' or a camera")
     board = getattr(args, "board", None) if game.table == "board" else None
     layout = None if game.table == "board" else args.layout  # a board's own anchors register the camera
+    if source == "synthetic" and game.table == "board" and args.layout:
+        raise InputError(f"--source synthetic films {game.title}'s demo board: leave out --layout {args.layout}")
+    # synthetic: the player's own table with their files (load_setup draws it), else the demo's
     setup = load_setup(game.name, source, args.camera, layout, args.roster, getattr(args, "game", None), board,
                        getattr(args, "options", None))
-    if source == "synthetic" and (layout or args.roster):
-        setup = dataclasses.replace(setup, scene=None)  # the demo table is filmed only with the demo's own files
     resolution = {"resolution": (1280, 720)} if game.table == "board" else {}
     if source == "synthetic":
-        if getattr(setup, "scene", None) is None:
-            raise InputError(f"--source synthetic films the demo table of {game.title}: leave out --layout and "
-                             "--roster")
         n = args.frames if args.frames is not None else 100
         rate = args.fps or 10.0
         src = SyntheticSource(setup.scene, frames=n, **resolution)

@@ -36,6 +36,7 @@ from rules.coalitions.model import (
     ACTIONS,
     POWERS,
     SIDES,
+    SPECIALS,
     SYSTEM,
     CoalitionsPosition,
     General,
@@ -301,6 +302,10 @@ class CoalitionsLive(LiveRules):
     inputs = (CHOICES,)
     noun = "General"
     roster_keys = ("token",)  # the token a face marker of the roster belongs to (rules/coalitions/camera.py)
+    roster_types = ("general", "pawn", "general_pawn", *SPECIALS, *MARKER_KINDS, "status_disc", "dial",
+                    "wheel_of_war", "control_marker")  # a General pawn (§8.9 the special ones) or a marker's kind
+    type_noun = "Coalitions General or marker kind"
+    roster_sides = None  # a pawn's a Power, a board_side marker's a board side, the dial's none (`setup_roster`)
     viewers = POWERS
     viewer_titles = {p: f"{p} player (its own secret choices, §13.2)" for p in POWERS}
     target_headers = ("target", "territory", "steps", "move", "-", "-", "attack", "margin", "-", "note")

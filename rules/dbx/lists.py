@@ -143,3 +143,36 @@ def check_army(army: ArmyList, types: list[str], year: int | None = None) -> lis
     if army.group == "seven_years_war" and need.get("Kü", 0) > need.get("Dr", 0):  # §9.7 [L475]
         problems.append("Seven Years' War: cuirassiers only with at least as many dragoons (§9.7)")
     return problems
+
+
+
+def composition(army: ArmyList) -> tuple[tuple[str, int], ...] | None:
+    """One army of ARMY_SIZE elements the list allows, as element codes with counts in the list's order: each
+    entry's least of its first code, then one more element per entry with room in turn until the army is whole (a
+    mixed army, not the most of the first entry), with the first of an entry's alternatives ("Kü o Dr"), then with
+    the last (the Seven Years' War wants dragoons beside cuirassiers); failing both, the entries filled in order.
+    An entry "from YEAR" is left out (optional without a year). None when nothing fits the list (`check_army`,
+    §9.7)."""
+    entries = [e for e in army.entries if e.from_year is None]
+    for pick, turns in ((0, True), (-1, True), (0, False), (-1, False)):
+        counts = [e.lo for e in entries]
+        left = ARMY_SIZE - sum(counts)
+        while left > 0:
+            open_ = [k for k, e in enumerate(entries) if counts[k] < e.hi]
+            if not open_:
+                break
+            for k in open_ if turns else open_[:1]:
+                if left == 0:
+                    break
+                add = 1 if turns else min(entries[k].hi - counts[k], left)
+                counts[k] += add
+                left -= add
+        if left != 0:
+            continue
+        total: dict[str, int] = {}
+        for e, n in zip(entries, counts, strict=True):
+            if n:
+                total[e.types[pick]] = total.get(e.types[pick], 0) + n
+        if not check_army(army, [c for c, n in total.items() for _ in range(n)]):
+            return tuple(total.items())
+    return None

@@ -43,12 +43,26 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from common.errors import InputError
-from rules.dbx.adapter import STATE_KEYS
+from rules.dbx.adapter import ROSTER_TYPES, STATE_KEYS
 from rules.dbx.contact import contact
 from rules.dbx.demo import demo as demo_table
-from rules.dbx.model import game_to_dict, piece_to_dict, position_from_dict, position_to_dict
+from rules.dbx.lists import army_lists, composition
+from rules.dbx.model import Scale, game_to_dict, piece_to_dict, position_from_dict, position_to_dict
 from rules.dbx.picture import picture
-from rules.live import ActionInput, DemoTable, LiveRules, PendingChange, Start, in_play, input_dice
+from rules.dbx.tables import ALIASES, DEPLOY_DEPTH, SIDE_EDGE_CLEAR, UNIT_TYPES
+from rules.live import (
+    ActionInput,
+    ArmyList,
+    DemoPiece,
+    DemoTable,
+    LiveRules,
+    PendingChange,
+    PieceKind,
+    Start,
+    Zone,
+    in_play,
+    input_dice,
+)
 from rules.picture import Item, Scene
 
 DBX_DICE = ActionInput("dice", "dice", "dice", "two D6, the acting element first: 5,3 (empty: the app rolls)")
@@ -235,6 +249,61 @@ class DbxLive(LiveRules):
                      "waiting for")
     target_hint = ("fire: the target (the nearest in the fire zone, §6.11); melee: the element in contact; turn: the "
                    "element contacted in flank or rear turns to face the attacker (§3.5)")
+
+    # ---- what a roster holds, and a new table (rules/live.py)
+
+    roster_types = (*(c for c in UNIT_TYPES if c not in ("DrI", "DrK")), "Dr", *ALIASES, *ROSTER_TYPES)
+    type_noun = "DBX element code (§2.1) or word"
+    table_mm = (600.0, 600.0)  # digest §1: the standard game's board, 60 x 60 cm
+    default_sides = ("blue", "red")
+
+    @classmethod
+    def piece_kinds(cls):
+        """Every §2.1 element on its base at the default scale (§3.1): 40 mm wide, its type's depth (dragoons as
+        the cavalry of after 1720, 3 cm); the general 20 x 40 mm turned through 90 degrees (§2.2)."""
+        bb = Scale().bb_mm
+        kinds = []
+        for code, ut in UNIT_TYPES.items():
+            if code in ("DrI", "Camp"):
+                continue
+            name = "Dr" if code == "DrK" else code
+            base = (bb / 2.0, bb) if code == "Gen" else (bb, ut.depth_cm * 10.0 * bb / 40.0)
+            kinds.append(PieceKind(name, _ascii(name), base))
+        for alias, code in ALIASES.items():
+            normal = next(k for k in kinds if k.type == code)
+            kinds.append(PieceKind(alias, _ascii(alias), normal.base_mm))
+        return tuple(kinds)
+
+    @classmethod
+    def armies(cls):
+        """The §9.7 army lists, each as one army the list allows (rules/dbx/lists.py `composition`: 12 elements)
+        and its general; named GROUP/NAME (`napoleonic/Preussen`)."""
+        out = []
+        for a in army_lists():
+            elements = composition(a)
+            if elements is None:
+                continue
+            name = a.name.split(" (")[0]
+            title = ", ".join(f"{n} {c}" for c, n in elements) + " and the general (§9.7)"
+            out.append(ArmyList(f"{a.group}/{name}", f"{a.name}: {title}", (("Gen", 1), *elements)))
+        return tuple(out)
+
+    @classmethod
+    def deployment(cls, width_mm, depth_mm, sides):
+        """§4.1: each side within 600 paces of its base edge, none within 300 paces of the side edges (at the
+        default scale, §3.1); the first side's base edge the south one, the second's the north one."""
+        sides = list(sides)
+        if len(sides) != 2:
+            return super().deployment(width_mm, depth_mm, sides)
+        scale = Scale()
+        deep, clear = scale.mm(DEPLOY_DEPTH), scale.mm(SIDE_EDGE_CLEAR)
+        return (Zone(sides[0], clear, 0.0, width_mm - clear, deep, 0.0),
+                Zone(sides[1], clear, depth_mm - deep, width_mm - clear, depth_mm, 180.0))
+
+    @classmethod
+    def position_places(cls, position, table):
+        """Each element of a DBX position where the file puts it."""
+        return tuple(DemoPiece(p.id, p.x_mm, p.y_mm, p.heading_deg) for p in position.pieces)
 
     def __init__(self, system, setup) -> None:
         super().__init__(system, setup)
@@ -464,3 +533,8 @@ class DbxLive(LiveRules):
         if outcome.seed is not None:
             data["seed"] = outcome.seed
         return data
+
+
+def _ascii(code: str) -> str:
+    """An element code as a piece id's prefix: "Kü" -> "ku"."""
+    return code.lower().replace("ä", "a").replace("ü", "u").replace("ö", "o")

@@ -53,7 +53,7 @@ from rules.marengo.hidden import (
     roster_blocks,
     unit_roster,
 )
-from rules.marengo.model import ROUNDS, SIDES, SYSTEM, Block, position_from_dict, position_to_dict
+from rules.marengo.model import ROUNDS, SIDES, SYSTEM, TYPES, Block, position_from_dict, position_to_dict
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
 
@@ -145,6 +145,10 @@ class MarengoLive(LiveRules):
     target_headers = ("target", "area", "steps", "action", "legal", "cost", "attack", "", "", "outcome")
     target_hint = "an enemy block (its area is the target) or, for a move, a block in the destination"
     removal_events = True
+    roster_types = (*TYPES, "inf", "cav", "art", "guns")  # a type word and the block's strength: "infantry 3"
+    roster_sides = SIDES
+    sides_ignore_case = False  # a unit's blocks are matched by their side as written
+    type_noun = "Marengo block type (with its strength: infantry 3)"
 
     def __init__(self, system, setup) -> None:
         super().__init__(system, setup)

@@ -413,6 +413,11 @@ class NieLive(LiveRules):
                      "waiting for")
     target_hint = "a region (land_move, amphibious, annex...), a nation (declare_war...) or an enemy figure"
 
+    roster_types = (*UNIT_TYPES, *TYPE_WORDS)
+    open_types = ASKED_TYPES  # §13.2: the set-up asks the kind
+    roster_sides = (*NATIONS, *NATION_CODES, *LIGHT_BLUE)
+    type_noun = "NiE unit kind"
+
     def __init__(self, system, setup) -> None:
         super().__init__(system, setup)
         self.game: NiePosition | None = None

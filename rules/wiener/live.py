@@ -9,15 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from common.errors import InputError
-from common.fields import field_name, parse_field
-from rules.live import DICE, ActionInput, GameState, LiveRules, PendingChange, in_play, input_dice
+from common.fields import facing_bearing, field_name, parse_field
+from rules.live import (
+    DICE,
+    ActionInput,
+    DemoPiece,
+    GameState,
+    LiveRules,
+    PendingChange,
+    PieceKind,
+    in_play,
+    input_dice,
+    load_armies,
+)
 from rules.picture import Item, Scene
 from rules.system import PieceSpec, table_system
 from rules.wiener import picture as wiener_picture
+from rules.wiener.model import TYPES
 from rules.wiener.pairs import analyze_all
+from rules.wiener.roster import ROSTER_WORDS
 
 Field = tuple[int, int]
 
@@ -98,6 +113,39 @@ class WienerLive(LiveRules):
               ActionInput("flight", "flight", "choice", "how far a beaten troop flees (§8.8)",
                           ("rules default", "1 LE", "2 LE"), (None, 1, 2)),
               ActionInput("follow_up", "follow up", "flag", "the winner follows up into the field (§8.6)"))
+
+    # ---- what a roster holds, and a new table (rules/live.py)
+
+    roster_types = (*TYPES, *ROSTER_WORDS)  # §2.1 the troop types, an exhaustive list, then the words read as one
+    type_noun = "Wiener troop type"
+    table_mm = (2400.0, 1200.0)  # digest §1: "about 1.2 x 2.4 m, about 20 x 40 fields"
+    grid_field_mm = 60.0  # digest §13: field side 50-60 mm
+    default_sides = ("FR", "AU")
+
+    @classmethod
+    def piece_kinds(cls):
+        """One piece per base, on the §2.1 bases (mm): infantry 40 x 14, cavalry 40 x 30, artillery and pioneers
+        40 x 40, a general 25 x 25; the marker on the base's top, 3 mm above the cloth."""
+        return (PieceKind("infantry", "i", (40.0, 14.0)), PieceKind("light_cavalry", "lc", (40.0, 30.0)),
+                PieceKind("heavy_cavalry", "hc", (40.0, 30.0)), PieceKind("artillery", "a", (40.0, 40.0)),
+                PieceKind("horse_artillery", "ha", (40.0, 40.0)), PieceKind("pioneers", "p", (40.0, 40.0)),
+                PieceKind("general", "g", (25.0, 25.0)))
+
+    @classmethod
+    def armies(cls):
+        """The piece sets in data/armies.toml."""
+        return _armies()
+
+    @classmethod
+    def position_places(cls, position, table):
+        """Each piece of a Wiener position at its field's centre, facing its facing's bearing (§3.3: a base stands
+        unambiguously in one field, aligned with the grid or the diagonal)."""
+        grid = getattr(table, "grid", None)
+        if grid is None:
+            return ()
+        return tuple(DemoPiece(p.id, grid.origin_x_mm + (p.field[0] + 0.5) * grid.field_mm,
+                               grid.origin_y_mm + (p.field[1] + 0.5) * grid.field_mm, facing_bearing(p.facing))
+                     for p in position.pieces)
 
     def position(self, s):
         grid = s.layout.grid
@@ -219,3 +267,9 @@ class WienerLive(LiveRules):
             elif bool(table.melee_allowed[k]):
                 lines.append((a.id, b.id, a.field, b.field, "melee"))
         return lines
+
+
+@cache
+def _armies():
+    with resources.as_file(resources.files("rules.wiener").joinpath("data", "armies.toml")) as path:
+        return load_armies(path)

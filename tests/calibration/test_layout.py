@@ -79,3 +79,54 @@ def test_one_anchor_is_not_enough():
     data = {"table": {"width_mm": 10, "depth_mm": 10}, "anchor": [{"id": 0, "x_mm": 1, "y_mm": 1, "size_mm": 1}]}
     with pytest.raises(InputError, match="at least 2 anchors"):
         parse_layout(data)
+
+
+# ---------------------------------------------------------------- issue 26: impossible geometry, nearest value
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("x_mm = 2367", "x_mm = 2450"), "anchor 1: x_mm 2450 puts its 50 mm square off the 2400 x 1200 mm table; "
+                                         "did you mean x_mm = 2375?"),
+        (("y_mm = 33", "y_mm = -40"), "anchor 0: y_mm -40 puts its 50 mm square off the 2400 x 1200 mm table; did "
+                                      "you mean y_mm = 25?"),
+        (("x_mm = 2367", "x_mm = 60"), "anchor 1: its printed square overlaps anchor 0's (centres 27 mm apart, their "
+                                       "papers need 67 mm along x or y); did you mean x_mm = 100?"),
+        (("cols = 40", "cols = 41"), "[grid]: 41 cols of 60 mm from x 0 reach x 2460 mm, beyond the table's 2400 mm; "
+                                     "did you mean cols = 40?"),
+        (("origin_y_mm = 0", "origin_y_mm = 10"), "[grid]: 20 rows of 60 mm from y 10 reach y 1210 mm, beyond the "
+                                                  "table's 1200 mm; did you mean rows = 19?"),
+        (("origin_x_mm = 0", "origin_x_mm = -30"), "[grid]: origin_x_mm -30 puts the grid off the table; did you mean "
+                                                   "origin_x_mm = 0?"),
+        (("DICT_4X4_250", "DICT_4x4_250"), "unknown marker dictionary 'DICT_4x4_250'; did you mean 'DICT_4X4_250'?"),
+        (("DICT_4X4_250", "DICT_4X4_25O"), "did you mean 'DICT_4X4_250'?"),
+    ],
+)
+def test_impossible_geometry_is_one_line_with_the_nearest_valid_value(tmp_path, change, message):
+    assert change[0] in GOOD
+    path = tmp_path / "bad.toml"
+    path.write_text(GOOD.replace(*change, 1))
+    with pytest.raises(InputError) as err:
+        load_layout(path)
+    assert str(err.value).startswith(str(path)) and message in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_the_suggested_values_are_valid(tmp_path):
+    """Each 'did you mean' of an off-table anchor, an overlap and a grid too large, applied, loads."""
+    for bad, good in ((("x_mm = 2367", "x_mm = 2450"), "x_mm = 2375"), (("x_mm = 2367", "x_mm = 60"), "x_mm = 100"),
+                      (("cols = 40", "cols = 41"), "cols = 40")):
+        path = tmp_path / "fixed.toml"
+        path.write_text(GOOD.replace(bad[0], good, 1))
+        assert load_layout(path).anchors
+
+
+def test_every_geometry_problem_at_once_with_findings(tmp_path):
+    text = GOOD.replace("x_mm = 2367", "x_mm = 2450", 1).replace("cols = 40", "cols = 50")
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    found: list[str] = []
+    layout = load_layout(path, found)
+    assert layout.grid.cols == 50
+    assert [f.split(": ", 1)[0] for f in found] == [f"{path} anchor 1", f"{path} [grid]"]

@@ -78,7 +78,7 @@ marker_offset_mm = [0, -6]
 [[piece]]
 id = "au-skirm-1"
 marker = 43
-type = "light"
+type = "skirmishers"  # a word of a game system: one no system reads is an error (issue 26)
 base_mm = [20, 20]
 marker_mm = 12
 marker_height_mm = 2

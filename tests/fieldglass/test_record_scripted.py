@@ -211,7 +211,7 @@ def test_resume_needs_a_record_and_the_same_roster(frames, recorded, tmp_path):
         args.run(args)
     other = tmp_path / "other.toml"
     other.write_text('dictionary = "DICT_4X4_250"\n[[piece]]\nid = "x"\nmarker = 40\nmarker_mm = 20\n'
-                     'base_mm = [40, 30]\n')
+                     'base_mm = [40, 30]\nside = "FR"\ntype = "infantry"\n')  # a roster the system reads
     args = record_args(*cli(folder, inputs, recorded, "--resume"), "--camera", str(cam), "--layout", str(lay),
                        "--roster", str(other))
     with pytest.raises(InputError, match="another roster"):

@@ -98,8 +98,11 @@ def test_bad_layouts_name_the_file_and_the_key(tmp_path, change, message):
 
 
 def test_the_largest_grid_loads(tmp_path):
-    text = LAYOUT.replace("cols = 40", "cols = 200").replace("rows = 20", f"rows = {MAX_GRID_FIELDS // 200}")
-    assert load_layout(write(tmp_path, "t.toml", text)).grid.rows == MAX_GRID_FIELDS // 200
+    rows = MAX_GRID_FIELDS // 200
+    text = LAYOUT.replace("cols = 40", "cols = 200").replace("rows = 20", f"rows = {rows}").replace(
+        "field_mm = 60", "field_mm = 10")  # 2000 x 2000 mm of fields: on the table, which grows to hold them
+    text = text.replace("depth_mm = 1200", f"depth_mm = {rows * 10}")
+    assert load_layout(write(tmp_path, "t.toml", text)).grid.rows == rows
 
 
 def test_a_bad_layout_on_the_command_line_is_one_line(tmp_path, capsys):

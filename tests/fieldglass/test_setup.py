@@ -134,7 +134,8 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path):
           layout=flat)
     fruit = _write(tmp_path / "fruit.toml", '[[piece]]\nid = "a"\nmarker = 40\nside = "x"\ntype = "banana"\n'
                                             'base_mm = [40, 20]\nmarker_mm = 16\n')
-    fails(rf"{fruit}: no roster type is a DBX element code", "dbx", "synthetic", roster=fruit)
+    fails(rf"{fruit} piece 'a': type 'banana' is not a DBX element code \(§2.1\) or word; Types: Li, Ck", "dbx",
+          "synthetic", roster=fruit)
     units = _write(tmp_path / "units.toml", '[[piece]]\nid = "a"\nmarker = 40\nside = "AU"\ntype = "infantry"\n'
                                             'unit = "u"\nbase_mm = [28, 20]\nmarker_mm = 16\n')
     fails(rf"{units}: piece 'a' of unit 'u' needs its strength", "marengo", "synthetic", roster=units)
