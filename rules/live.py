@@ -367,6 +367,22 @@ class LiveRules:
         return ()
 
     @classmethod
+    def starting_roster(cls) -> Path | None:
+        """A system on a printed board: the roster of the pieces a new table starts with, shipped in its package (its
+        demo's blocks, figures or pawns), whose ids its `demo` and `start_position` place; `fieldglass init` gives
+        them the player's markers (after the board's anchors) and the sizes the camera reads, keeping every other
+        key. Default: none (a grid or free table builds its roster from `piece_kinds` and `armies`)."""
+        return None
+
+    @classmethod
+    def start_position(cls, board) -> Mapping[str, Any] | None:
+        """The position a new table starts from, in the form of the system's position file (`--game`), on `board`
+        (a printed board; None on a grid or free table): `fieldglass init` writes it as the table's start. Default:
+        the demo's position (`DemoTable.game`), None without one."""
+        demo = cls.demo(board)
+        return copy.deepcopy(dict(demo.game)) if demo is not None and demo.game is not None else None
+
+    @classmethod
     def deployment(cls, width_mm: float, depth_mm: float, sides) -> tuple[Zone, ...]:
         """Where each side deploys on a table of this size (the synthetic table spreads a roster's pieces there, a
         rehearsal before the camera arrives). Default: the first side along the south edge facing north, the next

@@ -20,7 +20,7 @@ The marker is printed with its top edge toward the base's front, so its orientat
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,8 +179,17 @@ def load_roster(path: str | Path, system_keys: Iterable[str] | None = None, find
     return parse_roster(read_toml(path, "roster file"), str(path), system_keys, findings)
 
 
-def roster_to_toml(roster: Roster) -> str:
-    """The roster as TOML text that `load_roster` reads back, whatever its ids and names hold."""
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return toml_string(str(value))
+
+
+def roster_to_toml(roster: Roster, extra: Mapping[str, Mapping[str, object]] | None = None) -> str:
+    """The roster as TOML text that `load_roster` reads back, whatever its ids and names hold; `extra` the keys a
+    game system reads besides the geometry (text, whole or real numbers, true/false), by piece id."""
     lines = [f"dictionary = {toml_string(roster.dictionary)}"]
     if roster.system:
         lines.append(f"system = {toml_string(roster.system)}")
@@ -197,4 +206,6 @@ def roster_to_toml(roster: Roster) -> str:
             f"marker_height_mm = {p.marker_height_mm:g}",
             f"marker_offset_mm = [{p.marker_offset_mm[0]:g}, {p.marker_offset_mm[1]:g}]",
         ]
+        for key, value in (extra or {}).get(p.id, {}).items():
+            lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"

@@ -30,6 +30,7 @@ from rules.coalitions import panels as coalitions_panels
 from rules.coalitions import turn
 from rules.coalitions.board import map_point
 from rules.coalitions.camera import MARKER_KINDS, TOKEN_FACES, MarkerReading, marker_kind, read_markers
+from rules.coalitions.demo import data_path
 from rules.coalitions.demo import demo as demo_table
 from rules.coalitions.model import (
     ABBR,
@@ -326,6 +327,12 @@ class CoalitionsLive(LiveRules):
     @classmethod
     def demo(cls, board=None) -> DemoTable:
         return demo_table(board)
+
+    @classmethod
+    def starting_roster(cls):
+        """A new table's pawns, tokens and markers: the demo's 1805 set (data/demo_generals.toml).
+        Its start is the demo's position (`start_position`)."""
+        return data_path("demo_generals.toml")
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:

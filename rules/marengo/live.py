@@ -39,6 +39,7 @@ from common.errors import InputError
 from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
 from rules.marengo import engine
 from rules.marengo.adapter import parse_roster_type
+from rules.marengo.demo import DEMO_BLOCKS, data_path
 from rules.marengo.demo import demo as demo_table
 from rules.marengo.hidden import (
     BlockRoster,
@@ -53,7 +54,16 @@ from rules.marengo.hidden import (
     roster_blocks,
     unit_roster,
 )
-from rules.marengo.model import ROUNDS, SIDES, SYSTEM, TYPES, Block, position_from_dict, position_to_dict
+from rules.marengo.model import (
+    ROUNDS,
+    SIDES,
+    SYSTEM,
+    TYPES,
+    Block,
+    load_demo_board,
+    position_from_dict,
+    position_to_dict,
+)
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
 
@@ -171,6 +181,26 @@ class MarengoLive(LiveRules):
     def demo(cls, board=None) -> DemoTable:
         """The demo blocks on the demo board, or on the board given (rules/marengo/demo.py)."""
         return demo_table(board)
+
+    @classmethod
+    def starting_roster(cls):
+        """A new table's blocks: the demo's, one block a unit (data/demo_blocks.toml, `DEMO_BLOCKS`)."""
+        return data_path("demo_blocks.toml")
+
+    @classmethod
+    def start_position(cls, board=None) -> dict:
+        """A new table starts from the demo blocks where `DEMO_BLOCKS` sets them up (those whose area `board` has: a
+        reserve, or the approach toward a neighbour), round 2 with the first side to move, as `empty_game`."""
+        board = board or load_demo_board()
+        blocks = []
+        for bid, _, side, typ, strength, area, position in DEMO_BLOCKS:
+            if area not in board.areas:
+                continue
+            block = {"id": bid, "side": side, "type": typ, "strength": strength, "area": area}
+            if position != "reserve" and board.adjacent(area, position):
+                block["approach"] = position
+            blocks.append(block)
+        return {"system": SYSTEM, "board": "demo", "round": 2, "side": SIDES[0], "blocks": blocks}
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:

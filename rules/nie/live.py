@@ -35,6 +35,7 @@ from rules.live import DICE, ActionInput, DemoTable, GameState, LiveRules, Pendi
 from rules.nie import panels as nie_panels
 from rules.nie import turn
 from rules.nie.board import battle_board, skirmish_zone
+from rules.nie.demo import data_path
 from rules.nie.demo import demo as demo_table
 from rules.nie.model import (
     INFANTRY,
@@ -434,6 +435,12 @@ class NieLive(LiveRules):
     def surface_boards(cls, board) -> dict:
         """The battle board beside the map (data/battle_board_demo.toml, INVENTED: the zones of §3.3)."""
         return {BATTLE: battle_board()}
+
+    @classmethod
+    def starting_roster(cls):
+        """A new table's figures: the demo's (data/demo_figures.toml, `DEMO_FIGURES` and the battle's four).
+        Its start is the demo's position (`start_position`)."""
+        return data_path("demo_figures.toml")
 
     @classmethod
     def start_from(cls, system, position, terrain=(), table=None) -> Start:
