@@ -218,9 +218,10 @@ def check_system(gs: GameSystem) -> GameSystem:
     if gs.live is None:
         raise InputError(f"--system {gs.name}: {gs.title} has no live table yet (fieldglass systems)")
     if gs.table == "board":
-        raise InputError(f"--system {gs.name}: {gs.title} is played on a printed board, which is its table (fieldglass "
-                         f"gui --system {gs.name} --source synthetic shows its demo board and pieces); fieldglass init "
-                         "writes a grid or a free table")
+        if gs.live.starting_roster() is None:
+            raise InputError(f"--system {gs.name}: its package ships no starting pieces (LiveRules.starting_roster) "
+                             "to make a roster of")
+        return gs
     if not gs.live.piece_kinds():
         raise InputError(f"--system {gs.name}: its package gives no kinds of piece (LiveRules.piece_kinds) to make a "
                          "roster of")
@@ -229,8 +230,11 @@ def check_system(gs: GameSystem) -> GameSystem:
 
 def make_table(gs: GameSystem, answers: Answers) -> NewTable:
     """The layout, the roster and the camera's plan for `answers`; InputError (one line) when they do not fit:
-    the camera not seeing the table, a base too small for the markers the camera reads, too many pieces."""
+    the camera not seeing the table, a base too small for the markers the camera reads, too many pieces. A grid or
+    free table (a printed board: fieldglass/new_board_table.py)."""
     check_system(gs)
+    if gs.table == "board":
+        raise InputError(f"--system {gs.name}: played on a printed board (fieldglass/new_board_table.py)")
     if gs.table == "grid" and not answers.field_mm:
         raise InputError(f"--grid none: the {gs.name} rules are played on a square grid; give its field side in mm "
                          f"(e.g. --grid {gs.live.grid_field_mm:g})")

@@ -14,6 +14,8 @@ from common.errors import InputError
 from common.files import MAX_MM
 from common.outfiles import write_text
 from common.text import name_list
+from fieldglass.commands.init_ask import _Asker, _given, _positive
+from fieldglass.commands.init_board import run_board
 from fieldglass.new_table import (
     FOV_DEG,
     RESOLUTION,
@@ -84,34 +86,10 @@ def add_parser(sub) -> None:
     p.add_argument("--raised", type=float, default=0.0, metavar="MM",
                    help="anchors 4 and 6 (the long edges' midpoints) on blocks this high (default 0: all flat)")
     p.add_argument("--paper", default="a4", type=str.lower, choices=("a4", "letter"), help="paper (default a4)")
+    p.add_argument("--board", metavar="shipped|none|BOARD.toml", help="a system on a printed board: the board "
+                   "that is the table (default shipped: the system's own; none: digitise yours first)")
     p.add_argument("--list-armies", action="store_true", help="list the armies --system knows and stop")
     p.set_defaults(run=run)
-
-
-class _Asker:
-    """input() with the default in brackets; a bad answer is said and asked again, a closed input is an error."""
-
-    def __init__(self, yes: bool):
-        self.yes = yes
-
-    def __call__(self, question: str, default: str, read, flag: str):
-        if self.yes:
-            return read(default)
-        for _ in range(5):
-            try:
-                answer = input(f"{question} [{default}]: ").strip()
-            except EOFError:
-                raise InputError(f"init: no answer for {flag} (the input closed); give {flag}, or --yes for every "
-                                 "default") from None
-            try:
-                return read(answer or default)
-            except InputError as exc:
-                print(f"  {exc}", file=sys.stderr)
-        raise InputError(f"init: no valid answer for {flag} in 5 tries")
-
-
-def _given(value, read, ask, question: str, default: str, flag: str):
-    return read(value) if value is not None else ask(question, default, read, flag)
 
 
 def _bases(items) -> dict[str, tuple[float, float]]:
@@ -150,19 +128,6 @@ def _table(text: str) -> tuple[float, float]:
     return w, d
 
 
-def _positive(flag: str, low: float, high: float):
-    def read(text):
-        try:
-            value = float(text)
-        except (TypeError, ValueError):
-            raise InputError(f"{flag} {text!r}: expected a number") from None
-        if not low <= value < high:
-            raise InputError(f"{flag} {value:g}: expected {low:g} to below {high:g}")
-        return value
-
-    return read
-
-
 def _armies(args, gs, ask, kinds):
     """(side, ((type, count), ...)) per side, from --army or asked."""
     if args.army:
@@ -198,11 +163,15 @@ def _armies(args, gs, ask, kinds):
     return tuple(out)
 
 
-def answers_of(args) -> Answers:
+def ask_system(args, ask) -> str:
+    return _given(args.system, lambda t: check_system(game_system(t.strip())).name, ask,
+                  f"Game system ({', '.join(registered_names())})", default_system(), "--system")
+
+
+def answers_of(args, ask=None, system: str | None = None) -> Answers:
     """Every answer: the flag's, else asked (the default in brackets), else with --yes the default."""
-    ask = _Asker(args.yes)
-    system = _given(args.system, lambda t: check_system(game_system(t.strip())).name, ask,
-                    f"Game system ({', '.join(registered_names())})", default_system(), "--system")
+    ask = ask or _Asker(args.yes)
+    system = system or ask_system(args, ask)
     gs = game_system(system)
     live = gs.live
     table = _given(args.table, _table, ask, "Table width x depth in mm", f"{live.table_mm[0]:g}x{live.table_mm[1]:g}",
@@ -257,12 +226,19 @@ def run(args) -> int:
     folder: Path = args.dir
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder}: is a file, expected a folder to write the table's files into")
+    ask = _Asker(args.yes)
+    system = ask_system(args, ask)
+    if game_system(system).table == "board":
+        return run_board(args, game_system(system), ask, folder, _write_new)
+    for flag in ("board",):
+        if getattr(args, flag) is not None:
+            raise InputError(f"--{flag}: goes with a system on a printed board, not {system}")
     targets = {k: folder / v for k, v in NAMES.items()}
     for path in targets.values():
         if path.exists():
             raise InputError(f"{path}: already exists; fieldglass init never writes over a file (choose another "
                              "folder, or move it away)")
-    answers = answers_of(args)
+    answers = answers_of(args, ask, system)
     gs = game_system(answers.system)
     table = make_table(gs, answers)
     try:  # the rehearsal table (gui --source synthetic) spreads the armies in their deployment zones

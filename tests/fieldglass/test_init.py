@@ -104,8 +104,7 @@ def test_a_bad_answer_is_said_and_asked_again(tmp_path, monkeypatch, capsys):
     (["--grid", "5"], "--table 1800x1200 --grid 5 [grid]: a 360 x 240 grid is too large"),
     (["--army", "FR=french-demos"], "--army FR: 'french-demos' is not a wiener army; did you mean 'french-demo'?"),
     (["--army", "FR=infantery:4"], "--army FR: 'infantery' is not a kind of wiener piece; did you mean 'infantry'?"),
-    (["--system", "marengo"], "--system marengo: Triomphe à Marengo (blocks on a board of areas) is played on a "
-                              "printed board"),
+    (["--system", "marengo"], "--table: the board is the table (720 x 400 mm); leave it out, or give --board none"),
 ])
 def test_what_cannot_be_played_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys, extra, says):
     folder = tmp_path / "t"

@@ -1,0 +1,47 @@
+"""fieldglass init's questions: each answer from its flag, else asked with the default in brackets, else (--yes)
+the default; a bad answer is said and asked again."""
+
+from __future__ import annotations
+
+import sys
+
+from common.errors import InputError
+
+
+class _Asker:
+    """input() with the default in brackets; a bad answer is said and asked again, a closed input is an error."""
+
+    def __init__(self, yes: bool):
+        self.yes = yes
+
+    def __call__(self, question: str, default: str, read, flag: str):
+        if self.yes:
+            return read(default)
+        for _ in range(5):
+            try:
+                answer = input(f"{question} [{default}]: ").strip()
+            except EOFError:
+                raise InputError(f"init: no answer for {flag} (the input closed); give {flag}, or --yes for every "
+                                 "default") from None
+            try:
+                return read(answer or default)
+            except InputError as exc:
+                print(f"  {exc}", file=sys.stderr)
+        raise InputError(f"init: no valid answer for {flag} in 5 tries")
+
+
+def _given(value, read, ask, question: str, default: str, flag: str):
+    return read(value) if value is not None else ask(question, default, read, flag)
+
+
+def _positive(flag: str, low: float, high: float):
+    def read(text):
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise InputError(f"{flag} {text!r}: expected a number") from None
+        if not low <= value < high:
+            raise InputError(f"{flag} {value:g}: expected {low:g} to below {high:g}")
+        return value
+
+    return read
