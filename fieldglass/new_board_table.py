@@ -77,7 +77,7 @@ def choose_board(gs: GameSystem, text: str) -> tuple[Board | None, str | None]:
     if not path.is_file():
         raise InputError(f"--board {word}: no such board file (or '{SHIPPED}' for {gs.title}'s, '{NONE_YET}' to "
                          "digitise yours first in Tools > Board editor)")
-    return load_board(path), str(path)
+    return load_board(path), str(path.resolve())  # GAME.md's commands run in the table's folder
 
 
 def table_extent(gs: GameSystem, board: Board, surfaces: Mapping[str, Board]) -> tuple[float, float]:

@@ -191,7 +191,9 @@ def board_game_md(gs: GameSystem, answers: Answers, table: BoardTable, names) ->
         *(f"  - {side}: {len(ps)}: {', '.join(f'{n} {t}' for t, n in _count(ps))}" for side, ps in sides.items()),
         (f"- `{names['start']}`: the position the game starts from (`--game`), the system's own start."
          if "start" in names else "- No start position: the game starts from where the camera sees the pieces."),
-        f"- {', '.join(sheets)}: the marker labels, the board's anchors and the calibration board ({BOARD}).",
+        f"- {', '.join(sheets)}: the marker labels, " + ("the board's anchors (one sheet per surface) and "
+                                                         if table.board is not None else "")
+        + f"the calibration board ({BOARD}).",
         "",
         "## Next",
         "",

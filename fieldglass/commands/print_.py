@@ -11,14 +11,17 @@ from calibration.layout import layout_to_toml, load_layout
 from calibration.rig import load_rig_entries
 from common.errors import InputError
 from common.outfiles import check_output, write_text
+from fieldglass.boards import board_layout
 from fieldglass.printing import anchor_sheet, board_sheet, card_sheet, marker_sheet, roster_units, unit_cards, write_pdf
 from fieldglass.rig_layout import rig_anchor_lines, rig_layout
 from fieldglass.setup import read_roster
+from rules.board import load_board
 
 EPILOG = """\
 examples:
   fieldglass print markers --roster roster.toml --out labels.pdf
   fieldglass print anchors --layout table.toml --out anchors.pdf --paper letter
+  fieldglass print anchors --board board.toml --out anchors.pdf   a printed board's own anchors
   fieldglass print anchors --rig rig.toml --layout table.toml --out anchors.pdf --layout-out table-rig.toml
   fieldglass print board chessboard:9x6:25 --out board.pdf
   fieldglass print board charuco:7x5:30:22:DICT_4X4_50 --out board.pdf
@@ -67,6 +70,8 @@ def add_parser(sub) -> None:
     a = which.add_parser("anchors", help="the layout's anchor markers with ids and table positions",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--layout", type=Path, metavar="LAYOUT.toml", help="the table layout (needed without --rig)")
+    a.add_argument("--board", type=Path, metavar="BOARD.toml",
+                   help="a printed board's anchors (a system on a printed board: the board is the table)")
     a.add_argument("--rig", type=Path, metavar="RIG.toml", help="place the anchors for this rig's camera footprints")
     a.add_argument("--anchor-mm", type=float, metavar="MM",
                    help="--rig: side of the placed anchors' black square (default: the layout's first anchor, else 50)")
@@ -104,6 +109,14 @@ def run_markers(args) -> int:
 
 
 def run_anchors(args) -> int:
+    if args.board is not None:
+        if args.layout is not None or args.rig is not None or args.anchor_mm is not None or args.layout_out:
+            raise InputError("print anchors --board: prints the board's own anchors; leave out --layout, --rig, "
+                             "--anchor-mm and --layout-out")
+        check_output(args.out, (args.board,))
+        layout = board_layout(load_board(args.board))
+        return _write(anchor_sheet(layout, args.paper), args.out, f"{len(layout.anchors)} board anchors",
+                      (args.board,))
     if args.rig is None:
         if args.layout is None:
             raise InputError("print anchors: needs --layout LAYOUT.toml (or --rig RIG.toml to place anchors for a rig)")
