@@ -150,7 +150,8 @@ def _setup(args):
     if args.source == "synthetic":
         # the player's own table when their files are given (never the demo's beside them), else the demo's
         scene = (load_setup(args.system, "synthetic", None, args.layout, args.roster, getattr(args, "game", None),
-                            None, getattr(args, "options", None)).scene if args.layout or args.roster else None)
+                            getattr(args, "board", None), getattr(args, "options", None)).scene
+                 if args.layout or args.roster else None)  # on a printed board: the player's board, else the demo's
         if scene is not None:
             return _filmed(args, scene)
         scene = demo_scene()
