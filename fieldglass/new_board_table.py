@@ -62,7 +62,7 @@ class BoardTable:
 def shipped_board(gs: GameSystem) -> Board:
     demo = gs.live.demo(None)
     if demo is None or demo.board is None:
-        raise InputError(f"--board {SHIPPED}: {gs.title} ships no board; give your board file, or none")
+        raise InputError(f"--board {SHIPPED}: {gs.name} ships no board; give your board file, or none")
     return demo.board
 
 
@@ -75,8 +75,8 @@ def choose_board(gs: GameSystem, text: str) -> tuple[Board | None, str | None]:
         return None, None
     path = Path(word).expanduser()
     if not path.is_file():
-        raise InputError(f"--board {word}: no such board file (or '{SHIPPED}' for {gs.title}'s, '{NONE_YET}' to "
-                         "digitise yours first in Tools > Board editor)")
+        raise InputError(f"--board {word}: no such board file (or '{SHIPPED}' for the one {gs.name} ships, "
+                         f"'{NONE_YET}' to digitise yours first in Tools > Board editor)")
     return load_board(path), str(path.resolve())  # GAME.md's commands run in the table's folder
 
 

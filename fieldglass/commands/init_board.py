@@ -34,17 +34,18 @@ NAMES = {"roster": "roster.toml", "game": "GAME.md", "markers": "markers.pdf", "
 def _unused(args, gs: GameSystem) -> None:
     for flag, value in (("--grid", args.grid), ("--army", args.army), ("--base", args.base)):
         if value:
-            raise InputError(f"{flag}: {gs.title} is played on its printed board with the pieces its package ships "
+            raise InputError(f"{flag}: {gs.name} is played on its printed board with the pieces its package ships "
                              f"(fieldglass init --system {gs.name} takes --board, the camera and --height)")
     if args.raised:
-        raise InputError(f"--raised: the anchors of {gs.title}'s board are printed on it, flat")
+        raise InputError(f"--raised: the anchors of {gs.name}'s board are printed on it, flat")
 
 
 def board_answers(args, gs: GameSystem, ask):
     """(Answers, board, the player's board path): the board, then the camera as `plan` takes it."""
     _unused(args, gs)
     board, path = _given(args.board, lambda t: choose_board(gs, t), ask,
-                         f"Board: {SHIPPED} ({gs.title}'s own), your board file, or {NONE_YET} (digitise it first)",
+                         f"Board: {SHIPPED} (the one {gs.name} ships), your board file, or {NONE_YET} (digitise it "
+                         "first)",
                          SHIPPED, "--board")
     if board is not None:
         if args.table:

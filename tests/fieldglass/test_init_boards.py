@@ -102,8 +102,7 @@ def test_the_players_own_board_is_named_not_copied(tmp_path):
 
 
 @pytest.mark.parametrize(("extra", "says"), [
-    (["--army", "AU=infantry:3"], "--army: Triomphe à Marengo (blocks on a board of areas) is played on its printed "
-                                  "board with the pieces its package ships"),
+    (["--army", "AU=infantry:3"], "--army: marengo is played on its printed board with the pieces its package ships"),
     (["--board", "nope.toml"], "--board nope.toml: no such board file (or 'shipped'"),
     (["--camera-resolution", "320x240"], "the camera reads markers of"),
     (["--height", "300"], "--height 300: the camera sees"),
@@ -182,3 +181,21 @@ def test_coalitions_record_reads_inits_markers_as_the_shipped_ones(tmp_path):
 
     shipped = game_system("coalitions").live.starting_roster()
     assert appeared(folder / "roster.toml", tmp_path / "a.fgr") == appeared(shipped, tmp_path / "b.fgr")
+
+
+def test_the_board_and_camera_are_asked_with_their_defaults(tmp_path, monkeypatch):
+    answers = iter(["nie", "", "1920x1080", "", ""])
+    asked = []
+
+    def fake_input(prompt):
+        asked.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    folder = tmp_path / "nie"
+    assert main(["init", str(folder)]) == 0
+    assert asked[1] == "Board: shipped (the one nie ships), your board file, or none (digitise it first) [shipped]: "
+    assert asked[2] == "Camera resolution [3840x2160]: "
+    assert asked[4].startswith("Camera height above the board in mm (the lowest that sees it all) [")
+    assert "1920x1080" in (folder / "GAME.md").read_text(encoding="utf-8")
+    assert (folder / "anchors-battle.pdf").exists()
