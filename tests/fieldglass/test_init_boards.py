@@ -165,7 +165,8 @@ def test_print_rehearse_and_record_with_inits_files_alone(tmp_path, capsys, syst
                    "gb-2, pr-1, st-au, tk5-g and tk7-g appearing, which the dashboard reads in every frame and a full "
                    "scan of the frame finds; with the shipped sizes (12-16 mm, also at 4K) all 18 appear. The "
                    "recorder's table_reader reads all 35 placed pieces in each frame and lifted_pieces flags none in "
-                   "the first: the loss is after the reading (the tracker or the system's record hooks)")
+                   "the first, and vision's Tracker fed those readings commits all 35 at frame 2: the loss is in "
+                   "the recorder's feed (fieldglass/recording.py) or the system's record hooks")
 def test_coalitions_record_reads_inits_markers_as_the_shipped_ones(tmp_path):
     folder = tmp_path / "c"
     assert _init(folder, "coalitions") == 0
