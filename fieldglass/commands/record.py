@@ -212,6 +212,9 @@ def _table_setup(args, game):
     setup = load_setup(game.name, source, args.camera, layout, args.roster, getattr(args, "game", None), board,
                        getattr(args, "options", None))
     resolution = {"resolution": (1280, 720)} if game.table == "board" else {}
+    if source == "synthetic" and args.roster and setup.scene is not None:
+        # the player's own table: filmed sharp enough to read every marker, as the dashboard's rehearsal is
+        resolution = {"resolution": rehearsal_resolution(setup.scene)}
     if source == "synthetic":
         n = args.frames if args.frames is not None else 100
         rate = args.fps or 10.0

@@ -160,14 +160,10 @@ def test_print_rehearse_and_record_with_inits_files_alone(tmp_path, capsys, syst
         assert appeared == placed
 
 
-@pytest.mark.xfail(strict=True, reason="left of issue 26: with init's markers (the largest each base holds with its "
-                   "white margin, 9-12 mm on 16-20 mm bases) the recorder's synthetic film (4K) never reports gb-1, "
-                   "gb-2, pr-1, st-au, tk5-g and tk7-g appearing, which the dashboard reads in every frame and a full "
-                   "scan of the frame finds; with the shipped sizes (12-16 mm, also at 4K) all 18 appear. The "
-                   "recorder's table_reader reads all 35 placed pieces in each frame and lifted_pieces flags none in "
-                   "the first, and vision's Tracker fed those readings commits all 35 at frame 2: the loss is in "
-                   "the recorder's feed (fieldglass/recording.py) or the system's record hooks")
 def test_coalitions_record_reads_inits_markers_as_the_shipped_ones(tmp_path):
+    """init's smaller markers (the largest each base holds with its white margin, 9-12 mm on 16-20 mm bases) are
+    filmed at the rehearsal's resolution and none is taken for lifted by its size's noise: every piece appears, as
+    with the shipped sizes (before, gb-1, tk7-g and four others never did)."""
     folder = tmp_path / "c"
     assert _init(folder, "coalitions") == 0
     args = ["--system", "coalitions", "--source", "synthetic", "--board", str(folder / "board.toml"), "--game",
