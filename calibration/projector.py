@@ -5,9 +5,8 @@ The projector is a camera run backwards (a pinhole with intrinsics, a little rad
 fitted with OpenCV's camera calibration: the pattern's marker corners are known in projector pixels; the camera sees
 them on the table, and `pixels_to_table` at the height of the surface each lies on turns them into table mm. The
 corners on the cloth and on a raised surface (a hill, a battle board lying on the map) together are not coplanar,
-which fixes the projector's focal length and optical centre; with the cloth alone the optical centre is held at the
-image centre (a plane's map is a homography, 8 numbers, one fewer than the pinhole's) and the map is exact at z = 0
-only.
+which fixes the projector's focal length and optical centre; from the cloth alone the optical centre cannot be told
+from the pose, and the map is the plane's homography, exact on the cloth only ("homography" in the file).
 
 The projector is assumed fixed to the camera (one rig above the table), so its pose is kept relative to the camera:
 when the camera re-registers the table (the table or the cloth was moved), `following` gives the map in the new table
@@ -92,7 +91,9 @@ class ProjectorModel:
     rms_mm: float = 0.0
     max_mm: float = 0.0
     screen: int | None = None
-    extra: dict = field(default_factory=dict, compare=False)
+    homography: np.ndarray | None = field(default=None, compare=False)
+    """Fitted from the cloth alone: the plane's exact map (table x, y, 1 -> projector px), used at every height
+    (`intrinsics` and `pose` are then only a nominal pinhole near it)."""
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -106,10 +107,17 @@ class ProjectorModel:
             pts = pts.reshape(1, -1)
         if pts.shape[1] == 2:
             pts = np.column_stack([pts, np.broadcast_to(np.asarray(z_mm, float), (len(pts),))])
+        if self.homography is not None:
+            if len(pts) == 0:
+                return np.zeros((0, 2))
+            return cv2.perspectiveTransform(pts[:, :2].reshape(-1, 1, 2), self.homography).reshape(-1, 2)
         return table_to_pixels(pts, self.intrinsics, self.pose)
 
     def to_table(self, pixels: np.ndarray, z_mm: float | np.ndarray = 0.0) -> np.ndarray:
         """Projector pixels (N, 2) -> where their light meets the plane z = `z_mm` (table mm, (N, 2))."""
+        if self.homography is not None:
+            px = np.asarray(pixels, float).reshape(-1, 1, 2)
+            return cv2.perspectiveTransform(px, np.linalg.inv(self.homography)).reshape(-1, 2)
         return pixels_to_table(pixels, self.intrinsics, self.pose, z_mm)
 
     def mm_per_px(self, xy_mm: np.ndarray, z_mm: float | np.ndarray = 0.0) -> np.ndarray:
@@ -133,7 +141,11 @@ class ProjectorModel:
         r_new = r_pc @ r_ct
         t_new = r_pc @ t_ct + t_pc
         pose = CameraPose(cv2.Rodrigues(r_new)[0].ravel(), t_new)
-        return replace(self, pose=pose, camera_pose=camera_pose)
+        hom = self.homography
+        if hom is not None:  # a point (x, y) of the new table frame on the cloth, in the old frame
+            b = r_ct0.T @ np.column_stack([r_ct[:, 0], r_ct[:, 1], t_ct - t_ct0])
+            hom = hom @ np.vstack([b[:2], [0.0, 0.0, 1.0]])
+        return replace(self, pose=pose, camera_pose=camera_pose, homography=hom)
 
     def to_json(self) -> dict:
         k = self.intrinsics
@@ -150,11 +162,12 @@ class ProjectorModel:
             "rms_mm": float(self.rms_mm),
             "max_mm": float(self.max_mm),
             "screen": self.screen,
+            "homography": None if self.homography is None else np.asarray(self.homography, float).tolist(),
         }
 
 
 _FILE_KEYS = ("image_size", "camera_matrix", "dist_coeffs", "rvec", "tvec", "camera_rvec", "camera_tvec",
-              "heights_mm", "points", "rms_mm", "max_mm", "screen")
+              "heights_mm", "points", "rms_mm", "max_mm", "screen", "homography")
 
 
 def _rt(pose: CameraPose) -> tuple[np.ndarray, np.ndarray]:
@@ -202,8 +215,15 @@ def projector_from_json(data, source: str = "projector file") -> ProjectorModel:
     screen = data.get("screen")
     if screen is not None and (isinstance(screen, bool) or not isinstance(screen, int) or screen < 0):
         raise InputError(f"{source}: 'screen' must be a display index >= 0 or null, not {screen!r}")
+    hom = data.get("homography")
+    if hom is not None:
+        ok = isinstance(hom, list) and len(hom) == 3 and all(isinstance(r, list) and len(r) == 3 for r in hom)
+        arr = np.asarray(_vector({"homography": sum(hom, [])}, "homography", 9, source)).reshape(3, 3) if ok else None
+        if arr is None or abs(np.linalg.det(arr)) < 1e-12:
+            raise InputError(f"{source}: 'homography' must be an invertible 3x3 matrix or null, not {hom!r}")
+        hom = arr
     return ProjectorModel(intrinsics, pose, camera_pose, tuple(float(h) for h in heights), points,
-                          numbers["rms_mm"], numbers["max_mm"], screen)
+                          numbers["rms_mm"], numbers["max_mm"], screen, hom)
 
 
 def load_projector(path: str | Path) -> ProjectorModel:
@@ -345,16 +365,23 @@ def _fit(obj: np.ndarray, img: np.ndarray, image_size, camera_pose: CameraPose, 
     k0[0, 2], k0[1, 2] = (w - 1) / 2.0, (h - 1) / 2.0
     f = 0.5 * (k0[0, 0] + k0[1, 1])
     k0[0, 0] = k0[1, 1] = f
-    flags = _BASE_FLAGS | (cv2.CALIB_FIX_PRINCIPAL_POINT if planar else 0)
     if planar:
-        rms, k, d, rvecs, tvecs = cv2.calibrateCamera([obj.astype(np.float32)], [img.astype(np.float32)], (w, h),
-                                                      k0, np.zeros(5), flags=flags)
+        # one plane cannot tell the optical centre from the pose: its map is a homography (8 numbers, the pinhole
+        # has 9), fitted as that; a nominal pinhole (centre at the image centre) stands beside it
+        z0 = float(np.median(obj[:, 2]))
+        hom, _ = cv2.findHomography(obj[:, :2], img, 0)
+        if hom is None:
+            raise ValueError("the pattern's corners on the table are degenerate (all on a line?)")
+        ok, rvec, tvec = cv2.solvePnP(obj, img, k0, np.zeros(5), flags=cv2.SOLVEPNP_SQPNP)
+        intr = CameraIntrinsics((w, h), k0, np.zeros(5))
+        return ProjectorModel(intr, CameraPose(rvec.ravel(), tvec.ravel()), camera_pose, (z0,), screen=screen,
+                              homography=hom / hom[2, 2])
     else:
         # a pose to start from (the plane's), then everything together
         ok, rvec, tvec = cv2.solvePnP(obj, img, k0, np.zeros(5), flags=cv2.SOLVEPNP_SQPNP)
         rms, k, d, rvecs, tvecs = cv2.calibrateCamera(
             [obj.astype(np.float32)], [img.astype(np.float32)], (w, h), k0, np.zeros(5),
-            [rvec.astype(np.float64)], [tvec.astype(np.float64)], flags=flags | cv2.CALIB_USE_EXTRINSIC_GUESS)
+            [rvec.astype(np.float64)], [tvec.astype(np.float64)], flags=_BASE_FLAGS | cv2.CALIB_USE_EXTRINSIC_GUESS)
     intr = CameraIntrinsics((w, h), np.asarray(k, float), np.asarray(d, float).ravel()[:5])
     pose = CameraPose(np.asarray(rvecs[0], float).ravel(), np.asarray(tvecs[0], float).ravel())
     return ProjectorModel(intr, pose, camera_pose, screen=screen)
