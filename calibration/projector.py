@@ -437,3 +437,33 @@ def table_grid(width_mm: float, depth_mm: float, step_mm: float = 50.0, margin_m
     ys = np.arange(margin_mm, depth_mm - margin_mm + 1e-9, step_mm)
     gx, gy = np.meshgrid(xs, ys)
     return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Keeping light off the markers
+# ----------------------------------------------------------------------------------------------------------------
+
+KEEP_OUT_MM = 6.0
+"""Margin kept dark around a base or an anchor: the projector's blur and the map's error stay off the marker and its
+quiet zone."""
+
+
+def grown(polygon_mm: np.ndarray, margin_mm: float) -> np.ndarray:
+    """A convex polygon (N, 2) pushed out by `margin_mm` from its centre (each corner along its diagonal)."""
+    p = np.asarray(polygon_mm, float).reshape(-1, 2)
+    c = p.mean(0)
+    d = p - c
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    return p + d / np.maximum(n, 1e-9) * margin_mm * np.sqrt(2.0)
+
+
+def keep_out_px(model: ProjectorModel, polygon_mm: np.ndarray, top_mm: float = 0.0, base_mm: float = 0.0,
+                margin_mm: float = KEEP_OUT_MM) -> np.ndarray:
+    """The projector pixels (M, 2, a convex polygon) whose light would fall on a box standing on `polygon_mm` (table
+    mm) from `base_mm` to `top_mm` high, its sides and marker, grown by `margin_mm`: what is left dark."""
+    p = grown(polygon_mm, margin_mm)
+    px = np.vstack([model.to_pixels(p, base_mm), model.to_pixels(p, top_mm)])
+    px = px[np.all(np.isfinite(px), axis=1)]
+    if len(px) < 3:
+        return np.zeros((0, 2))
+    return cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(float)

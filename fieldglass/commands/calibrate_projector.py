@@ -16,6 +16,8 @@ from calibration.layout import load_layout
 from calibration.projector import RaisedSurface, save_projector
 from common.errors import InputError
 from common.outfiles import check_output
+from fieldglass.projector_setup import calibrate_live, calibrate_simulated
+from vision.sources import open_source
 
 PROJECTOR_DESCRIPTION = """\
 Calibrate a projector hanging over the table, so the dashboard can draw ranges, arcs and fire lines onto the cloth.
@@ -93,8 +95,6 @@ def run_projector(args) -> int:
     check_output(out, [args.camera, args.layout])
     camera = load_camera(args.camera)
     layout = load_layout(args.layout)
-    from fieldglass.projector_live import calibrate_on_screen  # Qt only here
-
     model = calibrate_on_screen(args.screen, args.source or "0", camera, layout, raised)
     _save(model, out, [args.camera, args.layout])
     _report(args, {"rms_mm": model.rms_mm, "max_mm": model.max_mm, "points": model.points,
@@ -106,9 +106,26 @@ def run_projector(args) -> int:
     return 0
 
 
-def _run_synthetic(args, raised) -> int:
-    from fieldglass.projector_setup import calibrate_simulated
+def calibrate_on_screen(screen: int, source: str, camera, layout, raised):
+    """Show the patterns full screen on display `screen` and read them with the camera `source`."""
+    try:
+        from gui.projector import PatternScreen, screen_geometry  # noqa: PLC0415  (PySide6 only here)
+        from gui.qtapp import application  # noqa: PLC0415  (PySide6 only here)
+    except ImportError as exc:
+        raise InputError(f"calibrate projector needs PySide6 to show its patterns ({exc})") from None
+    application()
+    size = screen_geometry(screen).geometry().size()
+    window = PatternScreen(screen, (size.width(), size.height()))
+    frames = open_source(source)
+    try:
+        return calibrate_live(window.show_pattern, (f for _, f in frames), camera, layout,
+                              (size.width(), size.height()), raised, screen)
+    finally:
+        window.close()
+        getattr(frames, "close", lambda: None)()
 
+
+def _run_synthetic(args, raised) -> int:
     if raised:
         raise InputError("--raised: not with --source synthetic (its table has its own hill)")
     out = Path(args.out) if args.out else None
