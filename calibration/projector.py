@@ -339,7 +339,9 @@ def fit_projector(
     img = np.asarray(projector_px, float).reshape(-1, 2)
     if len(obj) < MIN_POINTS:
         raise ValueError(f"{len(obj)} pattern corners on the table, at least {MIN_POINTS} needed")
-    keep = np.ones(len(obj), bool)
+    keep = _plane_inliers(obj, img)
+    if keep.sum() < MIN_POINTS:
+        raise ValueError(f"only {int(keep.sum())} pattern corners agree with each other, at least {MIN_POINTS} needed")
     for _ in range(3):
         model = _fit(obj[keep], img[keep], image_size, camera_pose, screen)
         err = _errors_mm(model, obj, img)
@@ -354,17 +356,28 @@ def fit_projector(
                    max_mm=float(err.max()))
 
 
+RANSAC_PX = 3.0
+"""A corner further than this (projector px) from its surface's homography fitted to the others is a misread."""
+
+
+def _plane_inliers(obj: np.ndarray, img: np.ndarray) -> np.ndarray:
+    """The corners that agree with the others on their surface (a homography per height, RANSAC): misread corners
+    would pull the pinhole's first fit into a wrong minimum. A surface with too few corners keeps them all."""
+    keep = np.ones(len(obj), bool)
+    for z in np.unique(np.round(obj[:, 2], 1)):
+        on = np.abs(obj[:, 2] - z) < 0.05
+        if on.sum() < 8:
+            continue
+        _, mask = cv2.findHomography(obj[on, :2], img[on], cv2.RANSAC, RANSAC_PX)
+        if mask is not None:
+            keep[np.flatnonzero(on)] = mask.ravel() > 0
+    return keep
+
+
 def _fit(obj: np.ndarray, img: np.ndarray, image_size, camera_pose: CameraPose, screen) -> ProjectorModel:
     w, h = int(image_size[0]), int(image_size[1])
     planar = np.ptp(obj[:, 2]) < MIN_RELIEF_MM
-    # the first guess from the lowest surface's points alone, as a plane at z = 0 (what initCameraMatrix2D wants)
-    low = obj[:, 2] <= obj[:, 2].min() + 1e-6
-    base = obj[low].copy()
-    base[:, 2] = 0.0
-    k0 = cv2.initCameraMatrix2D([base.astype(np.float32)], [img[low].astype(np.float32)], (w, h))
-    k0[0, 2], k0[1, 2] = (w - 1) / 2.0, (h - 1) / 2.0
-    f = 0.5 * (k0[0, 0] + k0[1, 1])
-    k0[0, 0] = k0[1, 1] = f
+    k0 = np.array([[w, 0.0, (w - 1) / 2.0], [0.0, w, (h - 1) / 2.0], [0.0, 0.0, 1.0]])
     if planar:
         # one plane cannot tell the optical centre from the pose: its map is a homography (8 numbers, the pinhole
         # has 9), fitted as that; a nominal pinhole (centre at the image centre) stands beside it
@@ -376,12 +389,22 @@ def _fit(obj: np.ndarray, img: np.ndarray, image_size, camera_pose: CameraPose, 
         intr = CameraIntrinsics((w, h), k0, np.zeros(5))
         return ProjectorModel(intr, CameraPose(rvec.ravel(), tvec.ravel()), camera_pose, (z0,), screen=screen,
                               homography=hom / hom[2, 2])
-    else:
-        # a pose to start from (the plane's), then everything together
+    # the focal length is started from several throws (a near fronto-parallel plane leaves initCameraMatrix2D's
+    # guess far off, and the fit then slides into a far-away projector): the best fit wins
+    best = None
+    for throw in (0.5, 0.8, 1.2, 1.8, 2.7):
+        k0 = np.array([[throw * w, 0.0, (w - 1) / 2.0], [0.0, throw * w, (h - 1) / 2.0], [0.0, 0.0, 1.0]])
         ok, rvec, tvec = cv2.solvePnP(obj, img, k0, np.zeros(5), flags=cv2.SOLVEPNP_SQPNP)
-        rms, k, d, rvecs, tvecs = cv2.calibrateCamera(
+        if not ok:
+            continue
+        fit = cv2.calibrateCamera(
             [obj.astype(np.float32)], [img.astype(np.float32)], (w, h), k0, np.zeros(5),
             [rvec.astype(np.float64)], [tvec.astype(np.float64)], flags=_BASE_FLAGS | cv2.CALIB_USE_EXTRINSIC_GUESS)
+        if np.isfinite(fit[0]) and fit[1][0, 0] > 0 and (best is None or fit[0] < best[0]):
+            best = fit
+    if best is None:
+        raise ValueError("the projector's map could not be fitted to the pattern's corners")
+    rms, k, d, rvecs, tvecs = best
     intr = CameraIntrinsics((w, h), np.asarray(k, float), np.asarray(d, float).ravel()[:5])
     pose = CameraPose(np.asarray(rvecs[0], float).ravel(), np.asarray(tvecs[0], float).ravel())
     return ProjectorModel(intr, pose, camera_pose, screen=screen)

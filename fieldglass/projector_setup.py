@@ -24,7 +24,7 @@ from calibration.projector import (
 )
 from common.errors import InputError
 from vision.markers import detect_markers
-from vision.synthetic import RenderOptions, SyntheticScene, VirtualCamera, random_scene, render_table, standard_layout
+from vision.synthetic import RenderOptions, SyntheticScene, VirtualCamera, demo_scene, render_table
 from vision.synthetic_projector import hill, light, true_projector, virtual_projector
 
 SIM_OPTIONS = {"blur_sigma_px": 0.7, "noise_sigma": 2.0, "uneven_light": 0.15}
@@ -55,12 +55,14 @@ class SimulatedTable:
     raised: RaisedSurface
 
 
-def simulated_table(resolution: tuple[int, int] = (1920, 1080), pieces: int = 10, seed: int = 1,
-                    tilt_deg: float = 10.0) -> SimulatedTable:
-    layout = standard_layout()
-    scene = random_scene(layout, pieces, np.random.default_rng(seed))
+def simulated_table(resolution: tuple[int, int] = (1920, 1080), tilt_deg: float = 0.0,
+                    scene: SyntheticScene | None = None) -> SimulatedTable:
+    """The demo table (`fieldglass gui --source synthetic`'s, seen by its camera) with a raised hill added, under
+    the simulated projector: a projector file calibrated over it serves `gui --source synthetic --projector`."""
+    scene = scene or demo_scene()
+    layout = scene.layout
     terrain, raised = hill(layout)
-    scene = replace(scene, terrain=(terrain,))
+    scene = replace(scene, terrain=(*scene.terrain, terrain))
     camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution, tilt_deg=tilt_deg)
     return SimulatedTable(scene, camera, virtual_projector(layout), raised)
 
