@@ -22,7 +22,8 @@ from calibration.projector import ProjectorModel, keep_out_px
 from calibration.registration import bumped
 from common.errors import InputError
 from gui.picture import PENS, _densify
-from rules.picture import Area, Dot, Item, Label, Line, rectangle, rgb
+from rules.picture import Area, Dot, Item, Label, Line, rgb
+from vision.keep_out import keep_outs
 
 CATEGORIES = ("arc", "ranges", "fire lines", "reach", "zones", "labels")
 """What may be projected, in the View menu's order (Alt+1 .. Alt+6)."""
@@ -169,7 +170,7 @@ class ProjectorWindow(_Screen):
         if result is not None:
             self.follow(result.reading.pose)
         picture = main.session.pictures((False, True))[0]
-        self.show_picture(picture, keep_outs(main.session, main.setup.layout))
+        self.show_picture(picture, keep_outs(main.session.reading, main.session.roster, main.setup.layout))
 
     def save_frame(self, path) -> str:
         """The projected image as a PNG (what the projector throws, at its resolution)."""
@@ -240,22 +241,6 @@ def _pen(colour: QColor, width: float, style: str) -> QPen:
     pen.setStyle(PENS.get(style, Qt.PenStyle.SolidLine))
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     return pen
-
-
-def keep_outs(session, layout) -> list[tuple[np.ndarray, float]]:
-    """Every base seen in the session's reading and every anchor of the layout, as (footprint table mm, top mm)."""
-    out = []
-    reading = session.reading
-    if reading is not None:
-        for pose in reading.pieces:
-            piece = session.roster.piece(pose.piece) if hasattr(session.roster, "piece") else None
-            if piece is None:
-                continue
-            foot = rectangle(pose.x_mm, pose.y_mm, pose.heading_deg, piece.base_mm)
-            out.append((foot, float(piece.marker_height_mm)))
-    for a in layout.anchors:
-        out.append((np.asarray(a.corners_mm(), float)[:, :2], float(a.z_mm)))
-    return out
 
 
 def add_projector_menu(view_menu, window: ProjectorWindow) -> list:
