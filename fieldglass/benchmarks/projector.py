@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -22,9 +23,12 @@ import numpy as np
 from calibration.projection import pixels_to_table
 from calibration.projector import keep_out_px, table_grid
 from calibration.registration import TableRegistration
+from common.errors import InputError
+from common.outfiles import check_image_name, write_bytes
 from fieldglass.projector_setup import SIM_OPTIONS, SimulatedTable, calibrate_simulated, simulated_table
 from vision.keep_out import keep_outs
 from vision.pieces import read_table
+from vision.sources import read_image
 from vision.synthetic import RenderOptions, render_table
 from vision.synthetic_projector import light
 from vision.tracking import TrackerConfig
@@ -34,6 +38,9 @@ EPILOG = """\
 examples:
   fieldglass bench projector              calibration, the overlay's error, marker recall with and without overlay
   fieldglass bench projector --quick      one calibration, a coarser grid of dots
+  fieldglass bench projector --lit out/gui-projector.png --out lit.png
+                                          the simulated camera's view of the demo table lit by a projector frame
+                                          (`fieldglass gui --source synthetic --headless --projector P.json` saves one)
 """
 
 
@@ -45,10 +52,14 @@ def add_parser(which) -> None:
     p.add_argument("--brightness", type=float, default=4.0,
                    help="the overlay's full white over the cloth's own light for the recall (default 4: a bright "
                         "projector in a dim room)")
+    p.add_argument("--lit", metavar="FRAME.png", help="instead: render the demo table lit by this projector frame")
+    p.add_argument("--out", metavar="PNG", default="out/projector-lit.png", help="--lit: the picture to write")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if args.lit:
+        return run_lit(args)
     table = simulated_table()
     t0 = time.perf_counter()
     fit = calibrate_simulated(table, seed=args.seed)
@@ -153,3 +164,23 @@ def marker_recall(table: SimulatedTable, model, seed: int = 0, brightness: float
         rows[name] = (len(read_ids), anchors, (len(visible), anchors_visible),
                       None if image is None else (max(shifts) if shifts else float("nan")))
     return rows
+
+
+def run_lit(args) -> int:
+    """The simulated camera's view of the demo table with the simulated projector showing `args.lit`."""
+    image = read_image(args.lit)
+    table = simulated_table()
+    w, h = table.projector.image_size
+    if image.shape[:2] != (h, w):
+        raise InputError(f"{args.lit}: a {image.shape[1]}x{image.shape[0]} frame, the simulated projector's is {w}x{h}")
+    out = Path(args.out)
+    check_image_name(out, [args.lit])
+    frame, _ = render_table(table.scene, table.camera, RenderOptions(**SIM_OPTIONS, projection=light(
+        table.projector, image, 1.5, 0.7)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ok, buf = cv2.imencode(out.suffix or ".png", frame)
+    if not ok:
+        raise InputError(f"{out}: cannot encode the picture")
+    write_bytes(out, buf.tobytes(), [args.lit])
+    print(f"the demo table lit by {args.lit}: {out}")
+    return 0
