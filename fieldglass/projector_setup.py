@@ -25,7 +25,7 @@ from calibration.projector import (
 from common.errors import InputError
 from vision.markers import detect_markers
 from vision.synthetic import RenderOptions, SyntheticScene, VirtualCamera, demo_scene, render_table
-from vision.synthetic_projector import hill, light, true_projector, virtual_projector
+from vision.synthetic_projector import PROJECTOR_SIZE, hill, light, true_projector, virtual_projector
 
 SIM_OPTIONS = {"blur_sigma_px": 0.7, "noise_sigma": 2.0, "uneven_light": 0.15}
 """The simulated camera's imperfections while calibrating."""
@@ -56,7 +56,8 @@ class SimulatedTable:
 
 
 def simulated_table(resolution: tuple[int, int] = (1920, 1080), tilt_deg: float = 0.0,
-                    scene: SyntheticScene | None = None) -> SimulatedTable:
+                    scene: SyntheticScene | None = None,
+                    projector_size: tuple[int, int] = PROJECTOR_SIZE) -> SimulatedTable:
     """The demo table (`fieldglass gui --source synthetic`'s, seen by its camera) with a raised hill added, under
     the simulated projector: a projector file calibrated over it serves `gui --source synthetic --projector`."""
     scene = scene or demo_scene()
@@ -64,7 +65,7 @@ def simulated_table(resolution: tuple[int, int] = (1920, 1080), tilt_deg: float 
     terrain, raised = hill(layout)
     scene = replace(scene, terrain=(*scene.terrain, terrain))
     camera = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution, tilt_deg=tilt_deg)
-    return SimulatedTable(scene, camera, virtual_projector(layout), raised)
+    return SimulatedTable(scene, camera, virtual_projector(layout, projector_size), raised)
 
 
 def register(frame: np.ndarray, layout: TableLayout, camera: CameraIntrinsics, what: str) -> CameraPose:
@@ -93,10 +94,11 @@ def calibrate_simulated(table: SimulatedTable | None = None, seed: int = 0) -> S
         views.append((detect_pattern(frame), pattern, cam.intrinsics, pose))
     model = calibrate_from_views(views, size, height_function([table.raised]))
     truth = true_projector(table.projector, cam.pose)
-    return _measured(model, truth, table, tuple(len(v[0]) for v in views))
+    return measured(model, truth, table, tuple(len(v[0]) for v in views))
 
 
-def _measured(model: ProjectorModel, truth: ProjectorModel, table: SimulatedTable, seen) -> SimulatedFit:
+def measured(model: ProjectorModel, truth: ProjectorModel, table: SimulatedTable, seen) -> SimulatedFit:
+    """How far `model` puts its light from `truth`'s over the cloth (every 25 mm) and over the raised surface."""
     layout = table.scene.layout
     grid = table_grid(layout.width_mm, layout.depth_mm, 25.0)
     on_raised = table.raised.holds(grid)

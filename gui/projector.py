@@ -10,6 +10,7 @@ system named; the View menu's Projector entries and Alt+1..6 toggle them. When t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -59,6 +60,16 @@ def screen_geometry(index: int):
     return screens[index]
 
 
+def grab_screen(index: int) -> np.ndarray:
+    """What display `index` shows now, BGR (h, w, 3) uint8 (a simulated projector throws it: the calibration and the
+    projector's window are tested on a second display of one X server)."""
+    QGuiApplication.processEvents()
+    img = screen_geometry(index).grabWindow(0).toImage().convertToFormat(QImage.Format.Format_BGR888)
+    w, h = img.width(), img.height()
+    a = np.frombuffer(img.constBits(), np.uint8, img.bytesPerLine() * h).reshape(h, img.bytesPerLine())
+    return a[:, : 3 * w].reshape(h, w, 3).copy()
+
+
 def _place_full_screen(widget: QWidget, index: int | None) -> None:
     widget.setWindowFlags(Qt.WindowType.FramelessWindowHint | Qt.WindowType.Window)
     if index is None:
@@ -98,10 +109,15 @@ class PatternScreen(_Screen):
     """`fieldglass calibrate projector`'s window: each image shown full screen on display `index`."""
 
     def show_pattern(self, image: np.ndarray) -> None:
+        """Show `image` and return once it is on the display (the window mapped and painted)."""
         self.image = _bgr_image(image)
         if not self.isVisible():
-            self.showFullScreen() if self.screen() is not None else self.show()
-        self.update()
+            self.showFullScreen()
+        t0 = time.monotonic()
+        while not (self.windowHandle() is not None and self.windowHandle().isExposed()) and time.monotonic() - t0 < 3:
+            QGuiApplication.processEvents()
+            time.sleep(0.01)
+        self.repaint()
         QGuiApplication.processEvents()
 
 

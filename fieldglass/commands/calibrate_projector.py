@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from calibration.camera import load_camera
@@ -16,8 +17,10 @@ from calibration.layout import load_layout
 from calibration.projector import RaisedSurface, save_projector
 from common.errors import InputError
 from common.outfiles import check_output
-from fieldglass.projector_setup import calibrate_live, calibrate_simulated
+from fieldglass.projector_setup import SIM_OPTIONS, calibrate_live, calibrate_simulated, measured, simulated_table
 from vision.sources import open_source
+from vision.synthetic import RenderOptions, render_table
+from vision.synthetic_projector import light, true_projector
 
 PROJECTOR_DESCRIPTION = """\
 Calibrate a projector hanging over the table, so the dashboard can draw ranges, arcs and fire lines onto the cloth.
@@ -34,7 +37,9 @@ projector's optical centre, so the map is exact at any height. Without one the m
 
 Prints the fit's error in table mm (RMS and worst, of the marker corners kept). --source synthetic calibrates
 against a simulated projector over the synthetic table (a hill 40 mm high on it) and prints how far the fitted map
-puts its light from the truth, over the whole table and on the hill.
+puts its light from the truth, over the whole table and on the hill; with --screen N as well, the patterns are shown
+full screen on display N as a real calibration shows them, and the simulated projector throws what that display
+shows (a test of the windows on a second display of one X server).
 """
 
 PROJECTOR_EXAMPLES = """\
@@ -42,6 +47,7 @@ examples:
   fieldglass calibrate projector --screen 1 --camera cam.json --layout table.toml --out projector.json
   fieldglass calibrate projector --screen 1 --camera cam.json --layout table.toml --source 0 --raised 400,300,900,700:40
   fieldglass calibrate projector --source synthetic --json
+  fieldglass calibrate projector --source synthetic --screen 1 --out projector.json   (patterns on display 1)
 """
 
 
@@ -84,8 +90,10 @@ def parse_raised(text: str) -> RaisedSurface:
 
 def run_projector(args) -> int:
     raised = [parse_raised(r) for r in args.raised]
-    if args.source == "synthetic":
+    if args.source == "synthetic" and args.screen is None:
         return _run_synthetic(args, raised)
+    if args.source == "synthetic":  # the patterns on a real display, thrown by the simulated projector
+        return _run_synthetic_on_screen(args, raised)
     missing = [o for o, v in (("--screen", args.screen), ("--camera", args.camera), ("--layout", args.layout))
                if v is None]
     if missing:
@@ -123,6 +131,52 @@ def calibrate_on_screen(screen: int, source: str, camera, layout, raised):
     finally:
         window.close()
         getattr(frames, "close", lambda: None)()
+
+
+def _run_synthetic_on_screen(args, raised) -> int:
+    """Show the patterns full screen on display --screen, as a real calibration does, and have the simulated
+    projector throw what that display shows onto the synthetic table, seen by its camera: the windowing tested end
+    to end with no projector (on a second display of one X server)."""
+    if raised:
+        raise InputError("--raised: not with --source synthetic (its table has its own hill)")
+    try:
+        from gui.projector import PatternScreen, grab_screen, screen_geometry  # noqa: PLC0415  (PySide6 only here)
+        from gui.qtapp import application  # noqa: PLC0415  (PySide6 only here)
+    except ImportError as exc:
+        raise InputError(f"calibrate projector needs PySide6 to show its patterns ({exc})") from None
+    application()
+    geometry = screen_geometry(args.screen).geometry()
+    size = (geometry.width(), geometry.height())
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        check_output(out)
+    table = simulated_table(projector_size=size)
+    window = PatternScreen(args.screen, size)
+
+    def frames():
+        for k in range(1000):
+            shown = grab_screen(args.screen)
+            yield render_table(table.scene, table.camera, RenderOptions(
+                **SIM_OPTIONS, seed=k, projection=light(table.projector, cv2.resize(shown, size))))[0]
+
+    try:
+        model = calibrate_live(window.show_pattern, frames(), table.camera.intrinsics, table.scene.layout, size,
+                               [table.raised], args.screen, settle_frames=0)
+    finally:
+        window.close()
+    fit = measured(model, true_projector(table.projector, table.camera.pose), table, ())
+    if out is not None:
+        _save(model, out, [])
+    _report(args, {"rms_mm": fit.rms_mm, "max_mm": fit.max_mm, "raised_rms_mm": fit.raised_rms_mm,
+                   "raised_max_mm": fit.raised_max_mm, "fit_rms_mm": model.rms_mm, "fit_max_mm": model.max_mm,
+                   "screen": args.screen, "image_size": list(size)},
+            [f"patterns shown on screen {args.screen} ({size[0]}x{size[1]} px), thrown by the simulated projector: "
+             f"{model.points} corners kept",
+             f"fit residual on the table: RMS {model.rms_mm:.2f} mm, worst {model.max_mm:.2f} mm",
+             f"projected points against the truth, whole table: RMS {fit.rms_mm:.2f} mm, worst {fit.max_mm:.2f} mm",
+             f"on the hill: RMS {fit.raised_rms_mm:.2f} mm, worst {fit.raised_max_mm:.2f} mm"]
+            + ([f"saved projector file {out}"] if out is not None else []))
+    return 0
 
 
 def _run_synthetic(args, raised) -> int:
