@@ -7,8 +7,9 @@ table (with a 40 mm hill), then
 * the marker recall with the overlay and without: the table read with the projector dark, with the harshest overlay
   (fine bright stripes everywhere, edges across every marker's modules) kept off the bases and anchors the camera
   reads (what the projector's window does), and the same overlay unmasked; and how far the pieces read with the
-  overlay stand from where they are read without it, against the tracker's move threshold (no move is committed
-  that did not happen).
+  overlay stand from where they are read without it, against the tracker's move threshold;
+* the tracker fed frames with the overlay coming and going: every piece appears once and no move is committed that
+  did not happen.
 """
 
 from __future__ import annotations
@@ -80,7 +81,54 @@ def run(args) -> int:
         print(f"  {name:<22} pieces {pieces}/{total[0]}, anchors {anchors}/{total[1]}"
               + ("" if shift is None else f", pieces moved by the overlay: worst {shift:.2f} mm "
                                           f"(a move is {move:g} mm)"))
+    for name, events in tracked_events(table, fit.model, args.seed, args.brightness).items():
+        print(f"tracker, 12 frames 0.5 s apart, dark / {name} in turn: "
+              + ", ".join(f"{k} {n}" for k, n in events.items()) + f" (of {len(table.scene.placements)} pieces)")
     return 0
+
+
+def _overlays(model, keep) -> tuple[np.ndarray, np.ndarray]:
+    """The harshest overlay (fine bright stripes everywhere: edges across every marker's modules), unmasked and kept
+    off the `keep` outs (footprint, top) as the projector's window keeps it."""
+    w, h = model.image_size
+    yy, xx = np.mgrid[0:h, 0:w]
+    white = np.where(((xx + yy) // 5) % 2 == 0, 255, 0).astype(np.uint8)
+    masked = white.copy()
+    for poly, top in keep:
+        px = keep_out_px(model, poly, top)
+        if len(px) >= 3:
+            cv2.fillPoly(masked, [np.round(px * 16).astype(np.int32)], 0, cv2.LINE_AA, shift=4)
+    return white, masked
+
+
+def tracked_events(table: SimulatedTable, model, seed: int = 0, brightness: float = 4.0,
+                   frames: int = 12) -> dict[str, dict[str, int]]:
+    """The tracker fed frames 0.5 s apart in which the overlay comes and goes (the dark table, then the overlay on
+    every other frame, as a selection changes): the events it reports after the pieces first appeared, by kind, for
+    the overlay kept off the bases and unmasked: "appeared" (each piece once, when it has stood still long enough),
+    "moved", and any other. No move may be committed that did not happen."""
+    from vision.tracking import Appeared, Tracker  # noqa: PLC0415  (only here)
+
+    scene, cam = table.scene, table.camera
+    registration = TableRegistration(scene.layout, cam.intrinsics)
+    dark_frame, _ = render_table(scene, cam, RenderOptions(**SIM_OPTIONS, seed=seed))
+    dark = read_table(dark_frame, registration, scene.roster)
+    white, masked = _overlays(model, keep_outs(dark, scene.roster, scene.layout))
+    out = {}
+    for name, image in (("overlay kept off bases", masked), ("overlay unmasked", white)):
+        tracker = Tracker(scene.roster)
+        registration = TableRegistration(scene.layout, cam.intrinsics)
+        counts: dict[str, int] = {}
+        for k in range(frames):
+            lit = image if k % 2 else None
+            frame, _ = render_table(scene, cam, RenderOptions(**SIM_OPTIONS, seed=seed + k, projection=None
+                                                              if lit is None else light(table.projector, lit,
+                                                                                        brightness)))
+            for ev in tracker.update(read_table(frame, registration, scene.roster), 0.5 * k, k):
+                kind = "appeared" if isinstance(ev, Appeared) else type(ev).__name__.lower()
+                counts[kind] = counts.get(kind, 0) + 1
+        out[name] = {"appeared": 0, "moved": 0, **counts}
+    return out
 
 
 def overlay_error(table: SimulatedTable, model, step_mm: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -145,14 +193,7 @@ def marker_recall(table: SimulatedTable, model, seed: int = 0, brightness: float
         return reading, visible, sum(truth.anchor_visible.values())
 
     dark, visible, anchors_visible = read(None)
-    # the harshest overlay: fine bright stripes everywhere (edges across every marker's modules)
-    yy, xx = np.mgrid[0:h, 0:w]
-    white = np.where(((xx + yy) // 5) % 2 == 0, 255, 0).astype(np.uint8)
-    masked = white.copy()
-    for poly, top in keep_outs(dark, roster, layout):
-        px = keep_out_px(model, poly, top)
-        if len(px) >= 3:
-            cv2.fillPoly(masked, [np.round(px * 16).astype(np.int32)], 0, cv2.LINE_AA, shift=4)
+    white, masked = _overlays(model, keep_outs(dark, roster, layout))
     by_id = {p.piece: p for p in dark.pieces}
     rows = {}
     for name, image in (("projector dark", None), ("overlay kept off bases", masked), ("overlay unmasked", white)):

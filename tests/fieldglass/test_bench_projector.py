@@ -5,7 +5,7 @@ not."""
 import numpy as np
 import pytest
 
-from fieldglass.benchmarks.projector import marker_recall, overlay_error
+from fieldglass.benchmarks.projector import marker_recall, overlay_error, tracked_events
 from fieldglass.projector_setup import simulated_table
 from vision.synthetic_projector import true_projector
 
@@ -30,3 +30,10 @@ def test_a_bright_overlay_kept_off_the_bases_keeps_every_marker_read(table):
     assert (pieces, got_anchors) == (dark_pieces, dark_anchors)
     assert shift < 1.0  # far below a move
     assert rows["overlay unmasked"][0] < visible  # the mask is what keeps them
+
+
+def test_an_overlay_coming_and_going_commits_no_move(table):
+    events = tracked_events(table, true_projector(table.projector, table.camera.pose), frames=8)
+    masked = events["overlay kept off bases"]
+    assert masked == {"appeared": len(table.scene.placements), "moved": 0}  # every piece, once; nothing else
+    assert events["overlay unmasked"]["appeared"] < len(table.scene.placements)
