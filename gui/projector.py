@@ -128,6 +128,9 @@ class ProjectorWindow(_Screen):
     def __init__(self, model: ProjectorModel, screen: int | None = None):
         index = screen if screen is not None else model.screen
         super().__init__(index, model.image_size)
+        self.index = index
+        # the dashboard's window closing ends the program: this one does not keep it running
+        self.setAttribute(Qt.WidgetAttribute.WA_QuitOnClose, False)
         self.calibrated = model
         self.model = model
         self.shown = {c: c != "labels" for c in CATEGORIES}
@@ -268,6 +271,7 @@ def add_projector_menu(view_menu, window: ProjectorWindow) -> list:
         act.setCheckable(True)
         act.setChecked(window.shown[name])
         act.setShortcut(QKeySequence(f"Alt+{i + 1}"))
+        act.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)  # also with the projector's window focused
         act.toggled.connect(lambda on, n=name: window.set_shown(n, on))
         actions.append(act)
     return actions
@@ -279,7 +283,7 @@ def attach_projector(main, model: ProjectorModel, screen: int | None = None, sho
     view_menu = next(a.menu() for a in main.menuBar().actions() if a.text().replace("&", "") == "View")
     main.projector_actions = add_projector_menu(view_menu, window)
     main.projector = window
-    if show:
-        window.showFullScreen() if window.screen() is not None else window.show()
+    if show:  # full screen on the projector's display; a file without one (a simulation's): a plain window
+        window.showFullScreen() if window.index is not None else window.show()
     window.refresh_from(main)
     return window

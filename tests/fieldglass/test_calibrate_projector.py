@@ -2,10 +2,12 @@
 composited on the cloth and a raised hill), and the one-line errors of a real set-up's missing options."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import fieldglass
 from calibration.projector import load_projector
 from fieldglass.cli import main
 
@@ -33,3 +35,20 @@ def test_bad_options_are_one_line_errors(argv, words, capsys, tmp_path, monkeypa
     assert main(["calibrate", "projector", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert words in err and "\n" not in err
+
+
+def test_a_display_that_is_not_there_is_named_with_those_that_are(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("PySide6")
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    from calibration.camera import save_camera  # noqa: PLC0415
+    from vision.synthetic import SyntheticSource  # noqa: PLC0415
+
+    source = SyntheticSource(frames=1)
+    save_camera(source.camera.intrinsics, tmp_path / "cam.json")
+    layout = Path(fieldglass.__file__).parent / "data" / "demo_layout.toml"
+    argv = ["calibrate", "projector", "--screen", "7", "--camera", str(tmp_path / "cam.json"), "--layout",
+            str(layout), "--source", "0", "--out", str(tmp_path / "p.json")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--screen 7: no such display (there are 1:" in err and "\n" not in err
+    assert not (tmp_path / "p.json").exists()
