@@ -35,6 +35,7 @@ from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
+from gui.projector import attach_projector
 from gui.qtapp import application
 from gui.record_controls import PromptBar
 from gui.rig_calibration import RigCalibrationWizard
@@ -87,6 +88,8 @@ def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 108
 class MainWindow(QMainWindow):
     """The dashboard over `setup` (source name, camera, layout, roster, system... and `make_session()`, which makes
     the live model this window observes)."""
+
+    projector = None  # the projector's window (gui/projector.py), drawn on every refresh, when one is attached
 
     def __init__(self, setup, *, settings: QSettings | None = None, source_options: dict | None = None):
         super().__init__()
@@ -555,6 +558,8 @@ class MainWindow(QMainWindow):
             pictures = dict(zip(asked, self.session.pictures(*asked), strict=True)) if asked else {}
             for v, w in zip(views, wanted, strict=True):
                 v.redraw(pictures.get(w))
+            if self.projector is not None:
+                self.projector.refresh_from(self)
             self.selection_panel.refresh()
             self.combat_panel.refresh()
             self.game_panel.refresh()
@@ -1065,7 +1070,7 @@ def error_dialog(text: str) -> None:
 
 def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: str | None = None,
                    screenshot: str | Path = "out/gui.png", source_options: dict | None = None,
-                   recording=None) -> int:
+                   recording=None, projector=None) -> int:
     """`fieldglass gui`'s window on `setup` (built by fieldglass/commands/gui.py). Headless: process `frames` frames
     offscreen, select `select` (default the busiest piece), print what the camera sees, save a screenshot and return
     0 (InputError when no frame could be processed); else run until the window closes and return the event loop's
@@ -1076,6 +1081,8 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
         # a fresh window: neither read nor overwrite the user's saved window state
         settings = QSettings(str(Path(tempfile.mkdtemp(prefix="fieldglass-")) / "gui.ini"), QSettings.Format.IniFormat)
     window = MainWindow(setup, settings=settings, source_options=source_options)
+    if projector is not None:  # a ProjectorModel: its window on the projector's display
+        attach_projector(window, projector)
     if recording is not None:
         window.adopt_recording(recording)
     if headless:
@@ -1095,6 +1102,9 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
         print("\n".join(describe(window.session, window)))
         shot = window.save_screenshot(screenshot)
         print(f"screenshot: {shot}")
+        if window.projector is not None:
+            frame = window.projector.save_frame(Path(shot).with_stem(Path(shot).stem + "-projector"))
+            print(f"projector frame: {frame}")
         window.stop()
         status = window.stop_recording()
         if status is not None:

@@ -48,6 +48,7 @@ from vision.roster import Piece, Roster, load_roster
 __all__ = [
     "GroundTruth",
     "PieceTruth",
+    "ProjectedLight",
     "PlacedPiece",
     "RenderOptions",
     "SyntheticScene",
@@ -197,6 +198,22 @@ class RenderOptions:
     uneven_light: float = 0.0
     hand: bool = False
     seed: int = 0
+    projection: ProjectedLight | None = field(default=None, compare=False)
+    """A projector's image thrown onto the table (None: the projector off)."""
+
+
+@dataclass(frozen=True)
+class ProjectedLight:
+    """A projector over the synthetic table (issue 30): `projector` its pinhole (image size, intrinsics, pose; its
+    lens distortion is not simulated), `image` what it shows ((h, w) or (h, w, 3) uint8, projector pixels),
+    `brightness` how much full white adds to the cloth's own light (1.0 doubles it), `blur_px` its focus (Gaussian
+    sigma, projector pixels). Light falls on the cloth, on raised terrain and on the pieces' tops at their heights;
+    the hand shades it."""
+
+    projector: VirtualCamera
+    image: np.ndarray
+    brightness: float = 1.0
+    blur_px: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -1059,6 +1076,54 @@ def _finish(frame: np.ndarray, options: RenderOptions, rng: np.random.Generator)
     return frame
 
 
+def _projector_homography(projector: VirtualCamera, z_mm: float) -> np.ndarray:
+    """3x3 map from table (x, y, 1) on the plane z = z_mm to projector pixels (pinhole)."""
+    rot = projector.pose.rotation
+    t = np.asarray(projector.pose.tvec, float).ravel()
+    return np.asarray(projector.intrinsics.camera_matrix, float) @ np.column_stack([rot[:, 0], rot[:, 1],
+                                                                                     rot[:, 2] * z_mm + t])
+
+
+def _light_in(geom: _Geometry, light: np.ndarray, projector: VirtualCamera, z_mm: float, box) -> np.ndarray:
+    """The projector's image as it falls on the plane z = z_mm, in the canvas box (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    m = geom.homography(z_mm) @ np.linalg.inv(_projector_homography(projector, z_mm))
+    m = np.array([[1.0, 0, -x0], [0, 1.0, -y0], [0, 0, 1.0]]) @ m
+    return cv2.warpPerspective(light, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=0)
+
+
+def _projected(canvas: np.ndarray, geom: _Geometry, scene: SyntheticScene, static: _Static,
+               projection: ProjectedLight) -> np.ndarray:
+    """The canvas lit by the projector: each surface (cloth, raised terrain, piece tops) gets the light that meets
+    it at its height; the light multiplies the surface's own colour (its albedo), as on a real cloth."""
+    img = np.asarray(projection.image)
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if projection.blur_px > 0:
+        img = cv2.GaussianBlur(img, (0, 0), float(projection.blur_px))
+    cw, ch = geom.canvas_size
+    light = _light_in(geom, img, projection.projector, 0.0, (0, 0, cw, ch))
+    surfaces = [(t.height_mm, np.column_stack([t.polygon_mm, np.full(len(t.polygon_mm), t.height_mm)]))
+                for t in scene.terrain if t.height_mm > 0]
+    for sh in static.shapes:  # far to near, as painted: a nearer piece's top over a farther one
+        h = float(sh.placed.piece.marker_height_mm)
+        surfaces.append((h, np.column_stack([sh.footprint, np.full(4, h)])))
+    for z, poly in surfaces:
+        px = geom.project(poly)
+        box = _roi(px, (cw, ch))
+        if box is None:
+            continue
+        x0, y0, x1, y1 = box
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(mask, [np.round(px - (x0, y0)).astype(np.int32)], 255)
+        part = _light_in(geom, img, projection.projector, z, box)
+        region = light[y0:y1, x0:x1]
+        np.copyto(region, part, where=mask[:, :, None] > 0)
+    gain = 1.0 + float(projection.brightness) * light.astype(np.float32) / 255.0
+    return np.clip(canvas.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def _render(
     scene: SyntheticScene, camera: VirtualCamera, options: RenderOptions, static: _Static | None = None,
     hand_reach: float = 1.0, hand_seed: int | None = None,
@@ -1067,6 +1132,8 @@ def _render(
     if static is None:
         static = _render_static(scene, geom)
     canvas = static.canvas
+    if options.projection is not None:
+        canvas = _projected(canvas, geom, scene, static, options.projection)
     hand_box = hand_cover = None
     hand_polygon = None
     if options.hand and hand_reach > 0:

@@ -15,6 +15,7 @@ from fieldglass.benchmarks.lens import add_parser as add_lens_bench
 from fieldglass.benchmarks.lens import stream_lines as lens_stream_lines
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
 from fieldglass.benchmarks.live import add_parser as add_live_bench
+from fieldglass.benchmarks.projector import add_parser as add_projector_bench
 from fieldglass.benchmarks.realdata import realdata_figures
 from fieldglass.benchmarks.record import add_parser as add_record_bench
 from fieldglass.benchmarks.rig import run_rig_bench
@@ -72,6 +73,7 @@ def add_parser(sub) -> None:
     add_live_bench(which)
     add_dashboard_bench(which)
     add_soak_bench(which)
+    add_projector_bench(which)
     add_system_benches(which)
 
 

@@ -14,6 +14,7 @@ from calibration.layout import load_layout
 from calibration.lens import MIN_RELIEF_MM
 from common.errors import InputError
 from common.outfiles import check_output
+from fieldglass.commands.calibrate_projector import add_projector_parser
 from fieldglass.commands.calibrate_rig import add_rig_parser
 from fieldglass.setup import read_roster
 from fieldglass.table_lens import PhotoFit, calibrate_from_photos
@@ -26,6 +27,7 @@ Calibrate what Fieldglass needs to turn pixels into table millimetres.
   camera   the lens: focal length, optical centre and distortion, from photos of a printed board
   table    that lens refined from photos of the table itself (its anchors and the pieces' markers)
   rig      every camera of a rig registered from a photo each: the anchors each sees, the overlaps (--gui: wizard)
+  projector  the map from table mm to a projector's pixels, from marker patterns it shows on the table
 """
 
 CALIBRATE_EXAMPLES = """\
@@ -34,6 +36,7 @@ examples:
   fieldglass calibrate camera --help            which photos to take, and the board specs
   fieldglass calibrate table game.jpg --camera cam.json --layout table.toml --roster roster.toml --out cam2.json
   fieldglass calibrate rig west.jpg east.jpg --rig rig.toml --layout table.toml [--gui]
+  fieldglass calibrate projector --screen 1 --camera cam.json --layout table.toml --out projector.json
 """
 
 TABLE_DESCRIPTION = f"""\
@@ -116,6 +119,7 @@ def add_parser(sub) -> None:
     table.add_argument("--out", required=True, metavar="CAM2.json", help="refined camera file to write")
     table.set_defaults(run=run_table)
     add_rig_parser(what)
+    add_projector_parser(what)
     p.set_defaults(run=lambda args: _usage(p))
 
 

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from calibration.projector import load_projector
 from calibration.rig import load_rig
 from common.errors import InputError
 from common.outfiles import check_image_name, check_not_input
@@ -88,6 +89,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-refine-lens", action="store_true",
                    help="read with the camera file's lens as it is (by default the lens is refined from the table "
                         "where that is measurably better, once from the first frame that allows it)")
+    p.add_argument("--projector", metavar="PROJECTOR.json",
+                   help="a projector file (fieldglass calibrate projector): draw the selected piece's arcs, ranges "
+                        "and fire lines onto the cloth, full screen on the projector's display")
     p.add_argument("--headless", action="store_true", help="run offscreen even with a display")
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="stop after N frames (headless default 3)")
@@ -173,6 +177,7 @@ def run(args) -> int:
     check_image_name(args.screenshot, (*args.sources, args.rig, args.camera, args.layout, args.roster, args.game,
                                        getattr(args, "board", None), getattr(args, "options", None)))
     args.system = args.system or default_system()
+    projector = load_projector(args.projector) if getattr(args, "projector", None) else None
     try:
         from gui import app as dashboard  # noqa: PLC0415  (PySide6: the command line starts without Qt)
         from gui import qtapp  # noqa: PLC0415  (PySide6: the command line starts without Qt)
@@ -201,10 +206,10 @@ def run(args) -> int:
         args.resolution = rehearsal_resolution(setup.scene) if own else (1920, 1080)
     if recording is None:
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
-                                        screenshot=args.screenshot,
+                                        screenshot=args.screenshot, projector=projector,
                                         source_options={"resolution": args.resolution, "hand": args.hand})
     print(f"recording {record}" + (" (resumed)" if args.resume else ""), flush=True)
     with spectators(record, args.serve):
         return dashboard.show_dashboard(setup, headless=headless, frames=args.frames, select=args.select,
-                                        screenshot=args.screenshot, recording=recording,
+                                        screenshot=args.screenshot, recording=recording, projector=projector,
                                         source_options={"resolution": args.resolution, "hand": args.hand})
