@@ -27,6 +27,7 @@ import numpy as np
 
 __all__ = ["DiceOptions", "DieReading", "read_dice"]
 
+_WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
 # the six faces' pips at unit spacing (x, y); 2, 3 and 6 also turned by 90 degrees
@@ -49,7 +50,7 @@ class DiceOptions:
 
     min_side_px: float = 14.0
     max_side_px: float = 160.0
-    flat_threshold: int = 14
+    flat_threshold: int = 10
     min_confidence: float = 0.5
 
 
@@ -70,47 +71,48 @@ class DieReading:
 _TONE = np.clip(np.sqrt(np.arange(256) / 255.0) * 255.0 * 0.75 + np.arange(256) * 0.25, 0, 255).astype(np.uint8)
 
 
-def _flat_components(image: np.ndarray, threshold: int):
-    smooth = cv2.LUT(cv2.GaussianBlur(image, (3, 3), 0), _TONE)
+def _flat_outlines(grey: np.ndarray, threshold: int) -> list[np.ndarray]:
+    """The outlines of the frame's regions with no brightness step inside (`cv2.findContours`, every region's outer
+    boundary, its holes - the pips - left out). Brightness, not colour: a JPEG's chroma is blocky, and the light and
+    shade that bound a face (rim, side, shadow) are steps in brightness."""
+    smooth = cv2.LUT(cv2.GaussianBlur(grey, (3, 3), 0), _TONE)
     grad = cv2.morphologyEx(smooth, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    if grad.ndim == 3:
-        grad = cv2.max(cv2.max(grad[..., 0], grad[..., 1]), grad[..., 2])
-    flat = (grad < threshold).astype(np.uint8)
-    return cv2.connectedComponentsWithStats(flat, connectivity=4, ltype=cv2.CV_32S)
+    flat = cv2.threshold(grad, threshold - 1, 1, cv2.THRESH_BINARY_INV)[1]
+    contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    return [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
 
 
 def _edge_angle(grey: np.ndarray) -> float:
-    """The dominant edge direction in a crop, modulo 90 degrees (the face's rim; round pips favour none)."""
+    """The dominant edge direction in a crop, modulo 90 degrees (the face's rim; round pips favour none): the
+    magnitude-weighted mean of exp(4i theta) over the gradients, as g^4 / |g|^3."""
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    mag, ang = cv2.cartToPolar(gx, gy)
-    z = (mag * np.exp(4j * ang)).sum()
-    return float(np.angle(z) / 4.0)
+    z = gx + 1j * gy
+    z2 = z * z
+    return float(np.angle((z2 * z2 / (np.abs(z) ** 3 + 1e-6)).sum()) / 4.0)
 
 
-def _face_rect(labels: np.ndarray, grey: np.ndarray, label: int, box) -> tuple | None:
-    """The face's rectangle ((cx, cy), (w, h), angle_deg) around a flat component, or None if it is no square.
-
-    The turn comes from the rim's edges, not from the outline: pips near the corners bite the flat region's
-    corners off, and an octagon's smallest rectangle may lie at 45 degrees."""
-    x, y, w, h = box
-    mask = (labels[y : y + h, x : x + w] == label).astype(np.uint8)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
+def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
+    """The face's rectangle ((cx, cy), (w, h), angle_deg) around a flat region's outline, or None if it is no
+    square. The turn comes from the rim's edges (`_edge_angle`), not from `cv2.minAreaRect`: pips near the corners
+    bite the flat region's corners off, and an octagon's smallest rectangle may lie at 45 degrees."""
+    (_, _), (mw, mh), _ = cv2.minAreaRect(contour)
+    if min(mw, mh) < 0.7 * max(mw, mh):
         return None
-    contour = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
     hull_area = cv2.contourArea(hull.astype(np.float32))
-    pad = 3
-    crop = grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad]
-    a = _edge_angle(crop)
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 2
+    a = _edge_angle(grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad])
     axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
     proj = hull @ axes.T
     lo, hi = proj.min(0), proj.max(0)
     rw, rh = hi - lo
     if min(rw, rh) < 1 or hull_area < 0.72 * rw * rh or min(rw, rh) < 0.78 * max(rw, rh):
         return None
-    centre = axes.T @ ((lo + hi) / 2.0) + (x, y)
+    centre = axes.T @ ((lo + hi) / 2.0)
     # the flat region stops a pixel short of the face's edge on every side (the gradient's own width)
     return (float(centre[0]), float(centre[1])), (float(rw) + 1.5, float(rh) + 1.5), math.degrees(a)
 
@@ -177,14 +179,16 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     areas, cents = areas[keep], cents[keep]
     if len(areas) == 0:
         return None
-    # the pips touching the patch's inner edge belong to a neighbour or a side face
-    w = stats[1:][keep]
-    at_edge = (w[:, cv2.CC_STAT_LEFT] == 0) | (w[:, cv2.CC_STAT_TOP] == 0) | \
-        (w[:, cv2.CC_STAT_LEFT] + w[:, cv2.CC_STAT_WIDTH] >= side) | \
-        (w[:, cv2.CC_STAT_TOP] + w[:, cv2.CC_STAT_HEIGHT] >= side)
+    # a spot cut by the patch's edge and smaller than the others is a neighbour's or a side face's pip
+    box = stats[1:][keep]
+    at_edge = (box[:, cv2.CC_STAT_LEFT] == 0) | (box[:, cv2.CC_STAT_TOP] == 0) | \
+        (box[:, cv2.CC_STAT_LEFT] + box[:, cv2.CC_STAT_WIDTH] >= side) | \
+        (box[:, cv2.CC_STAT_TOP] + box[:, cv2.CC_STAT_HEIGHT] >= side)
+    partial = at_edge & (areas < 0.6 * np.median(areas))
+    areas, cents = areas[~partial], cents[~partial]
     points = (cents - (side - 1) / 2.0) / (_PATCH / 2.0)
     sure = min(1.0, (contrast - 30.0) / 60.0)
-    if len(areas) > 6 or np.any(at_edge):
+    if not 1 <= len(areas) <= 6:
         return (None, 0.5 * sure)
     err, _ = _fit_layout(points)
     spread = float(areas.max() / areas.min()) if len(areas) > 1 else 1.0
@@ -198,21 +202,31 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
     """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right)."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    n, labels, stats, _ = _flat_components(image, options.flat_threshold)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    lo, hi = 0.6 * options.min_side_px, 1.1 * options.max_side_px
-    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    area = stats[:, cv2.CC_STAT_AREA]
-    longest = np.maximum(w, h)
-    candidates = np.nonzero((longest >= lo) & (longest <= 1.5 * hi) & (area >= 0.2 * lo * lo)
-                            & (area <= hi * hi) & (np.minimum(w, h) >= 0.55 * longest))[0]
+    # faces are found at a scale where the smallest is about _WORK_SIDE px (fast at 4K, and less noise); the pips
+    # are read in the full frame
+    work, scale = grey, 1.0
+    while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
+        work, scale = cv2.pyrDown(work), scale / 2.0
+    lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
     out: list[DieReading] = []
-    for label in candidates:
-        if label == 0 and stats[0, cv2.CC_STAT_AREA] == 0:
+    for contour in _flat_outlines(work, options.flat_threshold):
+        if len(contour) < 4:
             continue
-        rect = _face_rect(labels, grey, int(label), stats[label, :4])
+        _, _, w, h = cv2.boundingRect(contour)
+        longest = max(w, h)
+        if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
+            continue
+        area = cv2.contourArea(contour)
+        if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
+            continue
+        rect = _face_rect(contour, work)
         if rect is None:
             continue
+        if scale != 1.0:
+            (cx, cy), (rw, rh), a = rect
+            k = 1.0 / scale
+            rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
             continue

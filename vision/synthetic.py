@@ -661,8 +661,8 @@ def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: 
         base = np.array([70, 120, 170], np.float32)
         col = base * (1 + 0.08 * grain[..., None] - 0.45 * seams[..., None])
     elif kind == "map":  # a printed map: paper, coloured areas, roads, towns' dots and lettering
-        col = np.empty((h, w, 3), np.float32)
-        col[:] = np.array([200, 226, 236], np.float32)
+        col = np.empty((h, w, 3), np.uint8)
+        col[:] = (200, 226, 236)
         for _ in range(12):
             centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
             axes = (float(rng.uniform(20, 120) * r), float(rng.uniform(20, 90) * r))
@@ -681,6 +681,7 @@ def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: 
             cv2.line(col, (int(x), 0), (int(x), h), (120, 130, 140), 1, cv2.LINE_AA)
         for y in np.arange(0, h, 50 * r):
             cv2.line(col, (0, int(y)), (w, int(y)), (120, 130, 140), 1, cv2.LINE_AA)
+        col = col.astype(np.float32)
     elif kind in ("field", "fields"):
         base = np.array([70, 140, 150], np.float32)
         col = base * (1 + 0.05 * n1[..., None])
