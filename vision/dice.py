@@ -2,12 +2,13 @@
 
 How (pure functions over a BGR image, OpenCV primitives throughout):
 
-1. *Faces.* A die's top face is a flat patch of one colour bounded by edges (its rounded rim, or the shading step to
-   a side face). The frame's colour gradient (a 3x3 morphological gradient, the largest over the channels, of a
-   lightly smoothed frame) is thresholded; the flat pixels' connected components of a die's size whose convex hull
-   fills a near-square rotated rectangle (`cv2.minAreaRect`) are candidate faces. A side face seen obliquely is
-   foreshortened to a narrow rectangle and fails the squareness test; a top face merged with a side face fails it
-   too, or shows a pip pattern no face has and is said unreadable.
+1. *Faces.* A die's top face is a flat patch of one brightness bounded by steps (its rounded rim, the shading step
+   to a side face). The flat pixels (a 3x3 morphological gradient below a threshold, on a square-root tone curve)
+   make regions (`cv2.findContours`); each is grown back to its whole face with `cv2.floodFill` (the pips' edges
+   cut a face's flat region apart, the strips between pips and rim are still the face's brightness), walled by the
+   steep steps. A face must fill a near-square rectangle turned as its rim's edges run. A side face seen obliquely
+   is foreshortened to a narrow rectangle and fails the squareness test; a top face merged with a side face fails
+   it too, or shows a pip pattern no face has and is said unreadable.
 2. *Pips.* Each candidate face is cut out along its rectangle into a square patch (`cv2.warpAffine`); the pips are
    the pixels far from the face's own (median) colour, split by Otsu, counted with `cv2.connectedComponentsWithStats`.
 3. *Value.* The pips' centres must sit where a die's pips sit (the six faces' patterns, both turns of 2, 3 and 6, at
@@ -27,6 +28,8 @@ import numpy as np
 
 __all__ = ["DiceOptions", "DieReading", "read_dice"]
 
+_WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
+_TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
@@ -71,17 +74,48 @@ class DieReading:
 _TONE = np.clip(np.sqrt(np.arange(256) / 255.0) * 255.0 * 0.75 + np.arange(256) * 0.25, 0, 255).astype(np.uint8)
 
 
-def _flat_outlines(grey: np.ndarray, threshold: int) -> list[np.ndarray]:
-    """The outlines of the frame's regions with no brightness step inside (`cv2.findContours`, every region's outer
-    boundary, its holes - the pips - left out). Brightness, not colour: a JPEG's chroma is blocky, and the light and
-    shade that bound a face (rim, side, shadow) are steps in brightness."""
-    smooth = cv2.LUT(cv2.GaussianBlur(grey, (3, 3), 0), _TONE)
-    grad = cv2.morphologyEx(smooth, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The flat mask (no brightness step in a 3x3 neighbourhood, on a square-root tone curve: a step on a dark die
+    counts about as much as on a white one) and its regions' outer outlines (`cv2.findContours`). Brightness, not
+    colour: a JPEG's chroma is blocky, and the light and shade that bound a face (rim, side, shadow) are steps in
+    brightness."""
+    grad = cv2.morphologyEx(cv2.LUT(smooth, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     flat = cv2.threshold(grad, threshold - 1, 1, cv2.THRESH_BINARY_INV)[1]
+    wall = cv2.threshold(grad, int(_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1]
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
-        return []
-    return [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
+        return flat, wall, []
+    return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
+
+
+def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int):
+    """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
+    range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
+    steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
+    Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
+    x, y, w, h = cv2.boundingRect(contour)
+    H, W = smooth.shape
+    x0, y0 = max(x - reach, 0), max(y - reach, 0)
+    x1, y1 = min(x + w + reach, W), min(y + h + reach, H)
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(-x0, -y0))
+    region &= flat[y0:y1, x0:x1]
+    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    crop = smooth[y0:y1, x0:x1]
+    v = float(crop[sy, sx])
+    tol = _TOL * v + 5.0
+    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    mask[1:-1, 1:-1] = wall[y0:y1, x0:x1]  # steep steps (a rim softened by blur, a side face) stop the fill too
+    flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
+    _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
+    if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
+        return None
+    outlines, _ = cv2.findContours((mask[1:-1, 1:-1] == 2).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
+                                   offset=(x0, y0))
+    if not outlines:
+        return None
+    return max(outlines, key=cv2.contourArea), (int(sx) + x0, int(sy) + y0)
 
 
 def _edge_angle(grey: np.ndarray) -> float:
@@ -179,6 +213,11 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     areas, cents = areas[keep], cents[keep]
     if len(areas) == 0:
         return None
+    bw = stats[1:, cv2.CC_STAT_WIDTH][keep].astype(np.float64)
+    bh = stats[1:, cv2.CC_STAT_HEIGHT][keep].astype(np.float64)
+    fill = areas / (bw * bh)
+    if np.any(np.minimum(bw, bh) < 0.6 * np.maximum(bw, bh)) or np.any((fill < 0.5) | (fill > 0.93)):
+        return None  # a spot that is no round pip (a printed line, a marker's square cell): no die
     # a spot cut by the patch's edge and smaller than the others is a neighbour's or a side face's pip
     box = stats[1:][keep]
     at_edge = (box[:, cv2.CC_STAT_LEFT] == 0) | (box[:, cv2.CC_STAT_TOP] == 0) | \
@@ -198,21 +237,26 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     return (len(areas), confidence)
 
 
-def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
-    """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right)."""
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    # faces are found at a scale where the smallest is about _WORK_SIDE px (fast at 4K, and less noise); the pips
-    # are read in the full frame
-    work, scale = grey, 1.0
-    while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
-        work, scale = cv2.pyrDown(work), scale / 2.0
+def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
+    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px."""
     lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
-    out: list[DieReading] = []
-    for contour in _flat_outlines(work, options.flat_threshold):
-        if len(contour) < 4:
+    smooth = cv2.GaussianBlur(work, (3, 3), 0)
+    flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
+    taken = np.zeros_like(flat)
+    reach = int(math.ceil(hi))
+    for seed in outlines:
+        if len(seed) < 3:
             continue
+        _, _, w, h = cv2.boundingRect(seed)
+        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
+            continue
+        grown = _grow_face(smooth, flat, wall, seed, reach)
+        if grown is None:
+            continue
+        contour, (sx, sy) = grown
+        if taken[sy, sx]:
+            continue  # another piece of a face already grown
+        cv2.drawContours(taken, [contour], 0, 1, -1)
         _, _, w, h = cv2.boundingRect(contour)
         longest = max(w, h)
         if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
@@ -221,12 +265,24 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
             continue
         rect = _face_rect(contour, work)
-        if rect is None:
-            continue
-        if scale != 1.0:
-            (cx, cy), (rw, rh), a = rect
-            k = 1.0 / scale
-            rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
+        if rect is not None:
+            yield rect
+
+
+def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
+    """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right)."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # faces are looked for at a pyramid level where the smallest is still about _WORK_SIDE px (fast at 4K, less
+    # noise); the pips are read in the full frame
+    work, scale = grey, 1.0
+    while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
+        work, scale = cv2.pyrDown(work), scale / 2.0
+    out: list[DieReading] = []
+    k = 1.0 / scale
+    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale):
+        rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
             continue
@@ -236,6 +292,6 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         value, confidence = read
         if value is not None and confidence < options.min_confidence:
             value = None
-        angle = float(rect[2]) % 90.0
-        out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, angle, round(confidence, 3)))
-    return sorted(out, key=lambda d: (round(d.centre_px[1] / max(d.side_px, 1.0)), d.centre_px[0]))
+        out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
+                              round(confidence, 3)))
+    return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))

@@ -630,6 +630,40 @@ def _town_texture(mask: np.ndarray, n1: np.ndarray, r: float, rng) -> np.ndarray
     return col
 
 
+def _tray_texture(kind: str, shape: tuple[int, int], n1: np.ndarray, n2: np.ndarray, r: float, rng) -> np.ndarray:
+    """Bare wood (grain along x, boards 90 mm wide) or a printed map (paper, coloured areas, roads, towns' dots and
+    lettering, a square grid), BGR float32: the surfaces dice are thrown on."""
+    h, w = shape
+    if kind == "planks":
+        yy = np.arange(h, dtype=np.float32)[:, None] / r
+        grain = np.sin(yy * 1.7 + 3.0 * n1) * 0.5 + 0.5 * np.sin(yy * 0.31 + 6.0 * n2)
+        seams = (np.abs(((yy + 45.0) % 90.0) - 45.0) > 44.4).astype(np.float32)
+        base = np.array([70, 120, 170], np.float32)
+        col = base * (1 + 0.08 * grain[..., None] - 0.45 * seams[..., None])
+        return col
+    col = np.empty((h, w, 3), np.uint8)
+    col[:] = (200, 226, 236)
+    for _ in range(12):
+        centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+        axes = (float(rng.uniform(20, 120) * r), float(rng.uniform(20, 90) * r))
+        tone = tuple(float(v) for v in rng.choice([[150, 200, 170], [120, 170, 200], [200, 180, 150]]))
+        cv2.ellipse(col, (centre, axes, float(rng.uniform(0, 180))), tone, -1, cv2.LINE_AA)
+    for _ in range(8):
+        a = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        b = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        cv2.line(col, a, b, (60, 70, 120), max(1, int(1.5 * r)), cv2.LINE_AA)
+    for _ in range(20):
+        at = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        cv2.circle(col, at, max(1, int(2.0 * r)), (40, 40, 40), -1, cv2.LINE_AA)
+        cv2.putText(col, "Marengo"[: int(rng.integers(3, 8))], (at[0] + int(4 * r), at[1]),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.12 * r, (50, 50, 50), max(1, int(0.4 * r)), cv2.LINE_AA)
+    for x in np.arange(0, w, 50 * r):  # a printed square grid
+        cv2.line(col, (int(x), 0), (int(x), h), (120, 130, 140), 1, cv2.LINE_AA)
+    for y in np.arange(0, h, 50 * r):
+        cv2.line(col, (0, int(y)), (w, int(y)), (120, 130, 140), 1, cv2.LINE_AA)
+    return col.astype(np.float32)
+
+
 def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: float, rng) -> tuple:
     """(BGR float32, alpha float32 0..1) of a terrain template drawn in its own texture (r px per mm)."""
     h, w = shape
@@ -654,34 +688,8 @@ def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: 
     elif kind == "felt":  # a dice tray's felt: one deep colour, a fine nap
         base = np.array([60, 40, 110], np.float32)
         col = base * (1 + 0.04 * n1[..., None] + 0.03 * n2[..., None])
-    elif kind == "planks":  # bare wood: grain along x, boards 90 mm wide
-        yy = np.arange(h, dtype=np.float32)[:, None] / r
-        grain = np.sin(yy * 1.7 + 3.0 * n1) * 0.5 + 0.5 * np.sin(yy * 0.31 + 6.0 * n2)
-        seams = (np.abs(((yy + 45.0) % 90.0) - 45.0) > 44.4).astype(np.float32)
-        base = np.array([70, 120, 170], np.float32)
-        col = base * (1 + 0.08 * grain[..., None] - 0.45 * seams[..., None])
-    elif kind == "map":  # a printed map: paper, coloured areas, roads, towns' dots and lettering
-        col = np.empty((h, w, 3), np.uint8)
-        col[:] = (200, 226, 236)
-        for _ in range(12):
-            centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
-            axes = (float(rng.uniform(20, 120) * r), float(rng.uniform(20, 90) * r))
-            tone = tuple(float(v) for v in rng.choice([[150, 200, 170], [120, 170, 200], [200, 180, 150]]))
-            cv2.ellipse(col, (centre, axes, float(rng.uniform(0, 180))), tone, -1, cv2.LINE_AA)
-        for _ in range(8):
-            a = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
-            b = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
-            cv2.line(col, a, b, (60, 70, 120), max(1, int(1.5 * r)), cv2.LINE_AA)
-        for _ in range(20):
-            at = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
-            cv2.circle(col, at, max(1, int(2.0 * r)), (40, 40, 40), -1, cv2.LINE_AA)
-            cv2.putText(col, "Marengo"[: int(rng.integers(3, 8))], (at[0] + int(4 * r), at[1]),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.12 * r, (50, 50, 50), max(1, int(0.4 * r)), cv2.LINE_AA)
-        for x in np.arange(0, w, 50 * r):  # a printed square grid
-            cv2.line(col, (int(x), 0), (int(x), h), (120, 130, 140), 1, cv2.LINE_AA)
-        for y in np.arange(0, h, 50 * r):
-            cv2.line(col, (0, int(y)), (w, int(y)), (120, 130, 140), 1, cv2.LINE_AA)
-        col = col.astype(np.float32)
+    elif kind in ("planks", "map"):
+        col = _tray_texture(kind, (h, w), n1, n2, r, rng)
     elif kind in ("field", "fields"):
         base = np.array([70, 140, 150], np.float32)
         col = base * (1 + 0.05 * n1[..., None])

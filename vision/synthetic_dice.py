@@ -2,16 +2,18 @@
 
 A scene is a small table (`standard_layout`, its anchors at the corners) with a tray of one surface (cloth, felt,
 bare wood, a printed map) and a few bases with their markers beside it; dice of 12-20 mm, white, cream or coloured
-with black, white, red or blue pips (no black bodies: the issue names white, cream and coloured ones), turned at random, lit unevenly, alone or touching in rows. An empty tray (no
-dice) is the phantom test.
+with black, white, red or blue pips (no black bodies: the issue names white, cream and coloured ones), turned at
+random, lit unevenly, alone or touching in rows. An empty tray (no dice) is the phantom test.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
+from vision.roster import Roster
 from vision.synthetic import (
     PlacedDie,
     RenderOptions,
@@ -51,16 +53,14 @@ def dice_scene(rng: np.random.Generator, n_dice: int, width_mm: float = 640.0, s
     tray = np.array([[0.2, 0.18], [0.8, 0.18], [0.8, 0.82], [0.2, 0.82]]) * (width_mm, depth)
     terrain = () if surface == "cloth" else (TerrainPiece(surface, tray),)
     placements = []
-    if pieces:
-        side = random_scene(standard_layout(width_mm * 0.17, depth, anchor_mm=30.0), 0, rng)
-        del side
-        for i, x in enumerate(np.linspace(0.09, 0.91, pieces)):
-            p = random_scene(layout, 1, rng, heights_mm=(3.0,), first_marker=10 + i).placements[0]
-            from dataclasses import replace
-            placements.append(replace(p, x_mm=float(x * width_mm), y_mm=float(0.09 * depth if i % 2 else
-                                                                                 0.91 * depth)))
-        roster_pieces = tuple(p.piece for p in placements)
-        base = SyntheticScene(layout, type(base.roster)(base.roster.dictionary, roster_pieces), tuple(placements))
+    for i, y in enumerate(np.linspace(0.3, 0.7, pieces) if pieces else ()):
+        # bases beside the tray, on the long edges' margins (clear of the anchors in the corners and middles)
+        p = random_scene(layout, 1, rng, heights_mm=(3.0,), first_marker=10 + i).placements[0]
+        placements.append(replace(p, x_mm=float(0.1 * width_mm if i % 2 else 0.9 * width_mm),
+                                  y_mm=float(y * depth)))
+    if placements:
+        roster = Roster(layout.dictionary, tuple(p.piece for p in placements))
+        base = SyntheticScene(layout, roster, tuple(placements))
     dice: list[PlacedDie] = []
     lo, hi = tray.min(0) + 15.0, tray.max(0) - 15.0
     attempts = 0
