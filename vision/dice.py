@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["DiceOptions", "DieReading", "read_dice"]
+from calibration.projection import pixels_to_table, table_to_pixels
+
+__all__ = ["DIE_SIZES_MM", "DiceOptions", "DieReading", "dice_on_table", "options_for_table", "read_dice"]
 
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
@@ -295,3 +297,42 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+DIE_SIZES_MM = (12.0, 20.0)  # the ordinary dice the reader is tuned for (the issue's 12-20 mm)
+_FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
+
+
+def _px_per_mm(intrinsics, pose, at_mm: np.ndarray) -> np.ndarray:
+    """Pixels per mm (N,) of the table plane's points `at_mm` (N, 3), at their heights."""
+    at = np.asarray(at_mm, np.float64).reshape(-1, 3)
+    px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), intrinsics, pose)
+    n = len(at)
+    return 0.5 * (np.linalg.norm(px[n : 2 * n] - px[:n], axis=1) + np.linalg.norm(px[2 * n :] - px[:n], axis=1))
+
+
+def options_for_table(intrinsics, pose, width_mm: float, depth_mm: float,
+                      sizes_mm: tuple[float, float] = DIE_SIZES_MM) -> DiceOptions:
+    """The faces' sizes in pixels for dice of `sizes_mm` anywhere on a table seen through a camera (its lens and
+    pose): the smallest over the table's corners and centre, the largest likewise, with a margin."""
+    z = 0.5 * (sizes_mm[0] + sizes_mm[1])
+    pts = np.array([[x, y, z] for x in (0.0, width_mm / 2.0, width_mm) for y in (0.0, depth_mm / 2.0, depth_mm)])
+    scale = _px_per_mm(intrinsics, pose, pts)
+    return DiceOptions(min_side_px=0.75 * _FLAT_OF_SIDE * sizes_mm[0] * float(scale.min()),
+                       max_side_px=1.25 * sizes_mm[1] * float(scale.max()))
+
+
+def dice_on_table(readings: list[DieReading], intrinsics, pose) -> list[tuple[float, float, float]]:
+    """Each reading's top face centre on the table (x, y mm) and the die's side (mm), from a camera's lens and pose:
+    the face lies one die's side above the cloth, and the die's side follows from the face's size there (twice
+    round: the size depends on the height and the height on the size)."""
+    out = []
+    for r in readings:
+        side = 16.0
+        xy = np.array([np.nan, np.nan])
+        for _ in range(3):
+            xy = pixels_to_table(np.array([r.centre_px]), intrinsics, pose, side)[0]
+            scale = float(_px_per_mm(intrinsics, pose, np.array([[xy[0], xy[1], side]]))[0])
+            side = r.side_px / scale / _FLAT_OF_SIDE
+        out.append((float(xy[0]), float(xy[1]), float(side)))
+    return out
