@@ -21,7 +21,7 @@ How (pure functions over a BGR image, OpenCV primitives throughout):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -134,17 +134,24 @@ def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
     """The face's rectangle ((cx, cy), (w, h), angle_deg) around a flat region's outline, or None if it is no
     square. The turn comes from the rim's edges (`_edge_angle`), not from `cv2.minAreaRect`: pips near the corners
     bite the flat region's corners off, and an octagon's smallest rectangle may lie at 45 degrees."""
-    (_, _), (mw, mh), _ = cv2.minAreaRect(contour)
+    (_, _), (mw, mh), rect_angle = cv2.minAreaRect(contour)
     if min(mw, mh) < 0.7 * max(mw, mh):
         return None
     hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
     hull_area = cv2.contourArea(hull.astype(np.float32))
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
-    a = _edge_angle(grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad])
-    axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
-    proj = hull @ axes.T
-    lo, hi = proj.min(0), proj.max(0)
+    best = None
+    # the rim's direction, or the smallest rectangle's where the face came whole: whichever fits the outline closer
+    for a in (_edge_angle(grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad]),
+              math.radians(rect_angle)):
+        axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+        proj = hull @ axes.T
+        lo, hi = proj.min(0), proj.max(0)
+        extent = hi - lo
+        if best is None or extent[0] * extent[1] < 0.97 * best[0]:
+            best = (float(extent[0] * extent[1]), a, axes, lo, hi)
+    _, a, axes, lo, hi = best
     rw, rh = hi - lo
     if min(rw, rh) < 1 or hull_area < 0.72 * rw * rh or min(rw, rh) < 0.78 * max(rw, rh):
         return None
@@ -296,7 +303,22 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
             value = None
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
-    return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+    return sorted(_one_per_die(out), key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
+    """One reading per die: of readings closer than half a side the surest is kept; two that disagree on the value
+    make the die unreadable."""
+    kept: list[DieReading] = []
+    for r in sorted(readings, key=lambda d: -d.confidence):
+        same = next((i for i, k in enumerate(kept) if math.hypot(r.centre_px[0] - k.centre_px[0],
+                                                                 r.centre_px[1] - k.centre_px[1]) < 0.5 * k.side_px),
+                    None)
+        if same is None:
+            kept.append(r)
+        elif r.value is not None and kept[same].value is not None and r.value != kept[same].value:
+            kept[same] = replace(kept[same], value=None)
+    return kept
 
 
 DIE_SIZES_MM = (12.0, 20.0)  # the ordinary dice the reader is tuned for (the issue's 12-20 mm)
