@@ -28,7 +28,8 @@ import numpy as np
 
 from calibration.projection import pixels_to_table, table_to_pixels
 
-__all__ = ["DIE_SIZES_MM", "DiceOptions", "DieReading", "dice_on_table", "options_for_table", "read_dice"]
+__all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
+           "options_for_table", "read_dice"]
 
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
@@ -322,7 +323,8 @@ def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
 
 
 DIE_SIZES_MM = (12.0, 20.0)  # the ordinary dice the reader is tuned for (the 12-20 mm)
-_FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
+SMALLEST_FACE_PX = 28.0  # the smallest top face `fieldglass bench dice` covers (12 mm dice at 1080p), px a side
+FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
 
 
 def _px_per_mm(intrinsics, pose, at_mm: np.ndarray) -> np.ndarray:
@@ -340,7 +342,7 @@ def options_for_table(intrinsics, pose, width_mm: float, depth_mm: float,
     z = 0.5 * (sizes_mm[0] + sizes_mm[1])
     pts = np.array([[x, y, z] for x in (0.0, width_mm / 2.0, width_mm) for y in (0.0, depth_mm / 2.0, depth_mm)])
     scale = _px_per_mm(intrinsics, pose, pts)
-    return DiceOptions(min_side_px=0.75 * _FLAT_OF_SIDE * sizes_mm[0] * float(scale.min()),
+    return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * sizes_mm[0] * float(scale.min()),
                        max_side_px=1.25 * sizes_mm[1] * float(scale.max()))
 
 
@@ -355,6 +357,6 @@ def dice_on_table(readings: list[DieReading], intrinsics, pose) -> list[tuple[fl
         for _ in range(3):
             xy = pixels_to_table(np.array([r.centre_px]), intrinsics, pose, side)[0]
             scale = float(_px_per_mm(intrinsics, pose, np.array([[xy[0], xy[1], side]]))[0])
-            side = r.side_px / scale / _FLAT_OF_SIDE
+            side = r.side_px / scale / FLAT_OF_SIDE
         out.append((float(xy[0]), float(xy[1]), float(side)))
     return out
