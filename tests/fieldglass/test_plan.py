@@ -12,6 +12,7 @@ from fieldglass.benchmarks.limits import Reading, limits_table, min_side, stored
 from fieldglass.commands import check_print, plan, print_
 from fieldglass.planning import CameraSetup, Limits, format_plan
 from fieldglass.planning import plan as make_plan
+from vision.dice import FLAT_OF_SIDE, SMALLEST_FACE_PX
 from vision.roster import Piece, Roster
 
 # A made-up detector: 10 px straight on, 12 px up to 50 deg, 30 px up to 65 deg; blurred (2 px) twice that.
@@ -127,10 +128,7 @@ def test_limits_sweep_machinery():
     assert np.isfinite(Limits.load(table).min_side_px(0.0))
 
 
-def test_plan_says_the_smallest_die_read_and_it_grows_with_height(capsys):
-    from fieldglass.planning import plan as make_plan
-    from vision.dice import FLAT_OF_SIDE, SMALLEST_FACE_PX
-
+def test_plan_says_the_smallest_die_read_and_it_grows_with_height():
     low = make_plan(CameraSetup((800.0, 450.0), (1920, 1080), 78.0, 600.0, 0.0, "diagonal"))
     high = make_plan(CameraSetup((800.0, 450.0), (1920, 1080), 78.0, 1200.0, 0.0, "diagonal"))
     assert high.smallest_die_mm > 1.8 * low.smallest_die_mm
