@@ -31,6 +31,7 @@ from calibration.projection import pixels_to_table, table_to_pixels
 __all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
            "options_for_table", "read_dice"]
 
+_HIGH_WALL = 3.0  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
@@ -85,13 +86,15 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
     grad = cv2.morphologyEx(cv2.LUT(smooth, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     flat = cv2.threshold(grad, threshold - 1, 1, cv2.THRESH_BINARY_INV)[1]
     wall = cv2.threshold(grad, int(_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1]
+    wall |= cv2.threshold(grad, int(_HIGH_WALL * threshold) - 1, 2, cv2.THRESH_BINARY)[1]
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return flat, wall, []
     return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
 
 
-def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int):
+def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
+               level: int = 1):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
@@ -109,7 +112,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     v = float(crop[sy, sx])
     tol = _TOL * v + 5.0
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    mask[1:-1, 1:-1] = wall[y0:y1, x0:x1]  # steep steps (a rim softened by blur, a side face) stop the fill too
+    mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
     _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
@@ -260,23 +263,33 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
         _, _, w, h = cv2.boundingRect(seed)
         if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
             continue
-        grown = _grow_face(smooth, flat, wall, seed, reach)
-        if grown is None:
-            continue
-        contour, (sx, sy) = grown
-        if taken[sy, sx]:
-            continue  # another piece of a face already grown
-        cv2.drawContours(taken, [contour], 0, 1, -1)
-        _, _, w, h = cv2.boundingRect(contour)
-        longest = max(w, h)
-        if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
-            continue
-        area = cv2.contourArea(contour)
-        if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
-            continue
-        rect = _face_rect(contour, work)
-        if rect is not None:
-            yield rect
+        # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
+        # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
+        for level in (2, 1):
+            rect, at = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            if at is not None and taken[at[1], at[0]]:
+                break  # a piece of a face already grown
+            if rect is not None:
+                yield rect[:3]
+                if level == 1:  # only a face kept within every step marks its pixels as read
+                    cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+
+
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi):
+    """(face rect + outline, or None; the seed pixel, or None when the fill leaked)."""
+    grown = _grow_face(smooth, flat, wall, seed, reach, level)
+    if grown is None:
+        return None, None
+    contour, at = grown
+    _, _, w, h = cv2.boundingRect(contour)
+    longest = max(w, h)
+    if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
+        return None, at
+    area = cv2.contourArea(contour)
+    if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
+        return None, at
+    rect = _face_rect(contour, work)
+    return (None if rect is None else (*rect, contour)), at
 
 
 def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
