@@ -101,13 +101,16 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
-    x0, y0 = max(x - reach, 0), max(y - reach, 0)
-    x1, y1 = min(x + w + reach, W), min(y + h + reach, H)
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(region, [contour], 0, 1, -1, offset=(-x0, -y0))
-    region &= flat[y0:y1, x0:x1]
+    # a face holding this region lies within `reach` (the largest face) of its far side
+    rx, ry = max(reach - w, 0) + 2, max(reach - h, 0) + 2
+    x0, y0 = max(x - rx, 0), max(y - ry, 0)
+    x1, y1 = min(x + w + rx, W), min(y + h + ry, H)
+    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
     dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
     sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
     crop = smooth[y0:y1, x0:x1]
     v = float(crop[sy, sx])
     tol = _TOL * v + 5.0
