@@ -120,8 +120,8 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
         return None
-    outlines, _ = cv2.findContours((mask[1:-1, 1:-1] == 2).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
-                                   offset=(x0, y0))
+    filled = (mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw] == 2).astype(np.uint8)
+    outlines, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0 + fx, y0 + fy))
     if not outlines:
         return None
     return max(outlines, key=cv2.contourArea), (int(sx) + x0, int(sy) + y0)
