@@ -37,7 +37,7 @@ from calibration.projection import pixels_to_table, table_to_pixels
 __all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
            "options_for_table", "read_dice"]
 
-_HIGH_WALL = 3.0  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
+_HIGH_WALL = 4.5  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
