@@ -21,6 +21,7 @@ from fieldglass.commands import (
     check_setup,
     demo,
     detect,
+    dice,
     export,
     gui,
     init,
@@ -37,8 +38,8 @@ from fieldglass.commands import (
 )
 
 COMMANDS = (
-    init, gui, demo, detect, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve, archive,
-    stats, check, print_, check_print, check_setup, plan, bench,
+    init, gui, demo, detect, dice, locate, calibrate, analyze, resolve, view, systems, record, replay, export, serve,
+    archive, stats, check, print_, check_print, check_setup, plan, bench,
 )
 
 DESCRIPTION = """\
@@ -51,6 +52,7 @@ A first session:
   fieldglass demo                                   the whole pipeline on the built-in synthetic table
   fieldglass calibrate camera shots/*.jpg --board chessboard:9x6:25 --out cam.json
   fieldglass detect photo.jpg --json                markers and QR codes in pixels
+  fieldglass dice throw.jpg                         the dice in a photo: each die's value, where, how sure
   fieldglass locate photo.jpg --camera cam.json --layout table.toml --roster roster.toml
   fieldglass analyze game.json --from fr-art-1 --to au-ir4-1    what a unit can see, shoot and attack
   fieldglass resolve game.json --action fire --attacker fr-art-1 --target au-ir4-1 --dice 5,3

@@ -21,6 +21,7 @@ from calibration.projection import table_to_pixels
 from calibration.rig import footprint_line, footprint_overlap
 from common.errors import InputError
 from fieldglass.benchmarks.limits import stored_limits
+from vision.dice import FLAT_OF_SIDE, SMALLEST_FACE_PX
 
 GRID_STEPS = (97, 49)
 TILE_OVERLAP_MM = 100.0  # neighbouring cameras share a strip this wide (anchors on the seam)
@@ -109,6 +110,11 @@ class Plan:
     cameras: tuple[int, int, float] | None  # (nx, ny, height) suggested for the whole table, None: no tiling works
     marker_checks: list[tuple[float, float, bool]] = field(default_factory=list)  # (marker mm, worst px, ok)
     too_small: list[tuple[str, float]] = field(default_factory=list)  # roster pieces (id, marker mm)
+
+    @property
+    def smallest_die_mm(self) -> float:
+        """The smallest die whose top face is SMALLEST_FACE_PX across at the farthest table point (worst direction)."""
+        return SMALLEST_FACE_PX / FLAT_OF_SIDE * self.far_mm_per_px
 
     @property
     def whole_table(self) -> bool:
@@ -277,6 +283,10 @@ def format_plan(p: Plan) -> list[str]:
         f"{_ceil_half(p.smallest_marker_soft_mm):g} mm if the image is soft (blur {SOFT_BLUR_PX:g} px); "
         f"the worst place is {_pt(p.worst_point)}",
     ]
+    die = p.smallest_die_mm
+    out.append(f"smallest die read everywhere in view: {_ceil_half(die):g} mm (its top face {SMALLEST_FACE_PX:g} px "
+               "across at the farthest point, the smallest `fieldglass bench dice` covers); ordinary dice are 12-20 mm"
+               + ("" if die <= 12.0 else ": " + ("some too small here" if die <= 20.0 else "too small here")))
     for m, px, ok in p.marker_checks:
         verdict = "OK" if ok else "TOO SMALL"
         out.append(f"  {m:g} mm markers: {px:.1f} px on the shortest side at the worst place: {verdict}")

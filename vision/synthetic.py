@@ -47,7 +47,9 @@ from vision.roster import Piece, Roster, load_roster
 
 __all__ = [
     "GroundTruth",
+    "DieTruth",
     "PieceTruth",
+    "PlacedDie",
     "ProjectedLight",
     "PlacedPiece",
     "RenderOptions",
@@ -173,13 +175,31 @@ class TerrainPiece:
 
 
 @dataclass(frozen=True)
+class PlacedDie:
+    """A six-sided die lying on the table: centre (table mm), side (mm), turn (compass degrees of one face's
+    normal), the value on top; body and pip colours (BGR 0-255) and `light` (a factor on its brightness, as under a
+    lamp or in a shadow). Opposite faces sum to 7."""
+
+    x_mm: float
+    y_mm: float
+    side_mm: float
+    value: int
+    turn_deg: float = 0.0
+    body_bgr: tuple[float, float, float] = (236.0, 238.0, 240.0)
+    pip_bgr: tuple[float, float, float] = (30.0, 28.0, 26.0)
+    light: float = 1.0
+
+
+@dataclass(frozen=True)
 class SyntheticScene:
-    """Everything on the table: the layout (size, anchors, grid), the roster, where its pieces stand, terrain."""
+    """Everything on the table: the layout (size, anchors, grid), the roster, where its pieces stand, terrain and
+    dice."""
 
     layout: TableLayout
     roster: Roster
     placements: tuple[PlacedPiece, ...]
     terrain: tuple[TerrainPiece, ...] = ()
+    dice: tuple[PlacedDie, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,6 +255,20 @@ class PieceTruth:
 
 
 @dataclass(frozen=True)
+class DieTruth:
+    """Where a die really is and what it shows: `centre_px` the top face's centre and `side_px` its mean edge in the
+    frame (distortion included); `visible` when the whole top face is inside the frame."""
+
+    value: int
+    x_mm: float
+    y_mm: float
+    side_mm: float
+    centre_px: tuple[float, float]
+    side_px: float
+    visible: bool
+
+
+@dataclass(frozen=True)
 class GroundTruth:
     """The truth behind one rendered frame.
 
@@ -248,6 +282,7 @@ class GroundTruth:
     anchor_corners_px: dict[int, np.ndarray]
     hand_polygon_px: np.ndarray | None
     anchor_visible: dict[int, bool] = field(default_factory=dict)
+    dice: tuple[DieTruth, ...] = ()
 
     def piece(self, piece_id: str) -> PieceTruth | None:
         return next((p for p in self.pieces if p.piece_id == piece_id), None)
@@ -612,6 +647,40 @@ def _town_texture(mask: np.ndarray, n1: np.ndarray, r: float, rng) -> np.ndarray
     return col
 
 
+def _tray_texture(kind: str, shape: tuple[int, int], n1: np.ndarray, n2: np.ndarray, r: float, rng) -> np.ndarray:
+    """Bare wood (grain along x, boards 90 mm wide) or a printed map (paper, coloured areas, roads, towns' dots and
+    lettering, a square grid), BGR float32: the surfaces dice are thrown on."""
+    h, w = shape
+    if kind == "planks":
+        yy = np.arange(h, dtype=np.float32)[:, None] / r
+        grain = np.sin(yy * 1.7 + 3.0 * n1) * 0.5 + 0.5 * np.sin(yy * 0.31 + 6.0 * n2)
+        seams = (np.abs(((yy + 45.0) % 90.0) - 45.0) > 44.4).astype(np.float32)
+        base = np.array([70, 120, 170], np.float32)
+        col = base * (1 + 0.08 * grain[..., None] - 0.45 * seams[..., None])
+        return col
+    col = np.empty((h, w, 3), np.uint8)
+    col[:] = (200, 226, 236)
+    for _ in range(12):
+        centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+        axes = (float(rng.uniform(20, 120) * r), float(rng.uniform(20, 90) * r))
+        tone = tuple(float(v) for v in rng.choice([[150, 200, 170], [120, 170, 200], [200, 180, 150]]))
+        cv2.ellipse(col, (centre, axes, float(rng.uniform(0, 180))), tone, -1, cv2.LINE_AA)
+    for _ in range(8):
+        a = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        b = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        cv2.line(col, a, b, (60, 70, 120), max(1, int(1.5 * r)), cv2.LINE_AA)
+    for _ in range(20):
+        at = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        cv2.circle(col, at, max(1, int(2.0 * r)), (40, 40, 40), -1, cv2.LINE_AA)
+        cv2.putText(col, "Marengo"[: int(rng.integers(3, 8))], (at[0] + int(4 * r), at[1]),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.12 * r, (50, 50, 50), max(1, int(0.4 * r)), cv2.LINE_AA)
+    for x in np.arange(0, w, 50 * r):  # a printed square grid
+        cv2.line(col, (int(x), 0), (int(x), h), (120, 130, 140), 1, cv2.LINE_AA)
+    for y in np.arange(0, h, 50 * r):
+        cv2.line(col, (0, int(y)), (w, int(y)), (120, 130, 140), 1, cv2.LINE_AA)
+    return col.astype(np.float32)
+
+
 def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: float, rng) -> tuple:
     """(BGR float32, alpha float32 0..1) of a terrain template drawn in its own texture (r px per mm)."""
     h, w = shape
@@ -633,6 +702,11 @@ def _terrain_texture(kind: str, poly_px: np.ndarray, shape: tuple[int, int], r: 
     elif kind in ("river", "stream", "water"):
         base = np.array([128, 100, 58], np.float32)
         col = base * (1 + 0.06 * n1[..., None] + 0.05 * n2[..., None])
+    elif kind == "felt":  # a dice tray's felt: one deep colour, a fine nap
+        base = np.array([60, 40, 110], np.float32)
+        col = base * (1 + 0.04 * n1[..., None] + 0.03 * n2[..., None])
+    elif kind in ("planks", "map"):
+        col = _tray_texture(kind, (h, w), n1, n2, r, rng)
     elif kind in ("field", "fields"):
         base = np.array([70, 140, 150], np.float32)
         col = base * (1 + 0.05 * n1[..., None])
@@ -783,6 +857,128 @@ def _draw_piece(canvas: np.ndarray, geom: _Geometry, shape: _PieceShape, diction
     buf += mk
     small = cv2.resize(buf, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
     _composite(canvas, box, small[..., :3], small[..., 3] * (1.0 / 255.0))
+
+# ----------------------------------------------------------------------------------------------------------------
+# Dice
+# ----------------------------------------------------------------------------------------------------------------
+
+_PIP_OFFSET = 0.26  # of the side: a pip's centre from the face's centre, along each axis
+_PIP_RADIUS = 0.085  # of the side
+_FLAT = 0.86  # of the side: the flat face inside the rounded rim
+_PIPS = {
+    1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)), 4: ((-1, -1), (1, -1), (1, 1), (-1, 1)),
+    5: ((-1, -1), (1, -1), (1, 1), (-1, 1), (0, 0)), 6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+
+
+def _die_frame(die: PlacedDie) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The die's centre on the table (3,) and its two horizontal face normals (unit, table frame)."""
+    fwd, right = _directions(die.turn_deg)
+    return np.array([die.x_mm, die.y_mm, 0.0]), np.array([*fwd, 0.0]), np.array([*right, 0.0])
+
+
+def _rounded_square(n: int = 6, r: float = 0.2) -> np.ndarray:
+    """A square of side 2 with corners rounded to radius r (unit-less (M, 2) outline)."""
+    pts = []
+    for cx, cy, a0 in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
+        for t in np.linspace(0, 90, n):
+            a = math.radians(a0 + t)
+            pts.append(((1 - r) * cx + r * math.cos(a), (1 - r) * cy + r * math.sin(a)))
+    return np.array(pts)
+
+
+def _disc(n: int = 16) -> np.ndarray:
+    a = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return np.column_stack([np.cos(a), np.sin(a)])
+
+
+def _face_points(centre: np.ndarray, u: np.ndarray, v: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    return centre + uv[:, :1] * u + uv[:, 1:2] * v
+
+
+def _side_values(value: int) -> tuple[int, int, int, int]:
+    """The four side faces' values in turn around a die showing `value` (opposite faces sum to 7)."""
+    ring = [v for v in (1, 2, 3, 6, 5, 4) if v not in (value, 7 - value)]
+    return ring[0], ring[1], 7 - ring[0], 7 - ring[1]
+
+
+def _die_depth(geom: _Geometry, die: PlacedDie) -> float:
+    return float(np.linalg.norm(np.array([die.x_mm, die.y_mm, die.side_mm]) - geom.centre))
+
+
+def _draw_die_shadow(canvas: np.ndarray, geom: _Geometry, die: PlacedDie) -> None:
+    """A soft shadow on the cloth, cast away from the main light."""
+    c, f, r = _die_frame(die)
+    h = die.side_mm / 2.0
+    shift = -np.array([*_LIGHT, 0.0]) * 0.35 * die.side_mm
+    foot = np.array([c + f * h + r * h, c + f * h - r * h, c - f * h - r * h, c - f * h + r * h]) + shift
+    px = geom.project(foot)
+    sigma = max(0.8, 0.2 * die.side_mm * geom.scale_at(die.x_mm, die.y_mm))
+    box = _roi(px, geom.canvas_size, pad=int(3 * sigma) + 2)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(mask, [_fixed(px - (x0, y0))], 1.0, cv2.LINE_8, _SHIFT)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    region = canvas[y0:y1, x0:x1].astype(np.float32)
+    region *= (1.0 - 0.5 * mask)[..., None]
+    canvas[y0:y1, x0:x1] = (region + 0.5).astype(np.uint8)
+
+
+def _draw_die(canvas: np.ndarray, geom: _Geometry, die: PlacedDie) -> None:
+    """The visible side faces (shaded, with their pips), the rounded rim and the flat top with its pips."""
+    c, f, r = _die_frame(die)
+    s = float(die.side_mm)
+    h = s / 2.0
+    up = np.array([0.0, 0.0, 1.0])
+    top_c = c + up * s
+    hull = geom.project(np.array([c + a * f * h + b * r * h + z * up * s for a in (-1, 1) for b in (-1, 1)
+                                  for z in (0, 1)]))
+    box = _roi(hull, geom.canvas_size)
+    if box is None:
+        return
+    k = _super_factor(box)
+    x0, y0, x1, y1 = box
+    offset = np.array([(k - 1) / 2.0 - k * x0, (k - 1) / 2.0 - k * y0])
+    buf = np.zeros(((y1 - y0) * k, (x1 - x0) * k, 4), np.float32)
+    body = np.asarray(die.body_bgr, np.float32) * float(die.light)
+    pip = np.asarray(die.pip_bgr, np.float32) * float(die.light)
+
+    def fill(points_mm: np.ndarray, colour: np.ndarray) -> None:
+        px = geom.project(points_mm) * k + offset
+        cv2.fillPoly(buf, [_fixed(px)], (*(float(v) for v in np.clip(colour, 0, 255)), 255.0), cv2.LINE_8, _SHIFT)
+
+    def pips(centre: np.ndarray, u: np.ndarray, v: np.ndarray, value: int, colour: np.ndarray) -> None:
+        for a, b in _PIPS[value]:
+            at = centre + (a * u + b * v) * (_PIP_OFFSET * s)
+            fill(_face_points(at, u, v, _disc() * (_PIP_RADIUS * s)), colour)
+
+    sides = _side_values(die.value)
+    for i, normal in enumerate((f, r, -f, -r)):
+        centre = c + normal * h + up * h
+        if np.dot(geom.centre - centre, normal) <= 0:
+            continue
+        along = np.cross(up, normal)
+        shade = 0.6 + 0.2 * float(np.dot(normal[:2], _LIGHT))
+        square = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * h
+        fill(_face_points(centre, along, up, square), body * shade)
+        pips(centre, along, up, sides[i], pip * shade)
+    fill(_face_points(top_c, f, r, _rounded_square(r=0.18) * h), body * 0.72)  # the rim, rounded down to the sides
+    fill(_face_points(top_c, f, r, _rounded_square(r=0.2) * (h * _FLAT)), body)
+    pips(top_c, r, f, die.value, pip)
+    small = cv2.resize(buf, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
+    _composite(canvas, box, small[..., :3], small[..., 3] * (1.0 / 255.0))
+
+
+def _die_truth(camera: VirtualCamera, die: PlacedDie) -> DieTruth:
+    c, f, r = _die_frame(die)
+    h = die.side_mm / 2.0
+    top = np.array([c + f * h + r * h, c + f * h - r * h, c - f * h - r * h, c - f * h + r * h]) + [0, 0, die.side_mm]
+    px = camera.project(np.vstack([top, [[die.x_mm, die.y_mm, die.side_mm]]]))
+    side = float(np.mean(np.linalg.norm(px[:4] - np.roll(px[:4], 1, axis=0), axis=1)))
+    return DieTruth(int(die.value), float(die.x_mm), float(die.y_mm), float(die.side_mm),
+                    (float(px[4, 0]), float(px[4, 1])), side, _in_frame(px[:4], camera.image_size))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -958,6 +1154,10 @@ def _render_static(scene: SyntheticScene, geom: _Geometry) -> _Static:
     order = sorted(shapes, key=lambda sh: -sh.depth)
     for sh in order:
         _draw_piece(canvas, geom, sh, dictionary)
+    for die in scene.dice:
+        _draw_die_shadow(canvas, geom, die)
+    for die in sorted(scene.dice, key=lambda d: -_die_depth(geom, d)):
+        _draw_die(canvas, geom, die)
     # who covers whom: a later (nearer) silhouette over an earlier marker's black square
     occluded: set[int] = set()
     if order:
@@ -1166,7 +1366,8 @@ def _render(
         if vis and hand_cover is not None:
             vis = not _under_mask(static.anchor_px[a.id], hand_box, hand_cover)
         anchor_visible[a.id] = vis
-    truth = GroundTruth(camera, tuple(pieces), anchor_corners, hand_polygon, anchor_visible)
+    dice = tuple(_die_truth(camera, d) for d in scene.dice)
+    truth = GroundTruth(camera, tuple(pieces), anchor_corners, hand_polygon, anchor_visible, dice)
     return frame, truth, static
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 
 from fieldglass.benchmarks.dashboard import add_parser as add_dashboard_bench
+from fieldglass.benchmarks.dice import add_parser as add_dice_bench
 from fieldglass.benchmarks.lens import add_parser as add_lens_bench
 from fieldglass.benchmarks.lens import stream_lines as lens_stream_lines
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench
@@ -30,6 +31,7 @@ examples:
   fieldglass bench vision --quick         a smaller run for a first look (about a minute)
   fieldglass bench vision --rig [--quick] two rendered cameras over one table, each photo read and the views fused
   fieldglass bench dashboard              the dashboard's frames shown per second at 1080p, 100 pieces (Xvfb)
+  fieldglass bench dice                   dice read from rendered photos, phantom dice on empty tables, speed
 
 The synthetic frames follow the vision issue's scenario: a 2.4 x 1.2 m table of 40 x 20 fields, 100 pieces with
 20 mm markers at heights 3, 25 and 50 mm, a camera 1.7 m up tilted 0-25 degrees, blur, noise, JPEG, uneven light.
@@ -74,6 +76,7 @@ def add_parser(sub) -> None:
     add_dashboard_bench(which)
     add_soak_bench(which)
     add_projector_bench(which)
+    add_dice_bench(which)
     add_system_benches(which)
 
 

@@ -1,0 +1,384 @@
+"""Dice read from a photo of the table: every die whose top face shows, and its value by the pips on that face.
+
+How (pure functions over a BGR image, OpenCV primitives throughout):
+
+1. *Faces.* A die's top face is a flat patch of one brightness bounded by steps (its rounded rim, the shading step
+   to a side face). The flat pixels (a 3x3 morphological gradient below a threshold, on a square-root tone curve)
+   make regions (`cv2.findContours`); each is grown back to its whole face with `cv2.floodFill` (the pips' edges
+   cut a face's flat region apart, the strips between pips and rim are still the face's brightness), walled twice:
+   by the steepest steps alone (a face whose pips nearly touch its rim comes whole), then by every step (a face kept
+   off a side face of nearly its brightness); both are read, and of two readings of one die the surer is kept (two
+   that disagree make it unreadable). A face must fill a near-square rectangle turned as its rim's edges run, or as
+   its smallest rectangle where that fits closer. A side face seen obliquely
+   is foreshortened to a narrow rectangle and fails the squareness test; a top face merged with a side face fails
+   it too, or shows a pip pattern no face has and is said unreadable.
+2. *Pips.* Each candidate face is cut out along its rectangle into a square patch (`cv2.warpAffine`); the pips are
+   the pixels far from the face's own (median) colour, split by Otsu, counted with `cv2.connectedComponentsWithStats`.
+3. *Value.* The pips' centres must sit where a die's pips sit (the six faces' patterns, both turns of 2, 3 and 6, at
+   one free spacing): a pattern that fits is the value, with a confidence from the fit, the pips' contrast and their
+   sizes' agreement. A face with pip-like spots that fit no pattern is reported unreadable (value None), never
+   guessed; a patch with no pips, or with a spot too big or not round enough to be a pip (a marker's black square or
+   cells, a base's marker, a printed line), is no die at all.
+
+Speed: faces are looked for on a pyramid level where the smallest is still about 18 px; the pips are read in the
+full frame. Measured by `fieldglass bench dice`, never in tests.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from calibration.projection import pixels_to_table, table_to_pixels
+
+__all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
+           "options_for_table", "read_dice"]
+
+_HIGH_WALL = 4.5  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
+_WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
+_TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
+_WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
+_PATCH = 40  # px: the side of the normalised face patch
+_BORDER = 0.04  # of the patch: the rim, left out when looking for pips
+# the six faces' pips at unit spacing (x, y); 2, 3 and 6 also turned by 90 degrees
+_LAYOUTS: dict[int, tuple[np.ndarray, ...]] = {
+    1: (np.array([[0.0, 0.0]]),),
+    2: (np.array([[-1.0, -1.0], [1.0, 1.0]]), np.array([[-1.0, 1.0], [1.0, -1.0]])),
+    3: (np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]]), np.array([[-1.0, 1.0], [0.0, 0.0], [1.0, -1.0]])),
+    4: (np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]),),
+    5: (np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]]),),
+    6: (np.array([[-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 1.0]]),
+        np.array([[-1.0, -1.0], [0.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 1.0], [1.0, 1.0]])),
+}
+
+
+@dataclass(frozen=True)
+class DiceOptions:
+    """What to look for. `min_side_px` / `max_side_px`: the top face's side in the frame (from a camera and layout
+    these follow from 12-20 mm dice, see `side_range_px`); `flat_threshold`: the colour step (grey levels) that
+    bounds a face; `min_confidence`: a fitted pattern below it is said unreadable."""
+
+    min_side_px: float = 14.0
+    max_side_px: float = 160.0
+    flat_threshold: int = 10
+    min_confidence: float = 0.5
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die seen from above: `value` 1-6, or None when the top face shows but cannot be read for sure;
+    `centre_px` the top face's centre, `side_px` its side, `angle_deg` its turn in the image (0-90),
+    `confidence` 0-1 (for an unreadable face, how sure it is a die at all)."""
+
+    value: int | None
+    centre_px: tuple[float, float]
+    side_px: float
+    angle_deg: float
+    confidence: float
+
+
+# a square-root tone curve: a step on a dark die counts about as much as the same step in light on a white one
+_TONE = np.clip(np.sqrt(np.arange(256) / 255.0) * 255.0 * 0.75 + np.arange(256) * 0.25, 0, 255).astype(np.uint8)
+
+
+def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The flat mask (no brightness step in a 3x3 neighbourhood, on a square-root tone curve: a step on a dark die
+    counts about as much as on a white one) and its regions' outer outlines (`cv2.findContours`). Brightness, not
+    colour: a JPEG's chroma is blocky, and the light and shade that bound a face (rim, side, shadow) are steps in
+    brightness."""
+    grad = cv2.morphologyEx(cv2.LUT(smooth, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    flat = cv2.threshold(grad, threshold - 1, 1, cv2.THRESH_BINARY_INV)[1]
+    wall = cv2.threshold(grad, int(_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1]
+    wall |= cv2.threshold(grad, int(_HIGH_WALL * threshold) - 1, 2, cv2.THRESH_BINARY)[1]
+    contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return flat, wall, []
+    return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
+
+
+def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
+               level: int = 1):
+    """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
+    range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
+    steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
+    Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
+    x, y, w, h = cv2.boundingRect(contour)
+    H, W = smooth.shape
+    # a face holding this region lies within `reach` (the largest face) of its far side
+    rx, ry = max(reach - w, 0) + 2, max(reach - h, 0) + 2
+    x0, y0 = max(x - rx, 0), max(y - ry, 0)
+    x1, y1 = min(x + w + rx, W), min(y + h + ry, H)
+    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
+    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
+    crop = smooth[y0:y1, x0:x1]
+    v = float(crop[sy, sx])
+    tol = _TOL * v + 5.0
+    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
+    flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
+    _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
+    if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
+        return None
+    filled = (mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw] == 2).astype(np.uint8)
+    outlines, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0 + fx, y0 + fy))
+    if not outlines:
+        return None
+    return max(outlines, key=cv2.contourArea), (int(sx) + x0, int(sy) + y0)
+
+
+def _edge_angle(grey: np.ndarray) -> float:
+    """The dominant edge direction in a crop, modulo 90 degrees (the face's rim; round pips favour none): the
+    magnitude-weighted mean of exp(4i theta) over the gradients, as g^4 / |g|^3."""
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    z = gx + 1j * gy
+    z2 = z * z
+    return float(np.angle((z2 * z2 / (np.abs(z) ** 3 + 1e-6)).sum()) / 4.0)
+
+
+def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
+    """The face's rectangle ((cx, cy), (w, h), angle_deg) around a flat region's outline, or None if it is no
+    square. The turn comes from the rim's edges (`_edge_angle`), not from `cv2.minAreaRect`: pips near the corners
+    bite the flat region's corners off, and an octagon's smallest rectangle may lie at 45 degrees."""
+    (_, _), (mw, mh), rect_angle = cv2.minAreaRect(contour)
+    if min(mw, mh) < 0.7 * max(mw, mh):
+        return None
+    hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
+    hull_area = cv2.contourArea(hull.astype(np.float32))
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 2
+    best = None
+    # the rim's direction, or the smallest rectangle's where the face came whole: whichever fits the outline closer
+    for a in (_edge_angle(grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad]),
+              math.radians(rect_angle)):
+        axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+        proj = hull @ axes.T
+        lo, hi = proj.min(0), proj.max(0)
+        extent = hi - lo
+        if best is None or extent[0] * extent[1] < 0.97 * best[0]:
+            best = (float(extent[0] * extent[1]), a, axes, lo, hi)
+    _, a, axes, lo, hi = best
+    rw, rh = hi - lo
+    if min(rw, rh) < 1 or hull_area < 0.72 * rw * rh or min(rw, rh) < 0.78 * max(rw, rh):
+        return None
+    centre = axes.T @ ((lo + hi) / 2.0)
+    # the flat region stops a pixel short of the face's edge on every side (the gradient's own width)
+    return (float(centre[0]), float(centre[1])), (float(rw) + 1.5, float(rh) + 1.5), math.degrees(a)
+
+
+def _patch(image: np.ndarray, rect) -> np.ndarray:
+    (cx, cy), (rw, rh), angle = rect
+    side = 0.5 * (rw + rh)
+    a = math.radians(angle)
+    u = np.array([math.cos(a), math.sin(a)]) * side / _PATCH
+    v = np.array([-math.sin(a), math.cos(a)]) * side / _PATCH
+    c = np.array([cx, cy])
+    # patch pixel (i, j) centre -> image point; invert the affine map for warpAffine's dst -> src convention
+    origin = c - (u + v) * (_PATCH / 2.0) + 0.5 * (u + v)
+    m = np.column_stack([u, v, origin])
+    return cv2.warpAffine(image, m, (_PATCH, _PATCH), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _fit_layout(points: np.ndarray) -> tuple[float, float]:
+    """The best fit of n pip centres (patch half-widths from the centre) to the n-pip faces: (error, spacing).
+
+    Error is the largest distance (in pip spacings) between a pip and its place in the pattern."""
+    n = len(points)
+    best = (math.inf, 0.0)
+    for layout in _LAYOUTS.get(n, ()):
+        for spacing in (0.5, 0.58, 0.66):
+            target = layout * spacing
+            d = np.linalg.norm(points[:, None, :] - target[None, :, :], axis=2)
+            order = np.argmin(d, axis=1)
+            if len(set(order.tolist())) != n:
+                continue
+            matched = layout[order]
+            denom = float((matched * matched).sum())
+            s = float((points * matched).sum() / denom) if denom > 0 else spacing
+            if n > 1 and not 0.42 <= s <= 0.8:
+                continue
+            err = float(np.linalg.norm(points - matched * s, axis=1).max()) / max(s, 0.42)
+            if err < best[0]:
+                best = (err, s)
+    return best
+
+
+def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
+    """(value or None, confidence) for a face patch; None when the patch is no die's face."""
+    colour = np.median(patch.reshape(-1, patch.shape[-1]) if patch.ndim == 3 else patch.reshape(-1, 1), axis=0)
+    diff = np.abs(patch.astype(np.int16) - colour.astype(np.int16))
+    dist = (diff.max(axis=2) if diff.ndim == 3 else diff).astype(np.uint8)
+    b = int(round(_BORDER * _PATCH))
+    inner = dist[b:-b, b:-b]
+    contrast = float(np.percentile(inner, 99))
+    if contrast < 45:
+        return None  # a blank square: no pips
+    otsu, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    level = max(float(otsu), 0.45 * contrast, 30.0)
+    mask = (inner > level).astype(np.uint8)
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    areas = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    cents = centroids[1:]
+    side = float(_PATCH - 2 * b)
+    expected = math.pi * (0.09 * _PATCH) ** 2  # a pip of 0.18 face sides across
+    if np.any(areas > 4.0 * expected) or np.any(areas > 0.12 * side * side):
+        return None  # a spot too big for a pip: a marker, a symbol, no die
+    keep = areas >= 0.22 * expected
+    areas, cents = areas[keep], cents[keep]
+    if len(areas) == 0:
+        return None
+    bw = stats[1:, cv2.CC_STAT_WIDTH][keep].astype(np.float64)
+    bh = stats[1:, cv2.CC_STAT_HEIGHT][keep].astype(np.float64)
+    fill = areas / (bw * bh)
+    if np.any(np.minimum(bw, bh) < 0.6 * np.maximum(bw, bh)) or np.any((fill < 0.5) | (fill > 0.93)):
+        return None  # a spot that is no round pip (a printed line, a marker's square cell): no die
+    # a spot cut by the patch's edge and smaller than the others is a neighbour's or a side face's pip
+    box = stats[1:][keep]
+    at_edge = (box[:, cv2.CC_STAT_LEFT] == 0) | (box[:, cv2.CC_STAT_TOP] == 0) | \
+        (box[:, cv2.CC_STAT_LEFT] + box[:, cv2.CC_STAT_WIDTH] >= side) | \
+        (box[:, cv2.CC_STAT_TOP] + box[:, cv2.CC_STAT_HEIGHT] >= side)
+    partial = at_edge & (areas < 0.6 * np.median(areas))
+    areas, cents = areas[~partial], cents[~partial]
+    points = (cents - (side - 1) / 2.0) / (_PATCH / 2.0)
+    sure = min(1.0, (contrast - 30.0) / 60.0)
+    if not 1 <= len(areas) <= 6:
+        return (None, 0.5 * sure)
+    err, _ = _fit_layout(points)
+    spread = float(areas.max() / areas.min()) if len(areas) > 1 else 1.0
+    if err == math.inf or spread > 3.0:
+        return (None, 0.5 * sure)
+    confidence = max(0.0, 1.0 - err / 0.35) * sure * (1.0 if spread < 2.0 else 0.7)
+    return (len(areas), confidence)
+
+
+def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
+    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px."""
+    lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
+    smooth = cv2.GaussianBlur(work, (3, 3), 0)
+    flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
+    taken = np.zeros_like(flat)
+    reach = int(math.ceil(hi))
+    for seed in outlines:
+        if len(seed) < 3:
+            continue
+        _, _, w, h = cv2.boundingRect(seed)
+        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
+            continue
+        # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
+        # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
+        for level in (2, 1):
+            rect, at = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            if at is not None and taken[at[1], at[0]]:
+                break  # a piece of a face already grown
+            if rect is not None:
+                yield rect[:3]
+                if level == 1:  # only a face kept within every step marks its pixels as read
+                    cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+
+
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi):
+    """(face rect + outline, or None; the seed pixel, or None when the fill leaked)."""
+    grown = _grow_face(smooth, flat, wall, seed, reach, level)
+    if grown is None:
+        return None, None
+    contour, at = grown
+    _, _, w, h = cv2.boundingRect(contour)
+    longest = max(w, h)
+    if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
+        return None, at
+    area = cv2.contourArea(contour)
+    if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
+        return None, at
+    rect = _face_rect(contour, work)
+    return (None if rect is None else (*rect, contour)), at
+
+
+def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
+    """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right)."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # faces are looked for at a pyramid level where the smallest is still about _WORK_SIDE px (fast at 4K, less
+    # noise); the pips are read in the full frame
+    work, scale = grey, 1.0
+    while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
+        work, scale = cv2.pyrDown(work), scale / 2.0
+    out: list[DieReading] = []
+    k = 1.0 / scale
+    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale):
+        rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
+        side = math.sqrt(rect[1][0] * rect[1][1])
+        if not options.min_side_px <= side <= options.max_side_px:
+            continue
+        read = _read_face(_patch(image, rect))
+        if read is None:
+            continue
+        value, confidence = read
+        if value is not None and confidence < options.min_confidence:
+            value = None
+        out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
+                              round(confidence, 3)))
+    return sorted(_one_per_die(out), key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
+    """One reading per die: of readings closer than half a side the surest is kept; two that disagree on the value
+    make the die unreadable."""
+    kept: list[DieReading] = []
+    for r in sorted(readings, key=lambda d: -d.confidence):
+        same = next((i for i, k in enumerate(kept) if math.hypot(r.centre_px[0] - k.centre_px[0],
+                                                                 r.centre_px[1] - k.centre_px[1]) < 0.5 * k.side_px),
+                    None)
+        if same is None:
+            kept.append(r)
+        elif r.value is not None and kept[same].value is not None and r.value != kept[same].value:
+            kept[same] = replace(kept[same], value=None)
+    return kept
+
+
+DIE_SIZES_MM = (12.0, 20.0)  # the ordinary dice the reader is tuned for (the issue's 12-20 mm)
+SMALLEST_FACE_PX = 28.0  # the smallest top face `fieldglass bench dice` covers (12 mm dice at 1080p), px a side
+FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
+
+
+def _px_per_mm(intrinsics, pose, at_mm: np.ndarray) -> np.ndarray:
+    """Pixels per mm (N,) of the table plane's points `at_mm` (N, 3), at their heights."""
+    at = np.asarray(at_mm, np.float64).reshape(-1, 3)
+    px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), intrinsics, pose)
+    n = len(at)
+    return 0.5 * (np.linalg.norm(px[n : 2 * n] - px[:n], axis=1) + np.linalg.norm(px[2 * n :] - px[:n], axis=1))
+
+
+def options_for_table(intrinsics, pose, width_mm: float, depth_mm: float,
+                      sizes_mm: tuple[float, float] = DIE_SIZES_MM) -> DiceOptions:
+    """The faces' sizes in pixels for dice of `sizes_mm` anywhere on a table seen through a camera (its lens and
+    pose): the smallest over the table's corners and centre, the largest likewise, with a margin."""
+    z = 0.5 * (sizes_mm[0] + sizes_mm[1])
+    pts = np.array([[x, y, z] for x in (0.0, width_mm / 2.0, width_mm) for y in (0.0, depth_mm / 2.0, depth_mm)])
+    scale = _px_per_mm(intrinsics, pose, pts)
+    return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * sizes_mm[0] * float(scale.min()),
+                       max_side_px=1.25 * sizes_mm[1] * float(scale.max()))
+
+
+def dice_on_table(readings: list[DieReading], intrinsics, pose) -> list[tuple[float, float, float]]:
+    """Each reading's top face centre on the table (x, y mm) and the die's side (mm), from a camera's lens and pose:
+    the face lies one die's side above the cloth, and the die's side follows from the face's size there (twice
+    round: the size depends on the height and the height on the size)."""
+    out = []
+    for r in readings:
+        side = 16.0
+        xy = np.array([np.nan, np.nan])
+        for _ in range(3):
+            xy = pixels_to_table(np.array([r.centre_px]), intrinsics, pose, side)[0]
+            scale = float(_px_per_mm(intrinsics, pose, np.array([[xy[0], xy[1], side]]))[0])
+            side = r.side_px / scale / FLAT_OF_SIDE
+        out.append((float(xy[0]), float(xy[1]), float(side)))
+    return out
