@@ -107,8 +107,8 @@ class ReplayBoardView(TableView):
     def _draw_anchors(self) -> None:
         """A replay has no camera: no anchors, no pose quality."""
 
-    def redraw(self) -> None:
-        super().redraw()
+    def redraw(self, pic: tuple | None = None) -> None:
+        super().redraw(pic)
         s = self.session
         if s is None or self.mapper is None:
             return
