@@ -19,11 +19,12 @@ from common.fields import column_letters, parse_field
 from common.outfiles import output_file
 from common.text import shorten
 from fieldglass.record.board import Board
+from fieldglass.record.marks import event_items
 from fieldglass.record.replay import Replay
-from fieldglass.record.state import BoardState
 from fieldglass.record.store import Event, Record
 from fieldglass.recorded import system_of
 from rules.live import LiveRules, ReportTerms
+from rules.picture import Line
 from rules.system import game_system
 
 Progress = Callable[[Iterable, int, str], Iterable]
@@ -416,22 +417,6 @@ def _turn_segments(replay: Replay) -> list[tuple[int, int, int]]:
     return out
 
 
-def _overlays(events: Iterable[Event], state_before: BoardState):
-    moves, combats = [], []
-    for e in events:
-        if e.type == "move":
-            a, b = e.data.get("from") or {}, e.data.get("to") or {}
-            if a and b:
-                moves.append(((a["x_mm"], a["y_mm"]), (b["x_mm"], b["y_mm"])))
-        elif e.type == "combat":
-            ps = e.data.get("pieces") or []
-            if len(ps) == 2:
-                pa, pb = state_before.pieces.get(ps[0]), state_before.pieces.get(ps[1])
-                if pa and pb and pa.x_mm is not None and pb.x_mm is not None:
-                    combats.append(((pa.x_mm, pa.y_mm), (pb.x_mm, pb.y_mm)))
-    return moves, combats
-
-
 def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
                picture_at: Callable[[int], object] | None = None) -> list[Path]:
     """One board diagram per turn: the position at the turn's end, its moves as arrows, its combats in red.
@@ -443,11 +428,12 @@ def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
     segs = _turn_segments(replay)
     for turn, i0, i1 in progress(segs, len(segs), "png"):
         before = replay.position_at(i0)
-        moves, combats = _overlays(replay.events[i0:i1], before)
+        marks = event_items(replay.events[i0:i1], before)
+        moves = sum(it.kind == "event-move" for it in marks)
+        combats = sum(isinstance(it, Line) and it.kind in ("event-fire", "event-melee") for it in marks)
         after = replay.position_at(i1)
-        img = board.draw(after, moves, combats, title=f"{'set-up' if turn == 0 else f'turn {turn}'}: "
-                         f"{len(moves)} moves, {len(combats)} combats",
-                         picture=picture_at(i1) if picture_at is not None else None)
+        img = board.draw(after, f"{'set-up' if turn == 0 else f'turn {turn}'}: {moves} moves, {combats} combats",
+                         picture=picture_at(i1) if picture_at is not None else None, marks=marks)
         path = folder / f"turn-{turn:02d}.png"
         with output_file(path, (record.path,)) as tmp:
             if not cv2.imwrite(str(tmp), img):
@@ -484,11 +470,11 @@ def _write_frames(writer, replay: Replay, board: Board, sizes: tuple[int, int, i
         state = replay.position_at(k)
         if k:
             e = replay.events[k - 1]
-            moves, combats = _overlays([e], replay.position_at(k - 1))
+            marks = event_items([e], replay.position_at(k - 1))
             title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
         else:
-            moves, combats, title = [], [], "start"
-        img = board.draw(state, moves, combats, title, picture=picture_at(k) if picture_at is not None else None)
+            marks, title = [], "start"
+        img = board.draw(state, title, picture=picture_at(k) if picture_at is not None else None, marks=marks)
         if (w2, h2) != (w, h):
             img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
         for _ in range(hold):

@@ -17,7 +17,10 @@ var FG = (function () {
     this.table = table;
     this.W = table.width_mm; this.D = table.depth_mm;
     this.px = this.W / 912.0; // one pixel of the PNG export's 960 px wide diagram, in mm
-    var m = 24 * this.px;
+    var m = table.margin_mm || 24 * this.px;
+    this.levels = table.levels || [1.0];
+    this.pad = table.pad || [3, 1.5];
+    this.font = table.font || "sans-serif";
     svg.setAttribute("viewBox", [-m, -m, this.W + 2 * m, this.D + 2 * m].map(function (v) { return v.toFixed(1); }).join(" "));
     svg.setAttribute("data-width-mm", this.W); svg.setAttribute("data-depth-mm", this.D);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -32,7 +35,21 @@ var FG = (function () {
       el("path", {d: d}, grid);
     }
     this.layer = el("g", {"class": "picture"}, svg);
+    this.labelLayer = el("g", {"class": "labels"}, svg);
+    this.placed = [];
+    this.shownLevel = -1;
   }
+  /* Screen px per table mm as the board is shown now (the SVG keeps its aspect: the smaller of the two). */
+  Board.prototype.scale = function () {
+    var r = this.svg.getBoundingClientRect(), vb = this.svg.viewBox.baseVal;
+    return Math.min(r.width / vb.width, r.height / vb.height) || this.levels[0];
+  };
+  /* The level whose labels this scale shows: the largest not above it (labels at least their size). */
+  Board.prototype.level = function () {
+    var s = this.scale(), k = 0;
+    for (var i = 0; i < this.levels.length; i++) if (this.levels[i] <= s * 1.0001) k = i;
+    return k;
+  };
   Board.prototype.sx = function (x) { return +x.toFixed(1); };
   Board.prototype.sy = function (y) { return +(this.D - y).toFixed(1); };
   Board.prototype.path = function (flat, closed) {
@@ -64,23 +81,51 @@ var FG = (function () {
       attrs.r = (it.r * this.px).toFixed(2); attrs.fill = it.c; attrs.stroke = "#141414";
       attrs["stroke-width"] = this.px.toFixed(2);
       node = el("circle", attrs, parent);
-    } else if (it.t === "t") {
-      attrs["class"] = "label"; attrs.x = (this.sx(it.at[0]) + it.o[0] * this.px).toFixed(1);
-      attrs.y = (this.sy(it.at[1]) + it.o[1] * this.px).toFixed(1);
-      attrs["font-size"] = (it.z * 1.35 * this.px).toFixed(2); attrs.fill = it.c;
-      if (it.b) attrs["font-weight"] = "bold";
-      node = el("text", attrs, parent);
-      node.textContent = it.s;
     }
     if (node && it.tip) { el("title", {}, node).textContent = it.tip; }
     return node;
   };
-  /* Draw `items` (the item dicts, in layer order) in place of what was drawn. */
-  Board.prototype.draw = function (items) {
+  /* One placed label at level scale `s` (px per mm): its plate, its text held to the plate's width, its leader. */
+  Board.prototype.label = function (it, s, parent) {
+    var x = this.sx(it.at[0]) + it.o[0] / s, y = this.sy(it.at[1]) + it.o[1] / s;
+    var g = el("g", {"class": "label", "data-kind": it.k, "data-piece": it.pc}, parent);
+    if (it.ld) {
+      el("line", {"class": "leader", x1: (x + it.ld[0] / s).toFixed(2), y1: (y + it.ld[1] / s).toFixed(2),
+                  x2: (x + it.ld[2] / s).toFixed(2), y2: (y + it.ld[3] / s).toFixed(2), stroke: "#e6e6e6",
+                  "stroke-width": (1 / s).toFixed(3)}, g);
+    }
+    el("rect", {"class": "plate", x: x.toFixed(2), y: y.toFixed(2), width: (it.w / s).toFixed(2),
+                height: (it.h / s).toFixed(2), fill: "#000", "fill-opacity": 0.62}, g);
+    var t = el("text", {x: (x + this.pad[0] / s).toFixed(2), y: (y + (this.pad[1] + 0.93 * it.z) / s).toFixed(2),
+                        "font-size": (it.z / s).toFixed(3), "font-family": this.font, fill: it.c,
+                        textLength: ((it.w - 2 * this.pad[0]) / s).toFixed(2), lengthAdjust: "spacingAndGlyphs"}, g);
+    if (it.b) t.setAttribute("font-weight", "bold");
+    t.textContent = it.s;
+    el("title", {}, g).textContent = it.tip || it.s;
+    return g;
+  };
+  /* Draw `items` (the item dicts, in layer order) in place of what was drawn, and `levels` (each level's placed
+     labels) at the level the board is shown at. */
+  Board.prototype.draw = function (items, levels) {
     var g = el("g", {"class": "picture"});
     for (var i = 0; i < items.length; i++) this.item(items[i], g);
     this.svg.replaceChild(g, this.layer);
     this.layer = g;
+    this.placed = levels || [];
+    this.shownLevel = -1;
+    this.drawLabels();
+  };
+  /* The labels of the level the board is shown at now (again when the page is resized). */
+  Board.prototype.drawLabels = function () {
+    var k = this.level();
+    if (k === this.shownLevel) return;
+    var s = this.levels[k], list = this.placed[k] || [];
+    var g = el("g", {"class": "labels", "data-level": k, "data-scale": s});
+    for (var i = 0; i < list.length; i++) this.label(list[i], s, g);
+    this.svg.replaceChild(g, this.labelLayer);
+    this.labelLayer = g;
+    this.shownLevel = k;
+    this.svg.dataset.level = k;
   };
 
   function text(parent, tag, cls, content) {
