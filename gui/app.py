@@ -952,11 +952,21 @@ class MainWindow(QMainWindow):
 
     # ---- settings
 
+    def show_on_screen(self) -> None:
+        """Show the window as it was last closed (QSettings), or the first time maximised on its screen (its whole
+        available area, also where no window manager maximises it)."""
+        if self.restored_geometry:
+            self.show()
+            return
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is not None:
+            self.setGeometry(screen.availableGeometry())
+        self.showMaximized()
+
     def _restore_settings(self) -> None:
         s = self.settings
         geo = s.value("geometry")
-        if isinstance(geo, QByteArray | bytes) and geo:
-            self.restoreGeometry(geo)
+        self.restored_geometry = isinstance(geo, QByteArray | bytes) and bool(geo) and self.restoreGeometry(geo)
         state = s.value("windowState")
         if isinstance(state, QByteArray | bytes) and state:
             self.restoreState(state)
@@ -1095,7 +1105,7 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
                   + (f"; {status.stopped}" if status.stopped else ""))
         window.close()
         return 0
-    window.show()
+    window.show_on_screen()
     if select:
         window.session.select(select)
     window.start(frames=frames)
