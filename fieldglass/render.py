@@ -74,11 +74,18 @@ def _font(size: float, bold: bool) -> tuple[float, int]:
     return 0.4 * size / 7.0, 2 if bold else 1
 
 
-def measure(text: str, size: float, bold: bool) -> tuple[float, float]:
-    """A label's plate in image px (rules.picture.place_labels' `measure`)."""
+def _line_px(size: float, bold: bool) -> int:
     scale, thick = _font(size, bold)
-    (w, h), base = cv2.getTextSize(text, FONT, scale, thick)
-    return w + 2 * PAD_X, h + base + 2 * PAD_Y
+    (_, h), base = cv2.getTextSize("Ag", FONT, scale, thick)
+    return h + base
+
+
+def measure(text: str, size: float, bold: bool) -> tuple[float, float]:
+    """A label's plate in image px, a line of text under the other (rules.picture.place_labels' `measure`)."""
+    scale, thick = _font(size, bold)
+    lines = text.split("\n")
+    w = max(cv2.getTextSize(line, FONT, scale, thick)[0][0] for line in lines)
+    return w + 2 * PAD_X, _line_px(size, bold) * len(lines) + 2 * PAD_Y
 
 
 def _label(img: np.ndarray, it: Label, to_px: ToPx) -> None:
@@ -96,8 +103,11 @@ def _label(img: np.ndarray, it: Label, to_px: ToPx) -> None:
     plate = img[max(0, y0):max(0, y0 + int(h)), max(0, x0):max(0, x0 + int(w))]
     plate[:] = (plate * 0.4).astype(np.uint8)  # the dashboard's plate: black at 60 %
     scale, thick = _font(it.size, it.bold)
-    (_, th), _ = cv2.getTextSize(it.text, FONT, scale, thick)
-    cv2.putText(img, it.text, (x0 + PAD_X, y0 + PAD_Y + th), FONT, scale, _bgr(it.tone), thick, cv2.LINE_AA)
+    (_, th), _ = cv2.getTextSize("Ag", FONT, scale, thick)
+    step = _line_px(it.size, it.bold)
+    for k, line in enumerate(it.text.split("\n")):
+        cv2.putText(img, line, (x0 + PAD_X, y0 + PAD_Y + th + k * step), FONT, scale, _bgr(it.tone), thick,
+                    cv2.LINE_AA)
 
 
 def draw(img: np.ndarray, picture: Iterable[Item], to_px: ToPx, obstacles=(), layout: LabelLayout | None = None,

@@ -45,7 +45,8 @@ class Want:
     priority: float = 0.0
     must: bool = False
     fixed: bool = False
-    near_only: bool = False  # beside its subject or not at all: never with a leader line
+    near_only: bool = False  # near its subject (at most one ring out) or not at all: never with a leader line
+    within: Box | None = None  # the box of the area it names: it may stand anywhere inside, nearest its point first
 
 
 @dataclass(frozen=True)
@@ -249,9 +250,11 @@ def _reach(want: Want, gap: float) -> Box:
     """The box a label's candidates can cover."""
     ax, ay = want.anchor
     a = want.around or (ax, ay, ax, ay)
+    if want.within is not None:
+        a = (min(a[0], want.within[0]), min(a[1], want.within[1]), max(a[2], want.within[2]), max(a[3], want.within[3]))
     w = max(s[0] for s in want.sizes)
     h = max(s[1] for s in want.sizes)
-    rings = MUST_RINGS if want.must else RINGS[:1] if want.near_only else RINGS
+    rings = MUST_RINGS if want.must else RINGS[:2] if want.near_only else RINGS
     d = rings[-1] * _step(a, h, gap) + gap
     return a[0] - d - w, a[1] - d - h, a[2] + d + w, a[3] + d + h
 
@@ -307,12 +310,33 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
     return Placement(out, by_key, boxes, tuple(bounds), searched)  # type: ignore[arg-type]
 
 
-def _first_clear(boxes: list[Box], index: _Index, bounds: Box, gap: float) -> int | None:
-    """The first of `boxes` inside `bounds` and clear of everything in `index`."""
+def _first_clear(boxes: list, index: _Index, bounds: Box, gap: float) -> int | None:
+    """The first of `boxes` inside `bounds` and clear of everything in `index` (each a box, or (box, ...))."""
     for n, b in enumerate(boxes):
+        b = b if isinstance(b[0], float | int) else b[0]
         if inside(b, bounds) and not index.hits(b, gap):
             return n
     return None
+
+
+WITHIN_STEPS = 5
+
+
+def _within(want: Want) -> list[tuple[Box, int]]:
+    """(box, text) spots inside the area a label names, on a grid over its box, nearest its point first."""
+    x0, y0, x1, y1 = want.within
+    ax, ay = want.anchor
+    out = []
+    for k, (w, h) in enumerate(want.sizes):
+        if x1 - x0 < w or y1 - y0 < h:
+            continue
+        for i in range(WITHIN_STEPS):
+            for j in range(WITHIN_STEPS):
+                x = x0 + (x1 - x0 - w) * i / (WITHIN_STEPS - 1)
+                y = y0 + (y1 - y0 - h) * j / (WITHIN_STEPS - 1)
+                out.append(((x, y, x + w, y + h), k, (x + w / 2 - ax) ** 2 + (y + h / 2 - ay) ** 2 + k * 1e-3))
+    out.sort(key=lambda t: (t[1], t[2]))  # the full text anywhere inside before the short one
+    return [(b, k) for b, k, _ in out]
 
 
 def _place_one(want: Want, index: _Index, bounds: Box, gap: float) -> Spot:
@@ -329,7 +353,11 @@ def _place_one(want: Want, index: _Index, bounds: Box, gap: float) -> Spot:
             b = (want.first[0], want.first[1], want.first[0] + w, want.first[1] + h)
             if inside(b, bounds) and not index.hits(b, gap):
                 return Spot(b, k)  # where its system put it
-    rings = MUST_RINGS if want.must else RINGS[:1] if want.near_only else RINGS
+    if want.within is not None:
+        n = _first_clear(inside_spots := _within(want), index, bounds, gap)
+        if n is not None:
+            return Spot(inside_spots[n][0], inside_spots[n][1])
+    rings = MUST_RINGS if want.must else RINGS[:2] if want.near_only else RINGS
     tried: list[Box] = []
     which: list[tuple[int, float]] = []
     for ring in rings:
@@ -340,7 +368,7 @@ def _place_one(want: Want, index: _Index, bounds: Box, gap: float) -> Spot:
     n = _first_clear(tried, index, bounds, gap)
     if n is not None:
         k, ring = which[n]
-        return Spot(tried[n], k, _leader(around, tried[n]) if ring > 0 else None)
+        return Spot(tried[n], k, _leader(around, tried[n]) if ring > 0 and not want.near_only else None)
     return _least_bad(want, around, index, bounds, gap) if want.must else Spot(None)
 
 

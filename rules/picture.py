@@ -176,6 +176,7 @@ class Label:
     align: str = "top-left"  # a key of ALIGN
     fixed: bool = False
     leader: bool = True  # may stand away from what it names, with a leader line
+    within: tuple[Point, ...] = ()  # the area it names (table mm): it may stand anywhere inside it
     leader_px: tuple[float, float, float, float] | None = None
 
 
@@ -198,7 +199,7 @@ Item = Area | Line | Label | Dot
 Picture = tuple[Item, ...]
 
 ALIGN = {"top-left": (0.0, 0.0), "centre": (0.5, 0.5), "top": (0.5, 0.0), "bottom": (0.5, 1.0), "left": (0.0, 0.5),
-         "right": (1.0, 0.5)}
+         "right": (1.0, 0.5), "bottom-left": (0.0, 1.0)}
 """Which point of a label's box stands at `at` + `offset_px`: (fraction of its width, of its height)."""
 
 
@@ -305,6 +306,18 @@ class ScenePiece:
     short: str = ""  # the roster's short name for it (labels where the full one does not fit), "" none
 
 
+def abbreviation(name: str, most: int = 6) -> str:
+    """A place's name cut for a crowded map: "Brandenburg" -> "Brand.", "St. Petersburg" -> "St.Pet."; short
+    names as they are."""
+    if len(name) <= most:
+        return name
+    words = name.replace("_", " ").split()
+    if len(words) > 1:
+        head = "".join(w[0].upper() for w in words if w[0].isalpha())
+        return head if 2 <= len(head) <= most else words[0][: most - 1] + "."
+    return name[: most - 1] + "."
+
+
 def short_name(p: ScenePiece) -> str:
     """What a crowded view calls a piece: the roster's short name, else its label without its side's prefix when
     that leaves a name ("au-1-3" -> "1-3", "fr-cav-1" -> "cav-1"; "gb-1" stays), else its label."""
@@ -386,8 +399,9 @@ MUST = 100.0
 PIECE_PRIORITY = 10.0
 PENDING_PRIORITY = 50.0
 GRID_PRIORITY = 60.0
-AREA_PRIORITY = 5.0
-"""The usual priorities: a change the table must show before a piece's name, a piece's name before an area's."""
+AREA_PRIORITY = 20.0
+"""The usual priorities: a change the table must show first; a place's name (a region, an area: placed beside its
+point or not at all, `leader` False) before a piece's, which may move out with a leader line where they crowd."""
 
 
 def base_items(p: ScenePiece, scene: Scene, kind: str, tip: str, label: str | None, *, corners=None,
@@ -501,7 +515,14 @@ def _keeps_off(it: Item) -> bool:
     return isinstance(it, Area) and it.body or isinstance(it, Dot)
 
 
-def _want(it: Label, sizes, a, body_box: dict) -> placer.Want:
+def _within_px(it: Label, to_px) -> placer.Box | None:
+    if not it.within:
+        return None
+    px = np.asarray(to_px(np.asarray(it.within, float).reshape(-1, 2), it.z_mm), float)
+    return placer.bbox(px.tolist()) if np.all(np.isfinite(px)) else None
+
+
+def _want(it: Label, sizes, a, body_box: dict, within=None) -> placer.Want:
     """What the placer is asked for one label: beside its piece's outline when it names a piece that has one,
     else at the spot its system gave (`at`, `offset_px`, `align`) and around that point."""
     ok = math.isfinite(a[0]) and math.isfinite(a[1])
@@ -514,7 +535,7 @@ def _want(it: Label, sizes, a, body_box: dict) -> placer.Want:
         anchor = a if ok else (-1e9, -1e9)
         first = (a[0] + it.offset_px[0] - fx * w, a[1] + it.offset_px[1] - fy * h) if ok else None
     return placer.Want(anchor, sizes, around, first, it.priority, it.priority >= MUST, it.fixed and ok,
-                       not it.leader)
+                       not it.leader, within if around is None else None)
 
 
 class LabelLayout:
@@ -544,7 +565,7 @@ class LabelLayout:
             base = (it.kind, it.piece)
             counts[base] = n = counts.get(base, -1) + 1
             keys.append((*base, n))
-            wants.append(_want(it, look[1][1], look[2], body_box))
+            wants.append(_want(it, look[1][1], look[2], body_box, look[3]))
         self.placement = placer.place(wants, [*obstacles, *shapes], bounds, gap, keys, self.placement)
         placed = dict(zip(shown, self._placed_labels([items[i] for i in shown], looks), strict=True))
         return tuple(p for p in (placed[i] if i in placed else it for i, it in enumerate(items)) if p is not None)
@@ -582,7 +603,7 @@ class LabelLayout:
             for it, a in zip(group, px.reshape(-1, 2).tolist(), strict=True):
                 words = (it.text, it.short) if it.short and it.short != it.text else (it.text,)
                 sizes = tuple((float(w), float(h)) for w, h in (measure(t, it.size, it.bold) for t in words))
-                new[id(it)] = (it, (words, sizes), (a[0], a[1]))
+                new[id(it)] = (it, (words, sizes), (a[0], a[1]), _within_px(it, to_px))
         looks = []
         for it in labels:
             look = new[id(it)] = new.get(id(it)) or old[id(it)]
@@ -636,3 +657,105 @@ class LabelLayout:
                         pts = part.tolist()
                         got.append((placer.Shape(pts), placer.bbox(pts)))
                 out[id(it)] = (it, got)
+
+
+# ---------------------------------------------------------------------------------------------- the legend
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One mark the pictures draw and what it means. `sample`: items drawn in a small box, in sample units (x
+    right, y up, 0..SAMPLE_W by 0..SAMPLE_H, one unit a screen px), as every renderer draws them; `shows(item)`:
+    whether an item of a picture is this mark (a legend lists the marks a picture has)."""
+
+    key: str
+    text: str
+    sample: tuple[Item, ...]
+    shows: Any = None  # Callable[[Item], bool]; None: listed always
+
+
+SAMPLE_W, SAMPLE_H = 44.0, 20.0
+
+
+def _box(x0=10.0, y0=4.0, x1=34.0, y1=16.0) -> tuple[Point, ...]:
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def _body(pen: str, tone: str = "side:0", edge: str | None = None, fill: float = 0.27, width: float = 2.0) -> Area:
+    return Area("sample", (_box(),), tone, fill, pen, width, edge, body=True)
+
+
+def _is_body(pen: str | None = None, edge: str | None = None):
+    return lambda it: isinstance(it, Area) and it.body and (pen is None or it.pen == pen) and (
+        edge is None or it.edge_tone == edge)
+
+
+def _kind(*kinds: str, cls=None, tone: str | None = None):
+    return lambda it: (cls is None or isinstance(it, cls)) and (tone is None or it.tone == tone) and any(
+        it.kind == k or it.kind.startswith(k + ":") for k in kinds)
+
+
+def marks(*kinds: str, cls=None, tone: str | None = None):
+    """A legend entry's `shows`: an item of one of `kinds` (or `kind:...`), of class `cls` and `tone` if given."""
+    return _kind(*kinds, cls=cls, tone=tone)
+
+
+def sample_area(tone: str, fill: float = 0.27, pen: str = "solid", width: float = 2.0, pattern: str = "solid",
+                edge_tone: str | None = None) -> Area:
+    """A filled box for a legend entry's sample."""
+    return Area("sample", (_box(4.0, 3.0, 40.0, 17.0),), tone, fill, pen, width, edge_tone, pattern)
+
+
+def sample_line(tone: str, pen: str = "solid", width: float = 2.0) -> Line:
+    """A line across a legend entry's sample."""
+    return Line("sample", (((4.0, 10.0), (40.0, 10.0)),), tone, pen, width)
+
+
+def sample_text(text: str, tone: str = "text", bold: bool = False) -> Label:
+    """A label for a legend entry's sample."""
+    return Label("sample", (3.0, 6.0), text, tone, 7.0, bold)  # its baseline, y up
+
+
+LEGEND: tuple[LegendEntry, ...] = (
+    LegendEntry("seen", "a piece where the camera sees it, in its side's colour; the arrow is its facing",
+                (_body("solid"), Line("sample", (((22.0, 10.0), (22.0, 19.0)),), "side:0")), _is_body("solid")),
+    LegendEntry("selected", "white outline: the selected piece (click); its name always shown",
+                (_body("solid", edge="selected", width=4.0),), _is_body(edge="selected")),
+    LegendEntry("second", "magenta outline: the second piece (Shift+click), for the pair's analysis",
+                (_body("solid", edge="second", width=4.0),), _is_body(edge="second")),
+    LegendEntry("occluded", "dashed and grey: not in this frame (a hand, a hill in the way), shown at its last place",
+                (_body("dash", "hidden", fill=0.12),), _is_body("dash")),
+    LegendEntry("ambiguous", "dash-dotted, its name orange: where it stands is uncertain (near a field's edge, on "
+                "a border)", (_body("dashdot"),), _is_body("dashdot")),
+    LegendEntry("pending", "cyan ghost and dotted path: the rules moved it; move it there on the table",
+                (Area("sample", (_box(24, 4, 40, 16),), "pending", 0.2, "dash", 2.5),
+                 Line("sample", (((4.0, 10.0), (24.0, 10.0)),), "pending", "dot")), _kind("pending-move")),
+    LegendEntry("remove", "red cross \"take off\": the rules removed it; take it off the table",
+                (Line("sample", (((12.0, 2.0), (32.0, 18.0)), ((12.0, 18.0), (32.0, 2.0))), "blocked", width=4.0),),
+                _kind("pending-remove")),
+    LegendEntry("leader", "a line from a piece to its name: the name stands aside, clear of the others",
+                (_body("solid"), Line("sample", (((34.0, 10.0), (42.0, 4.0)),), "text", width=1.0)),
+                lambda it: isinstance(it, Label) and it.leader_px is not None),
+    LegendEntry("short", "a name cut short where the whole does not fit (hover a piece for all of it)",
+                (sample_text("1-3"),),
+                lambda it: isinstance(it, Label) and bool(it.short) and it.text == it.short),
+    LegendEntry("grid", "the grid's columns (letters) and rows (numbers): field D5 is column D, row 5",
+                (sample_text("D  5", "grid"),), _kind("grid-label")),
+    LegendEntry("move", "dashed arrow: the move just made, from where the piece stood",
+                (Line("sample", (((4.0, 10.0), (40.0, 10.0)), ((32.0, 15.0), (40.0, 10.0), (32.0, 5.0))),
+                      "pending", "dash"),), _kind("event-move")),
+    LegendEntry("fire", "yellow arrow: a fire just resolved, from the firing piece to its target",
+                (Line("sample", (((4.0, 10.0), (40.0, 10.0)), ((32.0, 15.0), (40.0, 10.0), (32.0, 5.0))),
+                      "fire", width=3.0),), _kind("event-fire")),
+    LegendEntry("melee", "red arrow: a melee (or another action) just resolved, attacker to target",
+                (Line("sample", (((4.0, 10.0), (40.0, 10.0)), ((32.0, 15.0), (40.0, 10.0), (32.0, 5.0))),
+                      "melee", width=3.0),), _kind("event-melee")),
+)
+"""The marks every system's pictures share (rules.picture.base_items, pending_items, grid_labels, the record's
+marks); a system adds its own (`LiveRules.legend`)."""
+
+
+def legend(pictures: Iterable[Iterable[Item]], entries: Sequence[LegendEntry]) -> list[LegendEntry]:
+    """The entries of `entries` whose mark is in any of `pictures` (an entry without `shows`: always), in order."""
+    items = [it for pic in pictures for it in pic]
+    return [e for e in entries if e.shows is None or any(e.shows(it) for it in items)]
