@@ -6,7 +6,8 @@
 
 Each system's demo table (`fieldglass gui --system S`, the synthetic camera) opens as a player opens it (no saved
 settings: maximised on its screen), reads two frames, selects the busiest piece and is grabbed from the screen
-(`QScreen.grabWindow(0)`), saved as `dashboard-SYSTEM-WIDTH.jpg` (JPEG quality 85)."""
+(`QScreen.grabWindow(0)`), saved as `dashboard-SYSTEM-WIDTH.jpg` (JPEG quality 85; `--legend`: with View >
+Legend open, `dashboard-SYSTEM-legend-WIDTH.jpg`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 SYSTEMS = ("wiener", "dbx", "marengo", "nie", "coalitions")
 
 
-def shoot(system: str, out: Path, frames: int = 2, select: str | None = None) -> Path:
+def shoot(system: str, out: Path, frames: int = 2, select: str | None = None, legend: bool = False) -> Path:
     from PySide6.QtCore import QSettings  # noqa: PLC0415
 
     from fieldglass.setup import load_setup  # noqa: PLC0415
@@ -40,9 +41,11 @@ def shoot(system: str, out: Path, frames: int = 2, select: str | None = None) ->
     for _ in range(5):
         app.processEvents()
     win._refresh_all()
+    if legend:
+        win.show_panel("legend")
     for _ in range(20):
         app.processEvents()
-    path = out / f"dashboard-{system}-{size.width()}.jpg"
+    path = out / f"dashboard-{system}{'-legend' if legend else ''}-{size.width()}.jpg"
     out.mkdir(parents=True, exist_ok=True)
     if not screen.grabWindow(0).save(str(path), "JPG", 85):
         raise SystemExit(f"{path}: cannot write the screenshot")
@@ -55,9 +58,10 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=Path("out/screenshots"))
     p.add_argument("--system", action="append", choices=SYSTEMS, help="only these (default: every system)")
+    p.add_argument("--legend", action="store_true", help="with View > Legend open")
     args = p.parse_args(argv)
     for system in args.system or SYSTEMS:
-        print(shoot(system, args.out), flush=True)
+        print(shoot(system, args.out, legend=args.legend), flush=True)
     return 0
 
 
