@@ -20,7 +20,19 @@ from common.errors import InputError
 from fieldglass.record import Event
 from fieldglass.record.marks import event_items
 from fieldglass.replay_session import ReplaySession
-from rules.picture import Area, Dot, Item, Label, LabelLayout, Line, grid_labels, place_labels, rgb
+from rules.picture import (
+    LEGEND,
+    Area,
+    Dot,
+    Item,
+    Label,
+    LabelLayout,
+    LegendEntry,
+    Line,
+    grid_labels,
+    place_labels,
+    rgb,
+)
 from rules.system import UMPIRE
 
 LEVELS = (0.12, 0.16, 0.2, 0.26, 0.34, 0.44, 0.57, 0.74, 0.96, 1.25, 1.62, 2.1)
@@ -46,12 +58,19 @@ _WIDTHS = {False: (318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 3
 """DejaVu Sans's advance widths (1/1000 em) of the characters 32-126, regular and bold."""
 
 
-def web_measure(text: str, size: float, bold: bool) -> tuple[float, float]:
-    """A page label's box in px: its text in the pages' font at `size` points, and its plate."""
+def line_widths(text: str, size: float, bold: bool) -> list[float]:
+    """The px width of each line of a label's text in the pages' font at `size` points."""
     widths = _WIDTHS[bool(bold)]
     px = size * PX_PER_PT
-    em = sum(widths[ord(c) - 32] if 32 <= ord(c) < 127 else 720 for c in text) / 1000.0
-    return em * px + 2 * PAD_X, px * 1.2 + 2 * PAD_Y
+    return [sum(widths[ord(c) - 32] if 32 <= ord(c) < 127 else 720 for c in line) / 1000.0 * px
+            for line in text.split("\n")]
+
+
+def web_measure(text: str, size: float, bold: bool) -> tuple[float, float]:
+    """A page label's box in px: its text in the pages' font at `size` points (a line under the other), and its
+    plate."""
+    lines = line_widths(text, size, bold)
+    return max(lines) + 2 * PAD_X, size * PX_PER_PT * 1.2 * len(lines) + 2 * PAD_Y
 
 
 def margin_mm(width_mm: float) -> float:
@@ -125,6 +144,8 @@ def item_json(it: Item) -> dict[str, Any] | None:
                "h": round(h, 1), **common}
         if it.leader_px is not None:
             out["ld"] = [round(v, 1) for v in it.leader_px]
+        if "\n" in it.text:
+            out["lw"] = [round(v, 1) for v in line_widths(it.text, it.size, it.bold)]
         return out
     if isinstance(it, Dot):
         return {"t": "d", "at": _flat([it.at]), "c": colour(it.tone), "r": it.radius_px, **common}
@@ -194,6 +215,36 @@ def viewer_of(session: ReplaySession, viewer: str | None) -> str:
     return session.viewer
 
 
+class LegendSeen:
+    """The legend entries (rules.picture.LEGEND and the system's) whose marks the pages' pictures have shown."""
+
+    def __init__(self, session: ReplaySession):
+        self.entries = [*LEGEND, *session.live.legend]
+        self.found: set[str] = set()
+
+    def look(self, items) -> None:
+        items = list(items)
+        for e in self.entries:
+            if e.key not in self.found and (e.shows is None or any(e.shows(it) for it in items)):
+                self.found.add(e.key)
+
+    def json(self) -> list[dict[str, Any]]:
+        return [legend_json(e) for e in self.entries if e.key in self.found]
+
+
+def legend_json(e: LegendEntry) -> dict[str, Any]:
+    """A legend entry for the pages: its text and its sample's items (sample units, y up)."""
+    sample = []
+    for it in e.sample:
+        if isinstance(it, Label):
+            sample.append({"t": "t", "at": _flat([it.at]), "s": it.text, "c": colour(it.tone), "b": it.bold})
+        else:
+            d = item_json(it)
+            if d is not None:
+                sample.append(d)
+    return {"key": e.key, "text": e.text, "sample": sample}
+
+
 def marks_now(session: ReplaySession) -> list[Item]:
     """The marks of the event just played (a move's arrow, a combat's line: fieldglass/record/marks.py)."""
     e = session.current_event()
@@ -204,8 +255,8 @@ def marks_now(session: ReplaySession) -> list[Item]:
                        lambda pid, ev: session.public_name(pid, ev) if pid in hidden else pid)
 
 
-def moment(session: ReplaySession, table: ItemTable, index: int, board: PageBoard | None = None
-           ) -> tuple[list[int], list[list[int]]]:
+def moment(session: ReplaySession, table: ItemTable, index: int, board: PageBoard | None = None,
+           seen: LegendSeen | None = None) -> tuple[list[int], list[list[int]]]:
     """The item numbers of the picture after the first `index` events, with the marks of the event just played,
     and of its labels placed at each level (empty where the record's system cannot place its pieces:
     `session.problems` says why)."""
@@ -214,6 +265,8 @@ def moment(session: ReplaySession, table: ItemTable, index: int, board: PageBoar
         return [], [[] for _ in LEVELS]
     board = board or PageBoard(table_json(session.meta))
     others, levels = board.split((*session.picture(live=False, labels=True), *marks_now(session)))
+    if seen is not None:
+        seen.look((*others, *levels[len(levels) // 2]))
     return table.index(others), [table.index(labels) for labels in levels]
 
 
@@ -225,8 +278,9 @@ def replay_json(session: ReplaySession, title: str, progress=None) -> dict[str, 
     n = len(session)
     steps = range(n + 1) if progress is None else progress(range(n + 1), n + 1, "html")
     frames, labels, sets, seen = [], [], [], {}
+    legend = LegendSeen(session)
     for k in steps:
-        ids, levels = moment(session, table, k, board)
+        ids, levels = moment(session, table, k, board, legend)
         frames.append(ids)
         row = []
         for level in levels:  # a moment's labels at a level, each distinct list once (most repeat)
@@ -248,5 +302,5 @@ def replay_json(session: ReplaySession, title: str, progress=None) -> dict[str, 
     return {"title": title, "system": session.meta.get("system"), "viewer": session.viewer,
             "umpire": session.viewer == UMPIRE, "players": session.meta.get("players") or [],
             "table": table_json(session.meta), "items": table.items, "frames": frames, "labels": labels,
-            "label_sets": sets, "levels": list(LEVELS), "events": events,
+            "label_sets": sets, "levels": list(LEVELS), "legend": legend.json(), "events": events,
             "marks": marks, "turns": turns, "problems": list(session.problems)}

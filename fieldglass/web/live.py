@@ -29,7 +29,7 @@ from common.errors import InputError
 from fieldglass.record import Record
 from fieldglass.record.store import FollowedRecord
 from fieldglass.replay_session import ReplaySession
-from fieldglass.web.frames import ItemTable, PageBoard, event_row, moment, table_json, viewer_of
+from fieldglass.web.frames import ItemTable, LegendSeen, PageBoard, event_row, moment, table_json, viewer_of
 from fieldglass.web.page import asset, document
 
 RECENT = 12  # the recent moves a spectator sees beside the board
@@ -45,6 +45,7 @@ class View:
     last_seq: int
     items: list[dict]
     labels: list[list[dict]]  # the picture's labels placed at each of frames.LEVELS
+    legend: list[dict]  # what the marks on the board mean (frames.legend_json)
     rows: list[dict]
     combat: dict | None
     caption: str
@@ -57,6 +58,7 @@ class View:
         """What a spectator that has had the events up to `after_seq` (None: none) is sent."""
         new = self.rows if after_seq is None else [r for r in self.rows if r["seq"] > after_seq]
         return {"count": self.count, "seq": self.last_seq, "items": self.items, "labels": self.labels,
+                "legend": self.legend,
                 "recent": self.rows[-RECENT:],
                 "new": new, "combat": self.combat, "caption": self.caption, "table": self.table,
                 "title": self.title, "viewer": self.viewer, "problems": self.problems}
@@ -80,14 +82,15 @@ def build_view(record: Record, viewer: str | None, title: str, board: PageBoard 
     viewer_of(session, viewer)
     session.to_end()
     table = ItemTable()
-    ids, levels = moment(session, table, len(session), board or PageBoard(table_json(record.meta)))
+    seen = LegendSeen(session)
+    ids, levels = moment(session, table, len(session), board or PageBoard(table_json(record.meta)), seen)
     rows = [event_row(session, i + 1, e) for i, e in enumerate(session.timeline)]
     last = rows[-1] if rows else None
     caption = f"{last['clock']}  turn {last['turn']}: {last['text']}" if last else "waiting for the first event"
     # the seq from the same reading as the rows: a later one would tell a spectator it had events it never got
     last_seq = max((e.seq for e in session.timeline), default=0)
     return View(len(rows), last_seq, [table.items[i] for i in ids],
-                [[table.items[i] for i in level] for level in levels], rows, current_combat(session),
+                [[table.items[i] for i in level] for level in levels], seen.json(), rows, current_combat(session),
                 caption, table_json(record.meta), title, session.viewer, list(session.problems))
 
 
@@ -216,11 +219,11 @@ LIVE_BODY = """<header><h1 id="title"></h1><span class="who" id="who"></span>
 <div class="board-scroll"><svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" role="img"
  aria-label="the board"></svg></div>
 <div id="caption"></div>
-{legend}
 </div>
 <div id="side-col">
 <div class="box"><h2>combat</h2><div id="combat">none this turn</div></div>
 <div class="box"><h2>recent moves</h2><ol id="events"></ol></div>
+<details class="box marks" open><summary>what the marks mean</summary><div id="legend-entries"></div></details>
 </div>
 </main>"""
 
@@ -228,7 +231,7 @@ LIVE_BODY = """<header><h1 id="title"></h1><span class="who" id="who"></span>
 def live_page(view: View | None = None) -> str:
     """The spectators' page, with the game as it stands now (`view`) in it: it shows the board at once, before its
     stream connects, and the stream then sends only what comes after."""
-    return document("Fieldglass live", LIVE_BODY.replace("{legend}", ""), view.message(None) if view else {},
+    return document("Fieldglass live", LIVE_BODY, view.message(None) if view else {},
                     asset("live.js"))
 
 

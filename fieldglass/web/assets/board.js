@@ -96,11 +96,15 @@ var FG = (function () {
     }
     el("rect", {"class": "plate", x: x.toFixed(2), y: y.toFixed(2), width: (it.w / s).toFixed(2),
                 height: (it.h / s).toFixed(2), fill: "#000", "fill-opacity": 0.62}, g);
-    var t = el("text", {x: (x + this.pad[0] / s).toFixed(2), y: (y + (this.pad[1] + 0.93 * it.z) / s).toFixed(2),
-                        "font-size": (it.z / s).toFixed(3), "font-family": this.font, fill: it.c,
-                        textLength: ((it.w - 2 * this.pad[0]) / s).toFixed(2), lengthAdjust: "spacingAndGlyphs"}, g);
-    if (it.b) t.setAttribute("font-weight", "bold");
-    t.textContent = it.s;
+    var lines = it.s.split("\n"), widths = it.lw || [it.w - 2 * this.pad[0]];
+    for (var k = 0; k < lines.length; k++) {
+      var t = el("text", {x: (x + this.pad[0] / s).toFixed(2),
+                          y: (y + (this.pad[1] + (0.93 + 1.2 * k) * it.z) / s).toFixed(2),
+                          "font-size": (it.z / s).toFixed(3), "font-family": this.font, fill: it.c,
+                          textLength: (widths[k] / s).toFixed(2), lengthAdjust: "spacingAndGlyphs"}, g);
+      if (it.b) t.setAttribute("font-weight", "bold");
+      t.textContent = lines[k];
+    }
     el("title", {}, g).textContent = it.tip || it.s;
     return g;
   };
@@ -136,5 +140,30 @@ var FG = (function () {
     return e;
   }
 
-  return {Board: Board, el: el, text: text};
+  /* The legend: each mark's sample (its items in a 44 x 20 box, y up) and what it means. */
+  function legend(container, entries) {
+    if (!container) return;
+    var key = JSON.stringify((entries || []).map(function (e) { return e.key; }));
+    if (container.dataset.keys === key) return;
+    container.dataset.keys = key;
+    while (container.firstChild) container.removeChild(container.firstChild);
+    var mini = {D: 20, px: 1};
+    ["sx", "sy", "path", "stroke", "item"].forEach(function (m) { mini[m] = Board.prototype[m]; });
+    (entries || []).forEach(function (e) {
+      var row = text(container, "div", "entry");
+      row.dataset.key = e.key;
+      var svg = el("svg", {viewBox: "0 0 44 20", width: 66, height: 30, "class": "sample"}, row);
+      el("rect", {x: 0, y: 0, width: 44, height: 20, fill: "#3c4b3c"}, svg);
+      e.sample.forEach(function (it) {
+        if (it.t === "t") {
+          var t = el("text", {x: it.at[0], y: 20 - it.at[1], "font-size": 9, fill: it.c, "font-family": "DejaVu Sans, sans-serif"}, svg);
+          if (it.b) t.setAttribute("font-weight", "bold");
+          t.textContent = it.s;
+        } else mini.item(it, svg);
+      });
+      text(row, "span", "what", e.text);
+    });
+  }
+
+  return {Board: Board, el: el, text: text, legend: legend};
 })();

@@ -11,6 +11,7 @@
     var key = JSON.stringify(msg.table);
     if (key !== tableKey) { board = new FG.Board(svg, msg.table); tableKey = key; }
     board.draw(msg.items, msg.labels);
+    FG.legend(document.getElementById("legend-entries"), msg.legend);
     received += msg["new"].length;
     svg.dataset.seq = msg.seq; svg.dataset.count = msg.count; svg.dataset.received = received;
     document.getElementById("title").textContent = msg.title;

@@ -79,6 +79,7 @@
     else if (ev.key === "End") { stop(); seek(n); }
   });
   window.addEventListener("resize", function () { board.drawLabels(); });
+  FG.legend(document.getElementById("legend-entries"), data.legend);
   var h = parseInt((location.hash || "").slice(1), 10);
   seek(isNaN(h) ? 0 : h);
 })();
