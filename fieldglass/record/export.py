@@ -18,11 +18,14 @@ from common.errors import InputError
 from common.fields import column_letters, parse_field
 from common.outfiles import output_file
 from common.text import shorten
+from fieldglass import render
 from fieldglass.record.board import Board
 from fieldglass.record.marks import event_items
 from fieldglass.record.replay import Replay
 from fieldglass.record.store import Event, Record
 from fieldglass.recorded import system_of
+from rules.charts import bar_chart
+from rules.charts import to_px as chart_px
 from rules.live import LiveRules, ReportTerms
 from rules.picture import Line
 from rules.system import game_system
@@ -311,30 +314,23 @@ def stats_text(stats: Stats) -> str:
     return "\n".join(lines)
 
 
-def stats_png(record: Record, stats: Stats) -> np.ndarray:
-    """A heatmap of the fighting on the final board, with a bar chart of bases lost per turn per side under it."""
+def stats_png(record: Record, stats: Stats, picture=None) -> np.ndarray:
+    """The final board with the fighting shaded field by field (the system's `picture` of the last moment drawn
+    over it, as the PNG export draws it), and under it a bar chart of bases lost per turn per side with its axes,
+    ticks, titles and units (rules/charts.py: the drawing language, drawn by the same renderer)."""
     board = Board(record.meta)
-    top = board.draw(record.state(), title="where the fighting was", heat=stats.heat)
-    w = top.shape[1]
-    h = 220
-    chart = np.full((h, w, 3), 245, np.uint8)
-    cv2.putText(chart, "bases lost per turn", (12, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
+    most = int(stats.heat.max()) if stats.heat is not None and stats.heat.size else 0
+    title = "where the fighting was: " + (f"combats per field, the brighter the more (at most {most})" if most > 1
+                                          else "the field of each combat, shaded" if most else "no combat")
+    top = board.draw(record.state(), title=title, heat=stats.heat, picture=picture)
+    w, h = top.shape[1], 260
+    chart = np.full((h, w, 3), 40, np.uint8)
     turns = stats.turns or [0]
-    peak = max([v for t in turns for v in stats.lost.get(t, {}).values()] + [1])
-    slot = (w - 60) / max(len(turns), 1)
-    bar = max(4.0, slot / (len(stats.sides) + 1))
-    for i, t in enumerate(turns):
-        x0 = 40 + i * slot
-        for j, s in enumerate(stats.sides):
-            v = stats.lost.get(t, {}).get(s, 0)
-            bh = int((h - 70) * v / peak)
-            x = int(x0 + j * bar)
-            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), board.colour(s), -1)
-            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), (60, 60, 60), 1)
-        cv2.putText(chart, f"T{t}", (int(x0), h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
-    for j, s in enumerate(stats.sides):
-        cv2.rectangle(chart, (w - 120, 30 + 18 * j), (w - 108, 42 + 18 * j), board.colour(s), -1)
-        cv2.putText(chart, s, (w - 100, 41 + 18 * j), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
+    tones = ["#{2:02x}{1:02x}{0:02x}".format(*board.colour(s)) for s in stats.sides]  # BGR -> #rrggbb
+    values = [[stats.lost.get(t, {}).get(s, 0) for s in stats.sides] for t in turns]
+    items = bar_chart((w, h), ["set-up" if t == 0 else f"turn {t}" for t in turns], stats.sides, values, tones,
+                      f"bases lost per turn ({sum(map(sum, values))} in all)", "bases lost (bases)", "turn")
+    render.draw(chart, items, chart_px(h))
     return np.vstack([top, chart])
 
 
