@@ -311,10 +311,21 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
 
 
 def _first_clear(boxes: list, index: _Index, bounds: Box, gap: float) -> int | None:
-    """The first of `boxes` inside `bounds` and clear of everything in `index` (each a box, or (box, ...))."""
-    for n, b in enumerate(boxes):
-        b = b if isinstance(b[0], float | int) else b[0]
-        if inside(b, bounds) and not index.hits(b, gap):
+    """The first of `boxes` inside `bounds` and clear of everything in `index` (each a box, or (box, ...)): the
+    shapes near any of them looked up once, then each box against those."""
+    boxes = [b if isinstance(b[0], float | int) else b[0] for b in boxes]
+    shown = [(n, b) for n, b in enumerate(boxes) if inside(b, bounds)]
+    if not shown:
+        return None
+    reach = (min(b[0] for _, b in shown), min(b[1] for _, b in shown), max(b[2] for _, b in shown),
+             max(b[3] for _, b in shown))
+    near = [(s, s.box) for s in index.near(reach, gap)]
+    for n, b in shown:
+        x0, y0, x1, y1 = b[0] - gap, b[1] - gap, b[2] + gap, b[3] + gap
+        for s, o in near:
+            if x0 < o[2] and o[0] < x1 and y0 < o[3] and o[1] < y1 and (not s.axes or s.hits(b, gap)):
+                break
+        else:
             return n
     return None
 

@@ -35,11 +35,18 @@ from rules.picture import (
 )
 from rules.system import UMPIRE
 
-LEVELS = (0.12, 0.16, 0.2, 0.26, 0.34, 0.44, 0.57, 0.74, 0.96, 1.25, 1.62, 2.1)
+LEVELS = (0.12, 0.17, 0.24, 0.34, 0.48, 0.68, 0.96, 1.36, 1.92)
 """The screen px per table mm the pages place their labels for: the page draws the labels of the largest level
 not above the scale it shows the board at, so the labels keep at least their size (a 7-point label 12 px) and
 stay clear of each other and of the pieces, from a phone to a wide screen."""
 PX_PER_PT = 12.0 / 7.0
+MIN_FONT_PX = 11.5
+"""A page label's text: 12 px for a 7-point label, never under MIN_FONT_PX (a phone's labels are read too)."""
+
+
+def font_px(size: float) -> float:
+    return max(MIN_FONT_PX, size * PX_PER_PT)
+
 PAD_X, PAD_Y = 3.0, 1.5
 FONT = "DejaVu Sans, Verdana, sans-serif"
 """The pages' label font (Debian's chromium: DejaVu Sans): `web_measure` knows its widths; the page also sets each
@@ -61,7 +68,7 @@ _WIDTHS = {False: (318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 3
 def line_widths(text: str, size: float, bold: bool) -> list[float]:
     """The px width of each line of a label's text in the pages' font at `size` points."""
     widths = _WIDTHS[bool(bold)]
-    px = size * PX_PER_PT
+    px = font_px(size)
     return [sum(widths[ord(c) - 32] if 32 <= ord(c) < 127 else 720 for c in line) / 1000.0 * px
             for line in text.split("\n")]
 
@@ -70,7 +77,7 @@ def web_measure(text: str, size: float, bold: bool) -> tuple[float, float]:
     """A page label's box in px: its text in the pages' font at `size` points (a line under the other), and its
     plate."""
     lines = line_widths(text, size, bold)
-    return max(lines) + 2 * PAD_X, size * PX_PER_PT * 1.2 * len(lines) + 2 * PAD_Y
+    return max(lines) + 2 * PAD_X, font_px(size) * 1.2 * len(lines) + 2 * PAD_Y
 
 
 def margin_mm(width_mm: float) -> float:
@@ -130,8 +137,11 @@ def item_json(it: Item) -> dict[str, Any] | None:
         polys = [_flat(p) for p in it.polygons if len(p) >= 3]
         if not polys:
             return None
-        return {"t": "a", "p": polys, "c": colour(it.tone), "f": round(it.fill, 3), "pen": it.pen,
-                "w": it.width, "e": colour(it.edge_tone or it.tone), "h": it.pattern == "hatch", **common}
+        out = {"t": "a", "p": polys, "c": colour(it.tone), "f": round(it.fill, 3), "pen": it.pen,
+               "w": it.width, "e": colour(it.edge_tone or it.tone), "h": it.pattern == "hatch", **common}
+        if it.body:
+            out["bd"] = 1  # a piece's own outline (labels keep off it)
+        return out
     if isinstance(it, Line):
         return {"t": "l", "p": [_flat(p) for p in it.paths if len(p) >= 2], "c": colour(it.tone), "pen": it.pen,
                 "w": it.width, **common}
@@ -139,7 +149,7 @@ def item_json(it: Item) -> dict[str, Any] | None:
         if it.screen:
             return None
         w, h = web_measure(it.text, it.size, it.bold)
-        out = {"t": "t", "at": _flat([it.at]), "s": it.text, "c": colour(it.tone), "z": round(it.size * PX_PER_PT, 2),
+        out = {"t": "t", "at": _flat([it.at]), "s": it.text, "c": colour(it.tone), "z": round(font_px(it.size), 2),
                "b": it.bold, "o": [round(it.offset_px[0], 1), round(it.offset_px[1], 1)], "w": round(w, 1),
                "h": round(h, 1), **common}
         if it.leader_px is not None:
