@@ -71,6 +71,7 @@ var FG = (function () {
       attrs["class"] = "area"; attrs.d = d; attrs.fill = it.c;
       attrs["fill-opacity"] = Math.min(1, it.f * (it.h ? 0.5 : 1));
       attrs.stroke = it.e;
+      if (it.bd) attrs["data-body"] = "1";
       node = el("path", this.stroke(attrs, it), parent);
     } else if (it.t === "l") {
       attrs["class"] = "line"; attrs.d = it.p.map(function (p) { return self.path(p, false); }).join("");
