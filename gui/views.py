@@ -215,6 +215,7 @@ class TableView(QGraphicsView):
         self._picture = None  # the last picture drawn (before its labels were placed)
         self.label_layout = LabelLayout()  # where its labels went, kept from one redraw to the next
         self._obstacles: tuple = (None, [])  # (view key, the anchors' and the caption's shapes)
+        self._grid_label_items: tuple = (None, ())  # (what they were made for, the grid's coordinate labels)
         self._relabel_timer = QTimer(self)
         self._relabel_timer.setSingleShot(True)
         self._relabel_timer.timeout.connect(self._relabel)
@@ -484,7 +485,7 @@ class TableView(QGraphicsView):
         mapper, (sx, sy) = self.mapper, self.screen_scale()
         grid = self.session.layout.grid
         if grid is not None and self.show_grid and self.show_labels:
-            pic = (*pic, *grid_labels(grid, self._field_px(grid, sx)))
+            pic = (*pic, *self._grid_labels(grid, sx))
         if not any(isinstance(it, Label) for it in pic):
             return pic
 
@@ -499,6 +500,13 @@ class TableView(QGraphicsView):
         key = (self.mapper_key(), sx, sy)
         return place_labels(pic, to_px, picture.measure, bounds, self._label_obstacles(key, to_px),
                             layout=self.label_layout, view_key=key)
+
+    def _grid_labels(self, grid, sx: float) -> tuple:
+        """The grid's letters and numbers for the zoom: the very same items while it stays (placed as unchanged)."""
+        key = (id(grid), self.mapper_key(), sx)
+        if self._grid_label_items[0] != key:
+            self._grid_label_items = (key, tuple(grid_labels(grid, self._field_px(grid, sx))))
+        return self._grid_label_items[1]
 
     def _field_px(self, grid, sx: float) -> float:
         """A grid field's width on the screen, along the grid's south edge."""

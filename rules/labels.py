@@ -135,14 +135,15 @@ class Shape:
 
 class _Index:
     """Shapes and placed boxes by the cells of a coarse grid they cover: a box is tested only against its
-    neighbours."""
+    neighbours. A shape can be taken out again (the next frame's placement starts from this one's index)."""
 
     def __init__(self, cell: float = 48.0):
         self.cell = cell
         self.cells: dict[tuple[int, int], list[int]] = {}
-        self.shapes: list[Shape] = []
+        self.shapes: list[Shape | None] = []
+        self.dead = 0
 
-    def add(self, shape: Shape) -> None:
+    def add(self, shape: Shape) -> int:
         k = len(self.shapes)
         self.shapes.append(shape)
         c, b = self.cell, shape.box
@@ -154,6 +155,12 @@ class _Index:
                     cells[(i, j)] = [k]
                 else:
                     got.append(k)
+        return k
+
+    def remove(self, k: int) -> None:
+        if self.shapes[k] is not None:
+            self.shapes[k] = None
+            self.dead += 1
 
     def near(self, b: Box, gap: float) -> list[Shape]:
         """The shapes in the cells `b` (grown by `gap`) covers."""
@@ -162,14 +169,14 @@ class _Index:
         i0, i1 = math.floor((b[0] - gap) / c), math.floor((b[2] + gap) / c)
         j0, j1 = math.floor((b[1] - gap) / c), math.floor((b[3] + gap) / c)
         if i0 == i1 and j0 == j1:
-            return [shapes[k] for k in cells.get((i0, j0), ())]
+            return [s for k in cells.get((i0, j0), ()) if (s := shapes[k]) is not None]
         ks: set[int] = set()
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 got = cells.get((i, j))
                 if got:
                     ks.update(got)
-        return [shapes[k] for k in ks]
+        return [s for k in ks if (s := shapes[k]) is not None]
 
     def hits(self, b: Box, gap: float) -> bool:
         x0, y0, x1, y1 = b[0] - gap, b[1] - gap, b[2] + gap, b[3] + gap
@@ -227,14 +234,17 @@ def _leader(around: Box, b: Box) -> tuple[Point, Point]:
 class Placement:
     """The spots of one `place`, kept so that the next one (the view's next frame) starts from them: a label whose
     want is the same and whose box is still clear stays where it was, one left out stays out unless something near
-    it moved (`dirty`), and only the others are looked for again. Labels then do not jump about as a piece moves,
-    and a frame with one piece moved places few labels anew."""
+    it changed, and only the others are looked for again. Labels then do not jump about as a piece moves, and a frame
+    with one piece moved places few labels anew: the next placement takes this one's index and changes only what
+    changed in it."""
 
     spots: list[Spot]
-    by_key: dict = None  # key -> (Want, Spot)
-    obstacles: frozenset = frozenset()
+    by_key: dict = None  # key -> (Want, Spot, the index's numbers of its box and leader)
+    obstacles: dict = None  # id(shape) -> (shape, its number in the index)
     bounds: Box | None = None
     searched: int = 0  # labels looked for anew (the others kept their spot)
+    index: _Index | None = None
+    gap: float = GAP_PX
 
 
 def _step(around: Box, h: float, gap: float) -> float:
@@ -264,32 +274,35 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
     """A place for each of `wants` (in their order) that overlaps no other placed label and no obstacle (each a
     `Shape`), inside `bounds`. Greedy, in order of priority (fixed labels first, then those that must be shown).
     With `keys` (one per want, stable from one call to the next) and the `previous` placement, labels keep their
-    spots where they can (see `Placement`)."""
-    index = _Index()
+    spots where they can (see `Placement`); in the same bounds only what changed is looked at."""
     obstacles = list(obstacles)
-    for s in obstacles:
-        index.add(s)
-    boxes = frozenset(s.box for s in obstacles)
+    bounds = tuple(map(float, bounds))
+    if previous is not None and keys is not None and previous.index is not None and previous.bounds == bounds \
+            and previous.gap == gap and previous.index.dead < max(400, len(previous.index.shapes) // 2):
+        return _place_again(wants, obstacles, bounds, gap, list(keys), previous)
+    index = _Index()
+    ids = {id(s): (s, index.add(s)) for s in obstacles}
     prev = previous.by_key if previous is not None and keys is not None else None
-    moved = prev is not None and previous.bounds != tuple(bounds)  # scrolled: what came into view is looked at
-    dirty: list[Box] = [] if prev is None else list(boxes.symmetric_difference(previous.obstacles))
+    moved = prev is not None and previous.bounds != bounds  # scrolled: what came into view is looked at
+    dirty: list[Box] = []
     if prev is not None:
+        old = {sid for sid in (previous.obstacles or {})}
+        dirty = [s.box for sid, (s, _) in ids.items() if sid not in old]
+        dirty += [s.box for sid, (s, _) in (previous.obstacles or {}).items() if sid not in ids]
         gone = set(prev) - set(keys)
-        dirty += [sp.box for k in gone for _, sp in [prev[k]] if sp.box is not None]
+        dirty += [prev[k][1].box for k in gone if prev[k][1].box is not None]
     out: list[Spot | None] = [None] * len(wants)
     by_key = {} if keys is not None else None
     searched = 0
-    order = sorted(range(len(wants)), key=lambda i: (not wants[i].fixed, not wants[i].must, -wants[i].priority, i))
-    for i in order:
+    for i in _order(wants, range(len(wants))):
         want = wants[i]
         old = prev.get(keys[i]) if prev is not None else None
         spot = None
         if old is not None and old[0] == want:
             ob = old[1].box
             if ob is None:
-                reach = _reach(want, gap)
                 was_out = moved and not _sees(previous.bounds, want.anchor)
-                if not was_out and not any(overlaps(reach, d) for d in dirty):
+                if not was_out and not any(overlaps(_reach(want, gap), d) for d in dirty):
                     spot = old[1]  # left out, and nothing near it changed
             elif want.fixed or (inside(ob, bounds) and not index.hits(ob, gap)):
                 spot = old[1]
@@ -299,15 +312,105 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
             if old is not None and old[1].box is not None and old[1].box != spot.box:
                 dirty.append(old[1].box)
         out[i] = spot
+        numbers = _add_spot(index, spot)
         if by_key is not None:
-            by_key[keys[i]] = (want, spot)
-        if spot.box is not None:
-            index.add(Shape(box=spot.box))
-        if spot.leader is not None:  # the leader's own line is kept clear of the labels placed after it
-            (ax, ay), (bx, by) = spot.leader
-            if math.hypot(bx - ax, by - ay) > 1.0:
-                index.add(Shape(points=((ax, ay), (bx, by), (bx + 0.01, by + 0.01))))
-    return Placement(out, by_key, boxes, tuple(bounds), searched)  # type: ignore[arg-type]
+            by_key[keys[i]] = (want, spot, numbers)
+    return Placement(out, by_key, ids, bounds, searched, index if keys is not None else None, gap)
+
+
+def _order(wants: Sequence[Want], which) -> list[int]:
+    """Fixed labels first, then those that must be shown, then by priority, then as given."""
+    return sorted(which, key=lambda i: (not wants[i].fixed, not wants[i].must, -wants[i].priority, i))
+
+
+def _add_spot(index: _Index, spot: Spot) -> tuple[int, ...]:
+    """A placed label's box in the index, and its leader's line (kept clear of the labels placed after it)."""
+    numbers = []
+    if spot.box is not None:
+        numbers.append(index.add(Shape(box=spot.box)))
+    if spot.leader is not None:
+        (ax, ay), (bx, by) = spot.leader
+        if math.hypot(bx - ax, by - ay) > 1.0:
+            numbers.append(index.add(Shape(points=((ax, ay), (bx, by), (bx + 0.01, by + 0.01)))))
+    return tuple(numbers)
+
+
+def _place_again(wants: Sequence[Want], obstacles: list[Shape], bounds: Box, gap: float, keys: list,
+                 previous: Placement) -> Placement:
+    """The previous placement brought up to date in its own index: the obstacles that came and went, and only the
+    labels whose want changed, whose box an obstacle now covers, or (left out) near which something changed, placed
+    again; every other label keeps its spot untouched."""
+    index, ids = previous.index, dict(previous.obstacles)
+    previous.index = None  # this placement's now: the previous one cannot start another
+    freed, added = _swap_obstacles(index, ids, obstacles)
+    prev = previous.by_key
+    kept: dict = {}
+    todo: list[int] = []
+    for i, key in enumerate(keys):
+        old = prev.get(key)
+        if old is None or (old[0] is not wants[i] and old[0] != wants[i]):
+            todo.append(i)
+            continue
+        box = old[1].box
+        if added and box is not None and any(s.hits(box, gap) for s in added):
+            todo.append(i)  # something new covers it
+            continue
+        kept[key] = old
+    for key, old in prev.items():  # what no longer stands where it stood
+        if key not in kept:
+            for k in old[2]:
+                index.remove(k)
+            if old[1].box is not None:
+                freed.append(old[1].box)
+    for i, key in enumerate(keys):  # a label left out is looked for again where room was freed near it
+        old = kept.get(key) if freed else None
+        if old is not None and old[1].box is None and any(overlaps(_reach(wants[i], gap), d) for d in freed):
+            del kept[key]
+            todo.append(i)
+    by_key = dict(kept)
+    out: list[Spot | None] = [kept[key][1] if key in kept else None for key in keys]
+    for i in _order(wants, todo):
+        old = prev.get(keys[i])
+        spot = _follow(old, wants[i], index, bounds, gap) if old is not None else None
+        if spot is None:
+            spot = _place_one(wants[i], index, bounds, gap)
+        out[i] = spot
+        by_key[keys[i]] = (wants[i], spot, _add_spot(index, spot))
+    return Placement(out, by_key, ids, bounds, len(todo), index, gap)
+
+
+def _swap_obstacles(index: _Index, ids: dict, obstacles: list[Shape]) -> tuple[list[Box], list[Shape]]:
+    """The obstacles gone out of the index and the new ones into it: (the boxes freed, the shapes added). Only freed
+    room can let a label that was left out in; what was added is tested by the labels kept."""
+    now = {id(s): s for s in obstacles}
+    freed, added = [], []
+    for sid, (s, k) in list(ids.items()):
+        if now.get(sid) is not s:
+            index.remove(k)
+            freed.append(s.box)
+            del ids[sid]
+    for sid, s in now.items():
+        if sid not in ids:
+            ids[sid] = (s, index.add(s))
+            added.append(s)
+    return freed, added
+
+
+def _follow(old: tuple, want: Want, index: _Index, bounds: Box, gap: float) -> Spot | None:
+    """A label whose subject moved, where it stood beside it before (moved with it), if that is still clear: it
+    follows its piece instead of jumping about, and costs one test."""
+    was, spot = old[0], old[1]
+    if spot.box is None or want.fixed or was.sizes != want.sizes:
+        return None
+    dx, dy = want.anchor[0] - was.anchor[0], want.anchor[1] - was.anchor[1]
+    b = (spot.box[0] + dx, spot.box[1] + dy, spot.box[2] + dx, spot.box[3] + dy)
+    if not inside(b, bounds) or index.hits(b, gap):
+        return None
+    if want.around is not None and overlaps(b, want.around, gap - 1e-6):
+        return None
+    leader = None if spot.leader is None else ((spot.leader[0][0] + dx, spot.leader[0][1] + dy),
+                                               (spot.leader[1][0] + dx, spot.leader[1][1] + dy))
+    return Spot(b, spot.text, leader)
 
 
 def _first_clear(boxes: list, index: _Index, bounds: Box, gap: float) -> int | None:

@@ -13,6 +13,7 @@ Points are (x, y) in table mm: x along the table's width, y along its depth; bea
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -475,7 +476,7 @@ def pending_items(p: ScenePiece, scene: Scene, to: tuple[float, float, float] | 
 def grid_labels(grid, field_px: float) -> list[Label]:
     """The grid's coordinates: column letters under its south edge, row numbers left of its west edge (1, then
     every `step`-th, fewer where a field is small on the screen: `field_px` its width there)."""
-    step = next((k for k in (1, 2, 5, 10, 20, 50) if k * field_px >= 26.0), 100)
+    step = next((k for k in (1, 2, 5, 10, 20, 50) if k * field_px >= 48.0), 100)
     f, x0, y0 = float(grid.field_mm), float(grid.origin_x_mm), float(grid.origin_y_mm)
     out = [Label("grid-label", (x0 + (c + 0.5) * f, y0), column_letters(c), "grid", 7.0,
                  tip=f"column {column_letters(c)}", layer=2, offset_px=(0.0, 3.0), priority=GRID_PRIORITY,
@@ -510,11 +511,6 @@ def place_labels(picture: Iterable[Item], to_px: ToPx, measure: Measure, bounds,
     return layout.place(items, to_px, measure, tuple(map(float, bounds)), tuple(obstacles), gap, view_key)
 
 
-def _keeps_off(it: Item) -> bool:
-    """Whether labels keep off the item: a piece's outline, a dot."""
-    return isinstance(it, Area) and it.body or isinstance(it, Dot)
-
-
 def _within_px(it: Label, to_px) -> placer.Box | None:
     if not it.within:
         return None
@@ -547,25 +543,44 @@ class LabelLayout:
         self.placement: placer.Placement | None = None
         self.wants: dict[int, tuple[Label, tuple, tuple]] = {}  # id(label) -> (label, (words, sizes), anchor px)
         self.shapes: dict[int, tuple[Item, list]] = {}  # id(area or dot) -> (item, [(Shape, owner box or None)])
-        self.placed: dict[tuple, tuple[Label, Label]] = {}
+        self.placed: dict[tuple, tuple] = {}  # (id(label), id(spot)) -> (label, spot, the label placed)
+        self.want_of: dict[int, tuple] = {}  # id(label) -> (label, its piece's box, the Want)
+        self.last: tuple | None = None  # (items, bounds, obstacles, view key, the items placed)
 
     def place(self, items: tuple[Item, ...], to_px, measure, bounds, obstacles, gap, view_key):
+        last = self.last
+        if last is not None and last[3] == view_key and view_key is not None and last[1] == bounds and \
+                len(last[2]) == len(obstacles) and all(map(operator.is_, last[2], obstacles)) and \
+                len(last[0]) == len(items) and all(map(operator.is_, last[0], items)):
+            return last[4]  # the very same picture on the very same view: placed as it was
         if view_key is None or view_key != self.view_key:
-            self.wants, self.shapes, self.placed = {}, {}, {}
+            self.wants, self.shapes, self.placed, self.want_of = {}, {}, {}, {}
             self.view_key = view_key
-        shown = [i for i, it in enumerate(items) if isinstance(it, Label) and not it.screen]
+        shown = [i for i, it in enumerate(items) if it.__class__ is Label and not it.screen]
         if not shown:
             return items
         shapes, body_box = self._outlines(items, to_px)
         looks = self._looks([items[i] for i in shown], to_px, measure)
         wants, keys = [], []
         counts: dict[tuple, int] = {}
+        old_wants, new_wants = self.want_of, {}
         for i, look in zip(shown, looks, strict=True):
             it = items[i]
             base = (it.kind, it.piece)
             counts[base] = n = counts.get(base, -1) + 1
             keys.append((*base, n))
-            wants.append(_want(it, look[1][1], look[2], body_box, look[3]))
+            around = body_box.get(it.piece) if it.piece is not None else None
+            got = old_wants.get(id(it))
+            if got is None or got[0] is not it or got[1] != around:
+                got = (it, around, _want(it, look[1][1], look[2], body_box, look[3]))
+            new_wants[id(it)] = got
+            wants.append(got[2])
+        self.want_of = new_wants
+        out = self._place(items, shown, wants, keys, looks, shapes, obstacles, bounds, gap)
+        self.last = (items, bounds, tuple(obstacles), view_key, out)
+        return out
+
+    def _place(self, items, shown, wants, keys, looks, shapes, obstacles, bounds, gap):
         self.placement = placer.place(wants, [*obstacles, *shapes], bounds, gap, keys, self.placement)
         placed = dict(zip(shown, self._placed_labels([items[i] for i in shown], looks), strict=True))
         return tuple(p for p in (placed[i] if i in placed else it for i, it in enumerate(items)) if p is not None)
@@ -573,13 +588,12 @@ class LabelLayout:
     def _outlines(self, items, to_px) -> tuple[list, dict]:
         """The screen shapes of the pieces' outlines and the dots, and each piece's outline box."""
         old, new = self.shapes, {}
-        todo = [it for it in items if _keeps_off(it) and old.get(id(it), (None,))[0] is not it]
+        keep_off = [it for it in items if (c := it.__class__) is Dot or c is Area and it.body]
+        todo = [it for it in keep_off if old.get(id(it), (None,))[0] is not it]
         if todo:
             self._shape(todo, to_px, new)
         shapes, body_box = [], {}
-        for it in items:
-            if not _keeps_off(it):
-                continue
+        for it in keep_off:
             got = new[id(it)] = new.get(id(it)) or old[id(it)]
             for shape, box in got[1]:
                 shapes.append(shape)
@@ -618,17 +632,20 @@ class LabelLayout:
             if spot.box is None:
                 out.append(None)
                 continue
+            same = self.placed.get((id(it), id(spot)))
+            if same is not None and same[0] is it and same[1] is spot:  # kept where it was: the very same item
+                new[(id(it), id(spot))] = same
+                out.append(same[2])
+                continue
             words, a = look[1][0], look[2]
             x0, y0 = spot.box[0], spot.box[1]
             leader = None if spot.leader is None else tuple(
                 round(float(v), 2) for v in (spot.leader[0][0] - x0, spot.leader[0][1] - y0,
                                              spot.leader[1][0] - x0, spot.leader[1][1] - y0))
-            key = (id(it), words[spot.text], round(float(x0 - a[0]), 2), round(float(y0 - a[1]), 2), leader)
-            hit = self.placed.get(key)
-            if hit is None or hit[0] is not it:
-                hit = (it, replace(it, text=key[1], offset_px=(key[2], key[3]), align="top-left", leader_px=leader))
-            new[key] = hit
-            out.append(hit[1])
+            dx, dy = round(float(x0 - a[0]), 2), round(float(y0 - a[1]), 2)
+            placed = replace(it, text=words[spot.text], offset_px=(dx, dy), align="top-left", leader_px=leader)
+            new[(id(it), id(spot))] = (it, spot, placed)
+            out.append(placed)
         self.placed = new
         return out
 

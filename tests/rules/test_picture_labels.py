@@ -160,8 +160,8 @@ def test_short_names_drop_the_sides_prefix_or_come_from_the_roster():
 
 def test_grid_coordinates_thin_out_where_fields_are_small():
     grid = type("G", (), {"cols": 40, "rows": 20, "field_mm": 30.0, "origin_x_mm": 0.0, "origin_y_mm": 0.0})()
-    wide = grid_labels(grid, 40.0)
-    narrow = grid_labels(grid, 8.0)
+    wide = grid_labels(grid, 50.0)
+    narrow = grid_labels(grid, 12.0)
     assert [it.text for it in wide[:3]] == ["A", "B", "C"] and len(wide) == 40 + 20
     assert [it.text for it in narrow if it.align == "top"][:3] == ["A", "F", "K"]
     assert [it.text for it in narrow if it.align == "right"] == ["1", "5", "10", "15", "20"]
