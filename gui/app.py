@@ -49,8 +49,6 @@ from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
-SIDE_BY_SIDE_BELOW = 1.4
-"""A table less than this many times as wide as deep shows its live and board views side by side."""
 DOCK_SHARE, DOCK_MIN_PX, DOCK_MAX_PX = 0.27, 330, 560
 """The panels' share of the window's width, at least and at most: the table views get the rest."""
 SYSTEM_PANEL_KEYS = ("F5", "F6", "F7", "F8", "F9")
@@ -150,9 +148,9 @@ class MainWindow(QMainWindow):
             v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.board_view.set_message("the board view appears once the table is registered")
         self.live_view.painted.connect(self._painted)
-        table = self.setup.layout  # a table about as deep as wide: the views side by side, else one above the other
-        wide = table.width_mm >= SIDE_BY_SIDE_BELOW * table.depth_mm or bool(self.camera_views)
-        self.split = QSplitter(Qt.Orientation.Vertical if wide else Qt.Orientation.Horizontal)
+        # one above the other: the camera's frame is wide (16:9), so is a table, and side by side a deep table's
+        # board view gained less than its live view lost
+        self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("views")
         self.live_area = self.live_view
         if self.camera_views:

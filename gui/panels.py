@@ -107,24 +107,35 @@ def hide_unused_columns(view: QTableView, headers) -> None:
         view.setColumnHidden(c, unused_column(str(h)))
 
 
-COLUMN_MIN_PX = 44
+COLUMN_MIN_PX = 34
+FIRST_COLUMN_PX = 110
+"""Where the columns do not fit: the last (a note, stretched over what is left) gives way first, then the widest of
+the others; the first (what the row is: a target, a piece) keeps up to FIRST_COLUMN_PX of its width."""
 
 
 def fit_columns(view: QTableView, refit: bool = True) -> None:
     """Each column fitted to its contents and its header, at most COLUMN_MAX_PX (`refit` False: the widths it
-    fitted last, kept in the view), then the widest narrowed, none below COLUMN_MIN_PX, until all fit the view."""
+    fitted last, kept in the view), then narrowed until all fit the view (see FIRST_COLUMN_PX)."""
     head = view.horizontalHeader()
     shown = [c for c in range(head.count()) if not view.isColumnHidden(c)]
+    if not shown:
+        return
     if refit or getattr(view, "fitted", None) is None:
         view.resizeColumnsToContents()
         view.fitted = {c: min(head.sectionSize(c), COLUMN_MAX_PX) for c in shown}
     widths = {c: view.fitted.get(c, head.sectionSize(c)) for c in shown}
+    floor = {c: COLUMN_MIN_PX for c in shown}
+    floor[shown[0]] = min(widths[shown[0]], FIRST_COLUMN_PX)
     room = view.viewport().width() - 2
-    while widths and sum(widths.values()) > room:
-        widest = max(widths, key=widths.get)
-        if widths[widest] <= COLUMN_MIN_PX:
+    last = shown[-1]
+    if len(shown) > 1 and sum(widths.values()) > room:  # the note gives way first
+        widths[last] = max(floor[last], widths[last] - (sum(widths.values()) - room))
+    while sum(widths.values()) > room:
+        over = [c for c in shown if widths[c] > floor[c]]
+        if not over:
             break
-        widths[widest] = max(COLUMN_MIN_PX, widths[widest] - max(4, (sum(widths.values()) - room) // len(widths)))
+        widest = max(over, key=widths.get)
+        widths[widest] = max(floor[widest], widths[widest] - max(4, (sum(widths.values()) - room) // len(over)))
     for c, w in widths.items():  # (the last one stretches over what is left)
         head.resizeSection(c, int(w))
 
