@@ -185,7 +185,7 @@ def set_leader(plate: QGraphicsRectItem, leader) -> None:
         return
     if line is None:
         line = QGraphicsLineItem(plate)
-        line.setPen(_pen(QColor(255, 255, 255, 200), 1.0))
+        line.setPen(_pen(QColor(255, 245, 200, 230), 1.5))
     line.setLine(*(float(v) for v in leader))
     line.setVisible(True)
 

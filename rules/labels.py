@@ -278,7 +278,8 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
     obstacles = list(obstacles)
     bounds = tuple(map(float, bounds))
     if previous is not None and keys is not None and previous.index is not None and previous.bounds == bounds \
-            and previous.gap == gap and previous.index.dead < max(400, len(previous.index.shapes) // 2):
+            and previous.gap == gap and previous.index.dead < max(400, len(previous.index.shapes) // 2) \
+            and not _new_must(wants, keys, previous):
         return _place_again(wants, obstacles, bounds, gap, list(keys), previous)
     index = _Index()
     ids = {id(s): (s, index.add(s)) for s in obstacles}
@@ -316,6 +317,18 @@ def place(wants: Sequence[Want], obstacles: Iterable[Shape], bounds: Box, gap: f
         if by_key is not None:
             by_key[keys[i]] = (want, spot, numbers)
     return Placement(out, by_key, ids, bounds, searched, index if keys is not None else None, gap)
+
+
+def _new_must(wants: Sequence[Want], keys: Sequence, previous: Placement) -> bool:
+    """Whether a label that must be shown is new or changed (a piece just selected): then every label is placed
+    again in order of priority, so that it comes first and the others make way (kept spots would hold it off)."""
+    prev = previous.by_key
+    for w, key in zip(wants, keys, strict=True):
+        if w.must:
+            old = prev.get(key)
+            if old is None or (old[0] is not w and old[0] != w):
+                return True
+    return False
 
 
 def _order(wants: Sequence[Want], which) -> list[int]:

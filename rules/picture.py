@@ -308,15 +308,14 @@ class ScenePiece:
 
 
 def abbreviation(name: str, most: int = 6) -> str:
-    """A place's name cut for a crowded map: "Brandenburg" -> "Brand.", "St. Petersburg" -> "St.Pet."; short
-    names as they are."""
+    """A place's name cut for a crowded map: its longest word (the last of the longest), cut to five letters and a
+    dot where longer than `most` - "Brandenburg" -> "Brand.", "Bay of Biscay" -> "Biscay", "Tyrrhenian Sea" ->
+    "Tyrrh."; a short name as it is."""
     if len(name) <= most:
         return name
-    words = name.replace("_", " ").split()
-    if len(words) > 1:
-        head = "".join(w[0].upper() for w in words if w[0].isalpha())
-        return head if 2 <= len(head) <= most else words[0][: most - 1] + "."
-    return name[: most - 1] + "."
+    words = [w for w in name.replace("_", " ").replace("&", " ").split() if w[:1].isalpha()]
+    word = max(reversed(words), key=len) if words else name
+    return word if len(word) <= most else word[:5] + "."
 
 
 def short_name(p: ScenePiece) -> str:

@@ -144,10 +144,10 @@ def picture(scene: Scene) -> tuple[Item, ...]:
 LEGEND = (
     LegendEntry("edge", '"?" after a name: the piece stands within a few mm of a field\'s edge, so its field is '
                 'uncertain (selected: "?edge 2mm", how near); the recorder asks where it stands',
-                (sample_text("au-1-3?", "ambiguous"),),
+                (sample_text("1-3?", "ambiguous"),),
                 lambda it: isinstance(it, Label) and it.kind == "label" and ("?" in it.text)),
     LegendEntry("markers", "[grey] after a name: its markers (red, grey, black); x2: its bases",
-                (sample_text("1-3 [grey] x2"),), lambda it: isinstance(it, Label) and it.kind == "label" and (
+                (sample_text("[grey]"),), lambda it: isinstance(it, Label) and it.kind == "label" and (
                     "[" in it.text or " x" in it.text)),
     LegendEntry("fire-line", "green line: it may fire at or attack that piece, the line of sight clear (§6.1); "
                 "dashed: a melee", (sample_line("clear", width=2.5),), marks("fire-line")),
