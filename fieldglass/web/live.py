@@ -223,7 +223,7 @@ LIVE_BODY = """<header><h1 id="title"></h1><span class="who" id="who"></span>
 <div id="side-col">
 <div class="box"><h2>combat</h2><div id="combat">none this turn</div></div>
 <div class="box"><h2>recent moves</h2><ol id="events"></ol></div>
-<details class="box marks" open><summary>what the marks mean</summary><div id="legend-entries"></div></details>
+<details class="box marks-legend" open><summary>what the marks mean</summary><div id="legend-entries"></div></details>
 </div>
 </main>"""
 

@@ -17,17 +17,14 @@ from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
 
 def game_with_a_fire(folder: Path) -> Path:
-    from fieldglass.record import Record, Replay  # noqa: PLC0415
+    from fieldglass.record import Record  # noqa: PLC0415
     from fieldglass.web.scripted import record_scripted  # noqa: PLC0415
 
     path = record_scripted("wiener", folder / "wiener.fgr")
     with Record.open(path, writable=True) as rec:
         last = rec.events()[-1]
-        state = Replay(rec).position_at(len(rec.events()))
-        cells = {pid: p.cell for pid, p in state.pieces.items()}
         rec.append("combat", last.t + 2.0, (last.frame or 0) + 10, "fr-a-1",
                    {"action": "fire", "pieces": ["fr-a-1", "au-1-2"], "sides": {"fr-a-1": "FR", "au-1-2": "AU"},
-                    "fields": {"fr-a-1": cells.get("fr-a-1"), "au-1-2": cells.get("au-1-2")},
                     "winner": "attacker", "effect": "grey", "dice": [6, 2], "changes": []})
     return path
 

@@ -95,6 +95,9 @@ def test_on_a_phone_the_labels_are_as_large_and_as_clear(records, page, tmp_path
     got = check_labels(page, f"{system} on a phone")
     assert got["labels"] and int(got["level"]) < int(wide["level"])  # a level of its own: fewer labels, as large
     assert len(got["labels"]) < len(wide["labels"])
+    legend, events = page.locator("details.marks-legend").bounding_box(), page.locator("#events").bounding_box()
+    assert page.locator("#legend-entries .entry").count() > 0
+    assert events["y"] >= legend["y"] + legend["height"] - 1  # the legend's entries, then the events: no overlap
     page.screenshot(path=str(SHOTS / "web-replay-phone-labels.png"))
 
 
