@@ -57,7 +57,8 @@ def roster_from_meta(meta: dict) -> Roster:
     for p in meta.get("roster") or []:
         pieces.append(Piece(str(p["id"]), int(p.get("marker", -1)), str(p.get("side", "")), str(p.get("type", "")),
                             tuple(p.get("base_mm", (40.0, 30.0))), float(p.get("marker_mm", 20.0)),
-                            float(p.get("marker_height_mm", 0.0)), tuple(p.get("marker_offset_mm", (0.0, 0.0)))))
+                            float(p.get("marker_height_mm", 0.0)), tuple(p.get("marker_offset_mm", (0.0, 0.0))),
+                            str(p.get("short") or "")))
     return Roster("DICT_4X4_250", tuple(pieces))
 
 

@@ -67,7 +67,8 @@ def record_meta(system: str, layout: TableLayout, roster: Roster, camera=None, r
         },
         "roster": [{"id": p.id, "marker": p.marker, "side": p.side, "type": p.type, "base_mm": list(p.base_mm),
                     "marker_mm": p.marker_mm, "marker_height_mm": p.marker_height_mm,
-                    "marker_offset_mm": list(p.marker_offset_mm)} for p in roster.pieces],
+                    "marker_offset_mm": list(p.marker_offset_mm), **({"short": p.short} if p.short else {})}
+                   for p in roster.pieces],
         "roster_toml": roster_to_toml(roster),
         "calibration": None if camera is None else camera.to_json(),
         "players": players or [],

@@ -717,7 +717,8 @@ def build_scene(model, live: bool = False, labels: bool = True, context=None) ->
         rp = v.piece
         pieces.append(ScenePiece(rp.id, v.label or rp.id, rp.side, sides.get(rp.side, 0), v.type, rp.type,
                                  tuple(rp.base_mm), rp.marker_height_mm, at, v.status, v.state, v.pending, v.hidden,
-                                 getattr(pose, "cell", None), getattr(pose, "edge_mm", None)))
+                                 getattr(pose, "cell", None), getattr(pose, "edge_mm", None),
+                                 getattr(rp, "short", "") if not v.hidden else ""))
     return Scene(model.position, tuple(pieces), model.selected, model.second, model.selection_overlay(), labels,
                  live, model.layout.grid, model.ground, model.viewer, model.to_table, context)
 

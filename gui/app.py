@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 from common.errors import InputError
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
-from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel
+from gui.legend import LegendPanel
+from gui.panels import CombatPanel, GameStatePanel, SelectionPanel, SystemPanel, SystemPanels
 from gui.projector import attach_projector
 from gui.qtapp import application
 from gui.record_controls import PromptBar
@@ -43,11 +44,14 @@ from gui.rig_worker import RigCaptureWorker
 from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
+from rules.picture import LEGEND, legend
 from vision.rectify import BoardRectifier
 from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
+DOCK_SHARE, DOCK_MIN_PX, DOCK_MAX_PX = 0.27, 330, 560
+"""The panels' share of the window's width, at least and at most: the table views get the rest."""
 SYSTEM_PANEL_KEYS = ("F5", "F6", "F7", "F8", "F9")
 """The shortcuts of a system's own panels (rules.live.Panel), in the order it gives them."""
 SHORTCUTS = """\
@@ -66,7 +70,8 @@ M / B             a note (about the selected piece) / a bookmark, in the record
 E                 place the selected piece: click where it really stands (E again: type its field)
 Ctrl+E            end the game: the winner, then the report and the HTML replay
 F2 / F3 / F4      targets / combat / game state panel
-F5 ... F9         the game system's own panels (e.g. date, production, diplomacy)
+F5 ... F9         the game system's own panels (e.g. date, production, diplomacy), one dock with a chooser
+F12               the legend: what each mark on the table means
 Ctrl+Return       resolve the combat with the typed dice
 Ctrl+D            roll the dice (seeded) and resolve
 Ctrl+Shift+Return apply the result to the game state
@@ -121,6 +126,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._connect_session()
         self._refresh_pending = False
+        self._docks_fitted = False
+        self._legend_sized = False
         self.resize(1366, 740)
         self._viewer_menu()
         if self.setup.layout.grid is None:
@@ -145,6 +152,8 @@ class MainWindow(QMainWindow):
             v.hovered.connect(lambda text: self.statusBar().showMessage(text, 3000))
         self.board_view.set_message("the board view appears once the table is registered")
         self.live_view.painted.connect(self._painted)
+        # one above the other: the camera's frame is wide (16:9), so is a table, and side by side a deep table's
+        # board view gained less than its live view lost
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("views")
         self.live_area = self.live_view
@@ -177,28 +186,44 @@ class MainWindow(QMainWindow):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock-{key}")
             dock.setWidget(panel)
-            dock.setMinimumWidth(360)
+            dock.setMinimumWidth(DOCK_MIN_PX)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
             self.docks[key] = dock
         self.tabifyDockWidget(self.docks["targets"], self.docks["combat"])
         self.tabifyDockWidget(self.docks["combat"], self.docks["game"])
         self.system_panels: dict[str, SystemPanel] = {}
+        self.system_chooser: SystemPanels | None = None  # the system's panels' one dock, made with the first
         self._refresh_system_panels()
+        self.legend = LegendPanel()
+        dock = QDockWidget("Legend", self)
+        dock.setObjectName("dock-legend")
+        dock.setWidget(self.legend)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.hide()  # View > Legend (F12)
+        dock.visibilityChanged.connect(self._legend_shown)
+        self.docks["legend"] = dock
+        self.legend_timer = QTimer(self)  # the marks drawn change with the table: looked at again every second
+        self.legend_timer.setInterval(1000)
+        self.legend_timer.timeout.connect(self.update_legend)
+        self.legend_timer.start()
         self.docks["targets"].raise_()
         self.combat_panel.applied.connect(self._schedule)
 
     def _system_dock(self, panel) -> SystemPanel:
-        """A dock for one of the system's own panels (rules.live.Panel), tabbed with the game state panel."""
+        """One of the system's own panels (rules.live.Panel), in the system's one dock (tabbed with the game state
+        panel): a chooser over its panels."""
+        if self.system_chooser is None:
+            self.system_chooser = SystemPanels()
+            dock = QDockWidget("System", self)
+            dock.setObjectName("dock-system")
+            dock.setWidget(self.system_chooser)
+            dock.setMinimumWidth(DOCK_MIN_PX)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            self.tabifyDockWidget(self.docks["game"], dock)
+            self.docks["system"] = dock
         widget = SystemPanel(panel.key)
         widget.chosen.connect(self.fill_combat)
-        dock = QDockWidget(panel.title, self)
-        dock.setObjectName(f"dock-system-{panel.key}")
-        dock.setWidget(widget)
-        dock.setMinimumWidth(360)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        last = self.docks[list(self.system_panels)[-1]] if self.system_panels else self.docks["game"]
-        self.tabifyDockWidget(last, dock)
-        self.docks[panel.key] = dock
+        self.system_chooser.add(panel.key, panel.title, widget)
         self.system_panels[panel.key] = widget
         return widget
 
@@ -358,11 +383,7 @@ class MainWindow(QMainWindow):
             act = self._action(scale, f"{mm:g} mm per pixel", None, lambda on, m=mm: on and self.set_board_scale(m),
                                checkable=True, checked=abs(mm - self.board_mm_per_px) < 1e-6)
             sg.addAction(act)
-        v.addSeparator()
-        for key, sc in (("targets", "F2"), ("combat", "F3"), ("game", "F4"),
-                        *zip(self.system_panels, SYSTEM_PANEL_KEYS, strict=False)):
-            self._action(v, f"{self.docks[key].windowTitle().replace('&&', '&')} panel", sc,
-                         lambda k=key: self.show_panel(k))
+        self._panel_actions(v)
         g = mb.addMenu("&Game")
         self._action(g, "Clear selection", "Esc", self._escape)
         self._action(g, "Next piece", "Tab", lambda: self.cycle_selection(1))
@@ -378,7 +399,19 @@ class MainWindow(QMainWindow):
         self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
         h = mb.addMenu("&Help")
         self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
+        self._action(h, "Legend", None, lambda: self.show_panel("legend"))
         self.view_actions["both"].setChecked(True)
+
+    def _panel_actions(self, v) -> None:
+        """View > each panel (F2 ...), the system's own (F5 ...) and the legend (F12)."""
+        v.addSeparator()
+        for key, sc in (("targets", "F2"), ("combat", "F3"), ("game", "F4")):
+            self._action(v, f"{self.docks[key].windowTitle().replace('&&', '&')} panel", sc,
+                         lambda k=key: self.show_panel(k))
+        for key, sc in zip(self.system_panels, SYSTEM_PANEL_KEYS, strict=False):
+            title = self.system_chooser.chooser.itemText(self.system_chooser.keys.index(key))
+            self._action(v, f"{title[:1].upper()}{title[1:]} panel", sc, lambda k=key: self.show_panel(k))
+        self._action(v, "Legend", "F12", lambda: self.show_panel("legend"))
 
     def _record_actions(self, g) -> None:
         """Game > the record's actions: undo, redo, a note, a bookmark, a piece placed by hand, the end."""
@@ -654,8 +687,43 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("camera paused (P resumes)" if on else "camera resumed", 4000)
 
     def show_panel(self, key: str) -> None:
+        """Bring a panel to the front: a dock's, or one of the system's panels in its dock's chooser."""
+        if key in self.system_panels:
+            self.system_chooser.choose(key)
+            key = "system"
         self.docks[key].show()
         self.docks[key].raise_()
+
+    def _legend_shown(self, on: bool) -> None:
+        if not on:
+            return
+        if not self._legend_sized and not self.docks["legend"].isFloating():  # the first time: half the panels
+            self._legend_sized = True
+            self.resizeDocks([self.docks["targets"], self.docks["legend"]], [1, 1], Qt.Orientation.Vertical)
+        self.update_legend()
+
+    def update_legend(self) -> None:
+        """The legend's entries for the marks the views draw now (only while it is shown)."""
+        if not self.docks["legend"].isVisible():
+            return
+        pictures = [v.drawn_picture[1] for v in self.views if v.drawn_picture is not None]
+        self.legend.show_entries(legend(pictures, (*LEGEND, *self.session.live.legend)))
+
+    def fit_docks(self) -> None:
+        """The panels beside the views at DOCK_SHARE of the window's width (the table views get the rest)."""
+        width = max(DOCK_MIN_PX, min(DOCK_MAX_PX, round(self.width() * DOCK_SHARE)))
+        shown = [d for d in self.docks.values() if not d.isFloating() and d.isVisible()]
+        if shown:
+            self.resizeDocks(shown[:1], [width], Qt.Orientation.Horizontal)
+        if not self.restored_split:  # the live and the board view alike
+            self.split.setSizes([10_000] * self.split.count())
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_fitted:
+            self._docks_fitted = True
+            if not self.restored_state:  # the first time: the views get most of the width
+                QTimer.singleShot(0, self.fit_docks)
 
     def _combat(self, roll: bool) -> None:
         self.show_panel("combat")
@@ -964,17 +1032,25 @@ class MainWindow(QMainWindow):
 
     # ---- settings
 
+    def show_on_screen(self) -> None:
+        """Show the window as it was last closed (QSettings), or the first time maximised on its screen (its whole
+        available area, also where no window manager maximises it)."""
+        if self.restored_geometry:
+            self.show()
+            return
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is not None:
+            self.setGeometry(screen.availableGeometry())
+        self.showMaximized()
+
     def _restore_settings(self) -> None:
         s = self.settings
         geo = s.value("geometry")
-        if isinstance(geo, QByteArray | bytes) and geo:
-            self.restoreGeometry(geo)
+        self.restored_geometry = isinstance(geo, QByteArray | bytes) and bool(geo) and self.restoreGeometry(geo)
         state = s.value("windowState")
-        if isinstance(state, QByteArray | bytes) and state:
-            self.restoreState(state)
+        self.restored_state = isinstance(state, QByteArray | bytes) and bool(state) and self.restoreState(state)
         split = s.value("splitter")
-        if isinstance(split, QByteArray | bytes) and split:
-            self.split.restoreState(split)
+        self.restored_split = isinstance(split, QByteArray | bytes) and bool(split) and self.split.restoreState(split)
         mode = s.value("view_mode", "both")
         self.set_view_mode(mode if mode in self.view_actions else "both")
         self.grid_action.setChecked(s.value("grid", "true") in (True, "true"))
@@ -1112,7 +1188,7 @@ def show_dashboard(setup, *, headless: bool, frames: int | None = None, select: 
                   + (f"; {status.stopped}" if status.stopped else ""))
         window.close()
         return 0
-    window.show()
+    window.show_on_screen()
     if select:
         window.session.select(select)
     window.start(frames=frames)

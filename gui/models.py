@@ -79,8 +79,8 @@ class TargetsModel(ListTableModel):
                 return QColor(30, 160, 60) if r.melee else QColor(200, 50, 50)
             if c == 8 and not r.line_of_sight:
                 return QColor(200, 50, 50)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return r.note or None
+        if role == Qt.ItemDataRole.ToolTipRole:  # the whole text of a cell its column cuts
+            return str(values[c]) if values[c] not in (None, "") else None
         return None
 
 
@@ -149,6 +149,9 @@ class PiecesModel(ListTableModel):
             return vals[index.column()]
         if role == ID_ROLE:
             return v.piece.id
+        if role == Qt.ItemDataRole.ToolTipRole:  # the whole text of a cell its column cuts
+            value = vals[index.column()]
+            return str(value) if value not in (None, "") else None
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 8:
             return {"occluded": QColor(140, 140, 140), "ambiguous": QColor(220, 130, 0),
                     "removed": QColor(200, 50, 50), "unseen": QColor(140, 140, 140)}.get(v.status)

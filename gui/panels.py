@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -61,8 +62,18 @@ def _text_box(lines: int = 6) -> QPlainTextEdit:
     return box
 
 
+class FittedTable(QTableView):
+    """A table whose columns are fitted to their contents and, where that is wider than the panel, narrowed to it
+    (each cut cell elided, its tooltip holding all of it), again whenever the panel is resized: no column runs
+    off the panel."""
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        fit_columns(self, refit=False)
+
+
 def _table(model) -> QTableView:
-    view = QTableView()
+    view = FittedTable()
     view.setModel(model)
     view.setSortingEnabled(True)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -75,8 +86,58 @@ def _table(model) -> QTableView:
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     view.setAlternatingRowColors(True)
-    model.modelReset.connect(view.resizeColumnsToContents)
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)  # a cut cell ends in "…"; its tooltip has it all
+    view.setWordWrap(False)
+    model.modelReset.connect(lambda: fit_columns(view))
     return view
+
+
+COLUMN_MAX_PX = 150
+"""The widest a column is fitted to (the last one stretches over what is left): a long note is elided, read whole
+in its tooltip, instead of pushing the other columns off the panel."""
+
+
+def unused_column(header: str) -> bool:
+    """A column a system leaves empty (headed "-" or nothing): not shown."""
+    return header.strip() in ("", "-")
+
+
+def hide_unused_columns(view: QTableView, headers) -> None:
+    for c, h in enumerate(headers):
+        view.setColumnHidden(c, unused_column(str(h)))
+
+
+COLUMN_MIN_PX = 34
+FIRST_COLUMN_PX = 110
+"""Where the columns do not fit: the last (a note, stretched over what is left) gives way first, then the widest of
+the others; the first (what the row is: a target, a piece) keeps up to FIRST_COLUMN_PX of its width."""
+
+
+def fit_columns(view: QTableView, refit: bool = True) -> None:
+    """Each column fitted to its contents and its header, at most COLUMN_MAX_PX (`refit` False: the widths it
+    fitted last, kept in the view), then narrowed until all fit the view (see FIRST_COLUMN_PX)."""
+    head = view.horizontalHeader()
+    shown = [c for c in range(head.count()) if not view.isColumnHidden(c)]
+    if not shown:
+        return
+    if refit or getattr(view, "fitted", None) is None:
+        view.resizeColumnsToContents()
+        view.fitted = {c: min(head.sectionSize(c), COLUMN_MAX_PX) for c in shown}
+    widths = {c: view.fitted.get(c, head.sectionSize(c)) for c in shown}
+    floor = {c: COLUMN_MIN_PX for c in shown}
+    floor[shown[0]] = min(widths[shown[0]], FIRST_COLUMN_PX)
+    room = view.viewport().width() - 2
+    last = shown[-1]
+    if len(shown) > 1 and sum(widths.values()) > room:  # the note gives way first
+        widths[last] = max(floor[last], widths[last] - (sum(widths.values()) - room))
+    while sum(widths.values()) > room:
+        over = [c for c in shown if widths[c] > floor[c]]
+        if not over:
+            break
+        widest = max(over, key=widths.get)
+        widths[widest] = max(floor[widest], widths[widest] - max(4, (sum(widths.values()) - room) // len(over)))
+    for c, w in widths.items():  # (the last one stretches over what is left)
+        head.resizeSection(c, int(w))
 
 
 class SelectionPanel(QWidget):
@@ -92,6 +153,7 @@ class SelectionPanel(QWidget):
         self.proxy = FilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.table = _table(self.proxy)
+        hide_unused_columns(self.table, self.model.HEADERS)
         self.table.sortByColumn(2, Qt.SortOrder.AscendingOrder)
         self.table.clicked.connect(self._pick)
         self.pair_text = _text_box(10)
@@ -458,6 +520,7 @@ class GameStatePanel(QWidget):
         self.proxy = FilterProxy(self, side_column=1)
         self.proxy.setSourceModel(self.model)
         self.table = _table(self.proxy)
+        hide_unused_columns(self.table, self.model.HEADERS)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QAbstractItemView.EditTrigger.SelectedClicked)
@@ -567,6 +630,14 @@ class GameStatePanel(QWidget):
             self.log.verticalScrollBar().setValue(self.log.verticalScrollBar().maximum())
 
 
+class FittedTableWidget(QTableWidget):
+    """FittedTable's columns for a table of items."""
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        fit_columns(self, refit=False)
+
+
 class SystemPanel(QWidget):
     """One of a system's own game-state panels (rules.live.Panel): its lines, its table and its actions; an action
     chosen (double-click, or the button) is handed on through `chosen` to fill the combat panel. `read_only` (the
@@ -582,13 +653,15 @@ class SystemPanel(QWidget):
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.table = QTableWidget()
+        self.table = FittedTableWidget()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAlternatingRowColors(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setWordWrap(False)
         self.actions_list = QListWidget()
         self.actions_list.setMaximumHeight(130)
         self.actions_list.itemDoubleClicked.connect(lambda item: self.fill(self.actions_list.row(item)))
@@ -617,6 +690,8 @@ class SystemPanel(QWidget):
                 item = QTableWidgetItem(str(cell))
                 item.setToolTip(str(cell))  # a long reason cut by the column is read in full here
                 self.table.setItem(r, c, item)
+        hide_unused_columns(self.table, panel.headers)
+        fit_columns(self.table)
         self.table.setVisible(bool(panel.headers))
         self.actions_list.clear()
         for act in panel.actions:
@@ -639,3 +714,33 @@ class SystemPanel(QWidget):
         act = self.panel.actions[row]
         if act.allowed:
             self.chosen.emit(act)
+
+
+class SystemPanels(QWidget):
+    """A game system's own panels (rules.live.Panel) in one dock: a chooser over them, one shown at a time (a row
+    of tabs, one per panel, squeezed the table views)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.chooser = QComboBox()
+        self.chooser.setToolTip("the game system's own panels (F5 ...)")
+        self.stack = QStackedWidget()
+        self.keys: list[str] = []
+        self.chooser.currentIndexChanged.connect(self.stack.setCurrentIndex)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 0)
+        lay.addWidget(self.chooser)
+        lay.addWidget(self.stack, 1)
+
+    def add(self, key: str, title: str, widget: QWidget) -> None:
+        self.keys.append(key)
+        self.stack.addWidget(widget)
+        self.chooser.addItem(title, key)
+
+    def choose(self, key: str) -> None:
+        """Show the panel `key`."""
+        self.chooser.setCurrentIndex(self.keys.index(key))
+
+    def current(self) -> str | None:
+        i = self.chooser.currentIndex()
+        return self.keys[i] if 0 <= i < len(self.keys) else None

@@ -16,13 +16,14 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF, 
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
+    QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
 )
 
-from rules.picture import Area, Dot, Item, Label, Line, rgb
+from rules.picture import ALIGN, Area, Dot, Item, Label, Line, rgb
 
 PIECE_KEY = 0  # QGraphicsItem.data key holding a piece id
 KIND_KEY = 1  # data key naming the overlay kind (for tests and tooltips)
@@ -103,14 +104,41 @@ def same(a, b) -> bool:
         return False
 
 
+PAD_X, PAD_Y = 2.0, 1.0
+"""A label's plate around its text, screen px on either side."""
+
+
 def label_plate() -> QGraphicsRectItem:
-    """A dark plate of constant screen size holding one text item (see `set_label`)."""
+    """A dark plate of constant screen size holding one text item (see `set_label`), its top-left at its position."""
     plate = QGraphicsRectItem()
     plate.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
     plate.setBrush(QColor(0, 0, 0, 150))
     plate.setPen(Qt.PenStyle.NoPen)
-    QGraphicsSimpleTextItem(plate).setCacheMode(CACHE)
+    text = QGraphicsSimpleTextItem(plate)
+    text.setCacheMode(CACHE)
+    text.setPos(PAD_X, PAD_Y)
     return plate
+
+
+_MEASURE: list[QGraphicsSimpleTextItem] = []  # one text item to measure with, made once there is an application
+_SIZES: dict[tuple[str, float, bool], tuple[float, float]] = {}
+
+
+def measure(text: str, size: float, bold: bool) -> tuple[float, float]:
+    """The screen px (width, height) of a label's plate with `text` (rules.picture.place_labels' `measure`)."""
+    key = (text, size, bold)
+    got = _SIZES.get(key)
+    if got is None:
+        if len(_SIZES) > 50000:
+            _SIZES.clear()
+        if not _MEASURE:
+            _MEASURE.append(QGraphicsSimpleTextItem())
+        m = _MEASURE[0]
+        m.setFont(_font(size, bold))
+        m.setText(text)
+        r = m.boundingRect()
+        got = _SIZES[key] = (r.width() + 2 * PAD_X, r.height() + 2 * PAD_Y)
+    return got
 
 
 _FONTS: dict[tuple[float, bool], QFont] = {}
@@ -126,9 +154,14 @@ def _font(size: float, bold: bool) -> QFont:
     return font
 
 
+def plate_text(plate: QGraphicsRectItem) -> QGraphicsSimpleTextItem:
+    """The text item of a `label_plate` (its leader line, if any, is a child too)."""
+    return next(k for k in plate.childItems() if isinstance(k, QGraphicsSimpleTextItem))
+
+
 def set_label(plate: QGraphicsRectItem, text: str, at, colour: QColor, bold: bool, size: float) -> None:
     """Write `text` on a `label_plate`, its top-left at the scene point `at`."""
-    item = plate.childItems()[0]
+    item = plate_text(plate)
     if item.text() != text:
         item.setText(text)
     if item.brush().color() != colour:
@@ -137,9 +170,24 @@ def set_label(plate: QGraphicsRectItem, text: str, at, colour: QColor, bold: boo
     if item.font() != font:  # a new font lays the text out again: only when it changed
         item.setFont(font)
     r = item.boundingRect()
-    plate.setRect(QRectF(-2, -1, r.width() + 4, r.height() + 2))
+    plate.setRect(QRectF(0.0, 0.0, r.width() + 2 * PAD_X, r.height() + 2 * PAD_Y))
     plate.setPos(float(at[0]), float(at[1]))
     plate.setToolTip(text)
+
+
+def set_leader(plate: QGraphicsRectItem, leader) -> None:
+    """The plate's leader line ((x0, y0, x1, y1) px from its top-left: from what it names to its edge), or none."""
+    kids = plate.childItems()
+    line = next((k for k in kids if isinstance(k, QGraphicsLineItem)), None)
+    if leader is None:
+        if line is not None:
+            line.setVisible(False)
+        return
+    if line is None:
+        line = QGraphicsLineItem(plate)
+        line.setPen(_pen(QColor(255, 245, 200, 230), 1.5))
+    line.setLine(*(float(v) for v in leader))
+    line.setVisible(True)
 
 
 def _mark(item: QGraphicsItem, it) -> None:
@@ -201,8 +249,13 @@ def _set_label(view, plate, it: Label) -> None:
         plate.setVisible(False)
         return
     plate.setVisible(True)
+    fx, fy = ALIGN.get(it.align, (0.0, 0.0))  # placed labels (rules.picture.place_labels) are top-left
     set_label(plate, it.text, at, colour(it.tone), it.bold, it.size)
-    plate.setTransform(QTransform.fromTranslate(*it.offset_px))  # screen pixels
+    r = plate.rect()
+    plate.setTransform(QTransform.fromTranslate(it.offset_px[0] - fx * r.width(), it.offset_px[1] - fy * r.height()))
+    set_leader(plate, it.leader_px)
+    if it.tip:
+        plate.setToolTip(it.tip)
 
 
 def _dot_item() -> QGraphicsEllipseItem:

@@ -107,8 +107,8 @@ class ReplayBoardView(TableView):
     def _draw_anchors(self) -> None:
         """A replay has no camera: no anchors, no pose quality."""
 
-    def redraw(self) -> None:
-        super().redraw()
+    def redraw(self, pic: tuple | None = None) -> None:
+        super().redraw(pic)
         s = self.session
         if s is None or self.mapper is None:
             return
@@ -456,8 +456,10 @@ class EventsModel(ListTableModel):
             f.setItalic(e.undone)
             f.setBold(r == self.current)
             return f
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self.texts[r] + (" (undone: not part of the game)" if e.undone else "")
+        if role == Qt.ItemDataRole.ToolTipRole:  # a cell its column cuts: read whole here
+            whole = (str(e.seq), clock(e.t), str(e.turn), e.phase or "", e.type,
+                     self.session.public_name(e.piece, e) if e.piece else "", self.texts[r])[c]
+            return whole + (" (undone: not part of the game)" if e.undone else "")
         if role == Qt.ItemDataRole.UserRole:
             return e.seq
         return None
@@ -530,12 +532,22 @@ class ReplayWindow(QMainWindow):
         self.table.verticalHeader().setDefaultSectionSize(20)
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(True)
-        for col, w in enumerate((34, 50, 34, 66, 70, 52)):
-            self.table.setColumnWidth(col, w)
+        self._fit_event_columns()
+        self.model.modelReset.connect(self._fit_event_columns)
         hh.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setWordWrap(False)
         self.table.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
+
+    def _fit_event_columns(self) -> None:
+        """Each column but the last as wide as its widest cell (a piece's name was cut at a fixed 52 px), at most
+        160 px; the event's text stretches over the rest."""
+        fm = self.table.fontMetrics()
+        for col in range(len(self.model.HEADERS) - 1):
+            texts = [str(self.model.HEADERS[col])] + [str(self.model.data(self.model.index(r, col)))
+                                                      for r in range(self.model.rowCount())]
+            self.table.setColumnWidth(col, min(160, max(fm.horizontalAdvance(t) for t in texts) + 14))
 
     def _build_details(self) -> None:
         """The current event's details and the table photo nearest before it."""

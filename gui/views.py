@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -38,6 +38,8 @@ from common.fields import field_name
 from common.outfiles import output_file
 from gui import picture
 from gui.picture import CACHE, KIND_KEY, PIECE_KEY, _path_lines, _pen, _polygon, label_plate, same, set_label
+from rules.labels import Shape as LabelShape
+from rules.picture import Label, LabelLayout, grid_labels, place_labels
 
 SIDE_COLOURS = [QColor(80, 160, 255), QColor(255, 235, 120), QColor(255, 120, 200), QColor(140, 255, 160)]
 TERRAIN_COLOURS = {"wood": QColor(30, 120, 40, 70), "town": QColor(170, 90, 40, 80), "water": QColor(40, 90, 220, 80),
@@ -184,6 +186,7 @@ class TableView(QGraphicsView):
         self._transient: list[QGraphicsItem] = []
         self._seen: set[tuple] = set()
         self.drawn_picture = None  # (projection, items, each item's key) of the last picture drawn (gui.picture)
+        self._init_labels()
         self.updates = 0  # kept items made or redrawn so far (a test reads it)
         self.mapper = None
         self.session = None
@@ -207,6 +210,15 @@ class TableView(QGraphicsView):
         self.empty_text = QGraphicsSimpleTextItem("waiting for the first frame ...")
         self.empty_text.setBrush(QColor(220, 220, 220))
         self.scene().addItem(self.empty_text)
+
+    def _init_labels(self) -> None:
+        self._picture = None  # the last picture drawn (before its labels were placed)
+        self.label_layout = LabelLayout()  # where its labels went, kept from one redraw to the next
+        self._obstacles: tuple = (None, [])  # (view key, the anchors' and the caption's shapes)
+        self._grid_label_items: tuple = (None, ())  # (what they were made for, the grid's coordinate labels)
+        self._relabel_timer = QTimer(self)
+        self._relabel_timer.setSingleShot(True)
+        self._relabel_timer.timeout.connect(self._relabel)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
@@ -263,20 +275,22 @@ class TableView(QGraphicsView):
                 self.setTransform(QTransform.fromScale(1.0 / k, 1.0 / k))
                 self.centerOn(self.pixmap)
             self._user_zoom = False
+            self._relabel_timer.start(0)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if not self._user_zoom:
             self.fit()
+        self._relabel_timer.start(0)
 
     def wheelEvent(self, event) -> None:
         factor = 1.25 if event.angleDelta().y() > 0 else 0.8
-        self.scale(factor, factor)
-        self._user_zoom = True
+        self.zoom(factor)
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
         self._user_zoom = True
+        self._relabel_timer.start(0)  # labels thin out or come back with the zoom
 
     # ---- picking and hover
 
@@ -452,9 +466,81 @@ class TableView(QGraphicsView):
         self._draw_anchors()
         if pic is None:
             pic = s.picture(*self.wants_picture())
+        self._picture = pic
         rect = self.sceneRect()
-        picture.draw(self, pic, (mkey, rect.left(), rect.top()))
+        picture.draw(self, self.placed(pic), (mkey, rect.left(), rect.top()))
         self._prune()
+
+    # ---- labels: placed for the view as it is on the screen (rules/labels.py), again when it is zoomed or moved
+
+    def screen_scale(self) -> tuple[float, float]:
+        """Screen px per scene unit (the view's zoom), along x and y."""
+        t = self.transform()
+        return float(t.m11()), float(t.m22())
+
+    def placed(self, pic: tuple) -> tuple:
+        """`pic` with the grid's coordinates added and every label placed where it covers no other label, no piece,
+        no anchor and no caption, inside the part of the view on the screen (rules.picture.place_labels). Screen
+        px here are scene units times the zoom, without the scroll: scrolling moves every label alike."""
+        mapper, (sx, sy) = self.mapper, self.screen_scale()
+        grid = self.session.layout.grid
+        if grid is not None and self.show_grid and self.show_labels:
+            pic = (*pic, *self._grid_labels(grid, sx))
+        if not any(isinstance(it, Label) for it in pic):
+            return pic
+
+        def to_px(xy, z=0.0):
+            return mapper.points(xy, z) * np.array([sx, sy])
+
+        if self.isVisible():
+            vis = self.mapToScene(self.viewport().rect()).boundingRect()
+            bounds = (vis.left() * sx, vis.top() * sy, vis.right() * sx, vis.bottom() * sy)
+        else:  # a view not on the screen (a hidden panel, a test's own): no edge to keep inside
+            bounds = (-1e9, -1e9, 1e9, 1e9)
+        key = (self.mapper_key(), sx, sy)
+        return place_labels(pic, to_px, picture.measure, bounds, self._label_obstacles(key, to_px),
+                            layout=self.label_layout, view_key=key)
+
+    def _grid_labels(self, grid, sx: float) -> tuple:
+        """The grid's letters and numbers for the zoom: the very same items while it stays (placed as unchanged)."""
+        key = (id(grid), self.mapper_key(), sx)
+        if self._grid_label_items[0] != key:
+            self._grid_label_items = (key, tuple(grid_labels(grid, self._field_px(grid, sx))))
+        return self._grid_label_items[1]
+
+    def _field_px(self, grid, sx: float) -> float:
+        """A grid field's width on the screen, along the grid's south edge."""
+        a, b = self.mapper.points(np.array([[grid.origin_x_mm, grid.origin_y_mm],
+                                            [grid.origin_x_mm + grid.field_mm, grid.origin_y_mm]]))
+        return float(np.hypot(*(b - a))) * sx
+
+    def _label_obstacles(self, key, to_px) -> list:
+        """What the view draws besides the picture, as the label placer's shapes: the anchors, the pose caption."""
+        if self._obstacles[0] == key:
+            return self._obstacles[1]
+        shapes = []
+        for a in self.session.layout.anchors:
+            px = to_px(a.corners_mm()[:, :2])
+            if np.all(np.isfinite(px)):
+                shapes.append(LabelShape(px.tolist()))
+        quality = self._kept.get(("pose-quality",))
+        if quality is not None:
+            plate = quality[0]
+            sx, sy = key[1], key[2]
+            r = plate.rect()
+            x, y = plate.pos().x() * sx, plate.pos().y() * sy
+            shapes.append(LabelShape(box=(x, y, x + r.width(), y + r.height())))
+        self._obstacles = (key, shapes)
+        return shapes
+
+    def _relabel(self) -> None:
+        """Place the labels again for the view as it is now (zoomed, scrolled, resized)."""
+        if self._picture is not None and self.session is not None and self.mapper is not None:
+            self.redraw(self._picture)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self._relabel_timer.start(120)  # once the scrolling stops: what came into view gets its labels
 
     def _static_inputs(self, mkey) -> tuple | None:
         s = self.session
@@ -504,15 +590,6 @@ class TableView(QGraphicsView):
         item = QGraphicsPathItem(_path_lines(self.mapper, segs))
         item.setPen(_pen(QColor(255, 255, 255, 70), 1.0))
         self._add(item, 2, "grid", self._static)
-        if self.show_labels:
-            step = 5
-            colour = QColor(230, 230, 230, 180)
-            for c in range(0, grid.cols, step):
-                at = self.mapper.points(np.array([grid.field_centre(c, 0)]))[0]
-                self._text(field_name(c, 0), at, colour, 2, "grid-label", into=self._static)
-            for r in range(step - 1, grid.rows, step):
-                at = self.mapper.points(np.array([grid.field_centre(0, r)]))[0]
-                self._text(field_name(0, r), at, colour, 2, "grid-label", into=self._static)
 
     def _draw_anchors(self) -> None:
         s = self.session

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rules.picture import Area, Item, Label, Line, points
+from rules.picture import AREA_PRIORITY, Area, Item, Label, LegendEntry, Line, marks, points, sample_line
 
 ToTable = Callable[[np.ndarray], np.ndarray] | None
 
@@ -30,7 +30,8 @@ def board_items(board, to_table: ToTable = None) -> list[Item]:
                         tip=f"area {area.id} {area.name}", layer=5, data=(area.id,)))
         poly = np.asarray(area.polygon, float)  # the label in the area's north-west corner, clear of the reserve
         corner = on_table([(poly[:, 0].min() + 6.0, poly[:, 1].max() - 6.0)], to_table)[0]
-        out.append(Label("area", tuple(corner), area.id, "area", 7.0, True, layer=6))
+        out.append(Label("area", tuple(corner), area.id, "area", 7.0, True, tip=f"area {area.id} {area.name}",
+                         layer=6, priority=AREA_PRIORITY, leader=False))
     for ap in board.approaches.values():
         seg = board.approach_segment(ap, 2.0)
         if len(seg) < 2:
@@ -51,3 +52,18 @@ def board_items(board, to_table: ToTable = None) -> list[Item]:
                         "solid" if main else "dash", 2.5 if main else 1.5, tip=f"{road.road_class} road {road.id}",
                         layer=5.5))
     return out
+
+
+BOARD_LEGEND = (
+    LegendEntry("approach-narrow", "yellow bar inside an area's border: a narrow approach",
+                (sample_line("narrow"),), marks("approach", tone="narrow")),
+    LegendEntry("approach-wide", "blue thick bar: a wide approach", (sample_line("wide", width=3.0),),
+                marks("approach", tone="wide")),
+    LegendEntry("approach-impassable", "red dashed bar: an impassable border", (sample_line("impassable", "dash"),),
+                marks("approach", tone="impassable")),
+    LegendEntry("road-main", "solid tan line: a main road", (sample_line("road-main", width=2.5),),
+                marks("road", tone="road-main")),
+    LegendEntry("road-secondary", "dashed tan line: a secondary road", (sample_line("road-secondary", "dash", 1.5),),
+                marks("road", tone="road-secondary")),
+)
+"""The printed board's marks (approaches by width, roads by class)."""

@@ -325,6 +325,9 @@ class LiveRules:
     roster_keys: tuple[str, ...] = ()
     """The keys of a roster's [[piece]] tables this system reads besides the geometry (`setup_roster`'s `tables`);
     any other key in a roster for this system is an error naming it (a typo is never ignored)."""
+    legend: tuple = ()
+    """The marks its pictures draw besides those every system shares (rules.picture.LEGEND): rules.picture.LegendEntry
+    items, for View > Legend and the pages' legend."""
     removal_events: bool = False
     """Whether a piece a recorded resolution removes also gets its own `removed` event after the resolution (the
     record's state takes it off either way, from the resolution's changes)."""

@@ -39,6 +39,7 @@ class Piece:
     marker_mm: float
     marker_height_mm: float
     marker_offset_mm: tuple[float, float] = (0.0, 0.0)
+    short: str = ""  # what a crowded view calls it ("" : its id without the side's prefix)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class Roster:
 
 _TOP_KEYS = ("dictionary", "system", "piece")
 # "unit": the unit a piece belongs to (its unit card, fieldglass/printing.py roster_units; a unit's blocks)
-_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit")
+_PIECE_KEYS = ("id", "marker", "side", "type", "base_mm", "marker_mm", "marker_height_mm", "marker_offset_mm", "unit",
+               "short")
 
 
 def _check_piece_keys(p: dict, where: str, system_keys: Iterable[str] | None) -> None:
@@ -162,6 +164,9 @@ def _piece(p, w: str, where: str, dictionary: str, system_keys, seen_ids: set[st
     base = _pair(p, "base_mm", w)
     if min(base) <= 0:
         raise InputError(f"{w}: 'base_mm' must be positive")
+    short = p.get("short", "")
+    if not isinstance(short, str) or len(short) > 12:
+        raise InputError(f"{w}: 'short' must be a short name (text of at most 12 characters)")
     return Piece(
         id=p["id"],
         marker=marker,
@@ -171,6 +176,7 @@ def _piece(p, w: str, where: str, dictionary: str, system_keys, seen_ids: set[st
         marker_mm=number(p, "marker_mm", w, positive=True),
         marker_height_mm=number(p, "marker_height_mm", w, default=0.0),
         marker_offset_mm=_pair(p, "marker_offset_mm", w, default=[0, 0]),
+        short=short,
     )
 
 
@@ -205,6 +211,7 @@ def roster_to_toml(roster: Roster, extra: Mapping[str, Mapping[str, object]] | N
             f"marker_mm = {p.marker_mm:g}",
             f"marker_height_mm = {p.marker_height_mm:g}",
             f"marker_offset_mm = [{p.marker_offset_mm[0]:g}, {p.marker_offset_mm[1]:g}]",
+            *([f"short = {toml_string(p.short)}"] if p.short else []),
         ]
         for key, value in (extra or {}).get(p.id, {}).items():
             lines.append(f"{key} = {_toml_value(value)}")

@@ -10,7 +10,7 @@ import cv2
 from common import jsonout
 from common.errors import InputError
 from common.outfiles import check_not_input, output_file
-from fieldglass.commands.export import open_for_reading
+from fieldglass.commands.export import open_for_reading, replay_pictures
 from fieldglass.record.export import compute_stats, stats_png, stats_text
 
 EPILOG = """\
@@ -54,7 +54,8 @@ def run(args) -> int:
         print(jsonout.dumps(stats.to_json()) if args.json else stats_text(stats))
         if not args.no_png:
             with output_file(path, (src,)) as tmp:
-                if not cv2.imwrite(str(tmp), stats_png(record, stats)):
+                picture = replay_pictures(record)(len(record.events()))  # the last moment (seek stops there)
+                if not cv2.imwrite(str(tmp), stats_png(record, stats, picture)):
                     raise InputError(f"{path}: cannot write the plots")
             if not args.json:
                 print(f"plots: {path}")

@@ -6,21 +6,20 @@ side, else `side:N` by its index among the record's sides), so a diagram and the
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import cv2
 import numpy as np
 
 from common.errors import InputError
-from common.fields import column_letters
 from fieldglass import render
 from fieldglass.record.state import BoardState
 from fieldglass.recorded import system_of
-from rules.picture import rectangle, rgb
+from rules.picture import LabelLayout, grid_labels, rectangle, rgb
 from rules.system import game_system
 
 CLOTH = (88, 128, 104)
 GRID = (110, 150, 126)
-ARROW = (0, 215, 255)
-FIRE = (40, 40, 230)
 
 
 def side_colours(meta: dict) -> dict[str, tuple[int, int, int]]:
@@ -63,6 +62,7 @@ class Board:
         self.bases = {p["id"]: tuple(p.get("base_mm", (40, 30))) for p in meta.get("roster", [])}
         self.colours = side_colours(meta)
         self._background = self._draw_background()
+        self.layout = LabelLayout()  # where the labels went, so that a video's keep their places
 
     def colour(self, side: str) -> tuple[int, int, int]:
         """A side's BGR in this record's diagrams."""
@@ -87,16 +87,15 @@ class Board:
                 cv2.line(img, self.ipx(ox + c * f, oy), self.ipx(ox + c * f, oy + g["rows"] * f), GRID, 1)
             for r in range(int(g["rows"]) + 1):
                 cv2.line(img, self.ipx(ox, oy + r * f), self.ipx(ox + g["cols"] * f, oy + r * f), GRID, 1)
-            if f * self.scale >= 18:
-                for c in range(int(g["cols"])):
-                    x, _ = self.ipx(ox + (c + 0.5) * f, 0)
-                    cv2.putText(img, column_letters(c), (x - 5, h - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
-                                (200, 200, 200), 1, cv2.LINE_AA)
-                for r in range(int(g["rows"])):
-                    _, y = self.ipx(0, oy + (r + 0.5) * f)
-                    cv2.putText(img, str(r + 1), (3, y + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (200, 200, 200), 1,
-                                cv2.LINE_AA)
         return img
+
+    def grid_labels(self) -> list:
+        """The grid's letters and numbers along its edges (rules.picture.grid_labels), none without a grid."""
+        g = self.grid
+        if not g:
+            return []
+        grid = SimpleNamespace(**{k: float(g[k]) for k in ("cols", "rows", "field_mm", "origin_x_mm", "origin_y_mm")})
+        return grid_labels(grid, float(g["field_mm"]) * self.scale)
 
     def to_px(self, xy: np.ndarray) -> np.ndarray:
         """(N, 2) table mm -> (N, 2) picture px."""
@@ -104,25 +103,21 @@ class Board:
         return np.column_stack([self.margin + xy[:, 0] * self.scale,
                                 self.margin + 28 + (self.depth_mm - xy[:, 1]) * self.scale])
 
-    def draw(self, state: BoardState, moves=(), combats=(), title: str = "", heat: np.ndarray | None = None,
-             picture=None) -> np.ndarray:
-        """The board with `state`'s pieces, `moves` as arrows ((x0, y0), (x1, y1)) and `combats` as red lines.
+    def draw(self, state: BoardState, title: str = "", heat: np.ndarray | None = None, picture=None,
+             marks=()) -> np.ndarray:
+        """The board with `state`'s pieces and `marks` over them (fieldglass/record/marks.py: moves as arrows,
+        combats as lines), the grid's letters and numbers along its edges.
 
         `picture`: the record's system's picture of the moment (rules/picture.py, as the dashboard and the replay
         draw it), drawn instead of plain bases, so a view and an export never disagree."""
         img = self._background.copy()
         if heat is not None:
             self._heat(img, heat)
-        if picture is not None:
-            render.draw(img, picture, self.to_px)
-        else:
+        if picture is None:
             for p in state.on_table():
                 self._piece(img, p)
-        for (a, b) in moves:
-            cv2.arrowedLine(img, self.ipx(*a), self.ipx(*b), ARROW, 2, cv2.LINE_AA, tipLength=0.25)
-        for (a, b) in combats:
-            cv2.line(img, self.ipx(*a), self.ipx(*b), FIRE, 2, cv2.LINE_AA)
-            cv2.drawMarker(img, self.ipx(*b), FIRE, cv2.MARKER_STAR, 14, 2)
+        render.draw(img, (*(picture or ()), *marks, *self.grid_labels()), self.to_px, layout=self.layout,
+                    view_key=self.size)
         if title:
             cv2.putText(img, title, (self.margin, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (235, 235, 235), 1,
                         cv2.LINE_AA)

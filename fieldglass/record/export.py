@@ -18,12 +18,16 @@ from common.errors import InputError
 from common.fields import column_letters, parse_field
 from common.outfiles import output_file
 from common.text import shorten
+from fieldglass import render
 from fieldglass.record.board import Board
+from fieldglass.record.marks import event_items
 from fieldglass.record.replay import Replay
-from fieldglass.record.state import BoardState
 from fieldglass.record.store import Event, Record
 from fieldglass.recorded import system_of
+from rules.charts import bar_chart
+from rules.charts import to_px as chart_px
 from rules.live import LiveRules, ReportTerms
+from rules.picture import Line
 from rules.system import game_system
 
 Progress = Callable[[Iterable, int, str], Iterable]
@@ -310,30 +314,23 @@ def stats_text(stats: Stats) -> str:
     return "\n".join(lines)
 
 
-def stats_png(record: Record, stats: Stats) -> np.ndarray:
-    """A heatmap of the fighting on the final board, with a bar chart of bases lost per turn per side under it."""
+def stats_png(record: Record, stats: Stats, picture=None) -> np.ndarray:
+    """The final board with the fighting shaded field by field (the system's `picture` of the last moment drawn
+    over it, as the PNG export draws it), and under it a bar chart of bases lost per turn per side with its axes,
+    ticks, titles and units (rules/charts.py: the drawing language, drawn by the same renderer)."""
     board = Board(record.meta)
-    top = board.draw(record.state(), title="where the fighting was", heat=stats.heat)
-    w = top.shape[1]
-    h = 220
-    chart = np.full((h, w, 3), 245, np.uint8)
-    cv2.putText(chart, "bases lost per turn", (12, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (30, 30, 30), 1, cv2.LINE_AA)
+    most = int(stats.heat.max()) if stats.heat is not None and stats.heat.size else 0
+    title = "where the fighting was: " + (f"combats per field, the brighter the more (at most {most})" if most > 1
+                                          else "the field of each combat, shaded" if most else "no combat")
+    top = board.draw(record.state(), title=title, heat=stats.heat, picture=picture)
+    w, h = top.shape[1], 260
+    chart = np.full((h, w, 3), 40, np.uint8)
     turns = stats.turns or [0]
-    peak = max([v for t in turns for v in stats.lost.get(t, {}).values()] + [1])
-    slot = (w - 60) / max(len(turns), 1)
-    bar = max(4.0, slot / (len(stats.sides) + 1))
-    for i, t in enumerate(turns):
-        x0 = 40 + i * slot
-        for j, s in enumerate(stats.sides):
-            v = stats.lost.get(t, {}).get(s, 0)
-            bh = int((h - 70) * v / peak)
-            x = int(x0 + j * bar)
-            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), board.colour(s), -1)
-            cv2.rectangle(chart, (x, h - 30 - bh), (int(x + bar - 2), h - 30), (60, 60, 60), 1)
-        cv2.putText(chart, f"T{t}", (int(x0), h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
-    for j, s in enumerate(stats.sides):
-        cv2.rectangle(chart, (w - 120, 30 + 18 * j), (w - 108, 42 + 18 * j), board.colour(s), -1)
-        cv2.putText(chart, s, (w - 100, 41 + 18 * j), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
+    tones = ["#{2:02x}{1:02x}{0:02x}".format(*board.colour(s)) for s in stats.sides]  # BGR -> #rrggbb
+    values = [[stats.lost.get(t, {}).get(s, 0) for s in stats.sides] for t in turns]
+    items = bar_chart((w, h), ["set-up" if t == 0 else f"turn {t}" for t in turns], stats.sides, values, tones,
+                      f"bases lost per turn ({sum(map(sum, values))} in all)", "bases lost (bases)", "turn")
+    render.draw(chart, items, chart_px(h))
     return np.vstack([top, chart])
 
 
@@ -416,22 +413,6 @@ def _turn_segments(replay: Replay) -> list[tuple[int, int, int]]:
     return out
 
 
-def _overlays(events: Iterable[Event], state_before: BoardState):
-    moves, combats = [], []
-    for e in events:
-        if e.type == "move":
-            a, b = e.data.get("from") or {}, e.data.get("to") or {}
-            if a and b:
-                moves.append(((a["x_mm"], a["y_mm"]), (b["x_mm"], b["y_mm"])))
-        elif e.type == "combat":
-            ps = e.data.get("pieces") or []
-            if len(ps) == 2:
-                pa, pb = state_before.pieces.get(ps[0]), state_before.pieces.get(ps[1])
-                if pa and pb and pa.x_mm is not None and pb.x_mm is not None:
-                    combats.append(((pa.x_mm, pa.y_mm), (pb.x_mm, pb.y_mm)))
-    return moves, combats
-
-
 def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
                picture_at: Callable[[int], object] | None = None) -> list[Path]:
     """One board diagram per turn: the position at the turn's end, its moves as arrows, its combats in red.
@@ -443,11 +424,12 @@ def export_png(record: Record, folder: Path, progress: Progress = _no_progress,
     segs = _turn_segments(replay)
     for turn, i0, i1 in progress(segs, len(segs), "png"):
         before = replay.position_at(i0)
-        moves, combats = _overlays(replay.events[i0:i1], before)
+        marks = event_items(replay.events[i0:i1], before)
+        moves = sum(it.kind == "event-move" for it in marks)
+        combats = sum(isinstance(it, Line) and it.kind in ("event-fire", "event-melee") for it in marks)
         after = replay.position_at(i1)
-        img = board.draw(after, moves, combats, title=f"{'set-up' if turn == 0 else f'turn {turn}'}: "
-                         f"{len(moves)} moves, {len(combats)} combats",
-                         picture=picture_at(i1) if picture_at is not None else None)
+        img = board.draw(after, f"{'set-up' if turn == 0 else f'turn {turn}'}: {moves} moves, {combats} combats",
+                         picture=picture_at(i1) if picture_at is not None else None, marks=marks)
         path = folder / f"turn-{turn:02d}.png"
         with output_file(path, (record.path,)) as tmp:
             if not cv2.imwrite(str(tmp), img):
@@ -484,11 +466,11 @@ def _write_frames(writer, replay: Replay, board: Board, sizes: tuple[int, int, i
         state = replay.position_at(k)
         if k:
             e = replay.events[k - 1]
-            moves, combats = _overlays([e], replay.position_at(k - 1))
+            marks = event_items([e], replay.position_at(k - 1))
             title = f"{_clock(e.t)}  turn {e.turn}{' ' + e.phase if e.phase else ''}  {summary(e, grid)}"[:110]
         else:
-            moves, combats, title = [], [], "start"
-        img = board.draw(state, moves, combats, title, picture=picture_at(k) if picture_at is not None else None)
+            marks, title = [], "start"
+        img = board.draw(state, title, picture=picture_at(k) if picture_at is not None else None, marks=marks)
         if (w2, h2) != (w, h):
             img = cv2.copyMakeBorder(img, 0, h2 - h, 0, w2 - w, cv2.BORDER_CONSTANT, value=(40, 40, 40))
         for _ in range(hold):

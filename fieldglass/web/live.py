@@ -29,7 +29,7 @@ from common.errors import InputError
 from fieldglass.record import Record
 from fieldglass.record.store import FollowedRecord
 from fieldglass.replay_session import ReplaySession
-from fieldglass.web.frames import ItemTable, event_row, table_json, viewer_of
+from fieldglass.web.frames import ItemTable, LegendSeen, PageBoard, event_row, moment, table_json, viewer_of
 from fieldglass.web.page import asset, document
 
 RECENT = 12  # the recent moves a spectator sees beside the board
@@ -44,6 +44,8 @@ class View:
     count: int
     last_seq: int
     items: list[dict]
+    labels: list[list[dict]]  # the picture's labels placed at each of frames.LEVELS
+    legend: list[dict]  # what the marks on the board mean (frames.legend_json)
     rows: list[dict]
     combat: dict | None
     caption: str
@@ -55,7 +57,9 @@ class View:
     def message(self, after_seq: int | None) -> dict[str, Any]:
         """What a spectator that has had the events up to `after_seq` (None: none) is sent."""
         new = self.rows if after_seq is None else [r for r in self.rows if r["seq"] > after_seq]
-        return {"count": self.count, "seq": self.last_seq, "items": self.items, "recent": self.rows[-RECENT:],
+        return {"count": self.count, "seq": self.last_seq, "items": self.items, "labels": self.labels,
+                "legend": self.legend,
+                "recent": self.rows[-RECENT:],
                 "new": new, "combat": self.combat, "caption": self.caption, "table": self.table,
                 "title": self.title, "viewer": self.viewer, "problems": self.problems}
 
@@ -71,19 +75,22 @@ def current_combat(session: ReplaySession) -> dict | None:
     return None
 
 
-def build_view(record: Record, viewer: str | None, title: str) -> View:
-    """The view of `record`'s newest moment for `viewer` (None: the public view)."""
+def build_view(record: Record, viewer: str | None, title: str, board: PageBoard | None = None) -> View:
+    """The view of `record`'s newest moment for `viewer` (None: the public view); `board` the feed's own, so that
+    its labels keep their places from one view to the next."""
     session = ReplaySession(record)
     viewer_of(session, viewer)
     session.to_end()
     table = ItemTable()
-    ids = table.index(session.picture(live=False, labels=True)) if session.position is not None else []
+    seen = LegendSeen(session)
+    ids, levels = moment(session, table, len(session), board or PageBoard(table_json(record.meta)), seen)
     rows = [event_row(session, i + 1, e) for i, e in enumerate(session.timeline)]
     last = rows[-1] if rows else None
     caption = f"{last['clock']}  turn {last['turn']}: {last['text']}" if last else "waiting for the first event"
     # the seq from the same reading as the rows: a later one would tell a spectator it had events it never got
     last_seq = max((e.seq for e in session.timeline), default=0)
-    return View(len(rows), last_seq, [table.items[i] for i in ids], rows, current_combat(session),
+    return View(len(rows), last_seq, [table.items[i] for i in ids],
+                [[table.items[i] for i in level] for level in levels], seen.json(), rows, current_combat(session),
                 caption, table_json(record.meta), title, session.viewer, list(session.problems))
 
 
@@ -98,6 +105,8 @@ class GameFeed:
         self.view: View | None = None
         self.version = 0
         self.followed = FollowedRecord(self.path)
+        self.board: PageBoard | None = None  # where its labels went, for the table `board_table`
+        self.board_table: dict | None = None
         self._seen: tuple[int, int] | None = None  # the record's version the view was built from
 
     @property
@@ -110,9 +119,13 @@ class GameFeed:
         if seen is None or (seen == self._seen and self.view is not None):
             return False
         self._seen = seen
-        view = build_view(self.followed.record, self.viewer, self.title)
-        if self.view is not None and (view.last_seq, view.count, view.items) == (
-                self.view.last_seq, self.view.count, self.view.items):
+        record = self.followed.record
+        table = table_json(record.meta)
+        if self.board is None or self.board_table != table:  # a record begun again may be of another table
+            self.board, self.board_table = PageBoard(table), table
+        view = build_view(record, self.viewer, self.title, self.board)
+        if self.view is not None and (view.last_seq, view.count, view.items, view.labels) == (
+                self.view.last_seq, self.view.count, self.view.items, self.view.labels):
             return False  # a commit that changed nothing a spectator sees (the recorder's progress mark)
         self.view = view
         self.version += 1
@@ -203,18 +216,23 @@ LIVE_BODY = """<header><h1 id="title"></h1><span class="who" id="who"></span>
 <span id="status" class="down">connecting…</span></header>
 <main>
 <div id="board-col">
-<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="the board"></svg>
+<div class="board-scroll"><svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" role="img"
+ aria-label="the board"></svg></div>
 <div id="caption"></div>
 </div>
 <div id="side-col">
 <div class="box"><h2>combat</h2><div id="combat">none this turn</div></div>
 <div class="box"><h2>recent moves</h2><ol id="events"></ol></div>
+<details class="box marks-legend" open><summary>what the marks mean</summary><div id="legend-entries"></div></details>
 </div>
 </main>"""
 
 
-def live_page() -> str:
-    return document("Fieldglass live", LIVE_BODY, {}, asset("live.js"))
+def live_page(view: View | None = None) -> str:
+    """The spectators' page, with the game as it stands now (`view`) in it: it shows the board at once, before its
+    stream connects, and the stream then sends only what comes after."""
+    return document("Fieldglass live", LIVE_BODY, view.message(None) if view else {},
+                    asset("live.js"))
 
 
 def live_app(feed: GameFeed, poll_s: float = 0.1) -> Starlette:
@@ -222,7 +240,7 @@ def live_app(feed: GameFeed, poll_s: float = 0.1) -> Starlette:
     hub = Hub(feed, poll_s)
 
     async def index(_request: Request) -> Response:
-        return HTMLResponse(live_page())
+        return HTMLResponse(live_page(feed.view))
 
     async def events(request: Request) -> Response:
         last = request.headers.get("last-event-id") or request.query_params.get("after")

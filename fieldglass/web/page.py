@@ -39,7 +39,8 @@ def who(data: dict[str, Any]) -> str:
 REPLAY_BODY = """<header><h1>{title}</h1><span class="who">{system} game · {players} · {who}</span></header>
 <main>
 <div id="board-col">
-<svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="the board"></svg>
+<div class="board-scroll"><svg id="board" class="board" xmlns="http://www.w3.org/2000/svg" role="img"
+ aria-label="the board"></svg></div>
 <div id="caption"></div>
 <div class="timeline"><div id="marks" class="marks"></div><input id="scrub" type="range" min="0" value="0"
  aria-label="moment"></div>
@@ -54,6 +55,9 @@ REPLAY_BODY = """<header><h1>{title}</h1><span class="who">{system} game · {pla
 <option value="2">2×</option><option value="4">4×</option><option value="8">8×</option></select>
 <select id="turn" aria-label="jump to turn"></select>
 </div>
+<details class="box marks-legend" open><summary>what the marks on the board mean</summary>
+<div id="legend-entries"></div>
+</details>
 </div>
 <div id="side-col"><ol id="events"></ol></div>
 </main>"""

@@ -46,7 +46,23 @@ from rules.coalitions.model import (
     position_to_dict,
 )
 from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
-from rules.picture import Area, Dot, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import (
+    AREA_PRIORITY,
+    PENDING_PRIORITY,
+    Area,
+    Dot,
+    Item,
+    Label,
+    LegendEntry,
+    Scene,
+    ScenePiece,
+    abbreviation,
+    base_items,
+    marks,
+    pending_items,
+    points,
+    sample_area,
+)
 
 CHOICES = ActionInput("choices", "choices", "choices",
                       "cards.GEN=4,4 support.GEN=defender agree=yes to.GEN=T ... (as for fieldglass resolve --choice)")
@@ -654,7 +670,9 @@ def picture(scene: Scene, board) -> tuple[Item, ...]:
         out.append(Area("coalitions-territory", poly, tone, 0.2 if ctrl else 0.0, width=1.0, edge_tone="area",
                         tip=tip, layer=3, data=(tid,)))
         at = on_table([area.centre], scene.to_table)[0]
-        out.append(Label("coalitions-name", tuple(at), terr.name, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+        out.append(Label("coalitions-name", tuple(at), terr.name, "muted", 6.0, False, tip=terr.name, layer=5,
+                         short=abbreviation(terr.name), priority=AREA_PRIORITY, align="centre", leader=False,
+                         within=poly[0]))
         out += _waiting_items(area, poly, scene)
     sel = scene.selection
     if sel is not None:
@@ -721,7 +739,8 @@ def _display_items(st, area, poly, scene: Scene) -> list[Item]:
         at = on_table([area.centre], scene.to_table)[0]
         return [Area("coalitions-status", poly, "area", 0.0, width=1.0, edge_tone="area",
                      tip=f"{status}: {', '.join(who) or 'nobody'} (§9.2)", layer=3, data=(area.id,)),
-                Label("coalitions-name", tuple(at), status, "muted", 6.0, False, (-18.0, -14.0), layer=5)]
+                Label("coalitions-name", tuple(at), status, "muted", 6.0, False, tip=status, layer=5,
+                      short=abbreviation(status), priority=AREA_PRIORITY + 1, align="centre", leader=False)]
     if kind == "wheel":
         plan = turn.schedule(st)
         at = on_table([area.centre], scene.to_table)[0]
@@ -729,8 +748,10 @@ def _display_items(st, area, poly, scene: Scene) -> list[Item]:
         out: list[Item] = [Area("coalitions-wheel", poly, "reach", 0.1, width=1.5, edge_tone="area",
                                 tip=f"round {st.round}, action turn {st.turn}: " + "; ".join(lines) + " (§4.2)",
                                 layer=3, data=(area.id,))]
-        out += [Label("coalitions-wheel-action", tuple(at), text, "text", 5.5, k == 0, (36.0, -26.0 + 10.0 * k),
-                      layer=5) for k, text in enumerate([f"round {st.round}, turn {st.turn}", *lines])]
+        text = "\n".join([f"round {st.round}, turn {st.turn}", *lines])
+        out.append(Label("coalitions-wheel-action", tuple(at), text, "text", 6.0, False, (36.0, -26.0),
+                         tip=text.replace("\n", "; "), layer=5, priority=PENDING_PRIORITY,
+                         short=f"round {st.round}, turn {st.turn}"))
         return out
     return []
 
@@ -746,8 +767,7 @@ def _pawn(p: ScenePiece, scene: Scene, board) -> list[Item]:
     label = f"{p.label} ({g.troops})" if g else f"{p.label} ?"
     out = [it for it in base_items(p, scene, "coalitions-pawn", tip, label, fill=0.7, pen_tone="outline")
            if it.kind != "facing"]  # a pawn faces nowhere (§3.5)
-    out = [Area(it.kind, it.polygons, tone, it.fill, it.pen, it.width, it.edge_tone, tip=it.tip, layer=7,
-                piece=it.piece, z_mm=it.z_mm) if isinstance(it, Area) else it for it in out]
+    out = [replace(it, tone=tone, layer=7, data=()) if isinstance(it, Area) else it for it in out]
     ch = p.pending
     if ch is not None and getattr(ch, "at", None) in board.areas:
         gx, gy = on_table([map_point(st.europe, ch.at)], scene.to_table)[0]
@@ -758,4 +778,20 @@ def _pawn(p: ScenePiece, scene: Scene, board) -> list[Item]:
     return out
 
 
-__all__ = ["CoalitionsLive", "GeneralMove", "coalitions_position", "empty_game", "picture", "power_of"]
+LEGEND = (
+    LegendEntry("territory", "a Territory in its controller's colour; uncoloured: nobody's",
+                (sample_area(POWER_TONES["britain"], 0.2, width=1.0),), marks("coalitions-territory")),
+    LegendEntry("reach", "green Territories: where the selected General may move (§5.3)",
+                (sample_area("reach", 0.25),), marks("coalitions-reach")),
+    LegendEntry("waiting", "cyan dashed: a token or the dial the rules changed; set it on the table (hover: what)",
+                (sample_area("pending", 0.15, "dash"),), marks("coalitions-waiting")),
+    LegendEntry("marker", "a dot: a token, a status disc or a track marker, in its Power's colour",
+                (Dot("sample", (22.0, 10.0), POWER_TONES["britain"], 4.0),), marks("coalitions-marker")),
+    LegendEntry("pawn", "a General's pawn with its Troops in brackets: gb-1 (3)",
+                (sample_area(POWER_TONES["britain"], 0.7, edge_tone="outline"),), marks("coalitions-pawn")),
+)
+"""What the Coalitions pictures draw besides the shared marks (rules.picture.LEGEND)."""
+CoalitionsLive.legend = LEGEND  # (its tones are the pictures', defined after the class)
+
+
+__all__ = ["LEGEND", "CoalitionsLive", "GeneralMove", "coalitions_position", "empty_game", "picture", "power_of"]

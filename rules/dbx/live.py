@@ -48,6 +48,7 @@ from rules.dbx.contact import contact
 from rules.dbx.demo import demo as demo_table
 from rules.dbx.lists import army_lists, composition
 from rules.dbx.model import Scale, game_to_dict, piece_to_dict, position_from_dict, position_to_dict
+from rules.dbx.picture import LEGEND as DBX_LEGEND
 from rules.dbx.picture import picture
 from rules.dbx.tables import ALIASES, DEPLOY_DEPTH, SIDE_EDGE_CLEAR, UNIT_TYPES
 from rules.live import (
@@ -241,6 +242,8 @@ class DbxLive(LiveRules):
     `template` is this session's position without elements (terrain, scale, table and the game state), from the
     set-up's `game`; a resolution replaces its game with the engine's after. (A replay makes one without a set-up,
     for its `picture` only.)"""
+
+    legend = DBX_LEGEND
 
     inputs = (DBX_DICE,)
     noun = "element"

@@ -12,7 +12,22 @@ import numpy as np
 
 from rules.dbx.contact import CONTACT_UNCERTAIN, zoc_rect
 from rules.dbx.model import base_size, corners
-from rules.picture import Area, Dot, Item, Label, Line, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import (
+    Area,
+    Dot,
+    Item,
+    Label,
+    LegendEntry,
+    Line,
+    Scene,
+    ScenePiece,
+    base_items,
+    marks,
+    pending_items,
+    points,
+    sample_area,
+    sample_line,
+)
 
 LINE_PENS = {"fire": ("fire", "solid", 3.0), "melee": ("melee", "solid", 3.0), "candidate": ("candidate", "dash", 2.0),
              "zoc": ("zone", "dot", 2.0)}
@@ -132,3 +147,27 @@ def picture(scene: Scene, opts) -> tuple[Item, ...]:
     for p in scene.pieces:
         out += element_items(p, scene)
     return tuple(out)
+
+
+LEGEND = (
+    LegendEntry("front", "the thick edge of a base: its front", (sample_line("side:0", width=3.0),), None),
+    LegendEntry("reach", "green dashed area: where its base centre can go in one straight move (§5.3)",
+                (sample_area("reach", 0.14, "dash", 1.5),), marks("dbx-reach")),
+    LegendEntry("fire-zone", "yellow dashed area: its fire zone, 1 BB either side ahead (§6.1, §7)",
+                (sample_area("fire", 0.18, "dash", 1.5),), marks("dbx-fire-zone")),
+    LegendEntry("zoc", "orange area: its zone of control, 1 BB ahead (§3.4); dotted: an enemy's it stands in",
+                (sample_area("zone", 0.27),), marks("dbx-zoc", "dbx-zoc-of")),
+    LegendEntry("fire", "yellow line: the target it fires at", (sample_line("fire", width=3.0),),
+                marks("dbx-target-line", tone="fire")),
+    LegendEntry("melee", "red line: the enemy it fights", (sample_line("melee", width=3.0),),
+                marks("dbx-target-line", tone="melee")),
+    LegendEntry("candidate", "orange dashed line: a target in range that is not the nearest (§7)",
+                (sample_line("candidate", "dash"),), marks("dbx-target-line", tone="candidate")),
+    LegendEntry("contact", "a dot where two bases touch, by kind: red front, magenta flank, violet rear, yellow "
+                "corner, cyan overlap; orange: uncertain (§13)",
+                (Dot("sample", (12.0, 10.0), "contact-front", 5.0), Dot("sample", (22.0, 10.0), "contact-flank", 5.0),
+                 Dot("sample", (32.0, 10.0), "contact-rear", 5.0)), marks("dbx-contact")),
+    LegendEntry("terrain", "dashed areas: terrain pieces; dash-dotted line: a hill's crest",
+                (sample_area("terrain:wood", 0.35, "dash", 1.0),), marks("dbx-terrain")),
+)
+"""What the DBX pictures draw besides the shared marks (rules.picture.LEGEND)."""

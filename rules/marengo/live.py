@@ -64,6 +64,7 @@ from rules.marengo.model import (
     position_from_dict,
     position_to_dict,
 )
+from rules.marengo.picture import LEGEND as MARENGO_LEGEND
 from rules.marengo.picture import picture
 from rules.picture import Item, Scene
 
@@ -145,6 +146,8 @@ class MarengoLive(LiveRules):
     Besides the hooks: `blocks` (hidden.BlockRoster: each unit's markers per strength), `game` (the engine's round,
     side, commands and morale, without blocks), `initial` (the set-up's blocks by id), `placements` (where each unit
     was located in the last position: rules.board.Placement), `step_losses` (hidden.StepLoss, in the order seen)."""
+
+    legend = MARENGO_LEGEND
 
     viewers = SIDES
     viewer_titles = {"umpire": "Umpire view (all identities)", "AU": "Austrian player view",

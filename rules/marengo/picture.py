@@ -8,9 +8,24 @@ know it, an anonymous label (§13); the moves the rules ordered that the table d
 
 from __future__ import annotations
 
-from rules.board_picture import board_items, on_table
+from dataclasses import replace
+
+from rules.board_picture import BOARD_LEGEND, board_items, on_table
 from rules.marengo.adapter import ATTACKS
-from rules.picture import Area, Item, Label, Scene, ScenePiece, base_items, pending_items, points
+from rules.picture import (
+    Area,
+    Item,
+    Label,
+    LegendEntry,
+    Scene,
+    ScenePiece,
+    base_items,
+    marks,
+    pending_items,
+    points,
+    sample_area,
+    sample_text,
+)
 
 SIDE_TONES = {"AU": "#f5f5f5", "FR": "#4682ff"}
 """The blocks' colours: Austrian white, French blue."""
@@ -57,8 +72,7 @@ def block_items(p: ScenePiece, scene: Scene) -> list[Item]:
     tone = SIDE_TONES.get(p.side, f"side:{p.side_index}")  # as GameSystem.side_tone
     out = [it for it in base_items(shown, scene, kind, tip, label, fill=0.59, pen_tone="outline")
            if it.kind != "facing"]  # a block's facing means nothing (§3): no arrow
-    out = [Area(it.kind, it.polygons, tone, it.fill, it.pen, it.width, it.edge_tone, tip=it.tip, layer=7,
-                piece=it.piece, z_mm=it.z_mm) if isinstance(it, Area) else it for it in out]
+    out = [replace(it, tone=tone, layer=7, data=()) if isinstance(it, Area) else it for it in out]
     x, y, _ = p.pose
     if pl is not None and pl.on_border:
         out.append(Label("marengo-border", (x - p.base_mm[0] / 2, y + p.base_mm[1] / 2 + 14), "on a border?",
@@ -89,3 +103,19 @@ def picture(scene: Scene) -> tuple[Item, ...]:
 
 
 __all__ = ["picture"]
+
+
+LEGEND = (
+    LegendEntry("select", "cyan area: the selected block's area", (sample_area("select", 0.27, width=1.0),),
+                marks("marengo-select")),
+    LegendEntry("reach", "green areas: where it can go this action, with the command it costs (§5)",
+                (sample_area("reach", 0.27),), marks("marengo-reach")),
+    LegendEntry("attack", "red areas: an attack it may make, with the engine's outcome (§6)",
+                (sample_area("attack", 0.27),), marks("marengo-attack")),
+    LegendEntry("hidden", "a block without a name: its identity hidden from this viewer (§13)",
+                (sample_area("#4682ff", 0.59, edge_tone="outline"),), marks("marengo-block-hidden")),
+    LegendEntry("border", '"on a border?": the block stands across an area\'s border, not placed',
+                (sample_text("on a border?", "ambiguous"),), marks("marengo-border")),
+    *BOARD_LEGEND,
+)
+"""What the Marengo pictures draw besides the shared marks (rules.picture.LEGEND)."""

@@ -54,6 +54,7 @@ from rules.nie.model import (
     with_changes,
 )
 from rules.nie.options import DEFAULT
+from rules.nie.picture import LEGEND as NIE_LEGEND
 from rules.nie.picture import BattleSurface, Threat, battle_items, picture, threat_items
 from rules.picture import Item, Scene
 from rules.system import UMPIRE
@@ -402,6 +403,8 @@ class NieLive(LiveRules):
 
     Besides the hooks: `game` (the engine's position without units: everything the camera cannot see) and
     `placements` (where each figure was located in the last position: rules.board.Placement)."""
+
+    legend = NIE_LEGEND
 
     inputs = (DICE, CHOICES)
     viewers = NATIONS

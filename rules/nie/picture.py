@@ -10,12 +10,31 @@ that the map does not show yet.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.board_picture import on_table
 from rules.nie.board import battle_zones, map_point
-from rules.picture import Area, Item, Label, Line, Scene, ScenePiece, arrow, base_items, pending_items, points
+from rules.picture import (
+    AREA_PRIORITY,
+    PENDING_PRIORITY,
+    Area,
+    Item,
+    Label,
+    LegendEntry,
+    Line,
+    Scene,
+    ScenePiece,
+    abbreviation,
+    arrow,
+    base_items,
+    marks,
+    pending_items,
+    points,
+    sample_area,
+    sample_line,
+    sample_text,
+)
 
 NATION_TONES = {"france": "#3c64dc", "britain": "#dc3232", "prussia": "#8c3cb4", "russia": "#329646",
                 "ottoman": "#d2be8c", "austria": "#a0a0a0", "spain": "#f0d228", "minor": "#8cc8f0"}
@@ -70,7 +89,9 @@ def map_items(pos, board, to_table) -> list[Item]:
         name = europe.regions[aid].name if aid in europe.regions else europe.seas[aid].name if aid in europe.seas \
             else aid
         at = on_table([a.centre], to_table)[0]
-        out.append(Label("nie-area-name", tuple(at), name, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+        out.append(Label("nie-area-name", tuple(at), name, "muted", 6.0, False, tip=name, layer=5,
+                         short=abbreviation(name), priority=AREA_PRIORITY, align="centre", leader=False,
+                         within=_poly(board, aid, to_table)[0]))
     return out
 
 
@@ -108,8 +129,7 @@ def figure_items(p: ScenePiece, scene: Scene, board, surface: BattleSurface | No
     tone = nation_tone(nation, p.side_index)
     out = [it for it in base_items(p, scene, "nie-figure", tip, label, fill=0.7, pen_tone="outline")
            if it.kind != "facing"]  # a figure's facing means nothing on the strategic map
-    out = [Area(it.kind, it.polygons, tone, it.fill, it.pen, it.width, it.edge_tone, tip=it.tip, layer=7,
-                piece=it.piece, z_mm=it.z_mm) if isinstance(it, Area) else it for it in out]
+    out = [replace(it, tone=tone, layer=7, data=()) if isinstance(it, Area) else it for it in out]
     x, y, _ = p.pose
     if u is None and pl is not None:
         out.append(Label("nie-unplaced", (x - p.base_mm[0] / 2, y + p.base_mm[1] / 2 + 14), "not placed?",
@@ -182,6 +202,10 @@ def _battle_title(battle) -> str:
     return f"{kind} in {battle.region}, round {battle.round}, {battle.phase}{screen}"
 
 
+def _battle_short(battle) -> str:
+    return "no battle" if battle is None else f"battle in {battle.region}, round {battle.round}"
+
+
 def battle_items(scene: Scene, board, to_table, hidden: set[str] | frozenset[str] = frozenset()) -> list[Item]:
     """The battle board's zones through its own pose (`to_table`: its board mm -> table mm; None while it is not
     registered: nothing drawn), each named, and filled in the colour of the nation whose figures of the current
@@ -207,9 +231,11 @@ def battle_items(scene: Scene, board, to_table, hidden: set[str] | frozenset[str
         out.append(Area("nie-zone", (points(on_table(poly, to_table)),), tone, 0.22 if nations else 0.0,
                         width=1.0, edge_tone="area", tip=tip, layer=3, data=(zid,)))
         at = on_table([poly.mean(0)], to_table)[0]
-        out.append(Label("nie-zone-name", tuple(at), zid, "muted", 6.0, False, (-18.0, -14.0), layer=5))
+        out.append(Label("nie-zone-name", tuple(at), zid, "muted", 6.0, False, tip=tip, layer=5,
+                         priority=AREA_PRIORITY + 1, align="centre", leader=False))
     corner = on_table([(0.0, board.depth_mm)], to_table)[0]
-    out.append(Label("nie-battle-title", tuple(corner), title, "text", 7.0, True, (0.0, -16.0), layer=5))
+    out.append(Label("nie-battle-title", tuple(corner), title, "text", 7.0, True, (0.0, -3.0), tip=title, layer=5,
+                     priority=PENDING_PRIORITY, align="bottom-left", short=_battle_short(battle)))
     return out
 
 
@@ -259,3 +285,23 @@ def threat_items(battle, threats, board, to_table) -> list[Item]:
 
 __all__ = ["NATION_TONES", "THREAT_TONES", "BattleSurface", "Threat", "battle_items", "nation_tone", "picture",
            "threat_items", "zone_pending_items"]
+
+
+LEGEND = (
+    LegendEntry("region", "a region in its owner's colour; uncoloured: a neutral minor",
+                (sample_area(NATION_TONES["france"], 0.22),), marks("nie-region")),
+    LegendEntry("fire", "an arrow on the battle board: who may fire (solid) or charge (dashed) at whom, straight "
+                "ahead (§8.3, §8.4)", (sample_line(THREAT_TONES["fire"][0]),), marks("nie-fire", "nie-charge")),
+    LegendEntry("occupied", "a dashed outline in a nation's colour: its armies occupy the region",
+                (sample_area(NATION_TONES["britain"], 0.0, "dash", 3.0),), marks("nie-occupied")),
+    LegendEntry("sea", "blue-grey: a sea area", (sample_area(SEA_TONE, 0.12, width=1.0),), marks("nie-sea")),
+    LegendEntry("select", "cyan: the selected figure's region", (sample_area("select", 0.27, width=1.0),),
+                marks("nie-select")),
+    LegendEntry("reach", "green regions: where its land move reaches (§5.1)", (sample_area("reach", 0.27),),
+                marks("nie-reach")),
+    LegendEntry("zone", "the battle board's zones, in the colour of the nation whose figures hold them (§3.3)",
+                (sample_area("area", 0.0, width=1.0),), marks("nie-zone")),
+    LegendEntry("unplaced", '"not placed?": a figure on a border, or a land figure at sea: not located',
+                (sample_text("not placed?", "ambiguous"),), marks("nie-unplaced")),
+)
+"""What the Napoleon in Europe pictures draw besides the shared marks (rules.picture.LEGEND)."""

@@ -108,6 +108,8 @@ class WienerLive(LiveRules):
     """Pieces stand in the field and facing the camera measured; combats change markers, bases and formations at
     once and move or remove pieces through pending changes (§8)."""
 
+    legend = wiener_picture.LEGEND
+
     inputs = (DICE,
               ActionInput("loss_die", "loss die", "die", "the loss test's die (§8.3); empty: rolled"),
               ActionInput("flight", "flight", "choice", "how far a beaten troop flees (§8.8)",

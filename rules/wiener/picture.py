@@ -15,14 +15,20 @@ from rules.picture import (
     Area,
     Item,
     ItemMemo,
+    Label,
+    LegendEntry,
     Line,
     Scene,
     ScenePiece,
     base_items,
     cross,
+    marks,
     pending_items,
     piece_key,
     points,
+    sample_area,
+    sample_line,
+    sample_text,
     sector,
 )
 from rules.system import PositionMemo
@@ -135,4 +141,34 @@ def picture(scene: Scene) -> tuple[Item, ...]:
     return tuple(out)
 
 
-__all__ = ["field_square", "ground_items", "picture", "piece_items", "selection_items"]
+LEGEND = (
+    LegendEntry("edge", '"?" after a name: the piece stands within a few mm of a field\'s edge, so its field is '
+                'uncertain (selected: "?edge 2mm", how near); the recorder asks where it stands',
+                (sample_text("1-3?", "ambiguous"),),
+                lambda it: isinstance(it, Label) and it.kind == "label" and ("?" in it.text)),
+    LegendEntry("markers", "[grey] after a name: its markers (red, grey, black); x2: its bases",
+                (sample_text("[grey]"),), lambda it: isinstance(it, Label) and it.kind == "label" and (
+                    "[" in it.text or " x" in it.text)),
+    LegendEntry("fire-line", "green line: it may fire at or attack that piece, the line of sight clear (§6.1); "
+                "dashed: a melee", (sample_line("clear", width=2.5),), marks("fire-line")),
+    LegendEntry("blocked-line", "red line, the fields boxed and crossed: the line is blocked there (§6.1)",
+                (sample_line("blocked"), sample_area("blocked", 0.24)), marks("blocked-line", "blocker")),
+    LegendEntry("arc", "white dashed wedge: its front arc, facing ±45° (§3.6)", (sample_area("arc", 0.0, "dash", 1.5),),
+                marks("arc")),
+    LegendEntry("artillery", "orange fields: within artillery range", (sample_area("artillery", 0.24, "none"),),
+                marks("shade:artillery")),
+    LegendEntry("small_arms", "blue fields: within small-arms range", (sample_area("small_arms", 0.27, "none"),),
+                marks("shade:small_arms")),
+    LegendEntry("melee", "red fields: within reach of a melee", (sample_area("melee", 0.31, "none"),),
+                marks("shade:melee")),
+    LegendEntry("neighbour", "dotted white fields: its neighbouring fields (§3.4)",
+                (sample_area("neighbour", 0.0, "dot", 1.5),), marks("shade:neighbour")),
+    LegendEntry("side", "violet fields: its side fields (§3.4)", (sample_area("side-field", 0.35),),
+                marks("shade:side")),
+    LegendEntry("height", "hatched fields: a height plate",
+                (sample_area("terrain:height", 0.6, "none", pattern="hatch"),), marks("terrain:height")),
+)
+"""What the Wiener pictures draw besides the marks every system shares (rules.picture.LEGEND)."""
+
+
+__all__ = ["LEGEND", "field_square", "ground_items", "picture", "piece_items", "selection_items"]

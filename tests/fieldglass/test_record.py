@@ -19,6 +19,7 @@ from fieldglass.commands import export as export_cmd
 from fieldglass.commands import stats as stats_cmd
 from fieldglass.record import SCHEMA_VERSION, Record, RecordError, Replay, write_v1_record
 from fieldglass.record.export import compute_stats, export_report, stats_text
+from rules.picture import rgb
 from vision.synthetic import VirtualCamera, demo_files
 
 GRID = {"origin_x_mm": 0.0, "origin_y_mm": 0.0, "field_mm": 60.0, "cols": 20, "rows": 10}
@@ -294,6 +295,11 @@ def test_export_csv_and_report(rec_path):
     assert "Losses (bases): AU 1, FR 0" in turn1
 
 
+def bgr(tone: str) -> tuple[int, int, int]:
+    r, g, b = rgb(tone)
+    return b, g, r
+
+
 def test_export_png_per_turn_with_move_arrows(rec_path, tmp_path):
     out = tmp_path / "png"
     export_cmd_text(rec_path, "png", "--out", str(out))
@@ -301,9 +307,10 @@ def test_export_png_per_turn_with_move_arrows(rec_path, tmp_path):
     assert names == ["turn-00.png", "turn-01.png", "turn-02.png"]
     t1 = cv2.imread(str(out / "turn-01.png"))
     t2 = cv2.imread(str(out / "turn-02.png"))
-    arrow = (t1 == (0, 215, 255)).all(axis=2).sum()  # the arrow colour: turn 1 has a move, turn 2 none
-    assert arrow > 30 and (t2 == (0, 215, 255)).all(axis=2).sum() == 0
-    assert (t1 == (40, 40, 230)).all(axis=2).sum() > 10  # the fire line
+    move, fire = bgr("pending"), bgr("fire")  # the marks' tones (fieldglass/record/marks.py), as on every view
+    arrow = (t1 == move).all(axis=2).sum()  # the move's arrow: turn 1 has a move, turn 2 none
+    assert arrow > 30 and (t2 == move).all(axis=2).sum() == 0
+    assert (t1 == fire).all(axis=2).sum() > 10  # the fire line
 
 
 def test_export_mp4_plays_back_every_event(rec_path, tmp_path):

@@ -66,8 +66,11 @@ def test_the_panels_show_the_engine_and_an_action_fills_the_combat_panel(qapp, w
     s = window.session
     pos = s.position
     assert set(window.system_panels) == {"date", "production", "diplomacy", "political"}
-    for key in window.system_panels:  # each in its own dock, in the View menu, tabbed beside the game state panel
-        assert window.docks[key].widget() is window.system_panels[key]
+    chooser = window.system_chooser  # one dock, tabbed beside the game state panel, a chooser over the panels
+    assert window.docks["system"].widget() is chooser and chooser.keys == list(window.system_panels)
+    for key in window.system_panels:
+        window.show_panel(key)
+        assert chooser.stack.currentWidget() is window.system_panels[key] and chooser.current() == key
     date = window.system_panels["date"]
     assert "January 1805 (1805-01), round 1" in date.text.text()
     assert [r[0] for r in _cells(date)] == turn.turn_order(pos) == ["france", "britain", "austria"]

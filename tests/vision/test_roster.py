@@ -36,6 +36,18 @@ def test_roster_loads_with_defaults_and_round_trips(tmp_path):
     assert load_roster(path) == roster
 
 
+def test_a_piece_may_have_a_short_name_for_crowded_views(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text(GOOD.replace('id = "fr-1-1"', 'id = "fr-1-1"\nshort = "I/1"'))
+    roster = load_roster(path)
+    assert [p.short for p in roster.pieces] == ["I/1", ""]
+    path.write_text(roster_to_toml(roster))
+    assert load_roster(path) == roster
+    path.write_text(GOOD.replace('id = "fr-1-1"', 'id = "fr-1-1"\nshort = "a far too long short name"'))
+    with pytest.raises(InputError, match="'short' must be a short name"):
+        load_roster(path)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

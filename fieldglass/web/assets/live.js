@@ -10,7 +10,8 @@
   function show(msg) {
     var key = JSON.stringify(msg.table);
     if (key !== tableKey) { board = new FG.Board(svg, msg.table); tableKey = key; }
-    board.draw(msg.items);
+    board.draw(msg.items, msg.labels);
+    FG.legend(document.getElementById("legend-entries"), msg.legend);
     received += msg["new"].length;
     svg.dataset.seq = msg.seq; svg.dataset.count = msg.count; svg.dataset.received = received;
     document.getElementById("title").textContent = msg.title;
@@ -27,7 +28,10 @@
     });
   }
 
-  var source = new EventSource("events");
+  window.addEventListener("resize", function () { if (board) board.drawLabels(); });
+  var first = JSON.parse(document.getElementById("fg-data").textContent || "{}");
+  if (first && first.table) show(first);  // the game as it stood when the page was served: shown at once
+  var source = new EventSource(first && first.seq !== undefined ? "events?after=" + first.seq : "events");
   source.onopen = function () { status.textContent = "live"; status.className = "live"; };
   source.onerror = function () { status.textContent = "reconnecting…"; status.className = "down"; };
   source.onmessage = function (ev) { show(JSON.parse(ev.data)); };

@@ -40,7 +40,8 @@
     k = Math.max(0, Math.min(n, k | 0));
     if (k === index) return;
     index = k;
-    board.draw(data.frames[k].map(function (i) { return data.items[i]; }));
+    board.draw(data.frames[k].map(function (i) { return data.items[i]; }),
+               data.labels[k].map(function (set) { return data.label_sets[set].map(function (i) { return data.items[i]; }); }));
     svg.dataset.index = k;
     document.body.dataset.index = k;
     scrub.value = k;
@@ -77,6 +78,8 @@
     else if (ev.key === "Home") { stop(); seek(0); }
     else if (ev.key === "End") { stop(); seek(n); }
   });
+  window.addEventListener("resize", function () { board.drawLabels(); });
+  FG.legend(document.getElementById("legend-entries"), data.legend);
   var h = parseInt((location.hash || "").slice(1), 10);
   seek(isNaN(h) ? 0 : h);
 })();
