@@ -51,8 +51,13 @@ def test_a_killed_dashboard_recording_resumes_with_every_committed_event(tmp_pat
         seen = _committed(game)
         assert seen >= 25, "the demo table's 24 pieces never appeared in the record"
         # spectators see the game being recorded, as `record --serve` shows it
-        state = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=10).read())
-        assert "fr-1-1" in json.dumps(state)
+        t1, state = time.monotonic(), {}
+        while time.monotonic() - t1 < 60:  # the spectators' feed follows the record's file (a poll behind it)
+            state = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=10).read())
+            if state.get("count", 0) > 24:
+                break
+            time.sleep(0.5)
+        assert state.get("count", 0) > 24 and "fr-1-1" in json.dumps(state)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
