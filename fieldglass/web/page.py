@@ -55,8 +55,8 @@ REPLAY_BODY = """<header><h1>{title}</h1><span class="who">{system} game · {pla
 <option value="2">2×</option><option value="4">4×</option><option value="8">8×</option></select>
 <select id="turn" aria-label="jump to turn"></select>
 </div>
-<details class="box marks-legend" open><summary>what the marks on the board mean</summary><div id="legend-entries"></div>
-</details>
+<details class="box marks-legend" open><summary>what the marks on the board mean</summary>
+<div id="legend-entries"></div></details>
 </div>
 <div id="side-col"><ol id="events"></ol></div>
 </main>"""
