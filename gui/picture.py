@@ -144,6 +144,11 @@ def measure(text: str, size: float, bold: bool) -> tuple[float, float]:
 _FONTS: dict[tuple[float, bool], QFont] = {}
 
 
+def label_font(size: float, bold: bool) -> QFont:
+    """The labels' font (made once a size)."""
+    return _font(size, bold)
+
+
 def _font(size: float, bold: bool) -> QFont:
     """The label font of `size` points, bold or not (made once)."""
     font = _FONTS.get((size, bold))

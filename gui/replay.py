@@ -48,7 +48,7 @@ from gui.panels import SystemPanel
 from gui.picture import _path_lines, _pen, _polygon, _qp
 from gui.qtapp import application
 from gui.views import BLOCKED, SIDE_COLOURS, BoardMapper, TableView, numpy_to_qimage, save_widget_png
-from rules.picture import rectangle
+from rules.picture import NOTE_PRIORITY, Label, rectangle
 
 MARGIN_MM = 40.0  # room above the table for the caption, below it for the notes on the whole table
 TICK_MS = 40
@@ -106,6 +106,36 @@ class ReplayBoardView(TableView):
 
     def _draw_anchors(self) -> None:
         """A replay has no camera: no anchors, no pose quality."""
+
+    def placed(self, pic: tuple) -> tuple:
+        """The picture with the replay's own labels (the combat's result, the notes written at a piece), placed
+        with the pieces' by the one placer: none over another or over a piece."""
+        return super().placed((*pic, *self._replay_labels()))
+
+    def _replay_labels(self) -> list[Label]:
+        s, out = self.session, []
+        grid = s.layout.grid
+        shown = s.combat_shown() if grid is not None else None
+        if shown is not None:
+            attacker, target, fa, ft, e = shown
+            d = e.data
+            text = f"{d.get('action', 'combat')}: {attacker} → {target}: {d.get('winner') or '-'} wins"
+            removed = [c["piece"] for c in d.get("changes", []) if c.get("removed")]
+            if removed:
+                text += f", {', '.join(removed)} removed"
+            (ax, ay), (bx, by) = grid.field_centre(*fa), grid.field_centre(*ft)
+            out.append(Label("combat-label", ((ax + bx) / 2, (ay + by) / 2), text, "#ffaaaa", 8.5, True, (8.0, 0.0),
+                             tip=s.describe_event(e), layer=9, priority=NOTE_PRIORITY + 5,
+                             short=f"{d.get('action', 'combat')}: {d.get('winner') or '-'} wins", align="left"))
+        for n in s.notes_shown():
+            if n.at_mm is None:
+                continue  # over the whole table: listed in the view's corner
+            d = n.event.data
+            text = shorten(f"✎ {clock(n.event.t)}{' ' + d['by'] if d.get('by') else ''}: {d.get('text', '')}",
+                           MAX_LABEL)
+            out.append(Label("note", tuple(map(float, n.at_mm)), text, "#96ffaa" if n.current else "#c8e1c8",
+                             9.0, n.current, (10.0, 10.0), tip=text, layer=9.5, priority=NOTE_PRIORITY))
+        return out
 
     def redraw(self, pic: tuple | None = None) -> None:
         super().redraw(pic)
@@ -179,13 +209,6 @@ class ReplayBoardView(TableView):
             if p is not None and p.x_mm is not None and after is not None and after.status == "removed":
                 self._ghost(pid, p.x_mm, p.y_mm, p.heading_deg or 0.0, BLOCKED, "combat-ghost",
                             f"{pid}: removed by this {e.data.get('action', 'combat')}")
-        d = e.data
-        label = f"{d.get('action', 'combat')}: {attacker} → {target}: {d.get('winner') or '-'} wins"
-        removed = [c["piece"] for c in d.get("changes", []) if c.get("removed")]
-        if removed:
-            label += f", {', '.join(removed)} removed"
-        mid = self.mapper.points(np.array([(a + b) / 2]))[0]
-        self._text(label, mid + np.array([8.0, 0.0]), QColor(255, 170, 170), 9, "combat-label", bold=True, size=8.5)
 
     def _draw_move(self) -> None:
         shown = self.session.move_shown()
@@ -218,18 +241,14 @@ class ReplayBoardView(TableView):
         general = [n for n in self.session.notes_shown() if n.at_mm is None]
         k = 1.0 / max(self.transform().m11(), 1e-6)  # scene units per screen pixel: the labels keep their size
         y = rect.bottom() - (4 + 21 * len(general)) * k
-        for n in self.session.notes_shown():
+        for n in general:  # (a note written at a piece is one of the picture's labels: `_replay_labels`)
             d = n.event.data
             text = shorten(f"✎ {clock(n.event.t)}{' ' + d['by'] if d.get('by') else ''}: {d.get('text', '')}",
                            MAX_LABEL)
             colour = QColor(150, 255, 170) if n.current else QColor(200, 225, 200)
-            if n.at_mm is not None:
-                at = self.mapper.points(np.array([n.at_mm]))[0] + np.array([10.0, 10.0])
-            else:
-                at = np.array([rect.left() + 6 * k, y])
-                y += 21 * k
-            item = self._text(text, at, colour, 9.5, "note", bold=n.current, size=9.0)
+            item = self._text(text, np.array([rect.left() + 6 * k, y]), colour, 9.5, "note", bold=n.current, size=9.0)
             item.setData(3, n.event.seq)
+            y += 21 * k
 
     def _draw_caption(self) -> None:
         s = self.session

@@ -15,6 +15,7 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QPainter,
     QPainterPath,
@@ -610,13 +611,16 @@ class TableView(QGraphicsView):
                         f"reprojection {reading.pose.reprojection_px:.2f} px{fresh}")
             rect = self.sceneRect()
             at = np.array([rect.left() + 6, rect.top() + 4])
+            room = max(80, self.viewport().width() - 16)  # a narrow view: the caption elided, never clipped
+            shown = QFontMetricsF(picture.label_font(9.0, False)).elidedText(text, Qt.TextElideMode.ElideRight, room)
 
             def apply(plate):
-                set_label(plate, text, at, QColor(255, 255, 255), False, 9.0)
+                set_label(plate, shown, at, QColor(255, 255, 255), False, 9.0)
+                plate.setToolTip(text)
                 plate.setZValue(8)
                 plate.setData(KIND_KEY, "pose-quality")
 
-            self.keep(("pose-quality",), (text, float(at[0]), float(at[1])), label_plate, apply)
+            self.keep(("pose-quality",), (shown, float(at[0]), float(at[1])), label_plate, apply)
 
     def _set_anchor(self, poly: QGraphicsPolygonItem, a, state: str) -> None:
         colour, style = ANCHOR_LOOKS[state]

@@ -395,9 +395,10 @@ _BASE_MEMO = ItemMemo()
 
 
 MUST = 100.0
-"""A label's priority from which it is never left out (the selected piece's)."""
+"""A label's priority from which it is never left out (the selected piece's, a change the table must show)."""
 PIECE_PRIORITY = 10.0
-PENDING_PRIORITY = 50.0
+PENDING_PRIORITY = MUST
+NOTE_PRIORITY = 50.0  # what happened (a record's marks, a note, a title): before the pieces' names
 GRID_PRIORITY = 60.0
 AREA_PRIORITY = 20.0
 """The usual priorities: a change the table must show first; a place's name (a region, an area: placed beside its

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from fieldglass.record.state import BoardState
 from fieldglass.record.store import Event
-from rules.picture import PENDING_PRIORITY, Dot, Item, Label, Line
+from rules.picture import NOTE_PRIORITY, Dot, Item, Label, Line
 
 ARROW_HEAD_MM = 12.0
 
@@ -61,6 +61,6 @@ def event_items(events: Iterable[Event], before: BoardState, name=None) -> list[
                          data=(e.seq, action)),
                     Dot(f"event-{tone}-target", dst, tone, 5.0, tip=text, layer=7.6),
                     Label(f"event-{tone}-label", ((src[0] + dst[0]) / 2, (src[1] + dst[1]) / 2), text, tone, 7.0,
-                          True, tip=text, layer=9, priority=PENDING_PRIORITY + 5, align="centre",
+                          True, tip=text, layer=9, priority=NOTE_PRIORITY + 5, align="centre",
                           short=f"{action}{won}")]
     return out

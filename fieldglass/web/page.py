@@ -56,8 +56,7 @@ REPLAY_BODY = """<header><h1>{title}</h1><span class="who">{system} game · {pla
 <select id="turn" aria-label="jump to turn"></select>
 </div>
 <details class="box marks-legend" open><summary>what the marks on the board mean</summary>
-<div id="legend-entries"></div>
-</details>
+<div id="legend-entries"></div></details>
 </div>
 <div id="side-col"><ol id="events"></ol></div>
 </main>"""

@@ -48,7 +48,7 @@ from rules.coalitions.model import (
 from rules.live import ActionInput, DemoTable, GameState, LiveRules, PendingChange, Start, in_play
 from rules.picture import (
     AREA_PRIORITY,
-    PENDING_PRIORITY,
+    NOTE_PRIORITY,
     Area,
     Dot,
     Item,
@@ -750,7 +750,7 @@ def _display_items(st, area, poly, scene: Scene) -> list[Item]:
                                 layer=3, data=(area.id,))]
         text = "\n".join([f"round {st.round}, turn {st.turn}", *lines])
         out.append(Label("coalitions-wheel-action", tuple(at), text, "text", 6.0, False, (36.0, -26.0),
-                         tip=text.replace("\n", "; "), layer=5, priority=PENDING_PRIORITY,
+                         tip=text.replace("\n", "; "), layer=5, priority=NOTE_PRIORITY,
                          short=f"round {st.round}, turn {st.turn}"))
         return out
     return []

@@ -17,7 +17,7 @@ from rules.board_picture import on_table
 from rules.nie.board import battle_zones, map_point
 from rules.picture import (
     AREA_PRIORITY,
-    PENDING_PRIORITY,
+    NOTE_PRIORITY,
     Area,
     Item,
     Label,
@@ -235,7 +235,7 @@ def battle_items(scene: Scene, board, to_table, hidden: set[str] | frozenset[str
                          priority=AREA_PRIORITY + 1, align="centre", leader=False))
     corner = on_table([(0.0, board.depth_mm)], to_table)[0]
     out.append(Label("nie-battle-title", tuple(corner), title, "text", 7.0, True, (0.0, -3.0), tip=title, layer=5,
-                     priority=PENDING_PRIORITY, align="bottom-left", short=_battle_short(battle)))
+                     priority=NOTE_PRIORITY, align="bottom-left", short=_battle_short(battle)))
     return out
 
 
