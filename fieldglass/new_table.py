@@ -278,7 +278,7 @@ def game_md(gs: GameSystem, answers: Answers, table: NewTable, names: Mapping[st
     sides = {}
     for piece in ros.pieces:
         sides.setdefault(piece.side, []).append(piece)
-    army_lines = [f"  - {side}: {len(ps)} pieces: {', '.join(f'{n} {t}' for t, n in _count(ps))}"
+    army_lines = [f"  - {side}: {len(ps)} pieces: {', '.join(f'{n} {t}' for t, n in type_counts(ps))}"
                   for side, ps in sides.items()]
     rw, rh = answers.resolution
     flat = "flat on the cloth" if not answers.raised_mm else (
@@ -326,7 +326,8 @@ def game_md(gs: GameSystem, answers: Answers, table: NewTable, names: Mapping[st
     return "\n".join(lines) + "\n"
 
 
-def _count(pieces) -> list[tuple[str, int]]:
+def type_counts(pieces) -> list[tuple[str, int]]:
+    """(type, how many) of `pieces`, in the order the types first come."""
     out: dict[str, int] = {}
     for pc in pieces:
         out[pc.type] = out.get(pc.type, 0) + 1

@@ -807,6 +807,18 @@ def _piece_shape(geom: _Geometry, index: int, placed: PlacedPiece) -> _PieceShap
                        float(np.linalg.norm(top_centre - geom.centre)))
 
 
+def _shade(canvas: np.ndarray, px: np.ndarray, box: tuple[int, int, int, int], sigma: float, depth: float) -> None:
+    """Darken the canvas inside the polygon `px` (within `box`), its edge blurred by `sigma` px, by `depth` at most:
+    a shadow on the cloth."""
+    x0, y0, x1, y1 = box
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(mask, [_fixed(px - (x0, y0))], 1.0, cv2.LINE_8, _SHIFT)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    region = canvas[y0:y1, x0:x1].astype(np.float32)
+    region *= (1.0 - depth * mask)[..., None]
+    canvas[y0:y1, x0:x1] = (region + 0.5).astype(np.uint8)
+
+
 def _draw_contact_shadow(canvas: np.ndarray, geom: _Geometry, shape: _PieceShape, scale: float) -> None:
     """A soft dark rim on the cloth around the base (light from above)."""
     foot = np.column_stack([shape.footprint, np.zeros(4)])
@@ -815,13 +827,7 @@ def _draw_contact_shadow(canvas: np.ndarray, geom: _Geometry, shape: _PieceShape
     box = _roi(px, geom.canvas_size, pad=int(3 * sigma) + 2)
     if box is None:
         return
-    x0, y0, x1, y1 = box
-    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-    cv2.fillPoly(mask, [_fixed(px - (x0, y0))], 1.0, cv2.LINE_8, _SHIFT)
-    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-    region = canvas[y0:y1, x0:x1].astype(np.float32)
-    region *= (1.0 - 0.45 * mask)[..., None]
-    canvas[y0:y1, x0:x1] = (region + 0.5).astype(np.uint8)
+    _shade(canvas, px, box, sigma, 0.45)
 
 
 def _draw_piece(canvas: np.ndarray, geom: _Geometry, shape: _PieceShape, dictionary: str) -> None:
@@ -917,13 +923,7 @@ def _draw_die_shadow(canvas: np.ndarray, geom: _Geometry, die: PlacedDie) -> Non
     box = _roi(px, geom.canvas_size, pad=int(3 * sigma) + 2)
     if box is None:
         return
-    x0, y0, x1, y1 = box
-    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-    cv2.fillPoly(mask, [_fixed(px - (x0, y0))], 1.0, cv2.LINE_8, _SHIFT)
-    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-    region = canvas[y0:y1, x0:x1].astype(np.float32)
-    region *= (1.0 - 0.5 * mask)[..., None]
-    canvas[y0:y1, x0:x1] = (region + 0.5).astype(np.uint8)
+    _shade(canvas, px, box, sigma, 0.5)
 
 
 def _draw_die(canvas: np.ndarray, geom: _Geometry, die: PlacedDie) -> None:

@@ -22,6 +22,7 @@ from fieldglass.new_board_table import (
     table_extent,
 )
 from fieldglass.new_table import BOARD, FOV_DEG, RESOLUTION, Answers, lowest_height_mm
+from fieldglass.new_table import type_counts as _count
 from fieldglass.planning import parse_pair
 from fieldglass.printing import anchor_sheet, board_sheet, marker_sheet, write_pdf
 from rules.system import GameSystem
@@ -223,9 +224,3 @@ def board_game_md(gs: GameSystem, answers: Answers, table: BoardTable, names) ->
     lines += [f"{n}. {s}" for n, s in enumerate(steps, 1)]
     return "\n".join(lines) + "\n"
 
-
-def _count(pieces) -> list[tuple[str, int]]:
-    out: dict[str, int] = {}
-    for pc in pieces:
-        out[pc.type] = out.get(pc.type, 0) + 1
-    return list(out.items())
