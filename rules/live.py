@@ -660,7 +660,8 @@ class LiveRules:
         pieces = [attacker, *(() if target is None else (target,))]
         data: dict[str, Any] = {"action": action, "pieces": pieces,
                                 "sides": {pid: pos.by_id[pid].side for pid in pieces}}
-        fields = {pid: pos.by_id[pid].field_name for pid in pieces if hasattr(pos.by_id[pid], "field_name")}
+        fields = {pid: pos.by_id[pid].field_name for pid in pieces
+                  if getattr(pos.by_id[pid], "field_name", None) is not None}  # a piece off the grid has none
         if fields:
             data["fields"] = fields
         data.update(dice=list(outcome.rolled), winner=getattr(res, "winner", None),

@@ -607,6 +607,9 @@ class Record:
             raise ValueError(f"unknown event type {kind!r}")
         state = self.state()
         data = dict(data or {})
+        problem = _data_problem(kind, data)
+        if problem:  # written, it would be read back as damaged and left out: refused instead, the record as it was
+            raise RecordError(f"{self.path}: a {kind} event cannot be recorded: {problem}")
         turn, phase = state.turn, state.phase
         if kind == "turn":
             turn = int(data.setdefault("turn", state.turn + 1))

@@ -489,3 +489,17 @@ def test_a_disk_that_fills_loses_nothing_and_the_recording_goes_on_after(tmp_pat
     rec.close()
     got = [(e.type, {k: v for k, v in e.data.items() if k != "pad"}) for e in Record.open(path).events()]
     assert got == script
+
+
+def test_an_event_its_readers_would_drop_as_damaged_is_refused_when_written(tmp_path):
+    """A combat whose `fields` names a piece without a field (None) was written, then read back as damaged and left
+    out: lost. It is refused at the write, in one line, and the record holds every event before it."""
+    from fieldglass.record.store import RecordError  # noqa: PLC0415
+
+    rec = Record.create(tmp_path / "g.fgr", META)
+    rec.append("note", 1.0, 0, None, {"text": "before"})
+    with pytest.raises(RecordError, match="a combat event cannot be recorded: its 'fields'"):
+        rec.append("combat", 2.0, 1, "a", {"action": "fire", "pieces": ["a", "b"], "fields": {"a": "C3", "b": None}})
+    rec.close()
+    with Record.open(tmp_path / "g.fgr") as again:
+        assert [e.type for e in again.events()] == ["note"] and not again.problems
