@@ -34,8 +34,9 @@ class ListTableModel(QAbstractTableModel):
         return len(self.HEADERS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) \
+                and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]  # a header cut by a narrow column is read whole in its tooltip
         return None
 
 

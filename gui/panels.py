@@ -87,6 +87,7 @@ def _table(model) -> QTableView:
     view.horizontalHeader().setStretchLastSection(True)
     view.setAlternatingRowColors(True)
     view.setTextElideMode(Qt.TextElideMode.ElideRight)  # a cut cell ends in "…"; its tooltip has it all
+    view.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)  # so does a cut header ("weap…")
     view.setWordWrap(False)
     model.modelReset.connect(lambda: fit_columns(view))
     return view
