@@ -1,7 +1,7 @@
 """Every value of a set-up checked where it is read, each bad one said in one line naming the file, the key and the
 nearest valid value (difflib, common/text.py `nearest_name`).
 
-A roster's types and sides are checked against its game system: the one the roster names (`system = "wiener"`,
+A roster's types and sides are checked against its game system: the one the roster names (`system = "NAME"`,
 as `fieldglass init` writes it), else the command's `--system`; the valid words come from the system's own package
 (`LiveRules.roster_types`, `open_types`, `roster_sides`, `type_noun`: rules/live.py), so nothing here names a
 system. A roster for no system in particular (`print`, `locate` without either) is checked against every registered

@@ -3,7 +3,7 @@
 ::
 
     dictionary = "DICT_4X4_250"
-    system = "wiener"               # optional: the game system it is for (its types and sides are checked)
+    system = "NAME"                 # optional: the game system it is for (its types and sides are checked)
     [[piece]]
     id = "fr-1-1"
     marker = 10
