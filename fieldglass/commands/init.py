@@ -14,7 +14,7 @@ from common.errors import InputError
 from common.files import MAX_MM
 from common.outfiles import write_text
 from common.text import name_list
-from fieldglass.commands.init_ask import _Asker, _given, _positive
+from fieldglass.commands.init_ask import _Asker, _given, _positive, ask_camera
 from fieldglass.commands.init_board import run_board
 from fieldglass.new_table import (
     FOV_DEG,
@@ -25,7 +25,6 @@ from fieldglass.new_table import (
     default_armies,
     game_md,
     kinds_of,
-    lowest_height_mm,
     make_table,
 )
 from fieldglass.planning import parse_pair
@@ -179,13 +178,7 @@ def answers_of(args, ask=None, system: str | None = None) -> Answers:
     grid_q = "Grid field side in mm" + ("" if gs.table == "grid" else ", or none")
     field_mm = _given(args.grid, _grid(gs), ask, grid_q, f"{live.grid_field_mm:g}" if gs.table == "grid" else "none",
                       "--grid")
-    resolution = _given(args.camera_resolution, lambda t: parse_pair(t, "--camera-resolution", integer=True), ask,
-                        "Camera resolution", f"{RESOLUTION[0]}x{RESOLUTION[1]}", "--camera-resolution")
-    fov = _given(args.fov, _positive("--fov", 1.0, 179.0), ask, f"Camera field of view, {args.fov_kind} degrees",
-                 f"{FOV_DEG:g}", "--fov")
-    lowest = lowest_height_mm(table, resolution, fov, args.fov_kind)
-    height = _given(args.height, _positive("--height", 50.0, 20000.0), ask,
-                    "Camera height above the table in mm (the lowest that sees it all)", f"{lowest:g}", "--height")
+    resolution, fov, height = ask_camera(args, ask, table, "table")
     kinds = kinds_of(gs, _bases(args.base))
     armies = _armies(args, gs, ask, kinds)
     raised = _positive("--raised", 0.0, 500.0)(args.raised)

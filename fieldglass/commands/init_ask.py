@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 
 from common.errors import InputError
+from fieldglass.new_table import FOV_DEG, RESOLUTION, lowest_height_mm
+from fieldglass.planning import parse_pair
 
 
 class _Asker:
@@ -45,3 +47,16 @@ def _positive(flag: str, low: float, high: float):
         return value
 
     return read
+
+
+def ask_camera(args, ask, extent: tuple[float, float], what: str) -> tuple[tuple[int, int], float, float]:
+    """The camera's resolution, field of view and height above `what` (the table, the board), each its flag or
+    asked, the height's default the lowest that sees the whole `extent` (mm)."""
+    resolution = _given(args.camera_resolution, lambda t: parse_pair(t, "--camera-resolution", integer=True), ask,
+                        "Camera resolution", f"{RESOLUTION[0]}x{RESOLUTION[1]}", "--camera-resolution")
+    fov = _given(args.fov, _positive("--fov", 1.0, 179.0), ask, f"Camera field of view, {args.fov_kind} degrees",
+                 f"{FOV_DEG:g}", "--fov")
+    lowest = lowest_height_mm(extent, resolution, fov, args.fov_kind)
+    height = _given(args.height, _positive("--height", 50.0, 20000.0), ask,
+                    f"Camera height above the {what} in mm (the lowest that sees it all)", f"{lowest:g}", "--height")
+    return resolution, fov, height

@@ -11,7 +11,7 @@ from pathlib import Path
 from common.errors import InputError
 from common.outfiles import write_text
 from fieldglass.boards import board_layout
-from fieldglass.commands.init_ask import _given, _positive
+from fieldglass.commands.init_ask import _given, ask_camera
 from fieldglass.new_board_table import (
     NONE_YET,
     SHIPPED,
@@ -21,7 +21,7 @@ from fieldglass.new_board_table import (
     shipped_board,
     table_extent,
 )
-from fieldglass.new_table import BOARD, FOV_DEG, RESOLUTION, Answers, lowest_height_mm
+from fieldglass.new_table import BOARD, Answers
 from fieldglass.new_table import type_counts as _count
 from fieldglass.planning import parse_pair
 from fieldglass.printing import anchor_sheet, board_sheet, marker_sheet, write_pdf
@@ -59,13 +59,7 @@ def board_answers(args, gs: GameSystem, ask):
         extent = _given(args.table, lambda t: parse_pair(t, "--table"), ask,
                         "Your board's width x depth in mm (with what lies beside it)",
                         f"{default[0]:g}x{default[1]:g}", "--table")
-    resolution = _given(args.camera_resolution, lambda t: parse_pair(t, "--camera-resolution", integer=True), ask,
-                        "Camera resolution", f"{RESOLUTION[0]}x{RESOLUTION[1]}", "--camera-resolution")
-    fov = _given(args.fov, _positive("--fov", 1.0, 179.0), ask, f"Camera field of view, {args.fov_kind} degrees",
-                 f"{FOV_DEG:g}", "--fov")
-    lowest = lowest_height_mm(extent, resolution, fov, args.fov_kind)
-    height = _given(args.height, _positive("--height", 50.0, 20000.0), ask,
-                    "Camera height above the board in mm (the lowest that sees it all)", f"{lowest:g}", "--height")
+    resolution, fov, height = ask_camera(args, ask, extent, "board")
     answers = Answers(gs.name, extent, None, resolution, fov, height, (), args.fov_kind)
     return answers, board, path
 
