@@ -19,6 +19,8 @@
     field_mm = 60
     cols = 40
     rows = 20
+    [dice_tray]                     # optional: where dice are thrown (read only there); none: anywhere off the bases
+    polygon_mm = [[1000, 1050], [1400, 1050], [1400, 1190], [1000, 1190]]
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ MAX_GRID_COLS = 702
 MAX_GRID_ROWS = 999
 MAX_GRID_FIELDS = 40_000
 
-_TOP_KEYS = ("table", "markers", "anchor", "grid")
+_TOP_KEYS = ("table", "markers", "anchor", "grid", "dice_tray")
+_TRAY_KEYS = ("polygon_mm",)
 _TABLE_KEYS = ("width_mm", "depth_mm")
 _MARKERS_KEYS = ("dictionary",)
 _ANCHOR_KEYS = ("id", "x_mm", "y_mm", "size_mm", "z_mm")
@@ -134,6 +137,8 @@ class TableLayout:
     dictionary: str
     anchors: tuple[Anchor, ...]
     grid: Grid | None = None
+    dice_tray_mm: tuple[tuple[float, float], ...] | None = None
+    """The dice tray's outline (x, y) in table mm, where the camera reads thrown dice; None: anywhere off the bases."""
 
     def anchor(self, marker_id: int) -> Anchor | None:
         for a in self.anchors:
@@ -170,7 +175,9 @@ def parse_layout(data: dict, where: str = "layout", findings: list[str] | None =
     if len(anchors) < 2:
         raise InputError(f"{where}: needs at least 2 anchors to register the table (has {len(anchors)})")
     grid = _grid(table_of(data, "grid", where), f"{where} [grid]") if "grid" in data else None
-    layout = TableLayout(width, depth, dictionary, tuple(anchors), grid)
+    tray = _dice_tray(table_of(data, "dice_tray", where), f"{where} [dice_tray]", width, depth) \
+        if "dice_tray" in data else None
+    layout = TableLayout(width, depth, dictionary, tuple(anchors), grid, tray)
     problems = layout_problems(layout, where)
     if findings is not None:
         findings.extend(problems)
@@ -241,6 +248,25 @@ def _anchor(a, w: str, dictionary: str) -> Anchor:
     return Anchor(a["id"], number(a, "x_mm", w), number(a, "y_mm", w), size, z_mm=z)
 
 
+def _dice_tray(t: dict, w: str, width: float, depth: float) -> tuple[tuple[float, float], ...]:
+    """The tray's polygon: at least 3 [x, y] corners in table mm, each on the table."""
+    check_keys(t, _TRAY_KEYS, w)
+    pts = t.get("polygon_mm")
+    if not isinstance(pts, list) or len(pts) < 3 or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                        for v in p) for p in pts):
+        raise InputError(f"{w}: 'polygon_mm' must list at least 3 [x, y] corners in table mm, e.g. "
+                         f"[[1000, 1050], [1400, 1050], [1400, 1190], [1000, 1190]]")
+    for x, y in pts:
+        if not (-_SLACK_MM <= x <= width + _SLACK_MM and -_SLACK_MM <= y <= depth + _SLACK_MM):
+            raise InputError(f"{w}: corner [{x:g}, {y:g}] is off the {width:g} x {depth:g} mm table; did you mean "
+                             f"[{min(max(x, 0.0), width):g}, {min(max(y, 0.0), depth):g}]?")
+    area = 0.5 * abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True)))
+    if area < 100.0:
+        raise InputError(f"{w}: the polygon encloses {area:.0f} mm2; a tray holds dice of 12-20 mm")
+    return tuple((float(x), float(y)) for x, y in pts)
+
+
 def _grid(g: dict, w: str) -> Grid:
     check_keys(g, _GRID_KEYS, w)
     cols, rows = g.get("cols"), g.get("rows")
@@ -289,4 +315,7 @@ def layout_to_toml(layout: TableLayout) -> str:
             f"cols = {g.cols}",
             f"rows = {g.rows}",
         ]
+    if layout.dice_tray_mm is not None:
+        corners = ", ".join(f"[{x:g}, {y:g}]" for x, y in layout.dice_tray_mm)
+        lines += ["", "[dice_tray]", f"polygon_mm = [{corners}]"]
     return "\n".join(lines) + "\n"

@@ -40,9 +40,10 @@ KINDS: tuple[InputKind, ...] = (
     InputKind("turn", (), ("turn", "active", "phase"), "a new turn (the next one unless `turn` says), the side it "
               "makes active", '{"frame": 40, "type": "turn", "turn": 2, "active": "french"}'),
     InputKind("phase", ("phase",), (), "a new phase of the turn", '{"frame": 41, "type": "phase", "phase": "fire"}'),
-    InputKind("combat", (), ("action", "attacker", "target", "supporters", "dice", "seed"),
+    InputKind("combat", (), ("action", "attacker", "target", "supporters", "dice", "seed", "dice_read"),
               "a combat or any action of the system, resolved by its engine on the committed position (the "
-              "system's own inputs by key: loss_die, choices...; dice empty: rolled with `seed`)",
+              "system's own inputs by key: loss_die, choices...; dice empty: rolled with `seed`; `dice_read`: the "
+              'dice the camera read, {"values": [5, 3], "taken": true} when they were the dice, false when typed over)',
               '{"frame": 90, "type": "combat", "action": "fire", "attacker": "fr-a-1", "target": "au-1-1", '
               '"dice": [6, 2], "loss_die": 5}'),
     InputKind("marker", ("piece", "markers"), (), "a piece's markers (the camera cannot see them)",

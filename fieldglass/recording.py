@@ -217,12 +217,12 @@ class GameRecorder:
         return b
 
     def _write(self, kind: str, t: float, frame: int | None, piece: str | None = None, data: dict | None = None,
-               image: np.ndarray | None = None) -> Event:
+               image: np.ndarray | None = None, extra_thumbnails: tuple = ()) -> Event:
         if self._input_id is not None:
             data = {**(data or {}), "input": self._input_id}
         beat = self._progress_before(frame)
         ev = self.record.append(kind, t, frame, piece, data, thumbnail=thumbnail(image) if image is not None else None,
-                                progress=beat)
+                                progress=beat, extra_thumbnails=extra_thumbnails)
         if beat is not None:
             self._beat = beat[0]
         self.written += 1
@@ -302,7 +302,8 @@ class GameRecorder:
         done = {e.data["input"] for e in self.record.events() if "input" in e.data}
         return done | self.record.undo_tags()
 
-    def apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
+    def apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None,
+              dice_photo: bytes | None = None) -> list[Event]:
         """Apply one player input; an input with an "_id" that the record held before this recorder's first input
         (a resumed recording's inputs already written) is skipped. The ids of the inputs applied since are not kept
         (they are unique in an inputs file, and a four-hour game's would grow the recorder's memory)."""
@@ -313,11 +314,12 @@ class GameRecorder:
                 return []
         self._input_id = inp.get("_id")
         try:
-            return self._apply(inp, t, frame, image)
+            return self._apply(inp, t, frame, image, dice_photo)
         finally:
             self._input_id = None
 
-    def _apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> list[Event]:
+    def _apply(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None,
+               dice_photo: bytes | None = None) -> list[Event]:
         kind = inp.get("type")
         self.game.live.check_input(self.game, inp)
         if kind not in ("undo", "redo"):
@@ -337,7 +339,7 @@ class GameRecorder:
         if kind == "redo":
             return self.redo(int(inp.get("count", 1)), t, frame)
         if kind == "combat":
-            return [self.combat(inp, t, frame, image)]
+            return [self.combat(inp, t, frame, image, dice_photo)]
         if kind == "place":
             return [self.place(inp, t, frame)]
         if kind == "end":
@@ -442,12 +444,19 @@ class GameRecorder:
         """The rules adapter of the record's system with the record's rules options (as the replay makes it)."""
         return self.game.system
 
-    def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None) -> Event:
+    def combat(self, inp: dict, t: float, frame: int | None, image: np.ndarray | None = None,
+               dice_photo: bytes | None = None) -> Event:
         """Resolve a combat with the system's engine on the committed position and write it with its changes: the
-        pieces the rules removed leave the tracker (expected off the table)."""
+        pieces the rules removed leave the tracker (expected off the table). The dice a camera read for it
+        (`dice_read`: their values and whether they were taken or typed over) are kept with it, and `dice_photo`
+        (the throw's JPEG) as its picture of kind "dice"."""
+        dice_read = _dice_read(inp)
         data = self.game.live.record_combat(self.now(), inp)
+        if dice_read is not None:
+            data["dice_read"] = dice_read
         pieces = data.get("pieces") or []
-        ev = self._write("combat", t, frame, pieces[0] if pieces else inp.get("attacker"), data, image)
+        ev = self._write("combat", t, frame, pieces[0] if pieces else inp.get("attacker"), data, image,
+                         extra_thumbnails=(("dice", dice_photo),) if dice_photo else ())
         for ch in data.get("changes", []):
             if ch.get("removed"):
                 gone = self.tracker.expect_removal(ch["piece"], "rules", t, frame)
@@ -950,3 +959,22 @@ def record_game(args, plan: RecordingPlan) -> int:
           f"record holds {holdings(record)}{plan.summary(record)}")
     record.close()
     return 0
+
+
+def _dice_read(inp: dict) -> dict | None:
+    """A combat input's `dice_read` as the record keeps it ({"values": [1-6 or null, ...], "taken": bool, "throws":
+    the throws' numbers}), None without one; InputError naming the input when it is not that."""
+    raw = inp.get("dice_read")
+    if raw is None:
+        return None
+    values = raw.get("values") if isinstance(raw, dict) else None
+    if not isinstance(values, list) or not all(v is None or (isinstance(v, int) and not isinstance(v, bool)
+                                                             and 1 <= v <= 6) for v in values):
+        raise InputError(f"{where(inp)}: dice_read {raw!r}: needs \"values\", the dice read (1-6, null for a die "
+                         'that could not be read), e.g. {"values": [5, 3], "taken": true}')
+    out = {"values": list(values), "taken": bool(raw.get("taken", True))}
+    throws = raw.get("throws")
+    if isinstance(throws, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in throws):
+        out["throws"] = list(throws)
+    return out
+

@@ -420,9 +420,16 @@ class ReplaySession:
             return None
         best = None
         for s, kind, jpeg in self.record.thumbnails():
-            if s <= cur.seq:
+            if s <= cur.seq and kind != "dice":
                 best = (s, kind, jpeg)
         return best
+
+    def dice_photo(self) -> bytes | None:
+        """The picture of the throw the camera read for the event shown (a combat with `dice_read`), else None."""
+        cur = self.current_event()
+        if cur is None or "dice_read" not in cur.data:
+            return None
+        return next((jpeg for s, kind, jpeg in self.record.thumbnails() if s == cur.seq and kind == "dice"), None)
 
     # ---- text (the headless command, tooltips)
 

@@ -82,7 +82,8 @@ class Session:
     Signals: `reading` (a new reading), `position` (the rules position changed), `selection` (selection changed),
     `state` (the game state changed), `message` (text for the status bar), `camera` (the camera's state changed:
     `camera_state`, one of vision/reconnect.py's CAMERA_STATES, and a line for the status bar), `action` (a
-    player's action changed the game: the input dict a recorder writes, fieldglass/inputs.py, with its `_id`)."""
+    player's action changed the game: the input dict a recorder writes, fieldglass/inputs.py, with its `_id`),
+    `dice` (a throw of dice settled on the table: its DiceThrow)."""
 
     def __init__(self, setup: Setup, system=None, settle_s: float = 1.0):
         self.setup = setup
@@ -127,7 +128,8 @@ class Session:
         self._holding = False
         self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
         self.camera_state = "connected"
-        self.events = Signals("reading", "position", "selection", "state", "message", "camera", "action")
+        self.events = Signals("reading", "position", "selection", "state", "message", "camera", "action", "dice")
+        self.throw = None  # the newest throw of dice the camera read (vision/dice_watch.py DiceThrow)
         self._resolved: dict[int, dict] = {}  # id(outcome) -> the combat input that resolved it (`apply`)
         self._history: dict[str, tuple] = {}  # a player's action's id -> (the game before it, after it): undo
         self.live.start(self)
@@ -655,10 +657,24 @@ class Session:
         self._need(attacker, *(() if self._single(action) else (target,)))
         return self.system.combat_modifiers(self.position, attacker, target, action, supporters, **self._choice_kw())
 
-    def resolve(self, action: str, attacker: str, target: str, **kw) -> CombatOutcome:
+    def dice_thrown(self, throw) -> None:
+        """A throw of dice the camera read has settled (vision/dice_watch.py DiceThrow): kept as the newest and
+        said to the views (`dice`), which offer its values to the selected action."""
+        self.throw = throw
+        self.events.dice.emit(throw)
+
+    def dice_wanted(self, action: str, attacker: str | None, target: str | None) -> tuple[str, ...] | None:
+        """Whose each die of a throw is for this action (the system's `dice_wanted`: None, as many as thrown; (),
+        none)."""
+        return self.live.dice_wanted(self, action, self.piece_id(attacker), self.piece_id(target))
+
+    def resolve(self, action: str, attacker: str, target: str, dice_read: dict | None = None,
+                dice_photo: bytes | None = None, **kw) -> CombatOutcome:
         """Resolve an action on the current position with the engine; InputError when the rules forbid it. On a
         printed board an action's target is an area (a block names its own, or none is needed): the engine judges
-        it, the session needs only the attacker."""
+        it, the session needs only the attacker. `dice_read`: the dice a throw the camera read gave ({"values":
+        [...], "taken": True when the dice resolved are those, False when a player typed over them, "throws": their
+        numbers}), kept with the combat's input for the record, and `dice_photo` its picture (JPEG)."""
         attacker, target = self.piece_id(attacker), self.piece_id(target)
         self._need(attacker, *(() if self._single(action) or self.board is not None else (target,)))
         kw = {**self._choice_kw(), **kw}
@@ -668,6 +684,10 @@ class Session:
         if outcome.seed is not None:
             inp["seed"] = outcome.seed
         inp["supporters"] = [str(p) for p in inp.get("supporters") or ()]
+        if dice_read is not None:
+            inp["dice_read"] = plain(dice_read)
+            if dice_photo:
+                inp["_dice_photo"] = dice_photo  # not an input's key: the recorder keeps it as the combat's picture
         self._resolved = {id(outcome): inp}  # the last resolution is the one a player may apply
         return outcome
 

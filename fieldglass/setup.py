@@ -75,6 +75,9 @@ class Setup:
     refine_lens: bool = True
     """Read with the lens refined from the table where measurably better (vision/table_lens.py `StreamLens`); False
     (`--no-refine-lens`): the camera file's as it is."""
+    read_dice: bool = True
+    """The dashboard reads thrown dice into the combat panel (the layout's dice tray, else anywhere off the bases),
+    for a system that rolls dice; False (`--no-dice`): players type them."""
 
     def __getattr__(self, name: str) -> Any:
         extra = self.__dict__.get("extra") or {}

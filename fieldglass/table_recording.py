@@ -183,14 +183,16 @@ class TableRecording:
         self._queue.put(("frame", reading, self._t, self._frame, image, camera))
 
     def input(self, inp: dict) -> str:
-        """A player's action (an input dict), applied after the last frame handed in; returns its id."""
+        """A player's action (an input dict), applied after the last frame handed in; returns its id. A combat's
+        `_dice_photo` (the JPEG of the throw the camera read) is kept as its picture, not as an input's key."""
         if self._closed:
             raise InputError(f"{self.path}: the recording is stopped")
         inp = dict(inp)
+        photo = inp.pop("_dice_photo", None)
         inp.setdefault("_id", f"gui-{uuid.uuid4().hex[:12]}")
         inp["frame"] = self._frame if self._frame is not None else max(self.start_frame - 1, 0)
         self.sent.append(inp)
-        self._queue.put(("input", inp))
+        self._queue.put(("input", inp, photo))
         return inp["_id"]
 
     def undo(self, count: int = 1) -> str:
@@ -375,9 +377,9 @@ class TableRecording:
             rec.feed(reading, t, number, image)
             self._last_fed = (number, t)
             return
-        inp = item[1]
+        inp, photo = item[1], item[2]
         t = self._last_fed[1] if self._last_fed is not None else self.t_offset
-        events = rec.apply(inp, t, inp["frame"])
+        events = rec.apply(inp, t, inp["frame"], dice_photo=photo)
         what = inp.get("type")
         if what in ("undo", "redo"):
             if what == "undo":

@@ -439,10 +439,12 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self._connection("error", str(exc))
             return
+        dice = bool(getattr(self.setup, "read_dice", True)) and self.session.live.uses_dice
         self.worker = CaptureWorker(self.setup, source, live=live, board_mm_per_px=self.board_mm_per_px,
-                                    max_frames=frames, parent=self)
+                                    max_frames=frames, dice=dice, parent=self)
         self.worker.ready.connect(self.on_ready)
         self.worker.status.connect(self._connection)
+        self.worker.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.worker.start()
 
     def _start_rig(self, frames: int | None) -> None:
@@ -520,6 +522,11 @@ class MainWindow(QMainWindow):
                                  None if result.views else result.camera)
         for payload in result.cards:
             self.session.join_card(payload)
+        throw = getattr(result, "throw", None)
+        if throw is not None:
+            self.session.dice_thrown(throw)
+            self.statusBar().showMessage(f"dice thrown: {throw.text()} (into the combat panel, F3; type over them "
+                                         "if one is misread)", 10000)
         drawn = self._drawn_from(result)
         if self._refresh_pending or drawn != self._drawn:
             self._refresh_all()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
+import numpy as np
+from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QImage, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -196,6 +197,27 @@ class SelectionPanel(QWidget):
         self.pair_text.setPlainText("\n".join(pair[1]) if pair else "")
 
 
+def _side_by_side(images: list) -> np.ndarray:
+    """BGR images in a row, on the height of the tallest (a grey strip between)."""
+    h = max(im.shape[0] for im in images)
+    parts = []
+    for im in images:
+        pad = np.full((h, im.shape[1], 3), 64, np.uint8)
+        pad[: im.shape[0]] = im
+        parts += [pad, np.full((h, 4, 3), 128, np.uint8)]
+    return np.ascontiguousarray(np.hstack(parts[:-1]))
+
+
+def _jpeg(bgr: np.ndarray) -> bytes:
+    """A BGR image as JPEG bytes, through Qt (only gui imports Qt; no OpenCV needed here)."""
+    h, w = bgr.shape[:2]
+    img = QImage(bgr.data, w, h, bgr.strides[0], QImage.Format.Format_BGR888).copy()
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    img.save(buf, "JPG", 85)
+    return bytes(buf.data())
+
+
 class CombatPanel(QWidget):
     """Attacker, target, action, supporters; both sides' modifiers; dice typed or rolled (seeded, shown); the result
     explained; one click applies it to the game state."""
@@ -233,6 +255,19 @@ class CombatPanel(QWidget):
         self.dice.setPlaceholderText(dice_input.hint if dice_input else "")
         self.seed = QLineEdit()
         self.seed.setPlaceholderText("seed (empty: a new one)")
+        # a throw the camera read: its picture (the dice numbered in the order they fill the line) and what it gave
+        self.dice_photo = QLabel()
+        self.dice_photo.setObjectName("dice-photo")
+        self.dice_photo.setVisible(False)
+        self.dice_note = QLabel()
+        self.dice_note.setObjectName("dice-note")
+        self.dice_note.setWordWrap(True)
+        self.dice_note.setVisible(False)
+        self._read: list[int | None] | None = None  # the dice the camera read into the line (None: none read)
+        self._filled: list[int] = []  # of them, the ones put in the dice line, in order
+        self._throws: list = []  # the throws they came from (vision/dice_watch.py DiceThrow), in order
+        self._read_for: tuple | None = None  # the (action, attacker, target) the read dice were for
+        self._photo_jpeg = b""  # the throws' picture as the record keeps it
         if live.target_hint:
             self.target.setToolTip(live.target_hint)
 
@@ -318,6 +353,10 @@ class CombatPanel(QWidget):
         dice = QFormLayout()
         if uses_dice:
             dice.addRow("dice", self.dice)
+            read = QHBoxLayout()
+            read.addWidget(self.dice_photo)
+            read.addWidget(self.dice_note, 1)
+            dice.addRow(read)
         row = QHBoxLayout()
         for key, w in self.extra.items():
             inp = self.inputs[key]
@@ -337,6 +376,7 @@ class CombatPanel(QWidget):
         for w in (self.attacker, self.target, self.action):
             w.currentIndexChanged.connect(self._changed)
         self.supporters.itemChanged.connect(lambda _: self._update_modifiers())
+        self.session.events.dice.connect(self.take_throw)
         self.resolve_button.clicked.connect(lambda: self.resolve(roll=False))
         self.roll_button.clicked.connect(lambda: self.resolve(roll=True))
         self.apply_button.clicked.connect(self.apply)
@@ -401,6 +441,85 @@ class CombatPanel(QWidget):
         self.supporters.blockSignals(False)
         self._update_modifiers()
 
+    # ---- dice the camera read
+
+    def take_throw(self, throw) -> None:
+        """A throw the camera read (vision/dice_watch.py DiceThrow): its values into the dice line for the selected
+        action, as the system wants them (`Session.dice_wanted`): a throw of as many dice as the action takes fills
+        them all, left to right along the table; one of fewer fills the next ones (each player throws his own); a
+        new throw after that replaces them. A die that could not be read for sure is left for the player to type,
+        with the dice after it. The player may type over any of them."""
+        if not self.session.live.uses_dice:
+            return
+        a, t, act = self.attacker.currentText(), self.target.currentText(), self.action.currentText()
+        wanted = self.session.dice_wanted(act, a or None, t or None)
+        values = list(throw.values)
+        if wanted == ():
+            self._show_photo([throw])
+            self.dice_note.setText(f"camera: {throw.text()} (throw {throw.number}); {act} takes no dice")
+            return
+        key = (act, a, t)
+        go_on = (wanted is not None and self._read is not None and self._read_for == key
+                 and len(self._read) < len(wanted) and None not in self._read)
+        read = (self._read if go_on else []) + values
+        if wanted is not None:
+            read = read[: len(wanted)]
+        filled = []
+        for v in read:
+            if v is None:
+                break
+            filled.append(v)
+        self._throws = [*self._throws, throw] if go_on else [throw]
+        self._read, self._filled, self._read_for = read, filled, key
+        self._show_photo(self._throws)
+        self.dice.setText(", ".join(map(str, filled)))
+        self.dice_note.setText(self._read_note(throw, wanted, read, len(values)))
+        self.dice_note.setToolTip("the dice in the picture are numbered in the order they fill the line; type over "
+                                  "them if the camera misread one")
+        self.seed.clear()
+
+    def _read_note(self, throw, wanted, read: list, thrown: int) -> str:
+        """What the camera's dice gave: each die with whose it is, what is still to throw, what could not be read."""
+        names = wanted if wanted is not None else ()
+        given = [f"{names[i]} {v}" if i < len(names) else str(v) for i, v in enumerate(read) if v is not None]
+        text = f"camera, throw {throw.number}: " + (", ".join(given) if given else "no die read")
+        missing = [i + 1 for i, v in enumerate(read) if v is None]
+        if missing:
+            text += f"; die {missing[0]} could not be read for sure: type it and those after it"
+        elif wanted is not None and len(read) < len(wanted):
+            text += f"; still to throw: {', '.join(wanted[len(read):])}"
+        elif wanted is not None and thrown > len(wanted) and len(read) == len(wanted):
+            text += f" ({thrown} dice thrown; the action takes {len(wanted)}: the first taken)"
+        return text
+
+    def _show_photo(self, throws: list) -> None:
+        """The throws' pictures side by side (a die thrown by each player in turn: both)."""
+        crop = _side_by_side([th.crop for th in throws])
+        self._photo_jpeg = _jpeg(crop) if len(throws) > 1 else throws[-1].jpeg
+        h, w = crop.shape[:2]
+        img = QImage(crop.data, w, h, crop.strides[0], QImage.Format.Format_BGR888).copy()
+        pix = QPixmap.fromImage(img)
+        if pix.height() > 96:
+            pix = pix.scaledToHeight(96, Qt.TransformationMode.SmoothTransformation)
+        self.dice_photo.setPixmap(pix)
+        self.dice_photo.setToolTip("; ".join(f"throw {th.number}: {th.text()}" for th in throws))
+        self.dice_photo.setVisible(True)
+        self.dice_note.setVisible(True)
+
+    def _dice_read(self, dice: list[int], roll: bool) -> tuple[dict | None, bytes | None]:
+        """What the record keeps of the camera's dice for this resolution: their values, and whether the dice
+        resolved are those (taken) or the player's own (typed over, or rolled by the app)."""
+        if self._read is None or not self._throws:
+            return None, None
+        taken = not roll and list(dice) == list(self._read) and None not in self._read
+        return ({"values": list(self._read), "taken": taken, "throws": [th.number for th in self._throws]},
+                self._photo_jpeg)
+
+    def _forget_throw(self) -> None:
+        self._read, self._filled, self._throws, self._read_for = None, [], [], None
+        self.dice_photo.setVisible(False)
+        self.dice_note.setVisible(False)
+
     def _dice(self, roll: bool) -> dict:
         """The typed dice and seed (missing dice rolled from the seed; `roll`: all rolled with a new seed)."""
         dice = [] if roll else (parse_d6(self.dice.text(), "dice") if self.dice.text().strip() else [])
@@ -462,6 +581,7 @@ class CombatPanel(QWidget):
             kw = self.input_values()
             if self.session.live.uses_dice:
                 kw.update(self._dice(roll))
+                kw["dice_read"], kw["dice_photo"] = self._dice_read(kw["dice"], roll)
             outcome = self.session.resolve(act, a, t, supporters=self.chosen_supporters(), **kw)
         except InputError as exc:
             self.outcome = None
@@ -482,6 +602,7 @@ class CombatPanel(QWidget):
         if self.outcome is None:
             return
         pending = self.session.apply(self.outcome)
+        self._forget_throw()  # the next action's dice are a new throw
         extra = [f"waiting for the table: {p.describe()}" for p in pending]
         self.result.appendPlainText("\napplied to the game state." + ("\n" + "\n".join(extra) if extra else ""))
         self.outcome = None

@@ -27,6 +27,7 @@ from PySide6.QtCore import QThread, Signal
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
+from vision.dice_watch import DiceThrow, DiceWatch
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.reconnect import CameraWatch, reconnecting
@@ -37,6 +38,8 @@ from vision.table_lens import StreamLens
 
 CARD_EVERY = 15
 """Look for QR unit cards in every 15th frame."""
+READABLE_FACE_PX = 20.0
+"""The smallest top face (px a side) whose pips the dice reader can count: below it the watch is not started."""
 
 
 @dataclass
@@ -75,6 +78,7 @@ class FrameResult:
     views: tuple[CameraFrame, ...] = ()  # a rig: every camera's own frame (then `frame` is the first camera's)
     t: float | None = None  # the frame's time in seconds, where its source gives one (None: the window's clock)
     lens_note: str = ""  # which lens the frame was read with ("lens: cam.json refined from ..."; vision/table_lens.py)
+    throw: DiceThrow | None = None  # the dice of a throw that settled at this frame (vision/dice_watch.py)
 
 
 class FrameRate:
@@ -148,12 +152,14 @@ class PublishingWorker(QThread):
 
     ready = Signal()
     status = Signal(str, str)
+    notice = Signal(str)  # a line for the status bar that is not the camera's state (the dice watch stopped...)
 
     def __init__(self, board_mm_per_px: float, max_frames: int | None, parent=None):
         super().__init__(parent)
         self.board_mm_per_px = float(board_mm_per_px)
         self.max_frames = max_frames
         self.results = Latest()
+        self.throws = Latest()  # the newest settled throw of dice not yet taken by the GUI
         self._signalled = threading.Event()
         self.processed = 0
         self.last_result: FrameResult | None = None
@@ -164,9 +170,15 @@ class PublishingWorker(QThread):
         self.camera_display_px: dict[str, tuple[int, int] | None] = {}  # a rig: each camera's view, by name
 
     def take(self) -> FrameResult | None:
-        """The newest result (None if already taken); lets the worker signal again."""
+        """The newest result (None if already taken); lets the worker signal again. A throw of dice read with a
+        result the GUI never took (a newer one replaced it) comes with the newest."""
         item = self.results.take()
         self._signalled.clear()
+        throw = self.throws.take()
+        if item is not None and throw is not None:
+            item.throw = throw
+        elif throw is not None:
+            self.throws.put(throw)
         return item
 
     def _publish(self, result: FrameResult) -> bool:
@@ -190,9 +202,16 @@ class CaptureWorker(PublishingWorker):
     """Runs the vision pipeline on every frame it can and publishes the newest result."""
 
     def __init__(self, setup, source, *, live: bool = False, board_mm_per_px: float = 2.0,
-                 max_frames: int | None = None, parent=None):
+                 max_frames: int | None = None, dice: bool = False, parent=None):
+        """`dice`: watch for thrown dice (the layout's tray, else the whole table off the bases) and hand each
+        settled throw with its frame's result."""
         super().__init__(board_mm_per_px, max_frames, parent)
         self.setup = setup
+        self.dice_watch: DiceWatch | None = None
+        if dice:
+            lay = setup.layout
+            self.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, lay.dice_tray_mm,
+                                        base_mm={p.id: p.base_mm for p in setup.roster.pieces})
         self.source = source
         self.live = live
         self.registration: TableRegistration | None = None
@@ -271,6 +290,9 @@ class CaptureWorker(PublishingWorker):
                 t0 = time.perf_counter()
                 mmpp = self.board_mm_per_px  # read once: the GUI may change it meanwhile
                 reading, lens, board, cards = self._read_frame(frame, mmpp)
+                throw = self._dice(frame, number, arrived, lens, reading)
+                if throw is not None:
+                    self.throws.put(throw)
                 t1 = time.perf_counter()
                 dropped = self.queue.dropped if self.queue is not None else 0
                 dropped += getattr(self.source, "decode_dropped", 0)  # (a camera's JPEGs with no thread to decode)
@@ -287,6 +309,23 @@ class CaptureWorker(PublishingWorker):
             self.status.emit("lost", f"{name}: camera connection lost")
         elif not self.isInterruptionRequested():
             self.status.emit("ended", f"{name}: no more frames (showing the last one)")
+
+    def _dice(self, frame: np.ndarray, number: int, arrived: float, lens, reading) -> DiceThrow | None:
+        """The throw that settled at this frame, if dice are watched; a camera too coarse for the dice says so once
+        and stops the watch."""
+        watch = self.dice_watch
+        if watch is None:
+            return None
+        throw = watch.feed(frame, arrived, number, lens, reading.pose, reading.pieces, reading.markers)
+        smallest = watch.smallest_face_px
+        if smallest is not None and smallest < READABLE_FACE_PX:
+            self.dice_watch = None
+            where = "tray" if not watch.whole_table else "table"
+            self.notice.emit(f"dice: a 12 mm die is {smallest:.0f} px across where the {where} is farthest, "
+                             f"too small to count its pips (at least {READABLE_FACE_PX:.0f} px); type the dice, or "
+                             "see 'fieldglass plan' for a camera that reads them")
+            return None
+        return throw
 
     def _read_frame(self, frame: np.ndarray, mmpp: float):
         """The table in one frame: (its reading, the lens the pose was fitted with, the board rectified at `mmpp`

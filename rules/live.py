@@ -415,6 +415,15 @@ class LiveRules:
     def uses_dice(self) -> bool:
         return any(i.kind == "dice" for i in self.inputs)
 
+    def dice_wanted(self, s, action: str, attacker: str | None, target: str | None) -> tuple[str, ...] | None:
+        """Whose each die of a throw at the table is, for `action` by `attacker` on `target` in the session `s`, in
+        the order the engine takes them: ("attacker", "defender"), ("2d6", "2d6")... The dashboard fills them with
+        a throw the camera read (vision/dice_watch.py), its dice left to right along the table; a throw of fewer
+        dice fills the next ones (each player throws their own die). None: as many dice as are thrown, in that
+        order; (): the action takes no dice (a throw is not offered to it). Default: None for a system that rolls
+        dice, () for one that does not."""
+        return None if self.uses_dice else ()
+
     # ---- the set-up (classmethods: the wiring's load_setup asks them before there is a session)
 
     @classmethod

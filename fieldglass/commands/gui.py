@@ -58,6 +58,11 @@ Ctrl+Z / Ctrl+Shift+Z undo and redo the record's last event. The status bar show
 last committed move; questions the recorder cannot decide (a piece missing, a move onto a field's edge) wait
 above the views without stopping the game. Game > End game writes the report and the HTML replay.
 
+Dice: for a system that rolls dice, throw them in the layout's [dice_tray] (or anywhere off the bases without one).
+When they have lain still for a moment their values fill the combat panel's dice for the selected action, left to
+right along the table, with a picture of the throw numbered the same; a new throw replaces them, and you may type
+over them. The record keeps the dice as read and whether they were taken or typed over. --no-dice turns it off.
+
 Without a display (no DISPLAY or WAYLAND_DISPLAY, QT_QPA_PLATFORM unset), or with --headless, the dashboard runs
 offscreen: it processes --frames frames, prints the pieces it sees with their fields and the targets of one piece,
 saves a screenshot of the window to --screenshot and exits.
@@ -89,6 +94,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-refine-lens", action="store_true",
                    help="read with the camera file's lens as it is (by default the lens is refined from the table "
                         "where that is measurably better, once from the first frame that allows it)")
+    p.add_argument("--no-dice", action="store_true",
+                   help="do not read thrown dice (by default, for a system that rolls dice, a throw that settles in "
+                        "the layout's [dice_tray], else anywhere off the bases, fills the combat panel's dice)")
     p.add_argument("--projector", metavar="PROJECTOR.json",
                    help="a projector file (fieldglass calibrate projector): draw the selected piece's arcs, ranges "
                         "and fire lines onto the cloth, full screen on the projector's display")
@@ -126,6 +134,8 @@ def load_gui_setup(args):
         setup = dataclasses.replace(setup, join_by_cards=True)
     if getattr(args, "no_refine_lens", False):
         setup = dataclasses.replace(setup, refine_lens=False)
+    if getattr(args, "no_dice", False):
+        setup = dataclasses.replace(setup, read_dice=False)
     return setup
 
 

@@ -21,7 +21,7 @@ from common.text import shorten
 from fieldglass import render
 from fieldglass.record.board import Board
 from fieldglass.record.marks import event_items
-from fieldglass.record.replay import Replay
+from fieldglass.record.replay import Replay, dice_read_text
 from fieldglass.record.store import Event, Record
 from fieldglass.recorded import system_of
 from rules.charts import bar_chart
@@ -185,8 +185,9 @@ def _area_text(d: dict) -> str:
 
 
 def combat_text(d: dict) -> str:
+    read = dice_read_text(d)
     if d.get("summary"):  # the system's own line (its live rules' `record_combat`, a step loss the camera saw...)
-        return str(d["summary"])
+        return str(d["summary"]) + (f" ({read})" if read else "")
     where = d.get("fields") or {}
     pieces = d.get("pieces") or []
     head = f"{d.get('action', 'combat')}: " + " at ".join(
@@ -197,7 +198,9 @@ def combat_text(d: dict) -> str:
         if r:
             parts.append(r)
     if d.get("dice"):
-        parts.append("dice " + ", ".join(map(str, d["dice"])))
+        parts.append("dice " + ", ".join(map(str, d["dice"])) + (f" ({read})" if read else ""))
+    elif read:
+        parts.append(read)
     lt = d.get("loss_test")
     if lt and "base_lost" in lt:
         parts.append(f"loss test {lt['roll']} (needs {lt['needed']}+): {'base lost' if lt['base_lost'] else 'held'}")

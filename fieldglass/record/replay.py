@@ -97,15 +97,31 @@ class Replay:
     def turns(self) -> list[int]:
         return sorted({e.turn for e in self._clean} | set(self.turn_starts()))
 
-    def thumbnail_for(self, seq: int) -> bytes | None:
-        for s, _kind, jpeg in self.record.thumbnails():
-            if s == seq:
+    def thumbnail_for(self, seq: int, kind: str | None = None) -> bytes | None:
+        """The event's picture of the table (`kind` None), or of that kind ("dice": the throw the camera read)."""
+        for s, k, jpeg in self.record.thumbnails():
+            if s == seq and (k == kind if kind is not None else k != "dice"):
                 return jpeg
         return None
+
+
+def dice_read_text(d: dict) -> str:
+    """What the camera read of a combat's dice: "camera read 5, 3, taken", or "camera read 5, 3, typed over as
+    5, 4"; "" when no throw was read for it."""
+    read = d.get("dice_read")
+    if not isinstance(read, dict) or not isinstance(read.get("values"), list):
+        return ""
+    seen = ", ".join("?" if v is None else str(v) for v in read["values"])
+    if read.get("taken", True):
+        return f"camera read {seen}, taken"
+    used = d.get("dice") or []
+    return f"camera read {seen}, typed over" + (f" as {', '.join(map(str, used))}" if used else "")
 
 
 def combat_label(e: Event) -> str:
     d = e.data
     pieces = d.get("pieces") or []
     who = " vs ".join(pieces) if pieces else ""
-    return f"{d.get('action', 'combat')} {who}: {d.get('winner') or '-'} ({d.get('effect', 'none')})".strip()
+    read = dice_read_text(d)
+    return (f"{d.get('action', 'combat')} {who}: {d.get('winner') or '-'} ({d.get('effect', 'none')})".strip()
+            + (f" · {read}" if read else ""))

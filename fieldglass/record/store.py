@@ -598,8 +598,9 @@ class Record:
 
     def append(self, kind: str, t: float, frame: int | None = None, piece: str | None = None,
                data: dict | None = None, thumbnail: bytes | None = None, thumbnail_kind: str | None = None,
-               progress: tuple[int, float, dict | None] | None = None) -> Event:
-        """Write one event (and its snapshot and thumbnail) in one transaction; returns it with its seq. With
+               progress: tuple[int, float, dict | None] | None = None, extra_thumbnails: tuple = ()) -> Event:
+        """Write one event (and its snapshot and thumbnails: `thumbnail` of the table, `extra_thumbnails` (kind,
+        JPEG) pairs such as a combat's throw of dice) in one transaction; returns it with its seq. With
         `progress` (frame, t, tracker state) the record's progress is written in the same transaction, before the
         event, as `heartbeat` writes it: the event and where a resume goes on from cannot part."""
         self._need_writable()
@@ -636,6 +637,9 @@ class Record:
             if thumbnail is not None:
                 conn.execute("INSERT INTO thumbnails(seq, kind, jpeg) VALUES (?, ?, ?)",
                              (ev.seq, thumbnail_kind or kind, sqlite3.Binary(thumbnail)))
+            for extra_kind, jpeg in extra_thumbnails:
+                conn.execute("INSERT INTO thumbnails(seq, kind, jpeg) VALUES (?, ?, ?)",
+                             (ev.seq, extra_kind, sqlite3.Binary(jpeg)))
         self._state = after
         if beat is not None:
             self.meta["progress"] = beat

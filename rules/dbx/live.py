@@ -245,7 +245,16 @@ class DbxLive(LiveRules):
 
     legend = DBX_LEGEND
 
+    def dice_wanted(self, s, action, attacker, target):
+        """A throw's dice by action (`THROWS`); a river crossing (§5.9) rolls one or two dice as the river is or is
+        not yet known: as many as are thrown; the other actions roll none."""
+        if action == "river":
+            return None
+        return self.THROWS.get(action, ())
+
     inputs = (DBX_DICE,)
+    THROWS = {"fire": ("shooting element", "target"),  # §8.2 each side rolls 1D6, the acting element first
+              "melee": ("attacker", "defender")}  # §8.4 likewise
     noun = "element"
     target_headers = ("target", "contact", "paces", "action", "fire", "net", "melee", "net", "sight", "note")
     state_headers = ("element", "side", "type", "x, y mm", "heading", "quality", "bases", "square", "seen",

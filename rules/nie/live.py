@@ -406,7 +406,18 @@ class NieLive(LiveRules):
 
     legend = NIE_LEGEND
 
+    def dice_wanted(self, s, action, attacker, target):
+        """A throw's dice by action (`THROWS`, as rules/nie/battle.py, strategic.py and politics.py roll them); any
+        other action's dice (sea crossings, a neutral attacked...) as many as are thrown."""
+        return self.THROWS.get(action)
+
     inputs = (DICE, CHOICES)
+    THROWS = {"fire": ("fire", "fire", "hit effect (if hit)"),  # battle: 2D6 to hit, 1D6 for the effect
+              "charge": ("charge", "charge", "defence", "defence"),  # 2D6 each side
+              "rally": ("rally", "rally"), "pursue": ("pursuit",),
+              "c_test": ("2d6", "2d6"), "sudden_death": ("2d6", "2d6"),
+              "diplomacy": ("2d6", "2d6"), "suppress": ("2d6", "2d6"), "annex": ("annex",),
+              "sea_battle": ("side A", "side A", "side B", "side B")}
     viewers = NATIONS
     """Each nation's player view: behind the screen of a battle's set-up (§4.2) a player sees only the battle
     board's figures of his own side; the umpire sees all."""

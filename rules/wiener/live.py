@@ -116,6 +116,15 @@ class WienerLive(LiveRules):
                           ("rules default", "1 LE", "2 LE"), (None, 1, 2)),
               ActionInput("follow_up", "follow up", "flag", "the winner follows up into the field (§8.6)"))
 
+    THROWS = {"fire": ("shooter", "counter-fire"),  # §8.1 both sides roll one D6 (the target's only if it fires back)
+              "melee": ("attacker", "defender"),  # §8.1 / §8.6 the duel: one D6 each
+              "rally": ("rally",)}  # §8.10 one D6, 4+ (3+ with a general adjacent)
+
+    def dice_wanted(self, s, action, attacker, target):
+        """A throw's dice by action (`THROWS`): flight, mounting and dismounting roll none; the loss test's die
+        (§8.3) is the panel's own "loss die"."""
+        return self.THROWS.get(action, ())
+
     # ---- what a roster holds, and a new table (rules/live.py)
 
     roster_types = (*TYPES, *ROSTER_WORDS)  # §2.1 the troop types, an exhaustive list, then the words read as one

@@ -62,15 +62,17 @@ class TableGame:
         return TableReading(self.camera_pose, tuple(self.pose(pid, *p) for pid, p in seen.items()), (), (),
                             self.anchors)
 
-    def frames(self, n: int, seen: dict | None = None) -> None:
-        """`n` frames of the table as it stands (or `seen`), each shown by the window."""
+    def frames(self, n: int, seen: dict | None = None, throw=None) -> None:
+        """`n` frames of the table as it stands (or `seen`), each shown by the window; `throw` (a DiceThrow) comes
+        with the first, as the capture worker hands a throw of dice that settled."""
         for _ in range(n):
             self.frame += 1
             t = self.frame * FRAME_S
             reading = self.reading(seen)
             self.readings.append((self.frame, t, reading))
             result = FrameResult(self.frame, np.zeros((180, 320, 3), np.uint8), reading, self.camera, None, 2.0,
-                                 5.0, 1.0, t=t)
+                                 5.0, 1.0, t=t, throw=throw)
+            throw = None
             self.win.show_result(result)
             self.app.processEvents()
 

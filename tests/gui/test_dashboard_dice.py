@@ -1,0 +1,174 @@
+"""Issue 29, live: dice thrown at the table fill the combat panel for the selected action, with a picture of the
+throw; the result is applied and recorded with the dice as read and whether they were taken or typed over; the
+replay shows them. The throws are real readings: the dice watch (vision/dice_watch.py) over rendered frames of a
+dice tray, handed to the window as the capture worker hands them (`FrameResult.throw`); one test runs the capture
+worker itself over such frames."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
+from fieldglass.record import Record  # noqa: E402
+from fieldglass.replay_session import ReplaySession  # noqa: E402
+from fieldglass.scripted_feed import scripted_feed  # noqa: E402
+from fieldglass.setup import Setup, load_setup  # noqa: E402
+from gui.app import MainWindow  # noqa: E402
+from gui.worker import CaptureWorker  # noqa: E402
+from tests.gui.helpers import SHOTS, pump  # noqa: E402
+from tests.gui.table_game import TableGame, events_of  # noqa: E402
+from vision.dice_watch import DiceWatch  # noqa: E402
+from vision.synthetic import PlacedDie, RenderOptions, render_table  # noqa: E402
+from vision.synthetic_dice import dice_camera, dice_scene  # noqa: E402
+
+CLEAN = RenderOptions(blur_sigma_px=0.5, noise_sigma=1.5, seed=3)
+TRAY = ((128.0, 65.0), (512.0, 65.0), (512.0, 295.0), (128.0, 295.0))
+
+
+def _die(x, y, value, turn=10.0):
+    return PlacedDie(x, y, 18.0, value, turn)
+
+
+ROLL = (_die(250.0, 120.0, 1, 33.0),)
+THROWS = {"pair": (_die(220.0, 150.0, 2), _die(360.0, 200.0, 4, 30.0)),
+          "one five": (_die(300.0, 180.0, 5, 20.0),),
+          "one three": (_die(280.0, 140.0, 3, 5.0),)}
+
+
+@pytest.fixture(scope="module")
+def throws():
+    """Each throw as the dice watch reads it from rendered frames: rolling, then lying still."""
+    scene = dice_scene(np.random.default_rng(7), 0, surface="felt", pieces=0)
+    cam = dice_camera((1280, 720))
+    watch = DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, TRAY)
+    shown = [()] + [d for dice in THROWS.values() for d in [ROLL, *[dice] * 9]]
+    frames = {d: render_table(replace(scene, dice=d), cam, CLEAN)[0] for d in set(shown)}
+    got = [watch.feed(frames[d], 0.1 * k, k, cam.intrinsics, cam.pose) for k, d in enumerate(shown)]
+    got = [th for th in got if th is not None]
+    assert [th.number for th in got] == [1, 2, 3]
+    return dict(zip(THROWS, got, strict=True))
+
+
+@pytest.fixture()
+def window(qapp, tmp_path):
+    setup = load_setup("wiener", "synthetic")
+    win = MainWindow(setup, settings=QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    win.resize(1366, 768)
+    win.show()
+    assert win.start_recording(tmp_path / "game.fgr")
+    game = TableGame(qapp, win, setup, scripted_feed("wiener").places)
+    game.frames(8)
+    game.move("fr-1-1", 870, 750)  # into contact with the Austrian line
+    yield win, game, tmp_path
+    win.close()
+
+
+def _select(win, action, attacker, target):
+    win.live_view.pieceClicked.emit(attacker, False)
+    win.live_view.pieceClicked.emit(target, True)
+    win.combat_panel.action.setCurrentText(action)
+
+
+def test_a_throw_fills_the_dice_and_is_recorded_as_read(window, throws):
+    win, game, tmp = window
+    panel = win.combat_panel
+    _select(win, "fire", "fr-a-1", "au-a-1")
+    game.frames(1, throw=throws["pair"])
+    assert panel.dice.text() == "2, 4"  # as if typed, left to right along the table
+    assert panel.dice_photo.isVisible() and not panel.dice_photo.pixmap().isNull()
+    assert "shooter 2, counter-fire 4" in panel.dice_note.text()
+    assert "dice thrown: 2, 4" in win.statusBar().currentMessage()
+    panel.loss_die.setValue(5)
+    win._combat(False)
+    assert panel.outcome is not None, panel.result.toPlainText()
+    assert panel.outcome.rolled[:2] == [2, 4]
+    panel.apply()
+    assert not panel.dice_photo.isVisible()  # the next action's dice are a new throw
+    game.frames(1)
+    # a melee: each player throws his own die; the attacker's first, then the defender's; then typed over
+    _select(win, "melee", "fr-1-1", "au-1-2")
+    game.frames(1, throw=throws["one five"])
+    assert panel.dice.text() == "5" and "still to throw: defender" in panel.dice_note.text()
+    game.frames(1, throw=throws["one three"])
+    assert panel.dice.text() == "5, 3" and "attacker 5, defender 3" in panel.dice_note.text()
+    panel.dice.setText("5, 2")  # a player says the camera misread the defender's die
+    panel.loss_die.setValue(4)
+    win._combat(False)
+    assert panel.outcome is not None, panel.result.toPlainText()
+    panel.apply()
+    game.frames(1)
+    game.flush()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    combats = [e for e in events_of(tmp / "game.fgr") if e[0] == "combat"]
+    assert [c[5]["dice_read"] for c in combats] == [{"values": [2, 4], "taken": True, "throws": [1]},
+                                                     {"values": [5, 3], "taken": False, "throws": [2, 3]}]
+    assert combats[0][5]["dice"][:2] == [2, 4] and combats[1][5]["dice"][:2] == [5, 2]
+    # the record keeps each throw's picture; `fieldglass record --inputs` makes the same events of the same inputs
+    with Record.open(tmp / "game.fgr") as record:
+        seqs = {e.seq for e in record.events() if e.type == "combat"}
+        assert {s for s, kind, _ in record.thumbnails() if kind == "dice"} == seqs
+    headless = game.record_headless(game.inputs_file(tmp / "inputs.jsonl"), tmp / "headless.fgr")
+    assert events_of(headless) == events_of(tmp / "game.fgr")
+    # the replay shows the dice as read, and the throw's picture at its combat
+    with Record.open(tmp / "game.fgr") as record:
+        rs = ReplaySession(record)
+        at = [i for i, e in enumerate(rs.timeline) if e.type == "combat"]
+        rs.seek(at[0] + 1)
+        assert rs.dice_photo() is not None
+        assert "camera read 2, 4, taken" in rs.describe_event(rs.current_event())
+        rs.seek(at[1] + 1)
+        assert "camera read 5, 3, typed over as 5, 2" in rs.describe_event(rs.current_event())
+
+
+def test_a_throw_for_an_action_without_dice_fills_nothing(window, throws):
+    win, game, _ = window
+    panel = win.combat_panel
+    _select(win, "mount", "fr-c-1", "fr-c-1")
+    game.frames(1, throw=throws["pair"])
+    assert panel.dice.text() == "" and "mount takes no dice" in panel.dice_note.text()
+
+
+def test_more_dice_than_the_action_takes_fill_the_first(window, throws):
+    win, game, _ = window
+    panel = win.combat_panel
+    _select(win, "rally", "fr-1-1", "fr-1-1")
+    game.frames(1, throw=throws["pair"])
+    assert panel.dice.text() == "2" and "2 dice thrown; the action takes 1" in panel.dice_note.text()
+
+
+def test_the_capture_worker_reads_a_settled_throw(qapp):
+    """The worker over frames of a dice tray: a throw that settles comes with a result; the layout's tray is where
+    it looks."""
+    scene = dice_scene(np.random.default_rng(7), 0, surface="felt", pieces=2)
+    cam = dice_camera((1280, 720))
+    layout = replace(scene.layout, dice_tray_mm=TRAY)
+    frames = [render_table(replace(scene, dice=d), cam, CLEAN)[0] for d in ((), ROLL, THROWS["pair"])]
+
+    class Frames:
+        camera = cam
+        name = "frames"
+
+        def __iter__(self):
+            for k, i in enumerate([0] * 3 + [1] + [2] * 60):
+                yield k, frames[i]
+
+    setup = Setup("frames", None, layout, scene.roster, "wiener")
+    worker = CaptureWorker(setup, Frames(), dice=True)
+    seen = []
+    worker.ready.connect(lambda: seen.append(worker.take()))
+    worker.start()
+    pump(qapp, worker.isFinished, timeout=120)
+    qapp.processEvents()
+    left = worker.take()
+    throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
+    assert [t.values for t in throws] == [(2, 4)]

@@ -1,0 +1,123 @@
+"""The live dice watch on rendered frames: a throw read once it settles, in order along x, never while rolling, not
+again for a hand passing over, and nothing from an empty tray or the pieces' markers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice_watch import DiceWatch
+from vision.synthetic import PlacedDie, RenderOptions, render_table
+from vision.synthetic_dice import dice_camera, dice_scene
+
+CLEAN = RenderOptions(blur_sigma_px=0.5, noise_sigma=1.5, seed=3)
+
+
+@pytest.fixture(scope="module")
+def table():
+    rng = np.random.default_rng(7)
+    scene = dice_scene(rng, 0, surface="felt", pieces=3)
+    cam = dice_camera((1280, 720))
+    tray = ((128.0, 65.0), (512.0, 65.0), (512.0, 295.0), (128.0, 295.0))
+    return scene, cam, tray
+
+
+def _die(x, y, value, turn=10.0, side=18.0):
+    return PlacedDie(x, y, side, value, turn)
+
+
+THROW = (_die(300.0, 150.0, 5), _die(200.0, 210.0, 3, 40.0), _die(420.0, 120.0, 6, 15.0))
+ROLLING = [(_die(180.0 + 40 * k, 110.0 + 25 * k, 1 + k % 6, 20.0 * k),) for k in range(4)]
+
+
+class Feed:
+    def __init__(self, table, watch):
+        self.scene, self.cam, _ = table
+        self.watch = watch
+        self.t, self.number = 0.0, 0
+        self.cache: dict = {}
+
+    def frames(self, dice, n: int, step_s: float = 0.1) -> list:
+        key = tuple(dice)
+        if key not in self.cache:
+            self.cache[key] = render_table(replace(self.scene, dice=key), self.cam, CLEAN)[0]
+        frame = self.cache[key]
+        out = []
+        for _ in range(n):
+            self.t += step_s
+            self.number += 1
+            th = self.watch.feed(frame, self.t, self.number, self.cam.intrinsics, self.cam.pose)
+            if th is not None:
+                out.append(th)
+        return out
+
+
+def _watch(table, **kw):
+    scene, _, tray = table
+    return DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, tray, **kw)
+
+
+def test_a_settled_throw_is_read_once_in_order_along_x(table):
+    feed = Feed(table, _watch(table))
+    assert feed.frames((), 5) == []  # an empty tray: nothing
+    rolling = []
+    for dice in ROLLING:
+        rolling += feed.frames(dice, 1)
+    assert rolling == []  # still rolling: nothing read
+    early = feed.frames(THROW, 5)  # 0.5 s still: not yet settled
+    assert early == []
+    throws = feed.frames(THROW, 3)
+    assert len(throws) == 1
+    th = throws[0]
+    assert th.values == (3, 5, 6)  # x = 200, 300, 420 mm
+    assert th.number == 1 and th.readable and th.text() == "3, 5, 6"
+    xs = [p[0] for p in th.table_mm]
+    assert xs == sorted(xs)
+    assert np.allclose(xs, [200.0, 300.0, 420.0], atol=6.0)
+    assert th.crop.ndim == 3 and min(th.crop.shape[:2]) > 20
+    assert cv2.imdecode(np.frombuffer(th.jpeg, np.uint8), cv2.IMREAD_COLOR) is not None
+    assert feed.frames(THROW, 10) == []  # lying still: read once
+
+
+def test_a_hand_passing_over_the_tray_throws_nothing_a_new_throw_does(table):
+    feed = Feed(table, _watch(table))
+    feed.frames((), 2)
+    feed.frames(ROLLING[0], 1)
+    assert len(feed.frames(THROW, 8)) == 1
+    feed.frames(ROLLING[1] + THROW, 2)  # something over the tray, then gone: the dice as they were
+    assert feed.frames(THROW, 10) == []
+    again = (_die(250.0, 150.0, 2), _die(350.0, 200.0, 4, 30.0))
+    feed.frames(ROLLING[2], 1)
+    throws = feed.frames(again, 8)
+    assert [t.values for t in throws] == [(2, 4)] and throws[0].number == 2
+
+
+def test_dice_outside_the_tray_are_not_read(table):
+    feed = Feed(table, _watch(table))
+    feed.frames((), 2)
+    outside = (_die(60.0, 180.0, 4), _die(300.0, 150.0, 2))  # x = 60 is off the tray (128-512)
+    feed.frames(ROLLING[0], 1)
+    throws = feed.frames(outside, 8)
+    assert [t.values for t in throws] == [(2,)]
+
+
+def test_without_a_tray_the_whole_table_is_watched_off_the_bases(table):
+    scene, cam, _ = table
+    watch = DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, None,
+                      base_mm={p.piece.id: p.piece.base_mm for p in scene.placements})
+    feed = Feed(table, watch)
+    feed.frames((), 2)
+    near = (_die(60.0, 180.0, 4), _die(300.0, 150.0, 2))
+    feed.frames(ROLLING[0], 1)
+    throws = feed.frames(near, 8)
+    assert [t.values for t in throws] == [(4, 2)]
+
+
+def test_no_table_pose_watches_nothing(table):
+    scene, cam, tray = table
+    watch = _watch(table)
+    frame = render_table(replace(scene, dice=THROW), cam, CLEAN)[0]
+    assert all(watch.feed(frame, 0.1 * k, k, cam.intrinsics, None) is None for k in range(12))

@@ -1,0 +1,238 @@
+"""Thrown dice watched live: when a throw has settled in the tray, the dice on it, read once.
+
+Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide) is compared with the last one: pixels that changed
+by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice.read_dice`, on the tray's part of
+the full frame) once the tray has been still for `settle_s` after moving, and only if it now looks different from
+when it was last read (a hand passing over the tray throws nothing). Without a tray in the layout the whole table
+is watched and dice are read anywhere off the pieces' bases and the markers. The watcher is Qt-free and cheap on a
+still table (one small resize and difference a frame); the capture worker runs it on every frame (gui/worker.py).
+
+The dice of a throw are given in order along the table's width, x (then y): the die on the left, as seen from the
+table's near edge (y = 0), first. The crop of the throw numbers them so, so players can check what was read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.projection import table_to_pixels
+from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, read_dice
+
+__all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "throw_crop"]
+
+SETTLE_S = 0.6
+"""Seconds the tray must be still after moving before a throw is read (dice stop rolling within about half a
+second; a shorter wait reads a die still rocking)."""
+TRAY_WORK_PX = 240  # the small copy's width, px: a 16 mm die over a 400 mm tray is about 10 px there
+MOTION_LEVEL = 18  # grey levels: a change beyond the sensor's noise on the averaged small copy
+MOTION_SHARE = 0.002  # of the small copy's pixels changed: motion (a 16 mm die is about 0.3 % of a 400 mm tray)
+CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
+
+
+@dataclass(frozen=True)
+class DiceThrow:
+    """One settled throw: its `number` (1, 2, ... since the watch began), the frame and time `t` (seconds) it was
+    read at, its dice in order (`readings`, their `values`: 1-6 or None for a face that could not be read for sure,
+    `table_mm`: each die's top face centre (x, y) in table mm, None without a table pose), and its picture: `crop`
+    (BGR, the dice numbered in order) and `jpeg` (the same, for the record)."""
+
+    number: int
+    frame: int
+    t: float
+    readings: tuple[DieReading, ...]
+    table_mm: tuple[tuple[float, float] | None, ...]
+    crop: np.ndarray
+    jpeg: bytes
+
+    @property
+    def values(self) -> tuple[int | None, ...]:
+        return tuple(r.value for r in self.readings)
+
+    @property
+    def readable(self) -> bool:
+        """Every die's value read for sure."""
+        return all(v is not None for v in self.values)
+
+    def text(self) -> str:
+        """'5, 3' (an unreadable die as '?')."""
+        return ", ".join("?" if v is None else str(v) for v in self.values)
+
+
+class DiceWatch:
+    """Watches a table (or its dice tray) frame by frame and reads each throw once it has settled.
+
+    `tray_mm`: the tray's polygon (x, y) in table mm (the layout's `[dice_tray]`), None: the whole table
+    (`width_mm` x `depth_mm`). `sizes_mm`: the dice's sides, smallest and largest. `settle_s`: how long the tray
+    stays still before a throw is read. `feed` returns the throw read at that frame, else None."""
+
+    def __init__(self, width_mm: float, depth_mm: float, tray_mm=None, sizes_mm: tuple[float, float] = DIE_SIZES_MM,
+                 settle_s: float = SETTLE_S, base_mm: dict[str, tuple[float, float]] | None = None):
+        self.tray = np.asarray(tray_mm if tray_mm is not None else
+                               [(0.0, 0.0), (width_mm, 0.0), (width_mm, depth_mm), (0.0, depth_mm)], np.float64)
+        self.whole_table = tray_mm is None
+        self.sizes_mm = sizes_mm
+        self.settle_s = float(settle_s)
+        self.base_mm = base_mm or {}
+        self.throws = 0
+        self._key = None  # (frame size, camera, pose) the region below was projected with
+        self._roi: tuple[int, int, int, int] | None = None
+        self._outline_px: np.ndarray | None = None
+        self._options: DiceOptions | None = None
+        self._last: np.ndarray | None = None
+        self._reference: np.ndarray | None = None  # the tray as it was when last read (or first seen)
+        self._moved_at: float | None = None  # when the tray last moved since it was last read
+
+    # ---- the region
+
+    def _region(self, shape, camera, pose) -> bool:
+        """Project the tray into the frame (once per camera pose): its bounding box in px, outline, dice sizes.
+        False when the tray is not in view."""
+        key = (shape[:2], id(camera), tuple(np.round(np.ravel(pose.rvec), 4)), tuple(np.round(np.ravel(pose.tvec), 1)))
+        if key == self._key:
+            return self._roi is not None
+        self._key = key
+        top = 0.5 * (self.sizes_mm[0] + self.sizes_mm[1])
+        flat = np.column_stack([self.tray, np.zeros(len(self.tray))])
+        raised = np.column_stack([self.tray, np.full(len(self.tray), top)])
+        px = table_to_pixels(np.vstack([flat, raised]), camera, pose)
+        h, w = shape[:2]
+        x0, y0 = np.floor(px.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        self._reference = self._last = None
+        self._moved_at = None
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            self._roi = None
+            return False
+        self._roi = (int(x0), int(y0), int(x1), int(y1))
+        self._outline_px = table_to_pixels(raised, camera, pose).astype(np.float32)
+        self._options = self._dice_options(camera, pose)
+        return True
+
+    def _dice_options(self, camera, pose) -> DiceOptions:
+        """The top faces' sides in px for dice of `sizes_mm` anywhere in the tray (its corners and centre)."""
+        pts = np.vstack([self.tray, self.tray.mean(axis=0, keepdims=True)])
+        z = 0.5 * (self.sizes_mm[0] + self.sizes_mm[1])
+        at = np.column_stack([pts, np.full(len(pts), z)])
+        px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), camera, pose)
+        n = len(at)
+        scale = 0.5 * (np.linalg.norm(px[n:2 * n] - px[:n], axis=1) + np.linalg.norm(px[2 * n:] - px[:n], axis=1))
+        return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * self.sizes_mm[0] * float(scale.min()),
+                           max_side_px=1.25 * self.sizes_mm[1] * float(scale.max()))
+
+    @property
+    def smallest_face_px(self) -> float | None:
+        """The smallest die's top face in px where the tray is farthest (None before a frame with a table pose)."""
+        return None if self._options is None else self._options.min_side_px / 0.75
+
+    # ---- frames
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        x0, y0, x1, y1 = self._roi
+        crop = frame[y0:y1, x0:x1]
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+        scale = min(1.0, TRAY_WORK_PX / grey.shape[1])
+        small = cv2.resize(grey, (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale))),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (3, 3), 0)
+
+    @staticmethod
+    def _changed(a: np.ndarray, b: np.ndarray) -> bool:
+        return float(np.count_nonzero(cv2.absdiff(a, b) > MOTION_LEVEL)) > MOTION_SHARE * a.size
+
+    def moving(self) -> bool:
+        """The tray moved since it was last read and has not yet settled."""
+        return self._moved_at is not None
+
+    def feed(self, frame: np.ndarray, t: float, number: int, camera, pose, pieces=(), markers=()) -> DiceThrow | None:
+        """One frame (BGR) at `t` seconds, read with `camera` and table `pose` (None: the table is not registered;
+        nothing is watched); `pieces` the frame's PiecePoses and `markers` its MarkerDetections (dice are not read
+        on them). The settled throw read at this frame, or None."""
+        if pose is None or not self._region(frame.shape, camera, pose):
+            return None
+        small = self._small(frame)
+        if self._last is None or self._last.shape != small.shape:
+            self._last = self._reference = small
+            return None
+        if self._changed(small, self._last):
+            self._moved_at = t
+        self._last = small
+        if self._moved_at is None or t - self._moved_at < self.settle_s:
+            return None
+        self._moved_at = None
+        if not self._changed(small, self._reference):
+            return None  # the tray is as it was when last read: a hand passed over it
+        self._reference = small
+        return self._read(frame, t, number, camera, pose, pieces, markers)
+
+    def _read(self, frame, t, number, camera, pose, pieces, markers) -> DiceThrow | None:
+        x0, y0, x1, y1 = self._roi
+        found = read_dice(frame[y0:y1, x0:x1], self._options)
+        found = [DieReading(r.value, (r.centre_px[0] + x0, r.centre_px[1] + y0), r.side_px, r.angle_deg,
+                            r.confidence) for r in found]
+        found = [r for r in found if self._in_tray(r) and not _on_marker(r, markers)]
+        on_table = dice_on_table(found, camera, pose) if found else []
+        kept = [(r, (x, y)) for r, (x, y, _) in zip(found, on_table, strict=True)
+                if not self._on_base(x, y, pieces)]
+        if not kept:
+            return None
+        kept.sort(key=lambda k: (round(k[1][0] / 10.0), k[1][1]))  # along x (10 mm steps), then y
+        readings = tuple(r for r, _ in kept)
+        self.throws += 1
+        crop = throw_crop(frame, readings, self._roi)
+        ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return DiceThrow(self.throws, int(number), float(t), readings,
+                         tuple((float(x), float(y)) for _, (x, y) in kept), crop, buf.tobytes() if ok else b"")
+
+    def _in_tray(self, r: DieReading) -> bool:
+        return self.whole_table or cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0
+
+    def _on_base(self, x: float, y: float, pieces) -> bool:
+        """On a piece's base (a circle round its centre as wide as the base's diagonal, 5 mm more)."""
+        for p in pieces:
+            w, d = self.base_mm.get(p.piece, (40.0, 40.0))
+            if math.hypot(x - p.x_mm, y - p.y_mm) <= 0.5 * math.hypot(w, d) + 5.0:
+                return True
+        return False
+
+
+def _on_marker(r: DieReading, markers) -> bool:
+    """Within a detected marker's square, grown by half (its quiet zone): a base's or an anchor's marker."""
+    for m in markers:
+        corners = np.asarray(getattr(m, "corners", ()), np.float32).reshape(-1, 2)
+        if len(corners) != 4:
+            continue
+        c = corners.mean(axis=0)
+        grown = (c + 1.5 * (corners - c)).astype(np.float32)
+        if cv2.pointPolygonTest(grown, r.centre_px, False) >= 0:
+            return True
+    return False
+
+
+def throw_crop(frame: np.ndarray, readings, roi: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """The part of `frame` holding the dice (a margin of one die round them, within `roi`), at most
+    `CROP_WIDTH_PX` wide, each die numbered in the order given (BGR)."""
+    h, w = frame.shape[:2]
+    rx0, ry0, rx1, ry1 = roi or (0, 0, w, h)
+    pts = np.array([r.centre_px for r in readings], np.float64)
+    side = max(r.side_px for r in readings)
+    x0, y0 = np.maximum(pts.min(axis=0) - 1.5 * side, (rx0, ry0)).astype(int)
+    x1, y1 = np.minimum(pts.max(axis=0) + 1.5 * side, (rx1, ry1)).astype(int)
+    crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
+    if crop.ndim == 2:
+        crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    scale = min(1.0, CROP_WIDTH_PX / max(crop.shape[1], 1), CROP_WIDTH_PX / max(crop.shape[0], 1)) \
+        if max(crop.shape[:2]) > CROP_WIDTH_PX else max(1.0, min(4.0, 160.0 / max(crop.shape[0], 1)))
+    crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
+                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for i, r in enumerate(readings, 1):
+        cx, cy = (r.centre_px[0] - x0) * scale, (r.centre_px[1] - y0) * scale
+        at = (int(cx - 0.5 * r.side_px * scale), int(cy - 0.6 * r.side_px * scale))
+        cv2.putText(crop, str(i), at, font, 0.55, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(crop, str(i), at, font, 0.55, (0, 255, 255), 1, cv2.LINE_AA)
+    return crop
