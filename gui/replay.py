@@ -977,7 +977,8 @@ class ReplayWindow(QMainWindow):
         if s.problems:
             text += "<br><span style='color:#b00'>" + html.escape("; ".join(s.problems)) + "</span>"
         self.details.setText(text)
-        th = s.thumbnail()
+        dice = s.dice_photo()
+        th = s.thumbnail() if dice is None else (s.current_event().seq, "dice", dice)
         if th is None:
             self.thumb.clear()
             self.thumb.setText("no table photo yet")
@@ -992,7 +993,8 @@ class ReplayWindow(QMainWindow):
                     pm = pm.scaled(320, 150, Qt.AspectRatioMode.KeepAspectRatio,
                                    Qt.TransformationMode.SmoothTransformation)
                 self.thumb.setPixmap(pm)
-                self.thumb.setToolTip(f"the table at event {seq} ({kind})")
+                self.thumb.setToolTip(f"the dice the camera read for event {seq}, numbered in the order they were "
+                                      "taken" if kind == "dice" else f"the table at event {seq} ({kind})")
 
     # ---- screenshots
 

@@ -130,3 +130,34 @@ def test_every_geometry_problem_at_once_with_findings(tmp_path):
     layout = load_layout(path, found)
     assert layout.grid.cols == 50
     assert [f.split(": ", 1)[0] for f in found] == [f"{path} anchor 1", f"{path} [grid]"]
+
+
+TRAY = "\n[dice_tray]\npolygon_mm = [[1000, 1050], [1400, 1050], [1400, 1190], [1000, 1190]]\n"
+
+
+def test_a_dice_tray_loads_and_round_trips(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD + TRAY)
+    layout = load_layout(path)
+    assert layout.dice_tray_mm == ((1000.0, 1050.0), (1400.0, 1050.0), (1400.0, 1190.0), (1000.0, 1190.0))
+    path.write_text(layout_to_toml(layout))
+    assert load_layout(path) == layout
+    path.write_text(GOOD)
+    assert load_layout(path).dice_tray_mm is None  # none: dice are read anywhere off the bases
+
+
+@pytest.mark.parametrize("tray, message", [
+    ("polygon_mm = [[0, 0], [10, 10]]", "[dice_tray]: 'polygon_mm' must list at least 3 [x, y] corners"),
+    ('polygon_mm = "tray"', "[dice_tray]: 'polygon_mm' must list at least 3 [x, y] corners"),
+    ("polygon_mm = [[1000, 1050], [2500, 1050], [1400, 1190]]",
+     "[dice_tray]: corner [2500, 1050] is off the 2400 x 1200 mm table; did you mean [2400, 1050]?"),
+    ("polygon_mm = [[0, 0], [5, 0], [5, 5]]", "[dice_tray]: the polygon encloses 12 mm2"),
+    ("corners = [[0, 0], [5, 0], [5, 5]]", "[dice_tray]"),
+])
+def test_a_bad_dice_tray_is_one_line_naming_the_file(tmp_path, tray, message):
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD + "\n[dice_tray]\n" + tray + "\n")
+    with pytest.raises(InputError) as err:
+        load_layout(path)
+    text = str(err.value)
+    assert str(path) in text and message in text and "\n" not in text
