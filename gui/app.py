@@ -10,6 +10,7 @@ what the camera sees, a screenshot of the window.
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 import time
 from dataclasses import replace
@@ -48,6 +49,7 @@ from rules.picture import LEGEND, legend
 from vision.rectify import BoardRectifier
 from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
+from vision.synthetic_dice import a_throw
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 DOCK_SHARE, DOCK_MIN_PX, DOCK_MAX_PX = 0.27, 330, 560
@@ -74,11 +76,29 @@ F5 ... F9         the game system's own panels (e.g. date, production, diplomacy
 F12               the legend: what each mark on the table means
 Ctrl+Return       resolve the combat with the typed dice
 Ctrl+D            roll the dice (seeded) and resolve
+Ctrl+T            the synthetic table: throw dice for the selected action (real dice: throw them in the tray)
 Ctrl+Shift+Return apply the result to the game state
 Ctrl+K            calibration wizard
 Ctrl+S            save a screenshot      Ctrl+Shift+S  save the position (JSON)
 Ctrl+O            open a source          Ctrl+Q        quit
 """
+
+
+def throw_spot(width_mm: float, depth_mm: float, tray_mm, pieces, anchors) -> tuple[tuple[float, float], float]:
+    """Where a throw lands (table mm) and how far its dice spread: the tray's centre (a third of its smaller
+    side), else the point of the table farthest from every piece and anchor, 120 mm in from the edges (40 mm)."""
+    if tray_mm:
+        pts = np.asarray(tray_mm, float)
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        return (float(pts[:, 0].mean()), float(pts[:, 1].mean())), float(min(hi - lo) / 3.0)
+    others = np.asarray([*pieces, *anchors], float).reshape(-1, 2)
+    best, best_d = (width_mm / 2.0, depth_mm / 2.0), -1.0
+    for x in np.linspace(120.0, width_mm - 120.0, 25):
+        for y in np.linspace(120.0, depth_mm - 120.0, 13):
+            d = float(np.min(np.hypot(others[:, 0] - x, others[:, 1] - y))) if len(others) else 0.0
+            if d > best_d:
+                best, best_d = (float(x), float(y)), d
+    return best, 40.0
 
 
 def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 1080), hand: bool = False):
@@ -397,6 +417,7 @@ class MainWindow(QMainWindow):
         t = mb.addMenu("&Tools")
         self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
         self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
+        self._action(t, "Throw dice on the synthetic table", "Ctrl+T", lambda: self.throw_synthetic_dice())
         h = mb.addMenu("&Help")
         self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
         self._action(h, "Legend", None, lambda: self.show_panel("legend"))
@@ -846,6 +867,33 @@ class MainWindow(QMainWindow):
                 self.session.confirm_missing(value[1], value[2])
         except InputError as exc:
             self._tell(str(exc))
+
+    def throw_synthetic_dice(self, n: int | None = None, seed: int | None = None) -> bool:
+        """The synthetic table (--source synthetic): as many dice as the selected action takes (`n`; 2 when it says
+        none) thrown in the layout's dice tray, else where the table is clear of pieces, as a player would throw
+        real ones; the dice watch reads them when they lie still."""
+        source = getattr(self.worker, "source", None)
+        if not hasattr(source, "throw_dice"):
+            self._tell("throw dice: only the synthetic table (--source synthetic) throws them; throw real dice in "
+                       "the tray under the camera")
+            return False
+        if getattr(self.worker, "dice_watch", None) is None:
+            self._tell("throw dice: this table's dice are not read (no dice in this game, --no-dice, or the camera "
+                       "too coarse: try --resolution 3840x2160)")
+            return False
+        if n is None:
+            panel = self.combat_panel
+            wanted = self.session.dice_wanted(panel.action.currentText(), panel.attacker.currentText() or None,
+                                              panel.target.currentText() or None)
+            n = len(wanted) if wanted else 2
+        layout = self.setup.layout
+        pieces = [(p.x_mm, p.y_mm) for p in self.session.last_seen.values()]
+        centre, spread = throw_spot(layout.width_mm, layout.depth_mm, layout.dice_tray_mm, pieces,
+                                    [(a.x_mm, a.y_mm) for a in layout.anchors])
+        rng = np.random.default_rng(seed if seed is not None else random.SystemRandom().randrange(2**31))
+        source.throw_dice(a_throw(rng, n, centre, spread_mm=spread))
+        self.statusBar().showMessage(f"{n} dice thrown on the synthetic table", 5000)
+        return True
 
     def _tell(self, text: str) -> None:
         """A problem a player must see, without stopping the table: the status bar and the prompt bar."""

@@ -499,8 +499,8 @@ class CombatPanel(QWidget):
         h, w = crop.shape[:2]
         img = QImage(crop.data, w, h, crop.strides[0], QImage.Format.Format_BGR888).copy()
         pix = QPixmap.fromImage(img)
-        if pix.height() > 96:
-            pix = pix.scaledToHeight(96, Qt.TransformationMode.SmoothTransformation)
+        if pix.height() > 120 or pix.width() > 240:
+            pix = pix.scaled(240, 120, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
         self.dice_photo.setPixmap(pix)
         self.dice_photo.setToolTip("; ".join(f"throw {th.number}: {th.text()}" for th in throws))
         self.dice_photo.setVisible(True)

@@ -27,6 +27,7 @@ from PySide6.QtCore import QThread, Signal
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
+from vision.dice import DIE_SIZES_MM
 from vision.dice_watch import DiceThrow, DiceWatch
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
@@ -208,6 +209,7 @@ class CaptureWorker(PublishingWorker):
         super().__init__(board_mm_per_px, max_frames, parent)
         self.setup = setup
         self.dice_watch: DiceWatch | None = None
+        self._dice_checked = False  # the camera's view of the dice said once
         if dice:
             lay = setup.layout
             self.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, lay.dice_tray_mm,
@@ -317,14 +319,19 @@ class CaptureWorker(PublishingWorker):
         if watch is None:
             return None
         throw = watch.feed(frame, arrived, number, lens, reading.pose, reading.pieces, reading.markers)
-        smallest = watch.smallest_face_px
-        if smallest is not None and smallest < READABLE_FACE_PX:
-            self.dice_watch = None
+        if not self._dice_checked and watch.face_px(DIE_SIZES_MM[1]) is not None:
+            self._dice_checked = True
             where = "tray" if not watch.whole_table else "table"
-            self.notice.emit(f"dice: a 12 mm die is {smallest:.0f} px across where the {where} is farthest, "
-                             f"too small to count its pips (at least {READABLE_FACE_PX:.0f} px); type the dice, or "
-                             "see 'fieldglass plan' for a camera that reads them")
-            return None
+            large, small = watch.face_px(DIE_SIZES_MM[1]), watch.face_px(DIE_SIZES_MM[0])
+            if large < READABLE_FACE_PX:
+                self.dice_watch = None
+                self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {large:.0f} px across where the {where} "
+                                 f"is farthest, too small to count its pips (at least {READABLE_FACE_PX:.0f} px): "
+                                 "type the dice, or see 'fieldglass plan' for a camera that reads them")
+                return None
+            if small < READABLE_FACE_PX:
+                self.notice.emit(f"dice: dice under {watch.smallest_die_mm(READABLE_FACE_PX):.0f} mm are too small "
+                                 f"to read where the {where} is farthest; larger ones are read")
         return throw
 
     def _read_frame(self, frame: np.ndarray, mmpp: float):

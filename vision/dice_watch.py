@@ -27,9 +27,10 @@ __all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "throw_crop"]
 SETTLE_S = 0.6
 """Seconds the tray must be still after moving before a throw is read (dice stop rolling within about half a
 second; a shorter wait reads a die still rocking)."""
-TRAY_WORK_PX = 240  # the small copy's width, px: a 16 mm die over a 400 mm tray is about 10 px there
+TRAY_WORK_PX = 240  # the small copy's width at least, px (a 16 mm die over a 400 mm tray is about 10 px there)
+DIE_WORK_PX = 5.0  # the smallest die's top face in the small copy at least, px (a whole table's copy is larger)
 MOTION_LEVEL = 18  # grey levels: a change beyond the sensor's noise on the averaged small copy
-MOTION_SHARE = 0.002  # of the small copy's pixels changed: motion (a 16 mm die is about 0.3 % of a 400 mm tray)
+MOTION_DIE_SHARE = 0.5  # of the smallest die's face changed in the small copy: motion
 CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
 
 
@@ -82,6 +83,8 @@ class DiceWatch:
         self._roi: tuple[int, int, int, int] | None = None
         self._outline_px: np.ndarray | None = None
         self._options: DiceOptions | None = None
+        self._px_per_mm: float | None = None  # where the tray is farthest
+        self._motion_px = 6.0  # changed pixels of the small copy that are motion (`_small`)
         self._last: np.ndarray | None = None
         self._reference: np.ndarray | None = None  # the tray as it was when last read (or first seen)
         self._moved_at: float | None = None  # when the tray last moved since it was last read
@@ -121,13 +124,18 @@ class DiceWatch:
         px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), camera, pose)
         n = len(at)
         scale = 0.5 * (np.linalg.norm(px[n:2 * n] - px[:n], axis=1) + np.linalg.norm(px[2 * n:] - px[:n], axis=1))
+        self._px_per_mm = float(scale.min())
         return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * self.sizes_mm[0] * float(scale.min()),
                            max_side_px=1.25 * self.sizes_mm[1] * float(scale.max()))
 
-    @property
-    def smallest_face_px(self) -> float | None:
-        """The smallest die's top face in px where the tray is farthest (None before a frame with a table pose)."""
-        return None if self._options is None else self._options.min_side_px / 0.75
+    def face_px(self, side_mm: float) -> float | None:
+        """The top face of a die of `side_mm`, in px, where the tray is farthest from the camera (None before a
+        frame with a table pose)."""
+        return None if self._px_per_mm is None else FLAT_OF_SIDE * side_mm * self._px_per_mm
+
+    def smallest_die_mm(self, face_px: float) -> float | None:
+        """The smallest die whose top face is `face_px` across everywhere in the tray (None before a pose)."""
+        return None if self._px_per_mm is None else face_px / (FLAT_OF_SIDE * self._px_per_mm)
 
     # ---- frames
 
@@ -135,14 +143,16 @@ class DiceWatch:
         x0, y0, x1, y1 = self._roi
         crop = frame[y0:y1, x0:x1]
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-        scale = min(1.0, TRAY_WORK_PX / grey.shape[1])
+        face = FLAT_OF_SIDE * self.sizes_mm[0] * (self._px_per_mm or 1.0)
+        scale = min(1.0, max(TRAY_WORK_PX / grey.shape[1], DIE_WORK_PX / max(face, 1e-6)))
+        self._motion_px = max(6.0, MOTION_DIE_SHARE * (face * scale) ** 2)
         small = cv2.resize(grey, (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale))),
                            interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (3, 3), 0)
 
-    @staticmethod
-    def _changed(a: np.ndarray, b: np.ndarray) -> bool:
-        return float(np.count_nonzero(cv2.absdiff(a, b) > MOTION_LEVEL)) > MOTION_SHARE * a.size
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Motion between two small copies: as many pixels changed as half the smallest die's face."""
+        return float(np.count_nonzero(cv2.absdiff(a, b) > MOTION_LEVEL)) >= self._motion_px
 
     def moving(self) -> bool:
         """The tray moved since it was last read and has not yet settled."""
@@ -232,7 +242,7 @@ def throw_crop(frame: np.ndarray, readings, roi: tuple[int, int, int, int] | Non
     font = cv2.FONT_HERSHEY_SIMPLEX
     for i, r in enumerate(readings, 1):
         cx, cy = (r.centre_px[0] - x0) * scale, (r.centre_px[1] - y0) * scale
-        at = (int(cx - 0.5 * r.side_px * scale), int(cy - 0.6 * r.side_px * scale))
-        cv2.putText(crop, str(i), at, font, 0.55, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(crop, str(i), at, font, 0.55, (0, 255, 255), 1, cv2.LINE_AA)
+        at = (max(int(cx - 0.6 * r.side_px * scale) - 14, 0), max(int(cy - 0.6 * r.side_px * scale), 20))
+        cv2.putText(crop, str(i), at, font, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
+        cv2.putText(crop, str(i), at, font, 0.9, (0, 255, 255), 2, cv2.LINE_AA)
     return crop

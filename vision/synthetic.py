@@ -1568,6 +1568,7 @@ class SyntheticSource:
         self._static: _Static | None = None
         self._closed = False
         self._next = 0
+        self._dice_plan: list = []  # the dice's states for the next frames (`throw_dice`)
 
     @property
     def camera(self) -> VirtualCamera:
@@ -1589,9 +1590,19 @@ class SyntheticSource:
             reach = math.sin(math.pi * phase / period) ** 0.7 * 1.05
             hand_seed = self.options.seed + 7 * k
             opts = replace(opts, hand=reach > 0.05)
+        plan = self._dice_plan
+        if plan:
+            self.scene = replace(self.scene, dice=plan.pop(0))
+            self._static = None  # the dice are part of the still table
         frame, truth, self._static = _render(self.scene, self._camera, opts, self._static, min(reach, 1.0), hand_seed)
         self.truth = truth
         return i, frame
+
+    def throw_dice(self, states: list[tuple[PlacedDie, ...]]) -> None:
+        """Dice thrown on the table from the next frame: each of `states` for one frame (the dice tumbling), the
+        last one kept (the dice lying still) until the next throw. Safe to call from another thread than the one
+        reading the frames (the plan is taken whole)."""
+        self._dice_plan = list(states)
 
     def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
         t0 = time.monotonic()

@@ -90,3 +90,22 @@ def dice_options(rng: np.random.Generator, hard: bool = True) -> RenderOptions:
                          noise_sigma=float(rng.uniform(1.0, 4.0 if hard else 2.0)),
                          jpeg_quality=int(rng.integers(80, 95)) if hard else None,
                          uneven_light=float(rng.uniform(0.0, 0.35 if hard else 0.1)), seed=int(rng.integers(1 << 30)))
+
+
+def a_throw(rng: np.random.Generator, n: int, centre_mm: tuple[float, float], side_mm: float = 18.0,
+            tumbling: int = 3, spread_mm: float = 60.0) -> list[tuple[PlacedDie, ...]]:
+    """The states of `n` dice thrown round `centre_mm` (table mm): `tumbling` frames of them rolling (each in
+    another place, turn and face), then where they come to rest (at least 1.6 sides apart). White dice with black
+    pips, values at random."""
+    cx, cy = centre_mm
+    rest: list[PlacedDie] = []
+    while len(rest) < n:
+        x, y = cx + rng.uniform(-spread_mm, spread_mm), cy + rng.uniform(-0.5 * spread_mm, 0.5 * spread_mm)
+        if all(math.hypot(x - d.x_mm, y - d.y_mm) > 1.6 * side_mm for d in rest):
+            rest.append(PlacedDie(float(x), float(y), side_mm, int(rng.integers(1, 7)), float(rng.uniform(0, 90))))
+    states = []
+    for k in range(tumbling, 0, -1):
+        states.append(tuple(replace(d, x_mm=d.x_mm - 25.0 * k, y_mm=d.y_mm + 8.0 * k, value=int(rng.integers(1, 7)),
+                                    turn_deg=float(rng.uniform(0, 90))) for d in rest))
+    return [*states, tuple(rest)]
+

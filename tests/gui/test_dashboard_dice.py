@@ -7,6 +7,7 @@ worker itself over such frames."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -158,8 +159,9 @@ def test_the_capture_worker_reads_a_settled_throw(qapp):
         camera = cam
         name = "frames"
 
-        def __iter__(self):
-            for k, i in enumerate([0] * 3 + [1] + [2] * 60):
+        def __iter__(self):  # a camera's pace, 25 frames a second: the throw settles in the camera's time
+            for k, i in enumerate([0] * 3 + [1] + [2] * 40):
+                time.sleep(0.04)
                 yield k, frames[i]
 
     setup = Setup("frames", None, layout, scene.roster, "wiener")
@@ -172,3 +174,36 @@ def test_the_capture_worker_reads_a_settled_throw(qapp):
     left = worker.take()
     throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
     assert [t.values for t in throws] == [(2, 4)]
+
+
+def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
+    """As a new player tries it: the demo table (at 4K, where dice are large enough), a fire selected, Tools >
+    Throw dice (Ctrl+T); the dice watch reads them once they lie still, the panel has them with their picture, the
+    result is applied and recorded with the dice as read."""
+    setup = load_setup("wiener", "synthetic")
+    win = MainWindow(setup, settings=QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    win.source_options = {"resolution": (3840, 2160)}
+    win.resize(1366, 768)
+    win.show()
+    assert win.start_recording(tmp_path / "game.fgr")
+    win.start()
+    try:
+        pump(qapp, lambda: len(win.session.last_seen) >= 20, timeout=120)
+        _select(win, "fire", "fr-a-1", "au-a-1")
+        source = win.worker.source
+        assert win.throw_synthetic_dice(seed=5)
+        pump(qapp, lambda: win.combat_panel.dice.text() != "", timeout=120)
+        truth = sorted(source.truth.dice, key=lambda d: d.x_mm)  # left to right along the table
+        values = [d.value for d in truth]
+        assert win.combat_panel.dice.text() == ", ".join(map(str, values))
+        assert win.combat_panel.dice_photo.isVisible()
+        win._combat(False)
+        assert win.combat_panel.outcome is not None, win.combat_panel.result.toPlainText()
+        win.combat_panel.apply()
+        win.recording.flush()
+    finally:
+        win.stop()
+    win.stop_recording()
+    win.close()
+    combats = [e for e in events_of(tmp_path / "game.fgr") if e[0] == "combat"]
+    assert combats[0][5]["dice_read"] == {"values": values, "taken": True, "throws": [1]}
