@@ -494,7 +494,8 @@ class CombatPanel(QWidget):
 
     def _show_photo(self, throws: list) -> None:
         """The throws' pictures side by side (a die thrown by each player in turn: both)."""
-        crop = _side_by_side([th.crop for th in throws])
+        firsts = np.cumsum([1] + [len(th.readings) for th in throws[:-1]])
+        crop = _side_by_side([th.numbered(int(k)) for th, k in zip(throws, firsts, strict=True)])
         self._photo_jpeg = _jpeg(crop) if len(throws) > 1 else throws[-1].jpeg
         h, w = crop.shape[:2]
         img = QImage(crop.data, w, h, crop.strides[0], QImage.Format.Format_BGR888).copy()

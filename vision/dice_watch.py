@@ -22,7 +22,7 @@ import numpy as np
 from calibration.projection import table_to_pixels
 from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, read_dice
 
-__all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "throw_crop"]
+__all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
 
 SETTLE_S = 0.6
 """Seconds the tray must be still after moving before a throw is read (dice stop rolling within about half a
@@ -38,16 +38,23 @@ CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
 class DiceThrow:
     """One settled throw: its `number` (1, 2, ... since the watch began), the frame and time `t` (seconds) it was
     read at, its dice in order (`readings`, their `values`: 1-6 or None for a face that could not be read for sure,
-    `table_mm`: each die's top face centre (x, y) in table mm, None without a table pose), and its picture: `crop`
-    (BGR, the dice numbered in order) and `jpeg` (the same, for the record)."""
+    `table_mm`: each die's top face centre (x, y) in table mm), and its picture: `crop` (BGR, the part of the frame
+    holding the dice) with each die's place in it (`crop_dice`: x, y, side in crop px), `jpeg` the crop with the
+    dice numbered from 1 (`numbered`), for the record."""
 
     number: int
     frame: int
     t: float
     readings: tuple[DieReading, ...]
-    table_mm: tuple[tuple[float, float] | None, ...]
+    table_mm: tuple[tuple[float, float], ...]
     crop: np.ndarray
+    crop_dice: tuple[tuple[float, float, float], ...]
     jpeg: bytes
+
+    def numbered(self, first: int = 1) -> np.ndarray:
+        """The crop with its dice numbered from `first` (a throw after another for the same action goes on from
+        the other's last), BGR."""
+        return number_dice(self.crop, self.crop_dice, first)
 
     @property
     def values(self) -> tuple[int | None, ...]:
@@ -193,10 +200,10 @@ class DiceWatch:
         kept.sort(key=lambda k: (round(k[1][0] / 10.0), k[1][1]))  # along x (10 mm steps), then y
         readings = tuple(r for r, _ in kept)
         self.throws += 1
-        crop = throw_crop(frame, readings, self._roi)
-        ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        crop, places = throw_crop(frame, readings, self._roi)
+        ok, buf = cv2.imencode(".jpg", number_dice(crop, places), [cv2.IMWRITE_JPEG_QUALITY, 85])
         return DiceThrow(self.throws, int(number), float(t), readings,
-                         tuple((float(x), float(y)) for _, (x, y) in kept), crop, buf.tobytes() if ok else b"")
+                         tuple((float(x), float(y)) for _, (x, y) in kept), crop, places, buf.tobytes() if ok else b"")
 
     def _in_tray(self, r: DieReading) -> bool:
         return self.whole_table or cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0
@@ -223,9 +230,9 @@ def _on_marker(r: DieReading, markers) -> bool:
     return False
 
 
-def throw_crop(frame: np.ndarray, readings, roi: tuple[int, int, int, int] | None = None) -> np.ndarray:
+def throw_crop(frame: np.ndarray, readings, roi: tuple[int, int, int, int] | None = None):
     """The part of `frame` holding the dice (a margin of one die round them, within `roi`), at most
-    `CROP_WIDTH_PX` wide, each die numbered in the order given (BGR)."""
+    `CROP_WIDTH_PX` wide (BGR), and each die's (x, y, side) in it, px."""
     h, w = frame.shape[:2]
     rx0, ry0, rx1, ry1 = roi or (0, 0, w, h)
     pts = np.array([r.centre_px for r in readings], np.float64)
@@ -239,10 +246,17 @@ def throw_crop(frame: np.ndarray, readings, roi: tuple[int, int, int, int] | Non
         if max(crop.shape[:2]) > CROP_WIDTH_PX else max(1.0, min(4.0, 160.0 / max(crop.shape[0], 1)))
     crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    places = tuple(((r.centre_px[0] - x0) * scale, (r.centre_px[1] - y0) * scale, r.side_px * scale)
+                   for r in readings)
+    return crop, places
+
+
+def number_dice(crop: np.ndarray, places, first: int = 1) -> np.ndarray:
+    """A copy of `crop` with each die of `places` ((x, y, side) px) numbered from `first`, above its left corner."""
+    out = crop.copy()
     font = cv2.FONT_HERSHEY_SIMPLEX
-    for i, r in enumerate(readings, 1):
-        cx, cy = (r.centre_px[0] - x0) * scale, (r.centre_px[1] - y0) * scale
-        at = (max(int(cx - 0.6 * r.side_px * scale) - 14, 0), max(int(cy - 0.6 * r.side_px * scale), 20))
-        cv2.putText(crop, str(i), at, font, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
-        cv2.putText(crop, str(i), at, font, 0.9, (0, 255, 255), 2, cv2.LINE_AA)
-    return crop
+    for i, (cx, cy, side) in enumerate(places, first):
+        at = (max(int(cx - 0.6 * side) - 14, 0), max(int(cy - 0.6 * side), 20))
+        cv2.putText(out, str(i), at, font, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
+        cv2.putText(out, str(i), at, font, 0.9, (0, 255, 255), 2, cv2.LINE_AA)
+    return out

@@ -122,6 +122,4 @@ def combat_label(e: Event) -> str:
     d = e.data
     pieces = d.get("pieces") or []
     who = " vs ".join(pieces) if pieces else ""
-    read = dice_read_text(d)
-    return (f"{d.get('action', 'combat')} {who}: {d.get('winner') or '-'} ({d.get('effect', 'none')})".strip()
-            + (f" · {read}" if read else ""))
+    return f"{d.get('action', 'combat')} {who}: {d.get('winner') or '-'} ({d.get('effect', 'none')})".strip()
