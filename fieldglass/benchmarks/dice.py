@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fieldglass.benchmarks.dice_watch import watch_costs
 from fieldglass.progress import progress
 from vision.dice import DiceOptions, DieReading, read_dice
 from vision.synthetic import render_table
@@ -24,7 +25,8 @@ from vision.synthetic_dice import SURFACES, dice_camera, dice_options, dice_scen
 
 EPILOG = """\
 examples:
-  fieldglass bench dice            200 photos with dice, 40 empty tables, speed at 1080p and 4K
+  fieldglass bench dice            200 photos with dice, 40 empty tables, speed at 1080p and 4K, and the
+                                   dashboard's live watch: ms a still frame, ms to read a settled throw
   fieldglass bench dice --quick    a smaller run for a first look
 """
 SURE = 0.8  # a wrong value at or above this confidence is counted apart: the issue allows none
@@ -136,4 +138,6 @@ def run(args) -> int:
             print("  " + line)
         s = np.array(tally.seconds) * 1000.0
         print(f"  time per frame: median {np.median(s):.1f} ms, 95th percentile {np.percentile(s, 95):.1f} ms")
+        for line in watch_costs(res):  # the dashboard's live watch (vision/dice_watch.py)
+            print("  " + line)
     return 0
