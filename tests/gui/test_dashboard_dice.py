@@ -26,6 +26,7 @@ from fieldglass.scripted_feed import scripted_feed  # noqa: E402
 from fieldglass.setup import Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from gui.worker import CaptureWorker  # noqa: E402
+from rules.system import game_systems  # noqa: E402
 from tests.gui.helpers import SHOTS, pump  # noqa: E402
 from tests.gui.table_game import TableGame, events_of  # noqa: E402
 from vision.dice_watch import DiceWatch  # noqa: E402
@@ -207,3 +208,28 @@ def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
     win.close()
     combats = [e for e in events_of(tmp_path / "game.fgr") if e[0] == "combat"]
     assert combats[0][5]["dice_read"] == {"values": values, "taken": True, "throws": [1]}
+
+
+@pytest.mark.parametrize("system", sorted(game_systems()))
+def test_every_system_takes_a_throw_as_its_rules_say(qapp, tmp_path, throws, system):
+    """One throw of two dice handed to each system's dashboard: a system with dice fills its first action that
+    takes dice with them, named as the system names them; one without dice shows no dice line and takes none."""
+    setup = load_setup(system, "synthetic")
+    win = MainWindow(setup, settings=QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    panel = win.combat_panel
+    try:
+        s = win.session
+        if not s.live.uses_dice:
+            s.dice_thrown(throws["pair"])
+            assert panel.dice.text() == "" and not panel.dice_photo.isVisibleTo(win)
+            return
+        action = next(a for a in s.system.actions if s.dice_wanted(a, None, None) != ())
+        panel.action.setCurrentText(action)
+        wanted = s.dice_wanted(action, None, None)
+        s.dice_thrown(throws["pair"])
+        n = 2 if wanted is None else min(2, len(wanted))
+        assert panel.dice.text() == ", ".join(["2", "4"][:n])
+        if wanted:
+            assert f"{wanted[0]} 2" in panel.dice_note.text()
+    finally:
+        win.close()
