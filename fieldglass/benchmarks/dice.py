@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fieldglass.benchmarks import dice_real
 from fieldglass.progress import progress
 from vision.dice import DiceOptions, DieReading, read_dice
 from vision.synthetic import render_table
@@ -125,14 +124,10 @@ def add_parser(which) -> None:
     p.add_argument("--photos-4k", type=int, default=30, help="photos with dice at 4K (default 30)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="40 photos, 12 empty tables, 6 at 4K")
-    p.add_argument("--real", nargs="?", const="", default=None, metavar="DIR",
-                   help="real photos and their truth.json instead (default tests/data/dice_real)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    if args.real is not None:
-        return dice_real.run_real(args.real or None)
     photos, empty, photos_4k = (40, 12, 6) if args.quick else (args.photos, args.empty, args.photos_4k)
     print("fieldglass bench dice")
     for res, n, e in (((1920, 1080), photos, empty), ((3840, 2160), photos_4k, max(2, photos_4k // 5))):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from common.errors import InputError
-from fieldglass.benchmarks import dice as synthetic  # its tally and matching; a module, as it imports this one
+from fieldglass.benchmarks import dice as synthetic
 from vision.dice import DiceOptions, read_dice
 from vision.sources import read_image
 
@@ -135,3 +135,17 @@ def run_real(folder: Path | None) -> int:
     s = np.array(tally.seconds) * 1000.0
     print(f"  time per photo: median {np.median(s):.1f} ms")
     return 0
+
+
+def add_parser(which) -> None:
+    """The synthetic bench's `dice` parser with --real added (registered from here, so that the synthetic bench
+    does not import this module, which imports it)."""
+    synthetic.add_parser(which)
+    p = which.choices["dice"]
+    p.add_argument("--real", nargs="?", const="", default=None, metavar="DIR",
+                   help="real photos and their truth.json instead (default tests/data/dice_real)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    return run_real(args.real or None) if args.real is not None else synthetic.run(args)
