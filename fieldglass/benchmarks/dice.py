@@ -28,6 +28,7 @@ examples:
   fieldglass bench dice            200 photos with dice, 40 empty tables, speed at 1080p and 4K, and the
                                    dashboard's live watch: ms a still frame, ms to read a settled throw
   fieldglass bench dice --quick    a smaller run for a first look
+  fieldglass bench dice --real     real photos of thrown dice (tests/data/dice_real) against their truth
 """
 SURE = 0.8  # a wrong value at or above this confidence is counted apart: the issue allows none
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 
 from fieldglass.benchmarks.dashboard import add_parser as add_dashboard_bench
-from fieldglass.benchmarks.dice import add_parser as add_dice_bench
+from fieldglass.benchmarks.dice_real import add_parser as add_dice_bench  # the synthetic bench and --real
 from fieldglass.benchmarks.lens import add_parser as add_lens_bench
 from fieldglass.benchmarks.lens import stream_lines as lens_stream_lines
 from fieldglass.benchmarks.limits import add_parser as add_limits_bench

@@ -1,0 +1,75 @@
+"""Dice read from real photos of thrown dice (tests/data/dice_real, hand-checked truth): the truth is whole, no die
+is given a wrong value with high confidence, no reading lies away from a die, an empty table gives no die. The
+issue's 98 % of values right is not reached yet (xfail, strict: it fails loudly once it is)."""
+
+import json
+
+import pytest
+
+from common.errors import InputError
+from fieldglass.benchmarks.dice_real import DEFAULT_DIR, VIEWS, load_truth, measure_real, photo_options
+from vision.dice import read_dice
+from vision.sources import read_image
+
+PHOTOS = load_truth(DEFAULT_DIR)
+
+
+@pytest.fixture(scope="module")
+def tally():
+    whole, _ = measure_real(DEFAULT_DIR, out=lambda line: None)
+    return whole
+
+
+def test_the_truth_file_is_whole_and_every_photo_loads():
+    doc = json.loads((DEFAULT_DIR / "truth.json").read_text(encoding="utf-8"))
+    files = [entry["file"] for entry in doc["images"]]
+    assert len(files) == len(set(files)), "a photo listed twice"
+    on_disk = {p.name for p in DEFAULT_DIR.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")}
+    assert on_disk == set(files), "a photo without truth, or truth without its photo"
+    for entry in doc["images"]:
+        assert entry["licence"] and entry["source"]["repo"] and entry["source"]["commit"] and entry["source"]["path"]
+    assert len(PHOTOS) == len(files)
+    assert any(p.dice for p in PHOTOS) and any(not p.dice for p in PHOTOS), "photos with dice and empty tables"
+    for photo in PHOTOS:
+        assert photo.view in VIEWS
+        image = read_image(photo.file)
+        h, w = image.shape[:2]
+        for die in photo.dice:
+            assert die.value is None or 1 <= die.value <= 6
+            x, y = die.centre_px
+            assert 0 <= x < w and 0 <= y < h, (photo.file.name, die)
+            assert 10 <= die.side_px <= min(w, h) / 2, (photo.file.name, die)
+        # no two dice closer than a side: a die listed twice
+        for i, a in enumerate(photo.dice):
+            for b in photo.dice[i + 1:]:
+                d = ((a.centre_px[0] - b.centre_px[0]) ** 2 + (a.centre_px[1] - b.centre_px[1]) ** 2) ** 0.5
+                assert d > 0.7 * min(a.side_px, b.side_px), (photo.file.name, a, b)
+
+
+def test_a_broken_truth_file_is_one_line_naming_it(tmp_path):
+    (tmp_path / "truth.json").write_text('{"images": [{"file": "a.jpg", "licence": "MIT", "source": "x",'
+                                         ' "view": "sideways", "dice": []}]}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"truth\.json: image 0 \(a\.jpg\): view 'sideways'"):
+        load_truth(tmp_path)
+
+
+def test_no_die_is_given_a_wrong_value_with_high_confidence(tally):
+    assert tally.dice >= 150
+    assert tally.wrong_sure == 0
+
+
+def test_no_reading_lies_away_from_a_die(tally):
+    assert tally.phantoms == 0
+
+
+@pytest.mark.parametrize("photo", [p for p in PHOTOS if not p.dice], ids=lambda p: p.file.name)
+def test_an_empty_table_gives_no_die(photo):
+    assert read_dice(read_image(photo.file), photo_options(photo, PHOTOS)) == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 29: on the real photos the faces are mostly not found (the top face's"
+                   " flat region joins its side faces and the pale wood) and a face found is mostly unreadable (real"
+                   " pips sit closer to the centre than vision/dice.py's layouts allow); 3.7 % right")
+def test_at_least_98_percent_of_the_dice_are_read_right(tally):
+    assert tally.right >= 0.98 * tally.dice
+
