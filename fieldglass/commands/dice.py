@@ -31,6 +31,10 @@ anchors) and each die's place is given in table mm as well (x, y of its top face
 JSON (--json): a list with one entry per image:
   {"image": PATH, "dice": [{"value": N or null, "centre_px": [x, y], "side_px": S, "confidence": C}]}
 with a camera and layout each die also has "table_mm": [x, y] and "side_mm": S.
+
+At the table, the dashboard (fieldglass gui) reads each throw itself once the dice lie still, in the layout's
+[dice_tray] or anywhere off the bases, and puts the values into the combat panel (README "Dice thrown at the
+table").
 """
 
 
