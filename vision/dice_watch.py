@@ -1,11 +1,12 @@
 """Thrown dice watched live: when a throw has settled in the tray, the dice on it, read once.
 
-Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide) is compared with the last one: pixels that changed
+Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide at least) is compared with the last one: pixels that changed
 by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice.read_dice`, on the tray's part of
 the full frame) once the tray has been still for `settle_s` after moving, and only if it now looks different from
 when it was last read (a hand passing over the tray throws nothing). Without a tray in the layout the whole table
-is watched and dice are read anywhere off the pieces' bases and the markers. The watcher is Qt-free and cheap on a
-still table (one small resize and difference a frame); the capture worker runs it on every frame (gui/worker.py).
+is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where the picture changed
+since it was last read count: a die left lying from the last throw, or a mark the reader might take for a die, is
+not read again. The watcher is Qt-free and cheap on a still table (one small resize and difference a frame); the capture worker runs it on every frame (gui/worker.py).
 
 The dice of a throw are given in order along the table's width, x (then y): the die on the left, as seen from the
 table's near edge (y = 0), first. The crop of the throw numbers them so, so players can check what was read.
@@ -184,15 +185,16 @@ class DiceWatch:
         self._moved_at = None
         if not self._changed(small, self._reference):
             return None  # the tray is as it was when last read: a hand passed over it
+        changed = cv2.absdiff(small, self._reference) > MOTION_LEVEL
         self._reference = small
-        return self._read(frame, t, number, camera, pose, pieces, markers)
+        return self._read(frame, t, number, camera, pose, pieces, markers, changed)
 
-    def _read(self, frame, t, number, camera, pose, pieces, markers) -> DiceThrow | None:
+    def _read(self, frame, t, number, camera, pose, pieces, markers, changed) -> DiceThrow | None:
         x0, y0, x1, y1 = self._roi
         found = read_dice(frame[y0:y1, x0:x1], self._options)
         found = [DieReading(r.value, (r.centre_px[0] + x0, r.centre_px[1] + y0), r.side_px, r.angle_deg,
                             r.confidence) for r in found]
-        found = [r for r in found if self._in_tray(r) and not _on_marker(r, markers)]
+        found = [r for r in found if self._in_tray(r) and not _on_marker(r, markers) and self._new(r, changed)]
         on_table = dice_on_table(found, camera, pose) if found else []
         kept = [(r, (x, y)) for r, (x, y, _) in zip(found, on_table, strict=True)
                 if not self._on_base(x, y, pieces)]
@@ -205,6 +207,17 @@ class DiceWatch:
         ok, buf = cv2.imencode(".jpg", number_dice(crop, places), [cv2.IMWRITE_JPEG_QUALITY, 85])
         return DiceThrow(self.throws, int(number), float(t), readings,
                          tuple((float(x), float(y)) for _, (x, y) in kept), crop, places, buf.tobytes() if ok else b"")
+
+    def _new(self, r: DieReading, changed: np.ndarray) -> bool:
+        """Where the tray changed since it was last read (within the die's face): a die just thrown, not something
+        that lay there before (a die left from the last throw, a mark on the cloth the reader takes for a die)."""
+        x0, y0, x1, y1 = self._roi
+        k = changed.shape[1] / max(x1 - x0, 1)
+        cx, cy, half = (r.centre_px[0] - x0) * k, (r.centre_px[1] - y0) * k, max(1, int(0.5 * r.side_px * k))
+        h, w = changed.shape
+        ys, xs = slice(max(int(cy) - half, 0), min(int(cy) + half + 1, h)), slice(max(int(cx) - half, 0),
+                                                                                  min(int(cx) + half + 1, w))
+        return bool(changed[ys, xs].any())
 
     def _in_tray(self, r: DieReading) -> bool:
         return self.whole_table or cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0

@@ -121,3 +121,14 @@ def test_no_table_pose_watches_nothing(table):
     watch = _watch(table)
     frame = render_table(replace(scene, dice=THROW), cam, CLEAN)[0]
     assert all(watch.feed(frame, 0.1 * k, k, cam.intrinsics, None) is None for k in range(12))
+
+
+def test_a_die_left_lying_is_not_read_again_with_the_next_throw(table):
+    feed = Feed(table, _watch(table))
+    feed.frames((), 2)
+    first = (_die(300.0, 150.0, 5),)
+    feed.frames(ROLLING[0], 1)
+    assert [t.values for t in feed.frames(first, 8)] == [(5,)]
+    second = (*first, _die(200.0, 210.0, 3, 40.0))  # the defender throws his die beside the attacker's
+    feed.frames(ROLLING[1] + first, 1)
+    assert [t.values for t in feed.frames(second, 8)] == [(3,)]
