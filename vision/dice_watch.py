@@ -1,12 +1,13 @@
 """Thrown dice watched live: when a throw has settled in the tray, the dice on it, read once.
 
-Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide at least) is compared with the last one: pixels that changed
-by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice.read_dice`, on the tray's part of
-the full frame) once the tray has been still for `settle_s` after moving, and only if it now looks different from
-when it was last read (a hand passing over the tray throws nothing). Without a tray in the layout the whole table
-is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where the picture changed
-since it was last read count: a die left lying from the last throw, or a mark the reader might take for a die, is
-not read again. The watcher is Qt-free and cheap on a still table (one small resize and difference a frame); the capture worker runs it on every frame (gui/worker.py).
+Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide at least) is compared with the last one: pixels that
+changed by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice.read_dice`, on the tray's
+part of the full frame) once the tray has been still for `settle_s` after moving, and only if it now looks different
+from when it was last read (a hand passing over the tray throws nothing). Without a tray in the layout the whole
+table is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where the picture
+changed since it was last read count: a die left lying from the last throw, or a mark the reader might take for a
+die, is not read again. The watcher is Qt-free and cheap on a still table (one small resize and difference a
+frame); the capture worker runs it on every frame (gui/worker.py).
 
 The dice of a throw are given in order along the table's width, x (then y): the die on the left, as seen from the
 table's near edge (y = 0), first. The crop of the throw numbers them so, so players can check what was read.
