@@ -24,7 +24,8 @@ def board_layout(board: Board) -> TableLayout:
     """The board as a table layout in board mm (its size, marker dictionary and anchors, each with the compass
     bearing of its top edge): register the camera on the board itself, or find the board on a registered table."""
     anchors = tuple(TurnedAnchor(a.id, a.x_mm, a.y_mm, a.size_mm, a.heading_deg) for a in board.anchors)
-    return TableLayout(board.width_mm, board.depth_mm, board.dictionary, anchors)
+    return TableLayout(board.width_mm, board.depth_mm, board.dictionary, anchors,
+                       dice_tray_mm=getattr(board, "dice_tray_mm", None))
 
 
 def locate_points(board: Board, board_mm: Iterable[tuple[float, float]]) -> list[Placement]:

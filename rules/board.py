@@ -278,6 +278,9 @@ class Board:
     approach_depth_mm: float = 30.0
     border_mm: float = 4.0
     source: str = "board"
+    dice_tray_mm: tuple[tuple[float, float], ...] | None = None
+    """Where dice are thrown beside (or on) the board, board mm (`[dice_tray] polygon_mm`); None: anywhere off the
+    pieces."""
 
     # ---- graph
 
@@ -603,7 +606,7 @@ def _parse_board(data: dict, source: str, validate: bool) -> Board:
     for key in _LISTS:
         if not isinstance(data.get(key, []), list):
             raise InputError(f"{source}: {key} must be [[{key}]] tables, not {data[key]!r}")
-    for key in ("markers", "pontoon"):
+    for key in ("markers", "pontoon", "dice_tray"):
         if not isinstance(data.get(key, {}), dict):
             raise InputError(f"{source}: [{key}] must be a table of keys, not {data[key]!r}")
     width, depth = _num(b, "width_mm", where, positive=True), _num(b, "depth_mm", where, positive=True)
@@ -624,7 +627,7 @@ def _parse_board(data: dict, source: str, validate: bool) -> Board:
         str(b.get("name", "board")), width, depth, dictionary, anchors, areas, approaches, roads,
         arrows, boxes, pontoon, conns,
         _num(b, "approach_depth_mm", where, 30.0, positive=True), _num(b, "border_mm", where, 4.0, positive=True),
-        source,
+        source, _dice_tray(data.get("dice_tray"), f"{source} [dice_tray]", width, depth),
     )
     if validate:
         problems = validate_board(board)
@@ -632,6 +635,24 @@ def _parse_board(data: dict, source: str, validate: bool) -> Board:
             raise InputError(f"{source}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1
                                                            else ""))
     return board
+
+
+def _dice_tray(t: dict | None, where: str, width: float, depth: float) -> tuple[tuple[float, float], ...] | None:
+    """The dice tray's polygon, board mm: at least 3 corners, beside the board (within its own size of it) or on
+    it."""
+    if t is None:
+        return None
+    pts = t.get("polygon_mm")
+    if not isinstance(pts, list) or len(pts) < 3 or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                        for v in p) for p in pts):
+        raise InputError(f"{where}: 'polygon_mm' must list at least 3 [x, y] corners in board mm, e.g. "
+                         "[[-200, 0], [-20, 0], [-20, 150], [-200, 150]] (beside the board's left edge)")
+    for x, y in pts:
+        if not (-width <= x <= 2 * width and -depth <= y <= 2 * depth):
+            raise InputError(f"{where}: corner [{x:g}, {y:g}] is far off the {width:g} x {depth:g} mm board (a "
+                             "tray lies on it or beside it, within the board's own size)")
+    return tuple((float(x), float(y)) for x, y in pts)
 
 
 def _off_board(board: Board, polys: dict[str, np.ndarray]) -> list[str]:
@@ -797,6 +818,9 @@ def board_to_toml(board: Board) -> str:
         out += ["", "[pontoon]", f"area = {_q(board.pontoon_area)}"]
     for c in board.connections:
         out += ["", "[[connection]]", f"areas = [{_q(c.a)}, {_q(c.b)}]", f"kind = {_q(c.kind)}"]
+    if board.dice_tray_mm:
+        out += ["", "[dice_tray]", "polygon_mm = [" + ", ".join(f"[{x:g}, {y:g}]" for x, y in board.dice_tray_mm)
+                + "]"]
     return "\n".join(out) + "\n"
 
 

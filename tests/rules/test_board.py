@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from common.errors import InputError
+from fieldglass.boards import board_layout
 from rules.board import (
     board_to_toml,
     bordering_pairs,
@@ -154,3 +157,24 @@ def test_strait_and_closed_connections_and_the_links_of_a_strategic_map():
     data["connection"][0]["kind"] = "bridge"
     with pytest.raises(InputError, match="kind must be one of land, sea, strait, closed, not 'bridge'"):
         parse_board(data, "t.toml")
+
+
+def test_a_dice_tray_beside_the_board_round_trips_and_registers_with_it(tmp_path):
+    board = parse_board(_data(dice_tray={"polygon_mm": _sq(-120, 0, -20, 80)}), "t.toml", validate=False)
+    assert board.dice_tray_mm == ((-120.0, 0.0), (-20.0, 0.0), (-20.0, 80.0), (-120.0, 80.0))
+    path = tmp_path / "b.toml"
+    path.write_text(board_to_toml(replace(load_demo_board(), dice_tray_mm=board.dice_tray_mm)))
+    again = load_board(path)
+    assert again.dice_tray_mm == board.dice_tray_mm
+    assert board_layout(again).dice_tray_mm == board.dice_tray_mm  # the watch looks there when the board is the table
+    assert load_demo_board().dice_tray_mm is None
+
+
+@pytest.mark.parametrize("tray, message", [
+    ({"polygon_mm": [[0, 0], [1, 1]]}, "t.toml [dice_tray]: 'polygon_mm' must list at least 3 [x, y] corners"),
+    ({"polygon_mm": _sq(0, 0, 1000, 50)}, "t.toml [dice_tray]: corner [1000, 0] is far off the 300 x 100 mm board"),
+    ("tray", "t.toml: [dice_tray] must be a table of keys"),
+])
+def test_a_bad_dice_tray_on_a_board_is_one_line(tray, message):
+    with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_board(_data(dice_tray=tray), "t.toml", validate=False)
