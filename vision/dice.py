@@ -190,7 +190,10 @@ def _patch(image: np.ndarray, rect) -> np.ndarray:
 def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     """The best fit of n pip centres (patch half-widths from the centre) to the n-pip faces: (error, spacing).
 
-    Error is the largest distance (in pip spacings) between a pip and its place in the pattern."""
+    The pattern is fitted as a tilted camera sees it: for 4-6 pips an affine map (a square face foreshortened to a
+    parallelogram, its sides' ratio at least `_SQUASH`, the centre off by at most 0.15 half-widths), for 2-3 pips a
+    turn of at most `_TURN` and one scale, for 1 pip none. Error is the largest distance (in pip spacings) between a
+    pip and its place in the fitted pattern."""
     n = len(points)
     best = (math.inf, 0.0)
     for layout in _LAYOUTS.get(n, ()):
@@ -201,14 +204,45 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
             if len(set(order.tolist())) != n:
                 continue
             matched = layout[order]
-            denom = float((matched * matched).sum())
-            s = float((points * matched).sum() / denom) if denom > 0 else spacing
-            if n > 1 and not 0.42 <= s <= 0.8:
+            fit = _fit_map(points, matched)
+            if fit is None:
                 continue
-            err = float(np.linalg.norm(points - matched * s, axis=1).max()) / max(s, 0.42)
+            err, s = fit
             if err < best[0]:
                 best = (err, s)
     return best
+
+
+_SQUASH = 0.72  # a face's least side ratio in the patch (a 30 degree camera's frame edge; a side face is narrower)
+_TURN = math.radians(12.0)  # the largest turn of a 2 or 3 off the rim's direction
+
+
+def _fit_map(points: np.ndarray, model: np.ndarray) -> tuple[float, float] | None:
+    """(error in spacings, mean spacing) of the pips `points` to their places `model` (unit spacing), or None when
+    the map that fits them is no die's view (too squashed, turned, small or large)."""
+    n = len(points)
+    if n == 1:
+        return float(np.linalg.norm(points[0])) / 0.5, 0.5
+    if n <= 3:
+        q2 = float((model * model).sum())
+        a = float((points * model).sum()) / q2
+        b = float((model[:, 0] * points[:, 1] - model[:, 1] * points[:, 0]).sum()) / q2
+        s = math.hypot(a, b)
+        if abs(math.atan2(b, a)) > _TURN:
+            return None
+        fitted = model @ (np.array([[a, b], [-b, a]]))
+    else:
+        design = np.column_stack([model, np.ones(n)])
+        coef, *_ = np.linalg.lstsq(design, points, rcond=None)
+        lin, shift = coef[:2], coef[2]
+        sv = np.linalg.svd(lin, compute_uv=False)
+        if sv[1] < _SQUASH * sv[0] or float(np.linalg.norm(shift)) > 0.15 or np.linalg.det(lin) <= 0:
+            return None
+        s = float(math.sqrt(sv[0] * sv[1]))
+        fitted = design @ coef
+    if not 0.42 <= s <= 0.8:
+        return None
+    return float(np.linalg.norm(points - fitted, axis=1).max()) / max(s, 0.42), s
 
 
 def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
