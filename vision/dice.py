@@ -100,10 +100,13 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1):
+               level: int = 1, erase: int = 0):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
+    With `erase` (a kernel's side in px) the pips are erased first (a grey closing takes dark
+    pips off a light face, an opening light ones off a dark face) and the steps found again: a face whose blurred pips
+    touch each other and its rim leaves no strip of its brightness to fill through.
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -118,10 +121,20 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
     sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
     crop = smooth[y0:y1, x0:x1]
+    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    if erase:
+        # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
+        v = int(crop[sy, sx])
+        off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
+        dark = off.size == 0 or float(off.mean()) < v
+        kernel = np.ones((erase, erase), np.uint8)
+        crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE if dark else cv2.MORPH_OPEN, kernel)
+        grad = cv2.morphologyEx(cv2.LUT(crop, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        mask[1:-1, 1:-1] = grad >= level
+    else:
+        mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
     v = float(crop[sy, sx])
     tol = _TOL * v + 5.0
-    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
     _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
@@ -308,31 +321,42 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
             continue
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
+        partial = 0
         for level in (2, 1):
-            rect, at = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            rect, at, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
             if rect is not None:
                 yield rect[:3]
                 if level == 1:  # only a face kept within every step marks its pixels as read
                     cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+            elif at is not None:
+                partial = max(partial, longest)
+        else:
+            if 0.5 * lo <= partial <= hi:
+                # a piece of a face cut off by its pips: the pips erased, both ways (dark or light pips)
+                k = max(3, int(round(0.3 * partial)) | 1)
+                rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
+                                         int(_WALL * options.flat_threshold), work, lo, hi, k)
+                if rect is not None:
+                    yield rect[:3]
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi):
-    """(face rect + outline, or None; the seed pixel, or None when the fill leaked)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level)
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0):
+    """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase)
     if grown is None:
-        return None, None
+        return None, None, 0
     contour, at = grown
     _, _, w, h = cv2.boundingRect(contour)
     longest = max(w, h)
     if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
-        return None, at
+        return None, at, longest
     area = cv2.contourArea(contour)
     if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
-        return None, at
+        return None, at, longest
     rect = _face_rect(contour, work)
-    return (None if rect is None else (*rect, contour)), at
+    return (None if rect is None else (*rect, contour)), at, longest
 
 
 def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
@@ -360,12 +384,12 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
             value = None
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
-    return sorted(_one_per_die(out), key=lambda d: (d.centre_px[1], d.centre_px[0]))
+    return sorted(_one_per_die(out, options.min_confidence), key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
-def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
-    """One reading per die: of readings closer than half a side the surest is kept; two that disagree on the value
-    make the die unreadable."""
+def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
+    """One reading per die: of readings closer than half a side the surest is kept, or, of two at least `sure` that
+    agree, the smaller (the face alone, not with its rim); two that disagree on the value make the die unreadable."""
     kept: list[DieReading] = []
     for r in sorted(readings, key=lambda d: -d.confidence):
         same = next((i for i, k in enumerate(kept) if math.hypot(r.centre_px[0] - k.centre_px[0],
@@ -375,6 +399,9 @@ def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
             kept.append(r)
         elif r.value is not None and kept[same].value is not None and r.value != kept[same].value:
             kept[same] = replace(kept[same], value=None)
+        elif r.value is not None and r.value == kept[same].value and r.confidence >= sure and \
+                r.side_px < kept[same].side_px:
+            kept[same] = replace(kept[same], centre_px=r.centre_px, side_px=r.side_px, angle_deg=r.angle_deg)
     return kept
 
 
