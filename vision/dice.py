@@ -40,6 +40,9 @@ __all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "D
 _HIGH_WALL = 4.5  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
+_FAINT = 90  # grey level: a face darker than this is also looked for by its faint rim (a black die's)
+_FAINT_WALL = 3  # grey levels: a faint rim's step, on a smoothed copy
+_FAINT_TOL = 4.0  # grey levels: how far a dark face's fill may stray from its seed
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
@@ -100,13 +103,15 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1, erase: int = 0):
+               level: int = 1, erase: int = 0, faint: bool = False):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
     With `erase` (a kernel's side in px) the pips are erased first (a grey closing takes dark
     pips off a light face, an opening light ones off a dark face) and the steps found again: a face whose blurred pips
-    touch each other and its rim leaves no strip of its brightness to fill through.
+    touch each other and its rim leaves no strip of its brightness to fill through. `faint`: a dark face (a black
+    die's), its light pips erased, bounded by the faint steps of its rim (a few grey levels, found on a smoother
+    copy in plain grey levels) and filled within a narrow range.
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -122,7 +127,12 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
     crop = smooth[y0:y1, x0:x1]
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    if erase:
+    if faint:
+        kernel = np.ones((erase, erase), np.uint8)
+        crop = cv2.GaussianBlur(cv2.morphologyEx(crop, cv2.MORPH_OPEN, kernel), (5, 5), 0)
+        grad = cv2.morphologyEx(crop, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        mask[1:-1, 1:-1] = grad >= level
+    elif erase:
         # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
         v = int(crop[sy, sx])
         off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
@@ -134,7 +144,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     else:
         mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
     v = float(crop[sy, sx])
-    tol = _TOL * v + 5.0
+    tol = min(_TOL * v + 5.0, _FAINT_TOL) if faint else _TOL * v + 5.0
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
     _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
@@ -151,9 +161,10 @@ def _edge_angle(grey: np.ndarray) -> float:
     magnitude-weighted mean of exp(4i theta) over the gradients, as g^4 / |g|^3."""
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    z = gx + 1j * gy
-    z2 = z * z
-    return float(np.angle((z2 * z2 / (np.abs(z) ** 3 + 1e-6)).sum()) / 4.0)
+    # z = gx + i gy; z^2 = c + i d; z^4 = (c^2 - d^2) + 2i cd; |z|^3 = (gx^2 + gy^2)^1.5, in real arithmetic
+    c, d = gx * gx - gy * gy, 2.0 * gx * gy
+    w = 1.0 / (cv2.pow(gx * gx + gy * gy, 1.5) + 1e-6)
+    return math.atan2(float(((2.0 * c * d) * w).sum()), float(((c * c - d * d) * w).sum())) / 4.0
 
 
 def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
@@ -312,6 +323,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
     smooth = cv2.GaussianBlur(work, (3, 3), 0)
     flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
     taken = np.zeros_like(flat)
+    tried = np.zeros_like(flat)
     reach = int(math.ceil(hi))
     for seed in outlines:
         if len(seed) < 3:
@@ -319,32 +331,80 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
         _, _, w, h = cv2.boundingRect(seed)
         if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
             continue
+        px, py = seed[0, 0]
+        if taken[py, px]:
+            continue  # a piece of a face already grown (a strip between its pips)
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
-        partial = 0
+        partial, found, at = 0, [], None
         for level in (2, 1):
-            rect, at, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            rect, at_level, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
             if rect is not None:
-                yield rect[:3]
-                if level == 1:  # only a face kept within every step marks its pixels as read
-                    cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+                found.append((rect, level == 1))
             elif at is not None:
                 partial = max(partial, longest)
-        else:
-            if 0.5 * lo <= partial <= hi:
-                # a piece of a face cut off by its pips: the pips erased, both ways (dark or light pips)
-                k = max(3, int(round(0.3 * partial)) | 1)
-                rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
-                                         int(_WALL * options.flat_threshold), work, lo, hi, k)
-                if rect is not None:
-                    yield rect[:3]
+        if not found and 0.5 * lo <= partial <= hi and not tried[at[1], at[0]] and \
+                _inner_radius(seed) >= 0.1 * partial:
+            # a piece of a face cut off by its pips: filled again with its pips erased (once about one place: the
+            # other pieces of that face would fill alike; not a thin line's, as a grid's cross or a map's road)
+            r = int(0.5 * partial)
+            cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
+            k = max(3, int(round(0.3 * partial)) | 1)
+            rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
+                                     int(_WALL * options.flat_threshold), work, lo, hi, k)
+            if rect is not None:
+                found.append((rect, True))
+        for rect, mark in found:
+            yield rect[:3]
+            # a face kept within every step: its pixels are read, the other flat pieces of the face (strips between
+            # its pips) are not grown again (a face grown within the steep steps alone may hold a side face)
+            if mark:
+                cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+    yield from _faint_candidates(smooth, taken, options, lo, hi, work)
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0):
+def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, options: DiceOptions, lo: float, hi: float, work):
+    """Dark faces bounded by faint steps (a black die: its rim and side faces a few grey levels off its top, so that
+    the flat mask runs across touching dice): the flat regions of a smoother copy, in plain grey levels, where it is
+    dark, each grown with its light pips erased (`_grow_face(faint=True)`)."""
+    soft = cv2.GaussianBlur(smooth, (5, 5), 0)
+    grad = cv2.morphologyEx(soft, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    flat = ((grad < _FAINT_WALL) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
+    contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return
+    outlines = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]  # a face may lie in a hole
+    reach = int(math.ceil(hi))
+    k = max(3, int(round(0.25 * hi)) | 1)
+    for seed in outlines:
+        if len(seed) < 3:
+            continue
+        _, _, w, h = cv2.boundingRect(seed)
+        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
+            continue
+        px, py = seed[0, 0]
+        if taken[py, px]:
+            continue
+        rect, _, _ = _grown_rect(smooth, flat, None, seed, reach, _FAINT_WALL, work, lo, hi, k, True)
+        if rect is not None:
+            yield rect[:3]
+            cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+
+
+def _inner_radius(contour: np.ndarray) -> float:
+    """The largest disc's radius (px) inside a region's outline."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
+
+
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, faint=False):
     """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase)
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, faint)
     if grown is None:
         return None, None, 0
     contour, at = grown
