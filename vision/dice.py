@@ -103,15 +103,14 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1, erase: int = 0, faint: bool = False):
+               level: int = 1, erase: int = 0, tol_max: float = 255.0):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
     With `erase` (a kernel's side in px) the pips are erased first (a grey closing takes dark
     pips off a light face, an opening light ones off a dark face) and the steps found again: a face whose blurred pips
-    touch each other and its rim leaves no strip of its brightness to fill through. `faint`: a dark face (a black
-    die's), its light pips erased, bounded by the faint steps of its rim (a few grey levels, found on a smoother
-    copy in plain grey levels) and filled within a narrow range.
+    touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
+    (a dark face's, bounded by faint steps).
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -127,12 +126,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
     crop = smooth[y0:y1, x0:x1]
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    if faint:
-        kernel = np.ones((erase, erase), np.uint8)
-        crop = cv2.GaussianBlur(cv2.morphologyEx(crop, cv2.MORPH_OPEN, kernel), (5, 5), 0)
-        grad = cv2.morphologyEx(crop, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-        mask[1:-1, 1:-1] = grad >= level
-    elif erase:
+    if erase:
         # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
         v = int(crop[sy, sx])
         off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
@@ -144,7 +138,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     else:
         mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
     v = float(crop[sy, sx])
-    tol = min(_TOL * v + 5.0, _FAINT_TOL) if faint else _TOL * v + 5.0
+    tol = min(_TOL * v + 5.0, tol_max)
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
     _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
@@ -221,13 +215,14 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     n = len(points)
     best = (math.inf, 0.0)
     for layout in _LAYOUTS.get(n, ()):
+        orders = set()
         for spacing in (0.5, 0.58, 0.66):
-            target = layout * spacing
-            d = np.linalg.norm(points[:, None, :] - target[None, :, :], axis=2)
-            order = np.argmin(d, axis=1)
-            if len(set(order.tolist())) != n:
-                continue
-            matched = layout[order]
+            d = np.linalg.norm(points[:, None, :] - (layout * spacing)[None, :, :], axis=2)
+            order = tuple(np.argmin(d, axis=1).tolist())
+            if len(set(order)) == n:
+                orders.add(order)  # the pips' places, once each (the spacings mostly agree)
+        for order in orders:
+            matched = layout[list(order)]
             fit = _fit_map(points, matched)
             if fit is None:
                 continue
@@ -363,22 +358,25 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
             # its pips) are not grown again (a face grown within the steep steps alone may hold a side face)
             if mark:
                 cv2.drawContours(taken, [rect[3]], 0, 1, -1)
-    yield from _faint_candidates(smooth, taken, options, lo, hi, work)
+    yield from _faint_candidates(smooth, taken, lo, hi, work)
 
 
-def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, options: DiceOptions, lo: float, hi: float, work):
+def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: float, work):
     """Dark faces bounded by faint steps (a black die: its rim and side faces a few grey levels off its top, so that
-    the flat mask runs across touching dice): the flat regions of a smoother copy, in plain grey levels, where it is
-    dark, each grown with its light pips erased (`_grow_face(faint=True)`)."""
-    soft = cv2.GaussianBlur(smooth, (5, 5), 0)
+    the flat mask runs across touching dice): light pips erased (a grey opening a large pip across), a smoother copy
+    in plain grey levels, its flat regions where it is dark grown within a narrow range."""
+    if not (smooth < _FAINT).any():
+        return
+    k = max(3, int(round(0.25 * hi)) | 1)
+    soft = cv2.GaussianBlur(cv2.morphologyEx(smooth, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)), (5, 5), 0)
     grad = cv2.morphologyEx(soft, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    flat = ((grad < _FAINT_WALL) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
+    wall = cv2.threshold(grad, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return
     outlines = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]  # a face may lie in a hole
     reach = int(math.ceil(hi))
-    k = max(3, int(round(0.25 * hi)) | 1)
     for seed in outlines:
         if len(seed) < 3:
             continue
@@ -388,7 +386,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, options: DiceOption
         px, py = seed[0, 0]
         if taken[py, px]:
             continue
-        rect, _, _ = _grown_rect(smooth, flat, None, seed, reach, _FAINT_WALL, work, lo, hi, k, True)
+        rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, work, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
             yield rect[:3]
             cv2.drawContours(taken, [rect[3]], 0, 1, -1)
@@ -402,9 +400,9 @@ def _inner_radius(contour: np.ndarray) -> float:
     return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, faint=False):
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0):
     """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, faint)
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max)
     if grown is None:
         return None, None, 0
     contour, at = grown
@@ -431,11 +429,16 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         work, scale = cv2.pyrDown(work), scale / 2.0
     out: list[DieReading] = []
     k = 1.0 / scale
+    seen: list[tuple[float, float, float, float]] = []
     for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale):
         rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
             continue
+        if any(abs(cx - sx) + abs(cy - sy) < 1.0 and abs(side - ss) < 0.03 * ss and abs((a - sa + 45.0) % 90.0 - 45.0)
+               < 3.0 for sx, sy, ss, sa in seen):
+            continue  # the same face grown twice (within the steep steps and within every step): read once
+        seen.append((cx, cy, side, a))
         read = _read_face(_patch(image, rect))
         if read is None:
             continue
