@@ -367,8 +367,14 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     in plain grey levels, its flat regions where it is dark grown within a narrow range."""
     if not (smooth < _FAINT).any():
         return
-    k = max(3, int(round(0.25 * hi)) | 1)
-    soft = cv2.GaussianBlur(cv2.morphologyEx(smooth, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)), (5, 5), 0)
+    # an opening by an octagon a large pip across (a diamond's and a square's sum: a square kernel would cut a
+    # turned face's corners to an octagon of its own)
+    r = max(2, int(round(0.12 * hi)))
+    a, b = (r + 1) // 2, r // 2
+    cross, square = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), np.ones((2 * b + 1, 2 * b + 1), np.uint8)
+    opened = cv2.erode(cv2.erode(smooth, cross, iterations=a), square)
+    opened = cv2.dilate(cv2.dilate(opened, square), cross, iterations=a)
+    soft = cv2.GaussianBlur(opened, (5, 5), 0)
     grad = cv2.morphologyEx(soft, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     wall = cv2.threshold(grad, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
     flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
@@ -450,9 +456,14 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
     return sorted(_one_per_die(out, options.min_confidence), key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
+_SURE = 0.8  # a reading this confident, of a rectangle `_WITHIN` times another's side, overrules it
+_WITHIN = 1.12
+
+
 def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
     """One reading per die: of readings closer than half a side the surest is kept, or, of two at least `sure` that
-    agree, the smaller (the face alone, not with its rim); two that disagree on the value make the die unreadable."""
+    agree, the smaller (the face alone, not with its rim); two that disagree on the value make the die unreadable,
+    unless one is sure and round the other."""
     kept: list[DieReading] = []
     for r in sorted(readings, key=lambda d: -d.confidence):
         same = next((i for i, k in enumerate(kept) if math.hypot(r.centre_px[0] - k.centre_px[0],
@@ -461,7 +472,12 @@ def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
         if same is None:
             kept.append(r)
         elif r.value is not None and kept[same].value is not None and r.value != kept[same].value:
-            kept[same] = replace(kept[same], value=None)
+            # a rectangle round the other that reads a face surely is the face (the other lies within it and misses
+            # some of its pips); else neither is sure
+            if r.confidence >= _SURE and r.side_px >= _WITHIN * kept[same].side_px:
+                kept[same] = r
+            elif kept[same].confidence < _SURE or kept[same].side_px < _WITHIN * r.side_px:
+                kept[same] = replace(kept[same], value=None)
         elif r.value is not None and r.value == kept[same].value and r.confidence >= sure and \
                 r.side_px < kept[same].side_px:
             kept[same] = replace(kept[same], centre_px=r.centre_px, side_px=r.side_px, angle_deg=r.angle_deg)
