@@ -43,6 +43,7 @@ _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may s
 _FAINT = 90  # grey level: a face darker than this is also looked for by its faint rim (a black die's)
 _FAINT_WALL = 3  # grey levels: a faint rim's step, on a smoothed copy
 _FAINT_TOL = 4.0  # grey levels: how far a dark face's fill may stray from its seed
+_CHROMA = 6.0  # grey levels: a colour's range beyond the brightness's (a JPEG's chroma is noisier)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
@@ -103,14 +104,15 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1, erase: int = 0, tol_max: float = 255.0):
+               level: int = 1, erase: int = 0, tol_max: float = 255.0, colour: np.ndarray | None = None):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
     With `erase` (a kernel's side in px) the pips are erased first (a grey closing takes dark
     pips off a light face, an opening light ones off a dark face) and the steps found again: a face whose blurred pips
     touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
-    (a dark face's, bounded by faint steps).
+    (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
+    range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -140,7 +142,13 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     v = float(crop[sy, sx])
     tol = min(_TOL * v + 5.0, tol_max)
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
-    _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
+    if colour is not None and not erase:
+        crop = colour[y0:y1, x0:x1]
+        # each colour's range as the brightness's, and a JPEG's chroma noise more
+        tols = tuple(_TOL * float(c) + 5.0 + _CHROMA for c in crop[sy, sx])
+        _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tols, tols, flags)
+    else:
+        _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
         return None
     filled = (mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw] == 2).astype(np.uint8)
@@ -312,10 +320,12 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     return (len(areas), confidence)
 
 
-def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
+def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colour: np.ndarray | None = None):
     """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px."""
     lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
     smooth = cv2.GaussianBlur(work, (3, 3), 0)
+    if colour is not None:
+        colour = cv2.GaussianBlur(colour, (3, 3), 0)
     flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
     taken = np.zeros_like(flat)
     tried = np.zeros_like(flat)
@@ -333,7 +343,8 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
         partial, found, at = 0, [], None
         for level in (2, 1):
-            rect, at_level, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            rect, at_level, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi,
+                                                  colour=colour)
             at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
@@ -406,9 +417,9 @@ def _inner_radius(contour: np.ndarray) -> float:
     return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0):
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None):
     """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max)
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour)
     if grown is None:
         return None, None, 0
     contour, at = grown
@@ -430,13 +441,13 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     # faces are looked for at a pyramid level where the smallest is still about _WORK_SIDE px (fast at 4K, less
     # noise); the pips are read in the full frame
-    work, scale = grey, 1.0
+    work, colour, scale = grey, image, 1.0
     while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
-        work, scale = cv2.pyrDown(work), scale / 2.0
+        work, colour, scale = cv2.pyrDown(work), cv2.pyrDown(colour), scale / 2.0
     out: list[DieReading] = []
     k = 1.0 / scale
     seen: list[tuple[float, float, float, float]] = []
-    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale):
+    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale, colour):
         rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
