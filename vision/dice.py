@@ -366,8 +366,9 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
         for rect, mark in found:
             yield rect[:3]
             # a face kept within every step: its pixels are read, the other flat pieces of the face (strips between
-            # its pips) are not grown again (a face grown within the steep steps alone may hold a side face)
-            if mark:
+            # its pips) are not grown again (a face grown within the steep steps alone may hold a side face; a dark
+            # one may hold its side faces, nearly as dark: it is looked for again by its faint rim)
+            if mark and smooth[at[1], at[0]] >= _FAINT:
                 cv2.drawContours(taken, [rect[3]], 0, 1, -1)
     yield from _faint_candidates(smooth, taken, lo, hi, work)
 
