@@ -406,7 +406,8 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
             continue
         rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, work, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
-            yield rect[:3]
+            # the smoother copy's steps are wider: the fill stops about 1.5 px further inside each edge
+            yield rect[0], (rect[1][0] + 3.0, rect[1][1] + 3.0), rect[2]
             cv2.drawContours(taken, [rect[3]], 0, 1, -1)
 
 
@@ -470,6 +471,7 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
 
 _SURE = 0.8  # a reading this confident, of a rectangle `_WITHIN` times another's side, overrules it
 _WITHIN = 1.12
+_SMALLER = 0.8  # of two agreeing readings the smaller is the face, if no smaller than this (face and rim: about 0.87)
 
 
 def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
@@ -491,7 +493,7 @@ def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
             elif kept[same].confidence < _SURE or kept[same].side_px < _WITHIN * r.side_px:
                 kept[same] = replace(kept[same], value=None)
         elif r.value is not None and r.value == kept[same].value and r.confidence >= sure and \
-                r.side_px < kept[same].side_px:
+                _SMALLER * kept[same].side_px <= r.side_px < kept[same].side_px:
             kept[same] = replace(kept[same], centre_px=r.centre_px, side_px=r.side_px, angle_deg=r.angle_deg)
     return kept
 
