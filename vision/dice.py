@@ -321,7 +321,8 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
 
 
 def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colour: np.ndarray | None = None):
-    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px."""
+    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px, and
+    whether found by its faint steps alone (`_faint_candidates`)."""
     lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
     smooth = cv2.GaussianBlur(work, (3, 3), 0)
     if colour is not None:
@@ -364,7 +365,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             if rect is not None:
                 found.append((rect, True))
         for rect, mark in found:
-            yield rect[:3]
+            yield *rect[:3], False
             # a face kept within every step: its pixels are read, the other flat pieces of the face (strips between
             # its pips) are not grown again (a face grown within the steep steps alone may hold a side face; a dark
             # one may hold its side faces, nearly as dark: it is looked for again by its faint rim)
@@ -407,7 +408,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
         rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, work, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
             # the smoother copy's steps are wider: the fill stops about 1.5 px further inside each edge
-            yield rect[0], (rect[1][0] + 3.0, rect[1][1] + 3.0), rect[2]
+            yield rect[0], (rect[1][0] + 3.0, rect[1][1] + 3.0), rect[2], True
             cv2.drawContours(taken, [rect[3]], 0, 1, -1)
 
 
@@ -449,7 +450,7 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
     out: list[DieReading] = []
     k = 1.0 / scale
     seen: list[tuple[float, float, float, float]] = []
-    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale, colour):
+    for (cx, cy), (rw, rh), a, faint in _face_candidates(work, options, scale, colour):
         rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
@@ -464,11 +465,16 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         value, confidence = read
         if value is not None and confidence < options.min_confidence:
             value = None
+        if value is None and (faint or confidence < _DIE_AT_ALL):
+            # a dark patch within faint steps is a die only if it reads as one (a marker's black is not); spots
+            # that fit no face at all are no die either
+            continue
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
     return sorted(_one_per_die(out, options.min_confidence), key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
+_DIE_AT_ALL = 0.25  # an unreadable face less sure than this to be a die at all is not reported
 _SURE = 0.8  # a reading this confident, of a rectangle `_WITHIN` times another's side, overrules it
 _WITHIN = 1.12
 _SMALLER = 0.8  # of two agreeing readings the smaller is the face, if no smaller than this (face and rim: about 0.87)
