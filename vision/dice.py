@@ -313,6 +313,8 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     if not 1 <= len(areas) <= 6:
         return (None, 0.5 * sure)
     err, _ = _fit_layout(points)
+    if len(areas) == 1 and err > 0.6:
+        return None  # one spot far off the centre: a die's lone pip is at its centre (a grid's cross, a corner)
     spread = float(areas.max() / areas.min()) if len(areas) > 1 else 1.0
     if err == math.inf or spread > 3.0:
         return (None, 0.5 * sure)
@@ -465,16 +467,13 @@ def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[D
         value, confidence = read
         if value is not None and confidence < options.min_confidence:
             value = None
-        if value is None and (faint or confidence < _DIE_AT_ALL):
-            # a dark patch within faint steps is a die only if it reads as one (a marker's black is not); spots
-            # that fit no face at all are no die either
-            continue
+        if faint and value is None:
+            continue  # a dark patch within faint steps is a die only if it reads as one (a marker's black is not)
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
     return sorted(_one_per_die(out, options.min_confidence), key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
-_DIE_AT_ALL = 0.25  # an unreadable face less sure than this to be a die at all is not reported
 _SURE = 0.8  # a reading this confident, of a rectangle `_WITHIN` times another's side, overrules it
 _WITHIN = 1.12
 _SMALLER = 0.8  # of two agreeing readings the smaller is the face, if no smaller than this (face and rim: about 0.87)
