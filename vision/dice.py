@@ -392,6 +392,9 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     soft = cv2.GaussianBlur(opened, (5, 5), 0)
     grad = cv2.morphologyEx(soft, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     wall = cv2.threshold(grad, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    # and the faint dark lines of the rims between touching dark dice (a valley's depth shows more than its slopes)
+    valley = cv2.morphologyEx(soft, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
+    wall |= cv2.threshold(valley, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
     flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
