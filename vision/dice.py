@@ -395,6 +395,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     # and the faint dark lines of the rims between touching dark dice (a valley's depth shows more than its slopes)
     valley = cv2.morphologyEx(soft, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
     wall |= cv2.threshold(valley, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    wall = cv2.dilate(wall, np.ones((3, 3), np.uint8))  # a faint rim comes broken: its gaps closed
     flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
@@ -412,8 +413,9 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
             continue
         rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, work, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
-            # the smoother copy's steps are wider: the fill stops about 1.5 px further inside each edge
-            yield rect[0], (rect[1][0] + 3.0, rect[1][1] + 3.0), rect[2], True
+            # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
+            # inside each edge
+            yield rect[0], (rect[1][0] + 5.0, rect[1][1] + 5.0), rect[2], True
             cv2.drawContours(taken, [rect[3]], 0, 1, -1)
 
 
