@@ -43,6 +43,7 @@ _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may s
 _FAINT = 90  # grey level: a face darker than this is also looked for by its faint rim (a black die's)
 _FAINT_WALL = 3  # grey levels: a faint rim's step, on a smoothed copy
 _FAINT_TOL = 4.0  # grey levels: how far a dark face's fill may stray from its seed
+_FAINT_GROW = 1.0  # a dark face's fill stops short of its rim where its pips were opened away near it
 _CHROMA = 6.0  # grey levels: a colour's range beyond the brightness's (a JPEG's chroma is noisier)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
@@ -384,7 +385,8 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
         return
     # an opening by an octagon a large pip across (a diamond's and a square's sum: a square kernel would cut a
     # turned face's corners to an octagon of its own)
-    r = max(2, int(round(0.12 * hi)))
+    # (the largest face's pip, but within five times the smallest face's: options' loose upper bounds)
+    r = max(2, int(round(0.12 * min(hi, 5.0 * lo))))
     a, b = (r + 1) // 2, r // 2
     cross, square = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), np.ones((2 * b + 1, 2 * b + 1), np.uint8)
     opened = cv2.erode(cv2.erode(smooth, cross, iterations=a), square)
@@ -411,11 +413,12 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
         px, py = seed[0, 0]
         if taken[py, px]:
             continue
-        rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, work, lo, hi, tol_max=_FAINT_TOL)
+        # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
+        rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
             # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
             # inside each edge
-            yield rect[0], (rect[1][0] + 5.0, rect[1][1] + 5.0), rect[2], True
+            yield rect[0], (rect[1][0] * _FAINT_GROW + 5.0, rect[1][1] * _FAINT_GROW + 5.0), rect[2], True
             cv2.drawContours(taken, [rect[3]], 0, 1, -1)
 
 
