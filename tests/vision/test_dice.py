@@ -162,3 +162,22 @@ def test_dice_placed_in_table_mm_through_the_camera():
         x, y, side = placed[i]
         assert np.hypot(x - t.x_mm, y - t.y_mm) < 1.5
         assert abs(side - t.side_mm) < 2.0
+
+
+def test_a_region_keeps_the_dice_within_it():
+    dice = [_die(60.0, 56.0, 3, side=16.0), _die(100.0, 56.0, 5, colours=2, side=16.0), _die(140.0, 56.0, 6, side=16.0)]
+    frame, truth, _, _ = _table(dice)
+    everywhere = read_dice(frame)
+    assert sorted(r.value for r in everywhere) == [3, 5, 6]
+    # a tray round the middle die only, in frame px: the others are left out, the middle one read as before
+    c, s = np.array(truth.dice[1].centre_px), truth.dice[1].side_px
+    tray = np.array([c + (-s, -s), c + (s, -s), c + (s, s), c + (-s, s)])
+    inside = read_dice(frame, region=tray)
+    assert [r.value for r in inside] == [5]
+    before = _match(everywhere, truth.dice[1])
+    assert np.hypot(*np.subtract(inside[0].centre_px, before.centre_px)) < 1.0
+    assert abs(inside[0].side_px - before.side_px) < 0.05 * before.side_px
+    far = np.array([[1.0, 1.0], [30.0, 1.0], [30.0, 30.0]])
+    assert read_dice(frame, region=far) == []
+    with pytest.raises(ValueError, match="3 corners"):
+        read_dice(frame, region=np.array([[0.0, 0.0], [10.0, 10.0]]))
