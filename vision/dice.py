@@ -308,18 +308,22 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
         (box[:, cv2.CC_STAT_LEFT] + box[:, cv2.CC_STAT_WIDTH] >= side) | \
         (box[:, cv2.CC_STAT_TOP] + box[:, cv2.CC_STAT_HEIGHT] >= side)
     partial = at_edge & (areas < 0.6 * np.median(areas))
+    # a whole spot on the patch's edge: no pip of this face (a die's pips keep off its rim), or no face at all
+    cut = bool((at_edge & ~partial).any())
     areas, cents = areas[~partial], cents[~partial]
     points = (cents - (side - 1) / 2.0) / (_PATCH / 2.0)
     sure = min(1.0, (contrast - 30.0) / 60.0)
     if not 1 <= len(areas) <= 6:
-        return (None, 0.5 * sure)
+        return None if cut else (None, 0.5 * sure)
     err, _ = _fit_layout(points)
     if len(areas) == 1 and err > 0.6:
         return None  # one spot far off the centre: a die's lone pip is at its centre (a grid's cross, a corner)
     spread = float(areas.max() / areas.min()) if len(areas) > 1 else 1.0
     if err == math.inf or spread > 3.0:
-        return (None, 0.5 * sure)
+        return None if cut else (None, 0.5 * sure)
     confidence = max(0.0, 1.0 - err / 0.35) * sure * (1.0 if spread < 2.0 else 0.7)
+    if cut and confidence < DiceOptions.min_confidence:
+        return None  # a pattern fitted badly, a spot on the edge: a marker's cells or a printed sign, no die
     return (len(areas), confidence)
 
 
