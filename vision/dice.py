@@ -362,7 +362,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
                 found.append((rect, level == 1))
             elif at is not None:
                 partial = max(partial, longest)
-        if not found and 0.5 * lo <= partial <= hi and not tried[at[1], at[0]] and \
+        if not any(mark for _, mark in found) and 0.5 * lo <= partial <= hi and not tried[at[1], at[0]] and \
                 _inner_radius(seed) >= 0.1 * partial:
             # a piece of a face cut off by its pips: filled again with its pips erased (once about one place: the
             # other pieces of that face would fill alike; not a thin line's, as a grid's cross or a map's road)
