@@ -104,8 +104,20 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
     return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
 
 
-def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1, erase: int = 0, tol_max: float = 255.0, colour: np.ndarray | None = None):
+def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
+    """A flat region's most interior pixel (x, y), frame px."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
+    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    return int(sx) - 1 + x, int(sy) - 1 + y
+
+
+def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, reach: int,
+               level: int = 1, erase: int = 0, tol_max: float = 255.0, colour: np.ndarray | None = None,
+               at: tuple[int, int] | None = None):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
@@ -114,6 +126,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
     (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
     range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
+    `wall`: the steps, bits by level, or {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -121,12 +134,8 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     rx, ry = max(reach - w, 0) + 2, max(reach - h, 0) + 2
     x0, y0 = max(x - rx, 0), max(y - ry, 0)
     x1, y1 = min(x + w + rx, W), min(y + h + ry, H)
-    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
-    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
-    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
-    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
+    px, py = at if at is not None else _seed_point(contour, flat)
+    sx, sy = px - x0, py - y0
     crop = smooth[y0:y1, x0:x1]
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     if erase:
@@ -139,7 +148,8 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
         grad = cv2.morphologyEx(cv2.LUT(crop, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
         mask[1:-1, 1:-1] = grad >= level
     else:
-        mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
+        # steps stop the fill
+        mask[1:-1, 1:-1] = wall[level][y0:y1, x0:x1] if isinstance(wall, dict) else (wall[y0:y1, x0:x1] & level) > 0
     v = float(crop[sy, sx])
     tol = min(_TOL * v + 5.0, tol_max)
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
@@ -339,6 +349,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
     flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
     taken = np.zeros_like(flat)
     tried = np.zeros_like(flat)
+    walls = {level: cv2.threshold(cv2.bitwise_and(wall, level), 0, 1, cv2.THRESH_BINARY)[1] for level in (1, 2)}
     reach = int(math.ceil(hi))
     for seed in outlines:
         if len(seed) < 3:
@@ -352,9 +363,10 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
         partial, found, at = 0, [], None
+        point = _seed_point(seed, flat)  # the fills of every level start there
         for level in (2, 1):
-            rect, at_level, longest = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi,
-                                                  colour=colour)
+            rect, at_level, longest = _grown_rect(smooth, flat, walls, seed, reach, level, work, lo, hi,
+                                                  colour=colour, at=point)
             at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
@@ -370,7 +382,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
             k = max(3, int(round(0.3 * partial)) | 1)
             rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
-                                     int(_WALL * options.flat_threshold), work, lo, hi, k)
+                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)
             if rect is not None:
                 found.append((rect, True))
         for rect, mark in found:
@@ -436,9 +448,9 @@ def _inner_radius(contour: np.ndarray) -> float:
     return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None):
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None, at=None):
     """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour)
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at)
     if grown is None:
         return None, None, 0
     contour, at = grown
