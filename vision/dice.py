@@ -40,6 +40,11 @@ __all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "D
 _HIGH_WALL = 4.5  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
 _WALL = 1.8  # x the flat threshold: a step this steep stops a face's fill (a rim softened by blur, a side face)
 _TOL = 0.07  # of the seed's brightness (+5 levels): how far a face's fill may stray from it (a side face is 20 % off)
+_FAINT = 90  # grey level: a face darker than this is also looked for by its faint rim (a black die's)
+_FAINT_WALL = 3  # grey levels: a faint rim's step, on a smoothed copy
+_FAINT_TOL = 4.0  # grey levels: how far a dark face's fill may stray from its seed
+_FAINT_GROW = 1.0  # a dark face's fill stops short of its rim where its pips were opened away near it
+_CHROMA = 6.0  # grey levels: a colour's range beyond the brightness's (a JPEG's chroma is noisier)
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
@@ -99,11 +104,29 @@ def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.n
     return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
 
 
-def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: np.ndarray, reach: int,
-               level: int = 1):
+def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
+    """A flat region's most interior pixel (x, y), frame px."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
+    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    return int(sx) - 1 + x, int(sy) - 1 + y
+
+
+def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, reach: int,
+               level: int = 1, erase: int = 0, tol_max: float = 255.0, colour: np.ndarray | None = None,
+               at: tuple[int, int] | None = None):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
+    With `erase` (a kernel's side in px) the pips are erased first (a grey closing takes dark
+    pips off a light face, an opening light ones off a dark face) and the steps found again: a face whose blurred pips
+    touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
+    (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
+    range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
+    `wall`: the steps, bits by level, or {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -111,19 +134,32 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall: np.ndarray, contour: 
     rx, ry = max(reach - w, 0) + 2, max(reach - h, 0) + 2
     x0, y0 = max(x - rx, 0), max(y - ry, 0)
     x1, y1 = min(x + w + rx, W), min(y + h + ry, H)
-    region = np.zeros((h + 2, w + 2), np.uint8)  # a clear pixel round it: the distance is to the region's edge
-    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
-    region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
-    dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    sx, sy = sx - 1 + x - x0, sy - 1 + y - y0
+    px, py = at if at is not None else _seed_point(contour, flat)
+    sx, sy = px - x0, py - y0
     crop = smooth[y0:y1, x0:x1]
-    v = float(crop[sy, sx])
-    tol = _TOL * v + 5.0
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    mask[1:-1, 1:-1] = (wall[y0:y1, x0:x1] & level) > 0  # steps stop the fill
+    if erase:
+        # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
+        v = int(crop[sy, sx])
+        off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
+        dark = off.size == 0 or float(off.mean()) < v
+        kernel = np.ones((erase, erase), np.uint8)
+        crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE if dark else cv2.MORPH_OPEN, kernel)
+        grad = cv2.morphologyEx(cv2.LUT(crop, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        mask[1:-1, 1:-1] = grad >= level
+    else:
+        # steps stop the fill
+        mask[1:-1, 1:-1] = wall[level][y0:y1, x0:x1] if isinstance(wall, dict) else (wall[y0:y1, x0:x1] & level) > 0
+    v = float(crop[sy, sx])
+    tol = min(_TOL * v + 5.0, tol_max)
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
-    _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
+    if colour is not None and not erase:
+        crop = colour[y0:y1, x0:x1]
+        # each colour's range as the brightness's, and a JPEG's chroma noise more
+        tols = tuple(_TOL * float(c) + 5.0 + _CHROMA for c in crop[sy, sx])
+        _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tols, tols, flags)
+    else:
+        _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
         return None
     filled = (mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw] == 2).astype(np.uint8)
@@ -138,9 +174,10 @@ def _edge_angle(grey: np.ndarray) -> float:
     magnitude-weighted mean of exp(4i theta) over the gradients, as g^4 / |g|^3."""
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    z = gx + 1j * gy
-    z2 = z * z
-    return float(np.angle((z2 * z2 / (np.abs(z) ** 3 + 1e-6)).sum()) / 4.0)
+    # z = gx + i gy; z^2 = c + i d; z^4 = (c^2 - d^2) + 2i cd; |z|^3 = (gx^2 + gy^2)^1.5, in real arithmetic
+    c, d = gx * gx - gy * gy, 2.0 * gx * gy
+    w = 1.0 / (cv2.pow(gx * gx + gy * gy, 1.5) + 1e-6)
+    return math.atan2(float(((2.0 * c * d) * w).sum()), float(((c * c - d * d) * w).sum())) / 4.0
 
 
 def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
@@ -190,25 +227,62 @@ def _patch(image: np.ndarray, rect) -> np.ndarray:
 def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     """The best fit of n pip centres (patch half-widths from the centre) to the n-pip faces: (error, spacing).
 
-    Error is the largest distance (in pip spacings) between a pip and its place in the pattern."""
+    The pattern is fitted as a tilted camera sees it: for 4-6 pips an affine map (a square face foreshortened to a
+    parallelogram, its sides' ratio at least `_SQUASH`, the centre off by at most 0.15 half-widths), for 2-3 pips a
+    turn of at most `_TURN` and one scale, for 1 pip none. Error is the largest distance (in pip spacings) between a
+    pip and its place in the fitted pattern."""
     n = len(points)
     best = (math.inf, 0.0)
     for layout in _LAYOUTS.get(n, ()):
+        orders = set()
         for spacing in (0.5, 0.58, 0.66):
-            target = layout * spacing
-            d = np.linalg.norm(points[:, None, :] - target[None, :, :], axis=2)
-            order = np.argmin(d, axis=1)
-            if len(set(order.tolist())) != n:
+            d = np.linalg.norm(points[:, None, :] - (layout * spacing)[None, :, :], axis=2)
+            order = tuple(np.argmin(d, axis=1).tolist())
+            if len(set(order)) == n:
+                orders.add(order)  # the pips' places, once each (the spacings mostly agree)
+        for order in orders:
+            matched = layout[list(order)]
+            fit = _fit_map(points, matched)
+            if fit is None:
                 continue
-            matched = layout[order]
-            denom = float((matched * matched).sum())
-            s = float((points * matched).sum() / denom) if denom > 0 else spacing
-            if n > 1 and not 0.42 <= s <= 0.8:
-                continue
-            err = float(np.linalg.norm(points - matched * s, axis=1).max()) / max(s, 0.42)
+            err, s = fit
             if err < best[0]:
                 best = (err, s)
     return best
+
+
+_SQUASH = 0.72  # a face's least side ratio in the patch (a 30 degree camera's frame edge; a side face is narrower)
+_TURN = math.radians(12.0)  # the largest turn of a 2 or 3 off the rim's direction
+
+
+def _fit_map(points: np.ndarray, model: np.ndarray) -> tuple[float, float] | None:
+    """(error in spacings, mean spacing) of the pips `points` to their places `model` (unit spacing), or None when
+    the map that fits them is no die's view (too squashed, turned, small or large)."""
+    n = len(points)
+    if n == 1:
+        # a lone pip off the centre by its rectangle's error (a face's rectangle holding some of its rim or a side
+        # face in a tilted view is off by a tenth of a half-width): judged in a pip spacing of 0.8
+        return float(np.linalg.norm(points[0])) / 0.8, 0.5
+    if n <= 3:
+        q2 = float((model * model).sum())
+        a = float((points * model).sum()) / q2
+        b = float((model[:, 0] * points[:, 1] - model[:, 1] * points[:, 0]).sum()) / q2
+        s = math.hypot(a, b)
+        if abs(math.atan2(b, a)) > _TURN:
+            return None
+        fitted = model @ (np.array([[a, b], [-b, a]]))
+    else:
+        design = np.column_stack([model, np.ones(n)])
+        coef, *_ = np.linalg.lstsq(design, points, rcond=None)
+        lin, shift = coef[:2], coef[2]
+        sv = np.linalg.svd(lin, compute_uv=False)
+        if sv[1] < _SQUASH * sv[0] or float(np.linalg.norm(shift)) > 0.15 or np.linalg.det(lin) <= 0:
+            return None
+        s = float(math.sqrt(sv[0] * sv[1]))
+        fitted = design @ coef
+    if not 0.42 <= s <= 0.8:
+        return None
+    return float(np.linalg.norm(points - fitted, axis=1).max()) / max(s, 0.42), s
 
 
 def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
@@ -246,25 +320,36 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
         (box[:, cv2.CC_STAT_LEFT] + box[:, cv2.CC_STAT_WIDTH] >= side) | \
         (box[:, cv2.CC_STAT_TOP] + box[:, cv2.CC_STAT_HEIGHT] >= side)
     partial = at_edge & (areas < 0.6 * np.median(areas))
+    # a whole spot on the patch's edge: no pip of this face (a die's pips keep off its rim), or no face at all
+    cut = bool((at_edge & ~partial).any())
     areas, cents = areas[~partial], cents[~partial]
     points = (cents - (side - 1) / 2.0) / (_PATCH / 2.0)
     sure = min(1.0, (contrast - 30.0) / 60.0)
     if not 1 <= len(areas) <= 6:
-        return (None, 0.5 * sure)
+        return None if cut else (None, 0.5 * sure)
     err, _ = _fit_layout(points)
+    if len(areas) == 1 and float(np.linalg.norm(points[0])) > 0.3:
+        return None  # one spot far off the centre: a die's lone pip is at its centre (a grid's cross, a corner)
     spread = float(areas.max() / areas.min()) if len(areas) > 1 else 1.0
     if err == math.inf or spread > 3.0:
-        return (None, 0.5 * sure)
+        return None if cut else (None, 0.5 * sure)
     confidence = max(0.0, 1.0 - err / 0.35) * sure * (1.0 if spread < 2.0 else 0.7)
+    if cut and confidence < DiceOptions.min_confidence:
+        return None  # a pattern fitted badly, a spot on the edge: a marker's cells or a printed sign, no die
     return (len(areas), confidence)
 
 
-def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
-    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px."""
+def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colour: np.ndarray | None = None):
+    """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px, and
+    whether found by its faint steps alone (`_faint_candidates`)."""
     lo, hi = 0.6 * options.min_side_px * scale, 1.1 * options.max_side_px * scale
     smooth = cv2.GaussianBlur(work, (3, 3), 0)
+    if colour is not None:
+        colour = cv2.GaussianBlur(colour, (3, 3), 0)
     flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
     taken = np.zeros_like(flat)
+    tried = np.zeros_like(flat)
+    walls = {level: cv2.threshold(cv2.bitwise_and(wall, level), 0, 1, cv2.THRESH_BINARY)[1] for level in (1, 2)}
     reach = int(math.ceil(hi))
     for seed in outlines:
         if len(seed) < 3:
@@ -272,66 +357,178 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float):
         _, _, w, h = cv2.boundingRect(seed)
         if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
             continue
+        px, py = seed[0, 0]
+        if taken[py, px]:
+            continue  # a piece of a face already grown (a strip between its pips)
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
+        partial, found, at = 0, [], None
+        point = _seed_point(seed, flat)  # the fills of every level start there
         for level in (2, 1):
-            rect, at = _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi)
+            rect, at_level, longest = _grown_rect(smooth, flat, walls, seed, reach, level, work, lo, hi,
+                                                  colour=colour, at=point)
+            at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
             if rect is not None:
-                yield rect[:3]
-                if level == 1:  # only a face kept within every step marks its pixels as read
-                    cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+                found.append((rect, level == 1))
+            elif at is not None:
+                partial = max(partial, longest)
+        if not any(mark for _, mark in found) and 0.5 * lo <= partial <= hi and not tried[at[1], at[0]] and \
+                _inner_radius(seed) >= 0.1 * partial:
+            # a piece of a face cut off by its pips: filled again with its pips erased (once about one place: the
+            # other pieces of that face would fill alike; not a thin line's, as a grid's cross or a map's road)
+            r = int(0.5 * partial)
+            cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
+            k = max(3, int(round(0.3 * partial)) | 1)
+            rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
+                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)
+            if rect is not None:
+                found.append((rect, True))
+        for rect, mark in found:
+            yield *rect[:3], False
+            # a face kept within every step: its pixels are read, the other flat pieces of the face (strips between
+            # its pips) are not grown again (a face grown within the steep steps alone may hold a side face; a dark
+            # one may hold its side faces, nearly as dark: it is looked for again by its faint rim)
+            if mark and smooth[at[1], at[0]] >= _FAINT:
+                cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+    yield from _faint_candidates(smooth, taken, lo, hi, work)
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi):
-    """(face rect + outline, or None; the seed pixel, or None when the fill leaked)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level)
+def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: float, work):
+    """Dark faces bounded by faint steps (a black die: its rim and side faces a few grey levels off its top, so that
+    the flat mask runs across touching dice): light pips erased (a grey opening a large pip across), a smoother copy
+    in plain grey levels, its flat regions where it is dark grown within a narrow range."""
+    if not (smooth < _FAINT).any():
+        return
+    # an opening by an octagon a large pip across (a diamond's and a square's sum: a square kernel would cut a
+    # turned face's corners to an octagon of its own)
+    # (the largest face's pip, but within five times the smallest face's: options' loose upper bounds)
+    r = max(2, int(round(0.12 * min(hi, 5.0 * lo))))
+    a, b = (r + 1) // 2, r // 2
+    cross, square = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)), np.ones((2 * b + 1, 2 * b + 1), np.uint8)
+    opened = cv2.erode(cv2.erode(smooth, cross, iterations=a), square)
+    opened = cv2.dilate(cv2.dilate(opened, square), cross, iterations=a)
+    soft = cv2.GaussianBlur(opened, (5, 5), 0)
+    grad = cv2.morphologyEx(soft, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    wall = cv2.threshold(grad, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    # and the faint dark lines of the rims between touching dark dice (a valley's depth shows more than its slopes)
+    valley = cv2.morphologyEx(soft, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
+    wall |= cv2.threshold(valley, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    wall = cv2.dilate(wall, np.ones((3, 3), np.uint8))  # a faint rim comes broken: its gaps closed
+    flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
+    contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return
+    outlines = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]  # a face may lie in a hole
+    reach = int(math.ceil(hi))
+    for seed in outlines:
+        if len(seed) < 3:
+            continue
+        _, _, w, h = cv2.boundingRect(seed)
+        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
+            continue
+        px, py = seed[0, 0]
+        if taken[py, px]:
+            continue
+        # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
+        rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
+        if rect is not None:
+            # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
+            # inside each edge
+            yield rect[0], (rect[1][0] * _FAINT_GROW + 5.0, rect[1][1] * _FAINT_GROW + 5.0), rect[2], True
+            cv2.drawContours(taken, [rect[3]], 0, 1, -1)
+
+
+def _inner_radius(contour: np.ndarray) -> float:
+    """The largest disc's radius (px) inside a region's outline."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
+    return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
+
+
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None, at=None):
+    """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at)
     if grown is None:
-        return None, None
+        return None, None, 0
     contour, at = grown
     _, _, w, h = cv2.boundingRect(contour)
     longest = max(w, h)
     if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
-        return None, at
+        return None, at, longest
     area = cv2.contourArea(contour)
     if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
-        return None, at
+        return None, at, longest
     rect = _face_rect(contour, work)
-    return (None if rect is None else (*rect, contour)), at
+    return (None if rect is None else (*rect, contour)), at, longest
 
 
-def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
-    """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right)."""
+def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions(),
+              region: np.ndarray | None = None) -> list[DieReading]:
+    """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right).
+
+    `region`: a polygon (N, 2) in frame px (a dice tray's outline seen through the camera): only the dice whose top
+    face's centre lies within it, looked for only about it (the frame cut to its bounding box and a die's margin:
+    cheaper by the share of the frame it leaves out)."""
+    if region is not None:
+        poly = np.asarray(region, np.float64).reshape(-1, 2)
+        if len(poly) < 3:
+            raise ValueError(f"dice region: a polygon needs 3 corners or more, got {len(poly)}")
+        H, W = image.shape[:2]
+        margin = int(math.ceil(options.max_side_px))
+        x0, y0 = (max(int(math.floor(v)) - margin, 0) for v in poly.min(0))
+        x1, y1 = min(int(math.ceil(poly[:, 0].max())) + margin, W), min(int(math.ceil(poly[:, 1].max())) + margin, H)
+        if x1 <= x0 or y1 <= y0:
+            return []
+        inside = poly.astype(np.float32).reshape(-1, 1, 2)
+        found = read_dice(image[y0:y1, x0:x1], options)
+        moved = [replace(d, centre_px=(d.centre_px[0] + x0, d.centre_px[1] + y0)) for d in found]
+        return [d for d in moved if cv2.pointPolygonTest(inside, (float(d.centre_px[0]), float(d.centre_px[1])),
+                                                          False) >= 0]
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     # faces are looked for at a pyramid level where the smallest is still about _WORK_SIDE px (fast at 4K, less
     # noise); the pips are read in the full frame
-    work, scale = grey, 1.0
+    work, colour, scale = grey, image, 1.0
     while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
-        work, scale = cv2.pyrDown(work), scale / 2.0
+        work, colour, scale = cv2.pyrDown(work), cv2.pyrDown(colour), scale / 2.0
     out: list[DieReading] = []
     k = 1.0 / scale
-    for (cx, cy), (rw, rh), a in _face_candidates(work, options, scale):
+    seen: list[tuple[float, float, float, float]] = []
+    for (cx, cy), (rw, rh), a, faint in _face_candidates(work, options, scale, colour):
         rect = ((cx * k + 0.5 * (k - 1), cy * k + 0.5 * (k - 1)), (rw * k, rh * k), a)
         side = math.sqrt(rect[1][0] * rect[1][1])
         if not options.min_side_px <= side <= options.max_side_px:
             continue
+        if any(abs(cx - sx) + abs(cy - sy) < 1.0 and abs(side - ss) < 0.03 * ss and abs((a - sa + 45.0) % 90.0 - 45.0)
+               < 3.0 for sx, sy, ss, sa in seen):
+            continue  # the same face grown twice (within the steep steps and within every step): read once
+        seen.append((cx, cy, side, a))
         read = _read_face(_patch(image, rect))
         if read is None:
             continue
         value, confidence = read
         if value is not None and confidence < options.min_confidence:
             value = None
+        if faint and value is None:
+            continue  # a dark patch within faint steps is a die only if it reads as one (a marker's black is not)
         out.append(DieReading(value, (float(rect[0][0]), float(rect[0][1])), side, float(a) % 90.0,
                               round(confidence, 3)))
-    return sorted(_one_per_die(out), key=lambda d: (d.centre_px[1], d.centre_px[0]))
+    return sorted(_one_per_die(out, options.min_confidence), key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
-def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
-    """One reading per die: of readings closer than half a side the surest is kept; two that disagree on the value
-    make the die unreadable."""
+_SURE = 0.8  # a reading this confident, of a rectangle `_WITHIN` times another's side, overrules it
+_WITHIN = 1.12
+_SMALLER = 0.8  # of two agreeing readings the smaller is the face, if no smaller than this (face and rim: about 0.87)
+
+
+def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
+    """One reading per die: of readings closer than half a side the surest is kept, or, of two at least `sure` that
+    agree, the smaller (the face alone, not with its rim); two that disagree on the value make the die unreadable,
+    unless one is sure and round the other."""
     kept: list[DieReading] = []
     for r in sorted(readings, key=lambda d: -d.confidence):
         same = next((i for i, k in enumerate(kept) if math.hypot(r.centre_px[0] - k.centre_px[0],
@@ -340,7 +537,15 @@ def _one_per_die(readings: list[DieReading]) -> list[DieReading]:
         if same is None:
             kept.append(r)
         elif r.value is not None and kept[same].value is not None and r.value != kept[same].value:
-            kept[same] = replace(kept[same], value=None)
+            # a rectangle round the other that reads a face surely is the face (the other lies within it and misses
+            # some of its pips); else neither is sure
+            if r.confidence >= _SURE and r.side_px >= _WITHIN * kept[same].side_px:
+                kept[same] = r
+            elif kept[same].confidence < _SURE or kept[same].side_px < _WITHIN * r.side_px:
+                kept[same] = replace(kept[same], value=None)
+        elif r.value is not None and r.value == kept[same].value and r.confidence >= sure and \
+                _SMALLER * kept[same].side_px <= r.side_px < kept[same].side_px:
+            kept[same] = replace(kept[same], centre_px=r.centre_px, side_px=r.side_px, angle_deg=r.angle_deg)
     return kept
 
 

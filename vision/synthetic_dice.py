@@ -1,9 +1,9 @@
 """Rendered dice as ground truth: scenes of thrown dice on a tray or table, and the cameras that see them.
 
 A scene is a small table (`standard_layout`, its anchors at the corners) with a tray of one surface (cloth, felt,
-bare wood, a printed map) and a few bases with their markers beside it; dice of 12-20 mm, white, cream or coloured
-with black, white, red or blue pips (no black bodies: the issue names white, cream and coloured ones), turned at
-random, lit unevenly, alone or touching in rows. An empty tray (no dice) is the phantom test.
+bare wood, a printed map) and a few bases with their markers beside it; dice of 12-20 mm, white, cream, coloured or
+black with black, white, red or blue pips, turned at random, lit unevenly, alone or touching in rows. An empty tray
+(no dice) is the phantom test.
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ from vision.synthetic import (
 )
 
 SURFACES = ("cloth", "felt", "planks", "map")
-# (body, pips) BGR: white/black, cream/red, red/white, blue/white, green/white, white/red, white/blue, ivory/black
+# (body, pips) BGR: white/black, cream/red, red/white, blue/white, green/white, white/red, white/blue, ivory/black,
+# purple/white, black/white (the common cheap die)
 DIE_COLOURS = (
     ((236, 238, 240), (30, 28, 26)), ((196, 228, 240), (40, 40, 190)), ((40, 40, 190), (236, 236, 236)),
     ((170, 80, 30), (236, 236, 236)), ((60, 140, 40), (240, 240, 240)), ((236, 238, 240), (40, 40, 200)),
     ((236, 238, 240), (170, 70, 30)), ((210, 235, 245), (26, 26, 26)), ((120, 60, 200), (240, 240, 240)),
+    ((34, 32, 30), (236, 236, 236)),
 )
 
 

@@ -2,7 +2,7 @@
 
 The scenes (vision.synthetic_dice): a 640 mm wide table seen whole (about 3 px per mm at 1080p, 6 at 4K), a tray
 of cloth, felt, bare wood or a printed map, three bases with their markers beside it, anchors in the corners;
-12-20 mm dice, white, cream or coloured, black, white, red or blue pips, turned at random, lit from 0.75 to 1.05,
+12-20 mm dice, white, cream, coloured or black, black, white, red or blue pips, turned at random, lit from 0.75 to 1.05,
 alone or touching in rows of 2-4; cameras straight down and tilted 20 and 30 degrees (side faces in view); blur
 0.4-1 px, noise 1-4, JPEG 80-95, uneven light. A die is found when a reading lies within a third of its side of its
 top face's centre; a reading near no die is a phantom.
