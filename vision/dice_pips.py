@@ -1,0 +1,388 @@
+"""Dice read pip-first: the pips are found first, grouped into faces, and each group is fitted to a die's pattern.
+
+A second reader beside `vision.dice.read_dice` (which finds each top face's flat region first): on real photos a
+white die's face runs into pale wood and its side faces, while its pips stay the most distinctive thing on it. Same
+contract: `read_dice_pips(image, options) -> list[DieReading]`, a value only when the face is read for sure.
+
+How (pure functions over a BGR or grey image; OpenCV primitives; all sizes in image pixels):
+
+1. *Pip candidates.* Dark pips are the black-hat (closing minus image) of the grey image, light pips (on dark dice)
+   its top-hat, with a square kernel wider than the largest pip (0.3 x `options.max_side_px`). Each blob above a
+   contrast floor is re-cut at half its own peak contrast (so its size does not depend on the blur) and kept if its
+   size fits a pip of a face between `min_side_px` and `max_side_px` (radius 0.05-0.16 of a side), it is convex and
+   fills its moments' ellipse, and the face around it (a ring) is brighter (darker) by its contrast. Its second
+   moments give its ellipse: a round pip seen obliquely is an ellipse, and every pip of one face is the same one.
+2. *Faces.* Two candidates may be pips of one face when they agree in polarity, size, elongation and orientation,
+   lie within a face's diagonal of each other (in pip radii) and the line between them crosses only face (no dark
+   gap between two touching dice: pixels of other pips are skipped). Connected groups are faces.
+3. *Value.* A group's positions are whitened by its pips' mean ellipse (undoing the face's foreshortening: the face
+   becomes a turned, scaled square) and fitted, by angle order round their centroid, to each n-pip pattern with a
+   free turn and spacing (a complex least-squares similarity). The spacing must be 1.5-4.3 pip radii (real dice
+   sit their pips closer to the centre than rendered ones), the largest misfit small.
+4. *Check.* The face is cut out along the fitted frame (`cv2.warpAffine`): inside the pattern it must be of one
+   brightness with no further spot (a pip the group missed, dirt, print: unreadable), and round it the face must end
+   (a rim, a shadow or the table) at a die's size: a lone dark blob on the open table, a knot in wood or a printed
+   dot is no "1". A group whose pips are clearly more elongated than a neighbouring face's and foreshortened
+   towards it is that die's side face and is dropped.
+
+Measured by `fieldglass bench dice --reader pips` (synthetic) and `--real`; never in tests.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.dice import _LAYOUTS, DiceOptions, DieReading
+
+__all__ = ["read_dice_pips"]
+
+_MIN_CONTRAST = 28.0  # grey levels: a pip's peak contrast above the face round it
+_R_MIN, _R_MAX = 0.05, 0.16  # a pip's radius as a share of its face's side
+_RATIO_MIN, _RATIO_MAX = 1.5, 4.3  # a corner pip's offset from the face's centre along each axis, in pip radii
+_Q_MIN = 0.45  # a pip's minor / major axis: below it a pip is on a side face seen edge-on
+_UNIT_PX = 8.0
+_DEBUG = False  # px per pattern unit in the cut-out face
+
+
+@dataclass(frozen=True)
+class _Pip:
+    centre: np.ndarray  # (2,) x, y px
+    cov: np.ndarray  # (2, 2) second moments, px^2
+    radius: float  # px: of the disc with the same area
+    q: float  # minor / major axis
+    angle: float  # major axis direction, radians (mod pi)
+    dark: bool  # darker than the face round it
+    contrast: float  # grey levels, peak
+    face: float  # grey level of the face round it
+
+
+def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.ndarray]:
+    """Pip candidates of both polarities and a mask of every candidate's pixels (dilated a little)."""
+    rmin = _R_MIN * options.min_side_px
+    rmax = _R_MAX * options.max_side_px
+    k = int(2 * math.ceil(1.25 * rmax) + 1) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    pips: list[_Pip] = []
+    every = np.zeros(grey.shape, np.uint8)
+    H, W = grey.shape
+    for dark, op in ((True, cv2.MORPH_BLACKHAT), (False, cv2.MORPH_TOPHAT)):
+        hat = cv2.morphologyEx(grey, op, kernel)
+        n, lab, stats, _ = cv2.connectedComponentsWithStats((hat >= _MIN_CONTRAST).astype(np.uint8), connectivity=8)
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if area < 0.5 * math.pi * rmin * rmin or max(w, h) > 2.6 * rmax + 2 or area > 1.4 * math.pi * rmax ** 2:
+                continue
+            x0, y0, x1, y1 = max(x - 1, 0), max(y - 1, 0), min(x + w + 1, W), min(y + h + 1, H)
+            sub = hat[y0:y1, x0:x1]
+            own = lab[y0:y1, x0:x1] == i
+            peak = float(sub[own].max())
+            mask = (own & (sub >= 0.5 * peak)).astype(np.uint8)
+            m = cv2.moments(mask, binaryImage=True)
+            a = m["m00"]
+            if a < max(0.7 * math.pi * rmin * rmin, 4.0):
+                continue
+            cx, cy = x0 + m["m10"] / a, y0 + m["m01"] / a
+            cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / a
+            ev, evec = np.linalg.eigh(cov)
+            if ev[0] <= 0:
+                continue
+            major, minor = 2.0 * math.sqrt(ev[1]), 2.0 * math.sqrt(ev[0])
+            radius = math.sqrt(a / math.pi)
+            if not rmin <= radius <= rmax:
+                continue
+            q = minor / major
+            fill = a / (math.pi * major * minor)
+            if q < _Q_MIN or not 0.8 <= fill <= 1.2:
+                continue
+            cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            c = max(cnts, key=cv2.contourArea)
+            hull = cv2.contourArea(cv2.convexHull(c))
+            if hull > 0 and cv2.contourArea(c) < 0.8 * hull:
+                continue
+            face = _ring_level(grey, cx, cy, major)
+            if face is None:
+                continue
+            level, spread = face
+            if spread > 0.5 * peak:
+                continue  # the ring round it is no plain face
+            pips.append(_Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi,
+                             dark, peak, level))
+            every[y0:y1, x0:x1] |= mask
+    every = cv2.dilate(every, np.ones((3, 3), np.uint8))
+    return pips, every
+
+
+def _ring_level(grey: np.ndarray, cx: float, cy: float, major: float) -> tuple[float, float] | None:
+    """(median, inter-quartile range) of the grey levels in a ring 1.5-2.2 x the pip's major radius round it."""
+    r0, r1 = 1.5 * major, 2.2 * major
+    H, W = grey.shape
+    x0, x1 = int(max(cx - r1, 0)), int(min(cx + r1 + 1, W))
+    y0, y1 = int(max(cy - r1, 0)), int(min(cy + r1 + 1, H))
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+    vals = grey[y0:y1, x0:x1][(d2 >= r0 * r0) & (d2 <= r1 * r1)]
+    if len(vals) < 8:
+        return None
+    q1, med, q3 = np.percentile(vals, (25, 50, 75))
+    return float(med), float(q3 - q1)
+
+
+def _compatible(a: _Pip, b: _Pip) -> bool:
+    """Could these two be pips of one face: polarity, size, elongation, orientation, face level, distance."""
+    if a.dark != b.dark or max(a.radius, b.radius) > 1.5 * min(a.radius, b.radius):
+        return False
+    if abs(a.q - b.q) > 0.2:
+        return False
+    if min(a.q, b.q) < 0.85:
+        d = abs(a.angle - b.angle) % math.pi
+        if min(d, math.pi - d) > math.radians(30):
+            return False
+    if abs(a.face - b.face) > 0.15 * max(a.face, b.face) + 10:
+        return False
+    r = 0.5 * (a.radius + b.radius)
+    dist = float(np.linalg.norm(a.centre - b.centre))
+    return dist <= 2.0 * math.sqrt(2.0) * _RATIO_MAX * r / max(min(a.q, b.q), 0.7) + 1.0
+
+
+def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> bool:
+    """The line between two pips crosses only face: no sample (off other pips) darker (lighter) than the faces'
+    level by more than 40 % of the pips' contrast. A gap between two touching dice, a rim, a side face stop it."""
+    d = b.centre - a.centre
+    length = float(np.linalg.norm(d))
+    if length < 1e-6:
+        return False
+    n = max(int(length), 4)
+    t = np.linspace(0.0, 1.0, n)
+    pts = a.centre[None, :] + t[:, None] * d[None, :]
+    far = (t * length > 1.6 * a.radius) & ((1.0 - t) * length > 1.6 * b.radius)
+    pts = pts[far]
+    if len(pts) == 0:
+        return True
+    xi = np.clip(np.round(pts[:, 0]).astype(int), 0, grey.shape[1] - 1)
+    yi = np.clip(np.round(pts[:, 1]).astype(int), 0, grey.shape[0] - 1)
+    off = every[yi, xi] == 0
+    vals = grey[yi, xi][off].astype(np.float64)
+    if len(vals) == 0:
+        return True
+    level = min(a.face, b.face) if a.dark else max(a.face, b.face)
+    tol = 0.4 * min(a.contrast, b.contrast)
+    return bool(vals.min() >= level - tol) if a.dark else bool(vals.max() <= level + tol)
+
+
+def _groups(grey: np.ndarray, every: np.ndarray, pips: list[_Pip]) -> list[list[int]]:
+    """Connected groups of mutually compatible pips (union-find over compatible, clear pairs)."""
+    parent = list(range(len(pips)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    centres = np.array([p.centre for p in pips]) if pips else np.zeros((0, 2))
+    for i, a in enumerate(pips):
+        near = np.nonzero(np.linalg.norm(centres[i + 1 :] - a.centre, axis=1) < 14.0 * a.radius / 0.7 + 2)[0]
+        for j in near + i + 1:
+            b = pips[j]
+            if _compatible(a, b) and _clear_between(grey, every, a, b):
+                parent[find(i)] = find(int(j))
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pips)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _whitener(pips: list[_Pip]) -> tuple[np.ndarray, np.ndarray, float]:
+    """(W, W^-1, r): W maps image offsets to a frame where the pips are round discs of radius 2 (so the face is a
+    turned square); r the pips' mean radius in px."""
+    cov = np.mean([p.cov / (p.radius * p.radius) for p in pips], axis=0)  # unit-area shape
+    r = float(np.mean([p.radius for p in pips]))
+    ev, evec = np.linalg.eigh(cov * r * r)
+    w = evec @ np.diag(1.0 / np.sqrt(ev)) @ evec.T
+    wi = evec @ np.diag(np.sqrt(ev)) @ evec.T
+    return w, wi, r
+
+
+def _fit(points: np.ndarray) -> tuple[float, complex, int] | None:
+    """Best fit of whitened, centred pip positions (n, 2) to the n-pip patterns: (largest misfit in pattern
+    spacings, a: the complex turn and scale mapping pattern to points, layout index), or None."""
+    n = len(points)
+    z = points[:, 0] + 1j * points[:, 1]
+    best = None
+    for li, layout in enumerate(_LAYOUTS.get(n, ())):
+        w = layout[:, 0] + 1j * layout[:, 1]
+        wr, zr = np.abs(w), np.abs(z)
+        # centre pips (of 3 and 5) are matched by being nearest the centroid, the rest by angle order
+        nc = int((wr < 1e-9).sum())
+        zc = np.argsort(zr)[:nc]
+        zo = np.setdiff1d(np.arange(n), zc)
+        wo = np.nonzero(wr >= 1e-9)[0]
+        zo = zo[np.argsort(np.angle(z[zo]))]
+        wo = wo[np.argsort(np.angle(w[wo]))]
+        m = len(wo)
+        for shift in range(m):
+            order = np.empty(n, int)
+            order[zc] = np.nonzero(wr < 1e-9)[0]
+            order[zo] = np.roll(wo, shift)
+            ww = w[order]
+            denom = float((np.abs(ww) ** 2).sum())
+            a = complex((z * np.conj(ww)).sum() / denom)
+            if abs(a) < 1e-9:
+                continue
+            err = float(np.abs(z - a * ww).max() / abs(a))
+            if best is None or err < best[0]:
+                best = (err, a, li)
+    return best
+
+
+def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout: np.ndarray, pip_r: float,
+                dark: bool, contrast: float) -> tuple[float, float] | None:
+    """Check the face round a fitted group in its own frame (`frame` (2, 2): pattern units -> image px, `pip_r`
+    the pips' radius in pattern units). Returns (half-side in pattern units, uniformity 0-1), or None when the face
+    holds a spot the pattern does not, or does not end at a die's size."""
+    reach = 4.0
+    size = int(2 * reach * _UNIT_PX) + 1
+    # patch pixel (i, j) -> pattern (u, v) = ((j - c) / UNIT, (i - c) / UNIT) -> image centre + frame @ (u, v)
+    c = (size - 1) / 2.0
+    m = np.column_stack([frame[:, 0] / _UNIT_PX, frame[:, 1] / _UNIT_PX,
+                         centre - frame @ np.array([c, c]) / _UNIT_PX])
+    patch = cv2.warpAffine(grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0 if dark else 255).astype(np.float32)
+    vv, uu = (np.mgrid[0:size, 0:size] - c) / _UNIT_PX
+    on_pip = np.zeros(patch.shape, bool)
+    for u, v in layout:
+        on_pip |= (uu - u) ** 2 + (vv - v) ** 2 <= (1.6 * pip_r) ** 2
+    inner_extent = 1.0 + 1.3 * pip_r if len(layout) > 1 else 1.6 * pip_r + 0.6
+    inner = (np.abs(uu) <= inner_extent) & (np.abs(vv) <= inner_extent) & ~on_pip
+    face = float(np.median(patch[inner]))
+    pip_level = face - contrast if dark else face + contrast
+    # a spot within the pattern: pixels half way to the pips' level
+    spot = (patch < face - 0.5 * contrast) if dark else (patch > face + 0.5 * contrast)
+    if spot[inner].mean() > 0.01:
+        return None
+    del pip_level
+    dev = np.abs(patch - face)
+    uniform = float(1.0 - min(1.0, np.percentile(dev[inner], 90) / max(0.35 * contrast, 1.0)))
+    # the face's end along each of its four directions: the first step away from the face's level, beyond the pips
+    step = max(0.12 * face if dark else 0.12 * (255 - face), 10.0)
+    ends = []
+    band = 0.7 * inner_extent
+    for axis, sign in ((0, 1), (0, -1), (1, 1), (1, -1)):
+        along, across = (uu, vv) if axis == 0 else (vv, uu)
+        found = None
+        t = inner_extent
+        while t <= reach - 0.1:
+            sel = (np.abs(along - sign * t) <= 0.5 / _UNIT_PX + 1e-9) & (np.abs(across) <= band)
+            if sel.any() and abs(float(np.median(patch[sel])) - face) > step:
+                found = t
+                break
+            t += 1.0 / _UNIT_PX
+        ends.append(found)
+    if _DEBUG:
+        print("ends", ends, "face", face, "step", step, "uniform", uniform)
+    if any(e is None for e in ends):
+        return None
+    half = float(np.mean(ends))
+    if max(ends) > 1.8 * min(ends):
+        return None
+    return half, uniform
+
+
+def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
+    """Every die whose top face's pips show in a BGR (or grey) image, in reading order (top to bottom, left to
+    right): value 1-6, or None where a group of pips fits no face for sure; centre and side in image px."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
+    pips, every = _candidates(grey, options)
+    found = []
+    for group in _groups(grey, every, pips):
+        read = _read_group(grey, [pips[i] for i in group], options)
+        if read is not None:
+            found.append(read)
+    found = _drop_side_faces(found)
+    out = [r for r, _ in found]
+    return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
+    """(DieReading, the group's pips) for one group, or None when it is no die's top face."""
+    n = len(group)
+    centre = np.mean([p.centre for p in group], axis=0)
+    w, wi, r = _whitener(group)
+    contrast = float(np.median([p.contrast for p in group]))
+    dark = group[0].dark
+    if n > 6:
+        return _unreadable(centre, r, contrast, group)
+    if n == 1:
+        # no pattern to fit: a pattern unit of 3 pip radii (a face's half-side is about 4.5-6.5 pip radii)
+        frame = wi * 6.0  # a whitened pip has radius 2
+        layout = _LAYOUTS[1][0]
+        pip_r = 1.0 / 3.0
+        err = 0.0
+    else:
+        pts = (np.array([p.centre for p in group]) - centre) @ w.T
+        fit = _fit(pts)
+        if fit is None:
+            return _unreadable(centre, r, contrast, group)
+        err, a, li = fit
+        ratio = abs(a) / 2.0  # offset in pip radii (a whitened pip has radius 2)
+        if err > 0.35 or not _RATIO_MIN <= ratio <= _RATIO_MAX:
+            return _unreadable(centre, r, contrast, group)
+        rot = np.array([[a.real, -a.imag], [a.imag, a.real]])
+        frame = wi @ rot
+        layout = _LAYOUTS[n][li]
+        pip_r = 2.0 / abs(a)
+    check = _face_check(grey, centre, frame, layout, pip_r, dark, contrast)
+    if check is None:
+        return None if n == 1 else _unreadable(centre, r, contrast, group)
+    half, uniform = check
+    side = float(2.0 * half * math.sqrt(abs(np.linalg.det(frame))))
+    if not 0.8 * options.min_side_px <= side <= 1.2 * options.max_side_px:
+        return None if n == 1 else _unreadable(centre, r, contrast, group)
+    if n == 1 and not 3.5 <= half / pip_r <= 9.0:
+        return None
+    if n > 1 and not 1.3 <= half <= 3.2:
+        return _unreadable(centre, r, contrast, group)
+    sure = min(1.0, (contrast - 20.0) / 60.0)
+    radii = [p.radius for p in group]
+    agree = 1.0 if max(radii) < 1.35 * min(radii) else 0.7
+    confidence = max(0.0, 1.0 - err / 0.35) * sure * agree * (0.6 + 0.4 * uniform)
+    value = n if confidence >= options.min_confidence else None
+    angle = 0.0 if n == 1 else math.degrees(math.atan2(frame[1, 0], frame[0, 0])) % 90.0
+    return DieReading(value, (float(centre[0]), float(centre[1])), side, angle, round(confidence, 3)), group
+
+
+def _unreadable(centre, r, contrast, group):
+    """A group of pip-like spots that fits no face for sure: a die said unreadable, its side guessed from the pips'
+    size (a face is about 10 pip radii)."""
+    return None
+
+
+def _drop_side_faces(found):
+    """Drop a group that is a die's side face: its pips clearly more elongated than a neighbouring group's and
+    foreshortened (minor axis) towards it."""
+    keep = []
+    for i, (ri, gi) in enumerate(found):
+        qi = float(np.mean([p.q for p in gi]))
+        side = False
+        for j, (rj, gj) in enumerate(found):
+            if i == j:
+                continue
+            qj = float(np.mean([p.q for p in gj]))
+            d = np.subtract(rj.centre_px, ri.centre_px)
+            dist = float(np.linalg.norm(d))
+            if dist > 1.3 * max(ri.side_px, rj.side_px) or qi > 0.85 * qj:
+                continue
+            ang = float(np.mean([p.angle for p in gi]))
+            minor = np.array([-math.sin(ang), math.cos(ang)])
+            if abs(float(minor @ d)) > 0.7 * dist:
+                side = True
+        if not side:
+            keep.append((ri, gi))
+    return keep
