@@ -139,9 +139,9 @@ def _compatible(a: _Pip, b: _Pip) -> bool:
         return False
     if abs(a.q - b.q) > 0.2:
         return False
-    if min(a.q, b.q) < 0.85:
+    if max(a.q, b.q) < 0.8:  # the orientation of a near-round blob of a few px is noise
         d = abs(a.angle - b.angle) % math.pi
-        if min(d, math.pi - d) > math.radians(30):
+        if min(d, math.pi - d) > math.radians(35):
             return False
     if abs(a.face - b.face) > 0.15 * max(a.face, b.face) + 10:
         return False
@@ -209,9 +209,10 @@ def _whitener(pips: list[_Pip]) -> tuple[np.ndarray, np.ndarray, float]:
     return w, wi, r
 
 
-def _fit(points: np.ndarray) -> tuple[float, complex, int] | None:
+def _fit(points: np.ndarray) -> tuple[float, complex, int, np.ndarray] | None:
     """Best fit of whitened, centred pip positions (n, 2) to the n-pip patterns: (largest misfit in pattern
-    spacings, a: the complex turn and scale mapping pattern to points, layout index), or None."""
+    spacings, a: the complex turn and scale mapping pattern to points, layout index, each point's place in the
+    pattern (n, 2)), or None."""
     n = len(points)
     z = points[:, 0] + 1j * points[:, 1]
     best = None
@@ -237,8 +238,20 @@ def _fit(points: np.ndarray) -> tuple[float, complex, int] | None:
                 continue
             err = float(np.abs(z - a * ww).max() / abs(a))
             if best is None or err < best[0]:
-                best = (err, a, li)
+                best = (err, a, li, layout[order])
     return best
+
+
+def _affine_misfit(points: np.ndarray, places: np.ndarray) -> float:
+    """The largest misfit (in pattern spacings) of whitened pip positions to their places under a free linear map,
+    for 4-6 pips: the pips' shapes give the foreshortening only roughly (a few px each), and real dice space a 6's
+    rows a little apart from its columns. A map far from a turned square (the whitening was wrong) gives inf."""
+    m, *_ = np.linalg.lstsq(places, points, rcond=None)  # points ~ places @ m
+    sv = np.linalg.svd(m, compute_uv=False)
+    if sv[1] < 0.75 * sv[0]:
+        return math.inf
+    scale = math.sqrt(sv[0] * sv[1])
+    return float(np.linalg.norm(points - places @ m, axis=1).max() / scale)
 
 
 def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout: np.ndarray, pip_r: float,
@@ -258,14 +271,19 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     on_pip = np.zeros(patch.shape, bool)
     for u, v in layout:
         on_pip |= (uu - u) ** 2 + (vv - v) ** 2 <= (1.6 * pip_r) ** 2
-    inner_extent = 1.0 + 1.3 * pip_r if len(layout) > 1 else 1.6 * pip_r + 0.6
-    inner = (np.abs(uu) <= inner_extent) & (np.abs(vv) <= inner_extent) & ~on_pip
+    if len(layout) > 1:
+        inner_extent = 1.0 + 1.3 * pip_r
+        inner = (np.abs(uu) <= inner_extent) & (np.abs(vv) <= inner_extent) & ~on_pip
+    else:
+        # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot
+        inner_extent = 4.2 * pip_r
+        inner = (uu * uu + vv * vv <= inner_extent ** 2) & ~on_pip
     face = float(np.median(patch[inner]))
     pip_level = face - contrast if dark else face + contrast
     # a spot within the pattern: pixels half way to the pips' level
     spot = (patch < face - 0.5 * contrast) if dark else (patch > face + 0.5 * contrast)
     if spot[inner].mean() > 0.01:
-        return None
+        return _why(f"spot {spot[inner].mean():.3f}")
     del pip_level
     dev = np.abs(patch - face)
     uniform = float(1.0 - min(1.0, np.percentile(dev[inner], 90) / max(0.35 * contrast, 1.0)))
@@ -286,11 +304,14 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         ends.append(found)
     if _DEBUG:
         print("ends", ends, "face", face, "step", step, "uniform", uniform)
-    if any(e is None for e in ends):
-        return None
+    ends = [e for e in ends if e is not None]
+    # a face may run on into a side face of its brightness on one side (two for a pattern, whose pips already
+    # say it is a face): a lone pip needs its face's end on three sides
+    if len(ends) < (3 if len(layout) == 1 else 2):
+        return _why(f"ends {len(ends)}")
     half = float(np.mean(ends))
     if max(ends) > 1.8 * min(ends):
-        return None
+        return _why("ends unequal")
     return half, uniform
 
 
@@ -302,7 +323,17 @@ def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> l
     pips, every = _candidates(grey, options)
     found = []
     for group in _groups(grey, every, pips):
-        read = _read_group(grey, [pips[i] for i in group], options)
+        members = [pips[i] for i in group]
+        read = _read_group(grey, members, options)
+        if (read is None or read[0].value is None) and len(members) >= 3:
+            # a side face's pip (smaller, more elongated) joined to a top face's: without it the face may fit
+            r = float(np.median([p.radius for p in members]))
+            q = float(np.median([p.q for p in members]))
+            core = [p for p in members if p.radius >= 0.8 * r and p.q >= q - 0.15]
+            if 0 < len(core) < len(members):
+                again = _read_group(grey, core, options)
+                if again is not None and (read is None or again[0].value is not None):
+                    read = again
         if read is not None:
             found.append(read)
     found = _drop_side_faces(found)
@@ -329,10 +360,14 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
         pts = (np.array([p.centre for p in group]) - centre) @ w.T
         fit = _fit(pts)
         if fit is None:
+            _why("no fit")
             return _unreadable(centre, r, contrast, group)
-        err, a, li = fit
+        err, a, li, places = fit
+        if n >= 4:
+            err = min(err, _affine_misfit(pts, places))
         ratio = abs(a) / 2.0  # offset in pip radii (a whitened pip has radius 2)
         if err > 0.35 or not _RATIO_MIN <= ratio <= _RATIO_MAX:
+            _why(f"fit err {err:.2f} ratio {ratio:.2f}")
             return _unreadable(centre, r, contrast, group)
         rot = np.array([[a.real, -a.imag], [a.imag, a.real]])
         frame = wi @ rot
@@ -340,22 +375,33 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
         pip_r = 2.0 / abs(a)
     check = _face_check(grey, centre, frame, layout, pip_r, dark, contrast)
     if check is None:
+        _why("face check")
         return None if n == 1 else _unreadable(centre, r, contrast, group)
     half, uniform = check
     side = float(2.0 * half * math.sqrt(abs(np.linalg.det(frame))))
     if not 0.8 * options.min_side_px <= side <= 1.2 * options.max_side_px:
+        _why(f"side {side:.1f}")
         return None if n == 1 else _unreadable(centre, r, contrast, group)
     if n == 1 and not 3.5 <= half / pip_r <= 9.0:
-        return None
+        return _why(f"lone pip half {half / pip_r:.2f}")
     if n > 1 and not 1.3 <= half <= 3.2:
+        _why(f"half {half:.2f}")
         return _unreadable(centre, r, contrast, group)
     sure = min(1.0, (contrast - 20.0) / 60.0)
+    if _DEBUG:
+        print("   err", err, "contrast", contrast, "uniform", uniform, "half", half)
     radii = [p.radius for p in group]
     agree = 1.0 if max(radii) < 1.35 * min(radii) else 0.7
     confidence = max(0.0, 1.0 - err / 0.35) * sure * agree * (0.6 + 0.4 * uniform)
     value = n if confidence >= options.min_confidence else None
     angle = 0.0 if n == 1 else math.degrees(math.atan2(frame[1, 0], frame[0, 0])) % 90.0
     return DieReading(value, (float(centre[0]), float(centre[1])), side, angle, round(confidence, 3)), group
+
+
+def _why(what):
+    if _DEBUG:
+        print("   why:", what)
+    return None
 
 
 def _unreadable(centre, r, contrast, group):
