@@ -152,7 +152,7 @@ def _compatible(a: _Pip, b: _Pip) -> bool:
 
 def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> bool:
     """The line between two pips crosses only face: no sample (off other pips) darker (lighter) than the faces'
-    level by more than 40 % of the pips' contrast. A gap between two touching dice, a rim, a side face stop it."""
+    level by more than a tenth of it (at most 40 % of the pips' contrast). A gap between two touching dice, a rim, a side face stop it."""
     d = b.centre - a.centre
     length = float(np.linalg.norm(d))
     if length < 1e-6:
@@ -171,7 +171,8 @@ def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> boo
     if len(vals) == 0:
         return True
     level = min(a.face, b.face) if a.dark else max(a.face, b.face)
-    tol = 0.4 * min(a.contrast, b.contrast)
+    # a face is of one brightness (within its shading); the table, a rim or a gap between dice is not
+    tol = min(0.4 * min(a.contrast, b.contrast), max(15.0, 0.1 * (level if a.dark else 255.0 - level)))
     return bool(vals.min() >= level - tol) if a.dark else bool(vals.max() <= level + tol)
 
 
