@@ -61,13 +61,14 @@ class _Pip:
 
 
 def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.ndarray]:
-    """Pip candidates of both polarities and a mask of every candidate's pixels (dilated a little)."""
+    """Pip candidates of both polarities and a mask of every candidate's pixels (dilated a little; bit 1 the dark
+    ones', bit 2 the light ones')."""
     rmin = _R_MIN * options.min_side_px
     rmax = _R_MAX * options.max_side_px
     k = int(2 * math.ceil(1.25 * rmax) + 1) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     pips: list[_Pip] = []
-    every = np.zeros(grey.shape, np.uint8)
+    every = np.zeros(grey.shape, np.uint8)  # bit 1: dark candidates' pixels, bit 2: light ones'
     H, W = grey.shape
     for dark, op in ((True, cv2.MORPH_BLACKHAT), (False, cv2.MORPH_TOPHAT)):
         hat = cv2.morphologyEx(grey, op, kernel)
@@ -109,9 +110,11 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
             level, spread = face
             if spread > 0.5 * peak:
                 continue  # the ring round it is no plain face
+            if peak < 0.25 * (level if dark else 255.0 - level):
+                continue  # a faint spot on a black (white) thing: a pip is at least a quarter of its face's tone
             pips.append(_Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi,
                              dark, peak, level))
-            every[y0:y1, x0:x1] |= mask
+            every[y0:y1, x0:x1] |= mask * (1 if dark else 2)
     every = cv2.dilate(every, np.ones((3, 3), np.uint8))
     return pips, every
 
@@ -166,14 +169,18 @@ def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> boo
         return True
     xi = np.clip(np.round(pts[:, 0]).astype(int), 0, grey.shape[1] - 1)
     yi = np.clip(np.round(pts[:, 1]).astype(int), 0, grey.shape[0] - 1)
-    off = every[yi, xi] == 0
+    off = (every[yi, xi] & (1 if a.dark else 2)) == 0  # only pips of their own tone are skipped
     vals = grey[yi, xi][off].astype(np.float64)
     if len(vals) == 0:
         return True
-    level = min(a.face, b.face) if a.dark else max(a.face, b.face)
-    # a face is of one brightness (within its shading); the table, a rim or a gap between dice is not
-    tol = min(0.4 * min(a.contrast, b.contrast), max(15.0, 0.1 * (level if a.dark else 255.0 - level)))
-    return bool(vals.min() >= level - tol) if a.dark else bool(vals.max() <= level + tol)
+    level = 0.5 * (a.face + b.face)
+    # a face is of one brightness (within its shading); the table, a rim, a gap or a shadow between dice is not:
+    # towards the pips' tone a tenth of the room there (at most 40 % of their contrast), away from it a fifth
+    room_dark, room_light = level, 255.0 - level
+    toward = min(0.4 * min(a.contrast, b.contrast), max(15.0, 0.1 * (room_dark if a.dark else room_light)))
+    away = max(15.0, 0.2 * (room_light if a.dark else room_dark))
+    lo, hi = (level - toward, level + away) if a.dark else (level - away, level + toward)
+    return bool(vals.min() >= lo and vals.max() <= hi)
 
 
 def _groups(grey: np.ndarray, every: np.ndarray, pips: list[_Pip]) -> list[list[int]]:
@@ -395,6 +402,8 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     agree = 1.0 if max(radii) < 1.35 * min(radii) else 0.7
     confidence = max(0.0, 1.0 - err / 0.35) * sure * agree * (0.6 + 0.4 * uniform)
     value = n if confidence >= options.min_confidence else None
+    if value is None and n == 1:
+        return _why("unsure lone pip")  # a lone spot that is not surely a die's "1" is no die at all
     angle = 0.0 if n == 1 else math.degrees(math.atan2(frame[1, 0], frame[0, 0])) % 90.0
     return DieReading(value, (float(centre[0]), float(centre[1])), side, angle, round(confidence, 3)), group
 
