@@ -110,6 +110,8 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
             level, spread = face
             if spread > 0.5 * peak:
                 continue  # the ring round it is no plain face
+            if peak > (level if dark else 255.0 - level) + 10.0:
+                continue  # deeper than the ring round it allows: the ring is no face (a shadow, an edge)
             if peak < 0.25 * (level if dark else 255.0 - level):
                 continue  # a faint spot on a black (white) thing: a pip is at least a quarter of its face's tone
             pips.append(_Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi,
@@ -173,12 +175,15 @@ def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> boo
     vals = grey[yi, xi][off].astype(np.float64)
     if len(vals) == 0:
         return True
+    if len(vals) >= 3:
+        vals = np.convolve(vals, np.ones(3) / 3.0, mode="valid")  # noise, not a gap a px wide
     level = 0.5 * (a.face + b.face)
     # a face is of one brightness (within its shading); the table, a rim, a gap or a shadow between dice is not:
-    # towards the pips' tone a tenth of the room there (at most 40 % of their contrast), away from it a fifth
+    # towards the pips' tone a tenth of the room there (at most 40 % of their contrast), away from it 15 % (a gap
+    # between two dark dice is only a quarter darker than their faces)
     room_dark, room_light = level, 255.0 - level
     toward = min(0.4 * min(a.contrast, b.contrast), max(15.0, 0.1 * (room_dark if a.dark else room_light)))
-    away = max(15.0, 0.2 * (room_light if a.dark else room_dark))
+    away = max(10.0, 0.15 * (room_light if a.dark else room_dark))
     lo, hi = (level - toward, level + away) if a.dark else (level - away, level + toward)
     return bool(vals.min() >= lo and vals.max() <= hi)
 
@@ -312,13 +317,32 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         ends.append(found)
     if _DEBUG:
         print("ends", ends, "face", face, "step", step, "uniform", uniform)
+    if len(layout) == 1:
+        # a lone pip: its face round it on all four sides alike (a pip of a 2 or 3 whose fellows were missed
+        # sits off its face's centre), and no further spot anywhere on that face
+        if uniform < 0.6 or sum(e is None for e in ends) > 1:
+            return _why(f"lone pip ends {ends}")
+        ends = sorted(4.0 if e is None else e for e in ends)
+        if ends[3] > 1.4 * ends[2]:
+            ends.pop()  # one side runs on into a side face of the face's tone
+        if max(ends) > 1.5 * min(ends):
+            return _why(f"lone pip ends {ends}")
+        half = float(np.mean(ends))
+        # within the top face (a visible side face's pips lie beyond 5 pip radii)
+        face_area = (uu * uu + vv * vv <= min(0.95 * half, 5.2 * pip_r) ** 2) & ~on_pip
+        if spot[face_area].mean() > 0.005:
+            return _why("lone pip: a spot on its face")
+        return half, uniform
     ends = [e for e in ends if e is not None]
-    # a face may run on into a side face of its brightness on one side (two for a pattern, whose pips already
-    # say it is a face): a lone pip needs its face's end on three sides
-    if len(ends) < (3 if len(layout) == 1 else 2):
+    # a face may run on into a side face or a touching die of its tone on one side (two for a 4-6, whose pips
+    # already say it is a face); 2-3 pips, which printed dots could fake, need their face's end on three sides
+    if len(ends) < (3 if len(layout) <= 3 else 2):
         return _why(f"ends {len(ends)}")
+    ends.sort()
+    if len(ends) > 2 and ends[-1] > 1.6 * ends[0]:
+        ends.pop()  # run on into a touching die or a side face of the face's tone
     half = float(np.mean(ends))
-    if max(ends) > 1.8 * min(ends):
+    if max(ends) > 1.6 * min(ends):
         return _why("ends unequal")
     return half, uniform
 
@@ -401,6 +425,8 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     radii = [p.radius for p in group]
     agree = 1.0 if max(radii) < 1.35 * min(radii) else 0.7
     confidence = max(0.0, 1.0 - err / 0.35) * sure * agree * (0.6 + 0.4 * uniform)
+    if confidence < 0.3:
+        return _why("not surely a die")
     value = n if confidence >= options.min_confidence else None
     if value is None and n == 1:
         return _why("unsure lone pip")  # a lone spot that is not surely a die's "1" is no die at all
