@@ -72,14 +72,8 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
     H, W = grey.shape
     for dark, op in ((True, cv2.MORPH_BLACKHAT), (False, cv2.MORPH_TOPHAT)):
         hat = cv2.morphologyEx(grey, op, kernel)
-        n, lab, stats, _ = cv2.connectedComponentsWithStats((hat >= _MIN_CONTRAST).astype(np.uint8), connectivity=8)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if area < 0.5 * math.pi * rmin * rmin or max(w, h) > 2.6 * rmax + 2 or area > 1.4 * math.pi * rmax ** 2:
-                continue
-            x0, y0, x1, y1 = max(x - 1, 0), max(y - 1, 0), min(x + w + 1, W), min(y + h + 1, H)
+        for x0, y0, x1, y1, own in _blobs(hat, rmin, rmax):
             sub = hat[y0:y1, x0:x1]
-            own = lab[y0:y1, x0:x1] == i
             peak = float(sub[own].max())
             mask = (own & (sub >= 0.5 * peak)).astype(np.uint8)
             m = cv2.moments(mask, binaryImage=True)
@@ -119,6 +113,38 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
             every[y0:y1, x0:x1] |= mask * (1 if dark else 2)
     every = cv2.dilate(every, np.ones((3, 3), np.uint8))
     return pips, every
+
+
+def _blobs(hat: np.ndarray, rmin: float, rmax: float):
+    """Blobs of a black-hat (top-hat) image above the contrast floor that could be pips: (x0, y0, x1, y1, own
+    mask of the box). A blob too big for a pip (a light die's whole body on a dark cloth stands out of the top-hat
+    too) is split once at its own Otsu level, which keeps its pips apart from the body round them."""
+    H, W = hat.shape
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((hat >= _MIN_CONTRAST).astype(np.uint8), connectivity=8)
+    big_area = 1.4 * math.pi * rmax ** 2
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if area < 0.5 * math.pi * rmin * rmin:
+            continue
+        x0, y0, x1, y1 = max(x - 1, 0), max(y - 1, 0), min(x + w + 1, W), min(y + h + 1, H)
+        own = lab[y0:y1, x0:x1] == i
+        if max(w, h) <= 2.6 * rmax + 2 and area <= big_area:
+            yield x0, y0, x1, y1, own
+            continue
+        if max(w, h) > 16.0 * rmax:
+            continue  # far bigger than a die: a shadow, a cloth's edge, a printed area
+        sub = hat[y0:y1, x0:x1]
+        vals = sub[own].reshape(-1, 1)
+        t, _ = cv2.threshold(vals, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        inner = (own & (sub > t)).astype(np.uint8)
+        m, lab2, st2, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+        for j in range(1, m):
+            sx, sy, sw, sh, sa = st2[j]
+            if sa < 0.5 * math.pi * rmin * rmin or max(sw, sh) > 2.6 * rmax + 2 or sa > big_area:
+                continue
+            bx0, by0 = max(sx - 1, 0), max(sy - 1, 0)
+            bx1, by1 = min(sx + sw + 1, x1 - x0), min(sy + sh + 1, y1 - y0)
+            yield x0 + bx0, y0 + by0, x0 + bx1, y0 + by1, own[by0:by1, bx0:bx1] & (lab2[by0:by1, bx0:bx1] == j)
 
 
 def _ring_level(grey: np.ndarray, cx: float, cy: float, major: float) -> tuple[float, float] | None:
