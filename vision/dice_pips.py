@@ -44,6 +44,7 @@ _MIN_CONTRAST = 28.0  # grey levels: a pip's peak contrast above the face round 
 _R_MIN, _R_MAX = 0.05, 0.16  # a pip's radius as a share of its face's side
 _RATIO_MIN, _RATIO_MAX = 1.5, 4.3  # a corner pip's offset from the face's centre along each axis, in pip radii
 _Q_MIN = 0.45  # a pip's minor / major axis: below it a pip is on a side face seen edge-on
+_Q_TOP = 0.7  # a top face's pips' mean minor / major axis: cos 45 degrees; below it they are a side face's
 _UNIT_PX = 8.0
 _DEBUG = False  # px per pattern unit in the cut-out face
 
@@ -392,11 +393,33 @@ def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> l
                 again = _read_group(grey, core, options)
                 if again is not None and (read is None or again[0].value is not None):
                     read = again
+        if read is not None and _incomplete(grey, every, read[1], pips):
+            read = None
         if read is not None:
             found.append(read)
     found = _drop_side_faces(found)
     out = [r for r, _ in found]
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _incomplete(grey: np.ndarray, every: np.ndarray, group: list[_Pip], pips: list[_Pip]) -> bool:
+    """Whether a pip-like spot of the group's tone, not in it, lies on the same face: within twice the group's
+    reach from its centre with a clear line of face to one of its pips (a 6's other column beside a "3", a pip the
+    grouping missed). A touching die's pips are behind a gap and do not count."""
+    centre = np.mean([p.centre for p in group], axis=0)
+    r = float(np.mean([p.radius for p in group]))
+    reach = 2.2 * max(max(float(np.linalg.norm(p.centre - centre)) for p in group), 2.0 * r)
+    ids = {id(p) for p in group}
+    for o in pips:
+        if id(o) in ids or o.dark != group[0].dark or float(np.linalg.norm(o.centre - centre)) > reach:
+            continue
+        if o.radius < 0.5 * r or o.radius > 2.0 * r:
+            continue
+        near = min(group, key=lambda p: float(np.linalg.norm(p.centre - o.centre)))
+        if _clear_between(grey, every, near, o):
+            _why(f"incomplete: a spot at {o.centre.round()}")
+            return True
+    return False
 
 
 def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
@@ -408,6 +431,8 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     dark = group[0].dark
     if n > 6:
         return _unreadable(centre, r, contrast, group)
+    if float(np.mean([p.q for p in group])) < _Q_TOP:
+        return _why("side face")  # seen more than 45 degrees from its normal: a side face (tilts up to 45)
     if n == 1:
         # no pattern to fit: a pattern unit of 3 pip radii (a face's half-side is about 4.5-6.5 pip radii)
         frame = wi * 6.0  # a whitened pip has radius 2
@@ -487,7 +512,7 @@ def _drop_side_faces(found):
             dist = float(np.linalg.norm(d))
             if dist > 1.3 * max(ri.side_px, rj.side_px) or qi > 0.85 * qj:
                 continue
-            ang = float(np.mean([p.angle for p in gi]))
+            ang = 0.5 * float(np.angle(np.sum([np.exp(2j * p.angle) for p in gi])))  # axes are mod 180 degrees
             minor = np.array([-math.sin(ang), math.cos(ang)])
             if abs(float(minor @ d)) > 0.7 * dist:
                 side = True
