@@ -366,10 +366,12 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     if len(ends) < (3 if len(layout) <= 3 else 2):
         return _why(f"ends {len(ends)}")
     ends.sort()
-    if len(ends) > 2 and ends[-1] > 1.6 * ends[0]:
+    few = len(layout) <= 3
+    if len(ends) > (3 if few else 2) and ends[-1] > 1.6 * ends[0]:
         ends.pop()  # run on into a touching die or a side face of the face's tone
     half = float(np.mean(ends))
-    if max(ends) > 1.6 * min(ends):
+    # the pattern sits in the middle of its face: a 2 or 3 off it is part of a 4-6 whose other pips were missed
+    if max(ends) > (1.45 if few else 1.6) * min(ends):
         return _why("ends unequal")
     return half, uniform
 
@@ -405,16 +407,17 @@ def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> l
 def _incomplete(grey: np.ndarray, every: np.ndarray, group: list[_Pip], pips: list[_Pip]) -> bool:
     """Whether a pip-like spot of the group's tone, not in it, lies on the same face: within twice the group's
     reach from its centre with a clear line of face to one of its pips (a 6's other column beside a "3", a pip the
-    grouping missed). A touching die's pips are behind a gap and do not count."""
+    grouping missed). A touching die's pips are behind a gap, a side face's are more elongated: neither counts."""
     centre = np.mean([p.centre for p in group], axis=0)
     r = float(np.mean([p.radius for p in group]))
     reach = 2.2 * max(max(float(np.linalg.norm(p.centre - centre)) for p in group), 2.0 * r)
     ids = {id(p) for p in group}
+    q = float(np.mean([p.q for p in group]))
     for o in pips:
         if id(o) in ids or o.dark != group[0].dark or float(np.linalg.norm(o.centre - centre)) > reach:
             continue
-        if o.radius < 0.5 * r or o.radius > 2.0 * r:
-            continue
+        if o.radius < 0.5 * r or o.radius > 2.0 * r or o.q < min(_Q_TOP, q - 0.2):
+            continue  # a side face's pips are more elongated
         near = min(group, key=lambda p: float(np.linalg.norm(p.centre - o.centre)))
         if _clear_between(grey, every, near, o):
             _why(f"incomplete: a spot at {o.centre.round()}")
