@@ -57,7 +57,7 @@ class _Pip:
     q: float  # minor / major axis
     angle: float  # major axis direction, radians (mod pi)
     dark: bool  # darker than the face round it
-    contrast: float  # grey levels, peak
+    contrast: float  # grey levels: its darkest (lightest) pixel from the face round it
     face: float  # grey level of the face round it
 
 
@@ -77,6 +77,10 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
             sub = hat[y0:y1, x0:x1]
             peak = float(sub[own].max())
             mask = (own & (sub >= 0.5 * peak)).astype(np.uint8)
+            # the part round the peak alone: a rim's highlight or a die's edge may touch a pip at half its height
+            _, parts = cv2.connectedComponents(mask, connectivity=8)
+            py, px = np.unravel_index(int(np.argmax(np.where(own, sub, 0))), sub.shape)
+            mask = (parts == parts[py, px]).astype(np.uint8)
             m = cv2.moments(mask, binaryImage=True)
             a = m["m00"]
             if a < max(0.7 * math.pi * rmin * rmin, 4.0):
@@ -103,14 +107,15 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
             if face is None:
                 continue
             level, spread = face
-            if spread > 0.5 * peak:
+            # its contrast to the face round it (the hat's peak is to the kernel's opening, which may be the cloth)
+            tone = grey[y0:y1, x0:x1][mask > 0]
+            contrast = level - float(tone.min()) if dark else float(tone.max()) - level
+            if contrast < _MIN_CONTRAST or spread > 0.5 * contrast:
                 continue  # the ring round it is no plain face
-            if peak > (level if dark else 255.0 - level) + 10.0:
-                continue  # deeper than the ring round it allows: the ring is no face (a shadow, an edge)
-            if peak < 0.25 * (level if dark else 255.0 - level):
+            if contrast < 0.25 * (level if dark else 255.0 - level):
                 continue  # a faint spot on a black (white) thing: a pip is at least a quarter of its face's tone
             pips.append(_Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi,
-                             dark, peak, level))
+                             dark, contrast, level))
             every[y0:y1, x0:x1] |= mask * (1 if dark else 2)
     every = cv2.dilate(every, np.ones((3, 3), np.uint8))
     return pips, every
@@ -328,7 +333,10 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     dev = np.abs(patch - face)
     uniform = float(1.0 - min(1.0, np.percentile(dev[inner], 90) / max(0.35 * contrast, 1.0)))
     # the face's end along each of its four directions: the first step away from the face's level, beyond the pips
-    step = max(0.12 * face if dark else 0.12 * (255 - face), 10.0)
+    # a step towards the pips' tone of an eighth of the room there, or away from it of a fifth (a blue die on a
+    # dark red felt is only a quarter brighter than it)
+    toward = max(0.12 * (face if dark else 255.0 - face), 10.0)
+    away = max(0.2 * (255.0 - face if dark else face), 10.0)
     ends = []
     band = 0.7 * inner_extent
     for axis, sign in ((0, 1), (0, -1), (1, 1), (1, -1)):
@@ -337,13 +345,14 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         t = inner_extent
         while t <= reach - 0.1:
             sel = (np.abs(along - sign * t) <= 0.5 / _UNIT_PX + 1e-9) & (np.abs(across) <= band)
-            if sel.any() and abs(float(np.median(patch[sel])) - face) > step:
+            d = float(np.median(patch[sel])) - face if sel.any() else 0.0
+            if (d < -toward or d > away) if dark else (d > toward or d < -away):
                 found = t
                 break
             t += 1.0 / _UNIT_PX
         ends.append(found)
     if _DEBUG:
-        print("ends", ends, "face", face, "step", step, "uniform", uniform)
+        print("ends", ends, "face", face, "steps", toward, away, "uniform", uniform)
     if len(layout) == 1:
         # a lone pip: its face round it on all four sides alike (a pip of a 2 or 3 whose fellows were missed
         # sits off its face's centre), and no further spot anywhere on that face
