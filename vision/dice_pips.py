@@ -364,6 +364,12 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         if max(ends) > 1.5 * min(ends):
             return _why(f"lone pip ends {ends}")
         half = float(np.mean(ends))
+        # a die's face ends all round at a square's distances (half to 1.41 x half): a printed dot on an area of
+        # one colour has its area's edge far off on some sides. 16 rays; a visible side face may carry 3 on.
+        rays = _ray_ends(patch, c, face, toward, away, dark, 1.6 * pip_r, reach)
+        off = sum(e is None or not 0.8 * half <= e <= 1.6 * half for e in rays)
+        if off > 3:
+            return _why(f"lone pip: face outline no square ({off} rays off)")
         # within the top face (a visible side face's pips lie beyond 5 pip radii)
         face_area = (uu * uu + vv * vv <= min(0.95 * half, 5.2 * pip_r) ** 2) & ~on_pip
         if spot[face_area].mean() > 0.005:
@@ -383,6 +389,23 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     if max(ends) > (1.45 if few else 1.6) * min(ends):
         return _why("ends unequal")
     return half, uniform
+
+
+def _ray_ends(patch: np.ndarray, c: float, face: float, toward: float, away: float, dark: bool, start: float,
+              reach: float, n: int = 16) -> list[float | None]:
+    """Along n rays from the patch's centre (pattern units from `start` to `reach`), where the tone first leaves
+    the face's (by `toward` towards the pips' tone or `away` away from it, on a 3-sample mean), or None."""
+    t = np.arange(start, reach, 1.0 / _UNIT_PX)
+    out: list[float | None] = []
+    for k in range(n):
+        a = 2.0 * math.pi * k / n
+        xs = np.clip(np.round(c + t * math.cos(a) * _UNIT_PX).astype(int), 0, patch.shape[1] - 1)
+        ys = np.clip(np.round(c + t * math.sin(a) * _UNIT_PX).astype(int), 0, patch.shape[0] - 1)
+        d = np.convolve(patch[ys, xs] - face, np.ones(3) / 3.0, mode="same")
+        hit = (d < -toward) | (d > away) if dark else (d > toward) | (d < -away)
+        idx = np.nonzero(hit[1:-1])[0]
+        out.append(float(t[idx[0] + 1]) if len(idx) else None)
+    return out
 
 
 def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
