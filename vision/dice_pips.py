@@ -126,14 +126,31 @@ def _blobs(hat: np.ndarray, rmin: float, rmax: float):
     mask of the box). A blob too big for a pip (a light die's whole body on a dark cloth stands out of the top-hat
     too) is split once at its own Otsu level, which keeps its pips apart from the body round them."""
     H, W = hat.shape
-    n, lab, stats, _ = cv2.connectedComponentsWithStats((hat >= _MIN_CONTRAST).astype(np.uint8), connectivity=8)
+    # outlines rather than a labelled image: a tenth of the time on a 1080p frame
+    # (each component's outer outline, its holes below it: a pip inside a die's dark rim is its own component)
+    outlines, hierarchy = cv2.findContours((hat >= _MIN_CONTRAST).astype(np.uint8), cv2.RETR_CCOMP,
+                                           cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return
+    hierarchy = hierarchy[0]
     big_area = 1.4 * math.pi * rmax ** 2
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if area < 0.5 * math.pi * rmin * rmin:
+    for i, outline in enumerate(outlines):
+        if hierarchy[i][3] >= 0:
+            continue  # a hole
+        x, y, w, h = cv2.boundingRect(outline)
+        if w * h < 0.5 * math.pi * rmin * rmin:
             continue
         x0, y0, x1, y1 = max(x - 1, 0), max(y - 1, 0), min(x + w + 1, W), min(y + h + 1, H)
-        own = lab[y0:y1, x0:x1] == i
+        fill = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(fill, [outline], 0, 1, -1, offset=(-x0, -y0))
+        hole = hierarchy[i][2]
+        while hole >= 0:
+            cv2.drawContours(fill, [outlines[hole]], 0, 0, -1, offset=(-x0, -y0))
+            hole = hierarchy[hole][0]
+        own = (fill > 0) & (hat[y0:y1, x0:x1] >= _MIN_CONTRAST)
+        area = int(own.sum())
+        if area < 0.5 * math.pi * rmin * rmin:
+            continue
         if max(w, h) <= 2.6 * rmax + 2 and area <= big_area:
             yield x0, y0, x1, y1, own
             continue
@@ -166,8 +183,9 @@ def _ring_level(grey: np.ndarray, cx: float, cy: float, major: float) -> tuple[f
     vals = grey[y0:y1, x0:x1][(d2 >= r0 * r0) & (d2 <= r1 * r1)]
     if len(vals) < 8:
         return None
-    q1, med, q3 = np.percentile(vals, (25, 50, 75))
-    return float(med), float(q3 - q1)
+    vals = np.sort(vals)
+    n = len(vals)
+    return float(vals[n // 2]), float(vals[(3 * n) // 4] - vals[n // 4])
 
 
 def _compatible(a: _Pip, b: _Pip) -> bool:
@@ -337,20 +355,20 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     # dark red felt is only a quarter brighter than it)
     toward = max(0.12 * (face if dark else 255.0 - face), 10.0)
     away = max(0.2 * (255.0 - face if dark else face), 10.0)
-    ends = []
-    band = 0.7 * inner_extent
-    for axis, sign in ((0, 1), (0, -1), (1, 1), (1, -1)):
-        along, across = (uu, vv) if axis == 0 else (vv, uu)
-        found = None
-        t = inner_extent
-        while t <= reach - 0.1:
-            sel = (np.abs(along - sign * t) <= 0.5 / _UNIT_PX + 1e-9) & (np.abs(across) <= band)
-            d = float(np.median(patch[sel])) - face if sel.any() else 0.0
-            if (d < -toward or d > away) if dark else (d > toward or d < -away):
-                found = t
-                break
-            t += 1.0 / _UNIT_PX
-        ends.append(found)
+    ends: list[float | None] = []
+    half_band = int(0.7 * inner_extent * _UNIT_PX)
+    ci = int(round(c))
+    rows = slice(max(ci - half_band, 0), ci + half_band + 1)
+    # the band's median across, at every step along each of the face's four directions
+    prof_u = np.median(patch[rows, :], axis=0) - face
+    prof_v = np.median(patch[:, rows], axis=1) - face
+    t = np.arange(inner_extent, reach - 0.1 + 1e-9, 1.0 / _UNIT_PX)  # pattern units out from the centre
+    steps = np.round(t * _UNIT_PX).astype(int)
+    for prof, sign in ((prof_u, 1), (prof_u, -1), (prof_v, 1), (prof_v, -1)):
+        d = prof[np.clip(ci + sign * steps, 0, size - 1)]
+        hit = (d < -toward) | (d > away) if dark else (d > toward) | (d < -away)
+        idx = np.nonzero(hit)[0]
+        ends.append(float(t[idx[0]]) if len(idx) else None)
     if _DEBUG:
         print("ends", ends, "face", face, "steps", toward, away, "uniform", uniform)
     if len(layout) == 1:
