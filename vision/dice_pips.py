@@ -30,6 +30,7 @@ Measured by `fieldglass bench dice --reader pips` (synthetic) and `--real`; neve
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -46,7 +47,7 @@ _RATIO_MIN, _RATIO_MAX = 1.5, 4.3  # a corner pip's offset from the face's centr
 _Q_MIN = 0.45  # a pip's minor / major axis: below it a pip is on a side face seen edge-on
 _Q_TOP = 0.7  # a top face's pips' mean minor / major axis: cos 45 degrees; below it they are a side face's
 _UNIT_PX = 8.0
-_DEBUG = False  # px per pattern unit in the cut-out face
+_log = logging.getLogger(__name__)  # debug: why each group was not read  # px per pattern unit in the cut-out face
 
 
 @dataclass(frozen=True)
@@ -206,8 +207,9 @@ def _compatible(a: _Pip, b: _Pip) -> bool:
 
 
 def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> bool:
-    """The line between two pips crosses only face: no sample (off other pips) darker (lighter) than the faces'
-    level by more than a tenth of it (at most 40 % of the pips' contrast). A gap between two touching dice, a rim, a side face stop it."""
+    """The line between two pips crosses only face: off other pips of their tone, no sample (a 3-sample mean) leaves
+    the faces' level by more than a tenth of the room towards the pips' tone or 15 % away from it. A gap between
+    two touching dice, a rim, a side face, the table stop it."""
     d = b.centre - a.centre
     length = float(np.linalg.norm(d))
     if length < 1e-6:
@@ -355,22 +357,8 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     # dark red felt is only a quarter brighter than it)
     toward = max(0.12 * (face if dark else 255.0 - face), 10.0)
     away = max(0.2 * (255.0 - face if dark else face), 10.0)
-    ends: list[float | None] = []
-    half_band = int(0.7 * inner_extent * _UNIT_PX)
-    ci = int(round(c))
-    rows = slice(max(ci - half_band, 0), ci + half_band + 1)
-    # the band's median across, at every step along each of the face's four directions
-    prof_u = np.median(patch[rows, :], axis=0) - face
-    prof_v = np.median(patch[:, rows], axis=1) - face
-    t = np.arange(inner_extent, reach - 0.1 + 1e-9, 1.0 / _UNIT_PX)  # pattern units out from the centre
-    steps = np.round(t * _UNIT_PX).astype(int)
-    for prof, sign in ((prof_u, 1), (prof_u, -1), (prof_v, 1), (prof_v, -1)):
-        d = prof[np.clip(ci + sign * steps, 0, size - 1)]
-        hit = (d < -toward) | (d > away) if dark else (d > toward) | (d < -away)
-        idx = np.nonzero(hit)[0]
-        ends.append(float(t[idx[0]]) if len(idx) else None)
-    if _DEBUG:
-        print("ends", ends, "face", face, "steps", toward, away, "uniform", uniform)
+    ends = _axis_ends(patch, c, inner_extent, reach, face, toward, away, dark)
+    _log.debug("face ends %s, tone %.0f, steps %.0f / %.0f, uniform %.2f", ends, face, toward, away, uniform)
     if len(layout) == 1:
         # a lone pip: its face round it on all four sides alike (a pip of a 2 or 3 whose fellows were missed
         # sits off its face's centre), and no further spot anywhere on that face
@@ -409,6 +397,27 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     return half, uniform
 
 
+def _axis_ends(patch: np.ndarray, c: float, start: float, reach: float, face: float, toward: float, away: float,
+               dark: bool) -> list[float | None]:
+    """Along the face's four directions (+u, -u, +v, -v; pattern units from `start` to `reach`), where a band's
+    median across (0.7 x `start` either side) first leaves the face's tone, or None."""
+    size = patch.shape[0]
+    half_band = int(0.7 * start * _UNIT_PX)
+    ci = int(round(c))
+    rows = slice(max(ci - half_band, 0), ci + half_band + 1)
+    prof_u = np.median(patch[rows, :], axis=0) - face
+    prof_v = np.median(patch[:, rows], axis=1) - face
+    t = np.arange(start, reach - 0.1 + 1e-9, 1.0 / _UNIT_PX)
+    steps = np.round(t * _UNIT_PX).astype(int)
+    ends: list[float | None] = []
+    for prof, sign in ((prof_u, 1), (prof_u, -1), (prof_v, 1), (prof_v, -1)):
+        d = prof[np.clip(ci + sign * steps, 0, size - 1)]
+        hit = (d < -toward) | (d > away) if dark else (d > toward) | (d < -away)
+        idx = np.nonzero(hit)[0]
+        ends.append(float(t[idx[0]]) if len(idx) else None)
+    return ends
+
+
 def _ray_ends(patch: np.ndarray, c: float, face: float, toward: float, away: float, dark: bool, start: float,
               reach: float, n: int = 16) -> list[float | None]:
     """Along n rays from the patch's centre (pattern units from `start` to `reach`), where the tone first leaves
@@ -426,7 +435,10 @@ def _ray_ends(patch: np.ndarray, c: float, face: float, toward: float, away: flo
     return out
 
 
-def read_dice_pips(image: np.ndarray, options: DiceOptions = DiceOptions()) -> list[DieReading]:
+_DEFAULT_OPTIONS = DiceOptions()
+
+
+def read_dice_pips(image: np.ndarray, options: DiceOptions = _DEFAULT_OPTIONS) -> list[DieReading]:
     """Every die whose top face's pips show in a BGR (or grey) image, in reading order (top to bottom, left to
     right): value 1-6, or None where a group of pips fits no face for sure; centre and side in image px."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -483,7 +495,7 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     contrast = float(np.median([p.contrast for p in group]))
     dark = group[0].dark
     if n > 6:
-        return _unreadable(centre, r, contrast, group)
+        return _why("more than six pips: faces run together")
     if float(np.mean([p.q for p in group])) < _Q_TOP:
         return _why("side face")  # seen more than 45 degrees from its normal: a side face (tilts up to 45)
     if n == 1:
@@ -497,14 +509,14 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
         fit = _fit(pts)
         if fit is None:
             _why("no fit")
-            return _unreadable(centre, r, contrast, group)
+            return None
         err, a, li, places = fit
         if n >= 4:
             err = min(err, _affine_misfit(pts, places))
         ratio = abs(a) / 2.0  # offset in pip radii (a whitened pip has radius 2)
         if err > 0.35 or not _RATIO_MIN <= ratio <= _RATIO_MAX:
             _why(f"fit err {err:.2f} ratio {ratio:.2f}")
-            return _unreadable(centre, r, contrast, group)
+            return None
         rot = np.array([[a.real, -a.imag], [a.imag, a.real]])
         frame = wi @ rot
         layout = _LAYOUTS[n][li]
@@ -512,20 +524,19 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     check = _face_check(grey, centre, frame, layout, pip_r, dark, contrast)
     if check is None:
         _why("face check")
-        return None if n == 1 else _unreadable(centre, r, contrast, group)
+        return None
     half, uniform = check
     side = float(2.0 * half * math.sqrt(abs(np.linalg.det(frame))))
     if not 0.8 * options.min_side_px <= side <= 1.2 * options.max_side_px:
         _why(f"side {side:.1f}")
-        return None if n == 1 else _unreadable(centre, r, contrast, group)
+        return None
     if n == 1 and not 3.5 <= half / pip_r <= 9.0:
         return _why(f"lone pip half {half / pip_r:.2f}")
     if n > 1 and not 1.3 <= half <= 3.2:
         _why(f"half {half:.2f}")
-        return _unreadable(centre, r, contrast, group)
+        return None
     sure = min(1.0, (contrast - 20.0) / 60.0)
-    if _DEBUG:
-        print("   err", err, "contrast", contrast, "uniform", uniform, "half", half)
+    _log.debug("misfit %.3f, contrast %.0f, uniform %.2f, half-side %.2f", err, contrast, uniform, half)
     radii = [p.radius for p in group]
     agree = 1.0 if max(radii) < 1.35 * min(radii) else 0.7
     confidence = max(0.0, 1.0 - err / 0.35) * sure * agree * (0.6 + 0.4 * uniform)
@@ -538,15 +549,9 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
     return DieReading(value, (float(centre[0]), float(centre[1])), side, angle, round(confidence, 3)), group
 
 
-def _why(what):
-    if _DEBUG:
-        print("   why:", what)
-    return None
-
-
-def _unreadable(centre, r, contrast, group):
-    """A group of pip-like spots that fits no face for sure: a die said unreadable, its side guessed from the pips'
-    size (a face is about 10 pip radii)."""
+def _why(what: str) -> None:
+    """Log why a group is not read (at debug level) and say None."""
+    _log.debug("not read: %s", what)
     return None
 
 
