@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -47,6 +47,7 @@ _RATIO_MIN, _RATIO_MAX = 1.5, 4.3  # a corner pip's offset from the face's centr
 _Q_MIN = 0.45  # a pip's minor / major axis: below it a pip is on a side face seen edge-on
 _Q_TOP = 0.7  # a top face's pips' mean minor / major axis: cos 45 degrees; below it they are a side face's
 _UNIT_PX = 8.0
+_WORK_SIDE = 20.0  # px: the smallest face's side at the scale pips are looked for
 _log = logging.getLogger(__name__)  # debug: why each group was not read  # px per pattern unit in the cut-out face
 
 
@@ -442,6 +443,21 @@ def read_dice_pips(image: np.ndarray, options: DiceOptions = _DEFAULT_OPTIONS) -
     """Every die whose top face's pips show in a BGR (or grey) image, in reading order (top to bottom, left to
     right): value 1-6, or None where a group of pips fits no face for sure; centre and side in image px."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # read on a pyramid level where the smallest face is still _WORK_SIDE px or more (a 4K frame at half size):
+    # the pips keep 2 px of radius or more, the hats and the checks cost a quarter
+    scale = 1.0
+    while options.min_side_px * scale >= 2.0 * _WORK_SIDE:
+        grey, scale = cv2.pyrDown(grey), scale / 2.0
+    if scale < 1.0:
+        work = replace(options, min_side_px=options.min_side_px * scale, max_side_px=options.max_side_px * scale)
+        k = 1.0 / scale
+        return [replace(r, centre_px=(r.centre_px[0] * k + 0.5 * (k - 1), r.centre_px[1] * k + 0.5 * (k - 1)),
+                        side_px=r.side_px * k) for r in _read(grey, work)]
+    return _read(grey, options)
+
+
+def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
+    """`read_dice_pips` on a grey image at the working scale."""
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     pips, every = _candidates(grey, options)
     found = []
