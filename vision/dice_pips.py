@@ -72,55 +72,71 @@ def _candidates(grey: np.ndarray, options: DiceOptions) -> tuple[list[_Pip], np.
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     pips: list[_Pip] = []
     every = np.zeros(grey.shape, np.uint8)  # bit 1: dark candidates' pixels, bit 2: light ones'
-    H, W = grey.shape
     for dark, op in ((True, cv2.MORPH_BLACKHAT), (False, cv2.MORPH_TOPHAT)):
         hat = cv2.morphologyEx(grey, op, kernel)
         for x0, y0, x1, y1, own in _blobs(hat, rmin, rmax):
-            sub = hat[y0:y1, x0:x1]
-            peak = float(sub[own].max())
-            mask = (own & (sub >= 0.5 * peak)).astype(np.uint8)
-            # the part round the peak alone: a rim's highlight or a die's edge may touch a pip at half its height
-            _, parts = cv2.connectedComponents(mask, connectivity=8)
-            py, px = np.unravel_index(int(np.argmax(np.where(own, sub, 0))), sub.shape)
-            mask = (parts == parts[py, px]).astype(np.uint8)
-            m = cv2.moments(mask, binaryImage=True)
-            a = m["m00"]
-            if a < max(0.7 * math.pi * rmin * rmin, 4.0):
-                continue
-            cx, cy = x0 + m["m10"] / a, y0 + m["m01"] / a
-            cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / a
-            ev, evec = np.linalg.eigh(cov)
-            if ev[0] <= 0:
-                continue
-            major, minor = 2.0 * math.sqrt(ev[1]), 2.0 * math.sqrt(ev[0])
-            radius = math.sqrt(a / math.pi)
-            if not rmin <= radius <= rmax:
-                continue
-            q = minor / major
-            fill = a / (math.pi * major * minor)
-            if q < _Q_MIN or not 0.8 <= fill <= 1.2:
-                continue
-            cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-            c = max(cnts, key=cv2.contourArea)
-            hull = cv2.contourArea(cv2.convexHull(c))
-            if hull > 0 and cv2.contourArea(c) < 0.8 * hull:
-                continue
-            face = _ring_level(grey, cx, cy, major)
-            if face is None:
-                continue
-            level, spread = face
-            # its contrast to the face round it (the hat's peak is to the kernel's opening, which may be the cloth)
-            tone = grey[y0:y1, x0:x1][mask > 0]
-            contrast = level - float(tone.min()) if dark else float(tone.max()) - level
-            if contrast < _MIN_CONTRAST or spread > 0.5 * contrast:
-                continue  # the ring round it is no plain face
-            if contrast < 0.25 * (level if dark else 255.0 - level):
-                continue  # a faint spot on a black (white) thing: a pip is at least a quarter of its face's tone
-            pips.append(_Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi,
-                             dark, contrast, level))
-            every[y0:y1, x0:x1] |= mask * (1 if dark else 2)
+            sub = np.where(own, hat[y0:y1, x0:x1], 0)
+            # each part at half the blob's height is a pip (two pips of a 6's column, a pip and a rim's highlight
+            # may touch lower down); a part that is no pip is cut again at three quarters of its own height
+            for part in _parts(sub, 0.5 * float(sub.max())):
+                pip = _measure(grey, part, x0, y0, dark, rmin, rmax)
+                if pip is None and part.sum() > 2.0 * math.pi * rmin * rmin:
+                    for piece in _parts(np.where(part > 0, sub, 0), 0.75 * float(sub[part > 0].max())):
+                        pip = _measure(grey, piece, x0, y0, dark, rmin, rmax)
+                        if pip is not None:
+                            pips.append(pip)
+                            every[y0:y1, x0:x1] |= piece * (1 if dark else 2)
+                elif pip is not None:
+                    pips.append(pip)
+                    every[y0:y1, x0:x1] |= part * (1 if dark else 2)
     every = cv2.dilate(every, np.ones((3, 3), np.uint8))
     return pips, every
+
+
+def _parts(sub: np.ndarray, level: float) -> list[np.ndarray]:
+    """The 8-connected parts (uint8 masks of the box) of a box's hat values at or above `level`."""
+    n, lab = cv2.connectedComponents((sub >= level).astype(np.uint8), connectivity=8)
+    return [(lab == i).astype(np.uint8) for i in range(1, n)]
+
+
+def _measure(grey: np.ndarray, mask: np.ndarray, x0: int, y0: int, dark: bool, rmin: float,
+             rmax: float) -> _Pip | None:
+    """A pip from its mask (in the box at x0, y0), or None when it is none: too small or big, not round enough
+    (seen more than ~60 degrees from its face's normal), not filling its moments' ellipse, not convex, not on a
+    plain face of a tone it stands out of."""
+    m = cv2.moments(mask, binaryImage=True)
+    a = m["m00"]
+    if a < max(0.7 * math.pi * rmin * rmin, 4.0):
+        return None
+    cx, cy = x0 + m["m10"] / a, y0 + m["m01"] / a
+    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / a
+    ev, evec = np.linalg.eigh(cov)
+    if ev[0] <= 0:
+        return None
+    major, minor = 2.0 * math.sqrt(ev[1]), 2.0 * math.sqrt(ev[0])
+    radius = math.sqrt(a / math.pi)
+    q = minor / major
+    if not rmin <= radius <= rmax or q < _Q_MIN or not 0.8 <= a / (math.pi * major * minor) <= 1.2:
+        return None
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    c = max(cnts, key=cv2.contourArea)
+    hull = cv2.contourArea(cv2.convexHull(c))
+    if hull > 0 and cv2.contourArea(c) < 0.8 * hull:
+        return None
+    face = _ring_level(grey, cx, cy, major)
+    if face is None:
+        return None
+    level, spread = face
+    # its contrast to the face round it (the hat's peak is to the kernel's opening, which may be the cloth)
+    h, w = mask.shape
+    tone = grey[y0 : y0 + h, x0 : x0 + w][mask > 0]
+    contrast = level - float(tone.min()) if dark else float(tone.max()) - level
+    if contrast < _MIN_CONTRAST or spread > 0.5 * contrast:
+        return None  # the ring round it is no plain face
+    if contrast < 0.25 * (level if dark else 255.0 - level):
+        return None  # a faint spot on a black (white) thing: a pip is at least a quarter of its face's tone
+    return _Pip(np.array([cx, cy]), cov, radius, q, math.atan2(evec[1, 1], evec[0, 1]) % math.pi, dark, contrast,
+                level)
 
 
 def _blobs(hat: np.ndarray, rmin: float, rmax: float):
