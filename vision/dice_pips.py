@@ -252,7 +252,8 @@ def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> boo
     # between two dark dice is only a quarter darker than their faces)
     room_dark, room_light = level, 255.0 - level
     toward = min(0.4 * min(a.contrast, b.contrast), max(15.0, 0.1 * (room_dark if a.dark else room_light)))
-    away = max(10.0, 0.15 * (room_light if a.dark else room_dark))
+    # (brighter than a light face is a highlight, and the ring's median is dimmed by the pips' blur: more room)
+    away = max(15.0, 0.3 * room_light) if a.dark else max(10.0, 0.15 * room_dark)
     lo, hi = (level - toward, level + away) if a.dark else (level - away, level + toward)
     return bool(vals.min() >= lo and vals.max() <= hi)
 
