@@ -246,7 +246,7 @@ def _clear_between(grey: np.ndarray, every: np.ndarray, a: _Pip, b: _Pip) -> boo
         return True
     if len(vals) >= 3:
         vals = np.convolve(vals, np.ones(3) / 3.0, mode="valid")  # noise, not a gap a px wide
-    level = 0.5 * (a.face + b.face)
+    level = max(a.face, b.face) if a.dark else min(a.face, b.face)
     # a face is of one brightness (within its shading); the table, a rim, a gap or a shadow between dice is not:
     # towards the pips' tone a tenth of the room there (at most 40 % of their contrast), away from it 15 % (a gap
     # between two dark dice is only a quarter darker than their faces)
@@ -480,14 +480,14 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
     found = []
     for group in _groups(grey, every, pips):
         members = [pips[i] for i in group]
-        read = _read_group(grey, members, options)
+        read = _read_group(grey, members, options, pips)
         if (read is None or read[0].value is None) and len(members) >= 3:
             # a side face's pip (smaller, more elongated) joined to a top face's: without it the face may fit
             r = float(np.median([p.radius for p in members]))
             q = float(np.median([p.q for p in members]))
             core = [p for p in members if p.radius >= 0.8 * r and p.q >= q - 0.15]
             if 0 < len(core) < len(members):
-                again = _read_group(grey, core, options)
+                again = _read_group(grey, core, options, pips)
                 if again is not None and (read is None or again[0].value is not None):
                     read = again
         if read is not None and _incomplete(grey, every, read[1], pips):
@@ -520,8 +520,9 @@ def _incomplete(grey: np.ndarray, every: np.ndarray, group: list[_Pip], pips: li
     return False
 
 
-def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
-    """(DieReading, the group's pips) for one group, or None when it is no die's top face."""
+def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions, others: list[_Pip] = ()):
+    """(DieReading, the group's pips) for one group, or None when it is no die's top face (`others`: every pip
+    candidate, for the checks that look beside the group)."""
     n = len(group)
     centre = np.mean([p.centre for p in group], axis=0)
     w, wi, r = _whitener(group)
@@ -554,6 +555,8 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
         frame = wi @ rot
         layout = _LAYOUTS[n][li]
         pip_r = 2.0 / abs(a)
+        if n == 3 and _column_of_six(centre, frame, layout, group, others):
+            return _why("a 6's column")
     check = _face_check(grey, centre, frame, layout, pip_r, dark, contrast)
     if check is None:
         _why("face check")
@@ -580,6 +583,23 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions):
         return _why("unsure lone pip")  # a lone spot that is not surely a die's "1" is no die at all
     angle = 0.0 if n == 1 else math.degrees(math.atan2(frame[1, 0], frame[0, 0])) % 90.0
     return DieReading(value, (float(centre[0]), float(centre[1])), side, angle, round(confidence, 3)), group
+
+
+def _column_of_six(centre: np.ndarray, frame: np.ndarray, layout: np.ndarray, group: list[_Pip],
+                   others: list[_Pip]) -> bool:
+    """Whether three pips fitted as a 3 are one column of a 6: pip candidates of their tone beside all three, twice
+    their spacing off to one side (beside a 3's diagonal lie its face's blank corners and the rim)."""
+    step = (layout[-1] - layout[0]) / 2.0
+    side = 2.0 * np.array([-step[1], step[0]])
+    spacing = float(np.linalg.norm(frame @ step))
+    near = np.array([o.centre for o in others if o.dark == group[0].dark]) if others else np.zeros((0, 2))
+    if len(near) == 0:
+        return False
+    for sign in (1.0, -1.0):
+        spots = [centre + frame @ (u + sign * side) for u in layout]
+        if all(float(np.min(np.linalg.norm(near - p, axis=1))) < 0.4 * spacing for p in spots):
+            return True
+    return False
 
 
 def _why(what: str) -> None:
