@@ -4,26 +4,35 @@ A second reader beside `vision.dice.read_dice` (which finds each top face's flat
 white die's face runs into pale wood and its side faces, while its pips stay the most distinctive thing on it. Same
 contract: `read_dice_pips(image, options) -> list[DieReading]`, a value only when the face is read for sure.
 
-How (pure functions over a BGR or grey image; OpenCV primitives; all sizes in image pixels):
+How (pure functions over a BGR or grey image; OpenCV primitives; all sizes in image pixels; a frame whose
+smallest face is 40 px or more is read at half size):
 
 1. *Pip candidates.* Dark pips are the black-hat (closing minus image) of the grey image, light pips (on dark dice)
-   its top-hat, with a square kernel wider than the largest pip (0.3 x `options.max_side_px`). Each blob above a
-   contrast floor is re-cut at half its own peak contrast (so its size does not depend on the blur) and kept if its
-   size fits a pip of a face between `min_side_px` and `max_side_px` (radius 0.05-0.16 of a side), it is convex and
-   fills its moments' ellipse, and the face around it (a ring) is brighter (darker) by its contrast. Its second
-   moments give its ellipse: a round pip seen obliquely is an ellipse, and every pip of one face is the same one.
-2. *Faces.* Two candidates may be pips of one face when they agree in polarity, size, elongation and orientation,
-   lie within a face's diagonal of each other (in pip radii) and the line between them crosses only face (no dark
-   gap between two touching dice: pixels of other pips are skipped). Connected groups are faces.
-3. *Value.* A group's positions are whitened by its pips' mean ellipse (undoing the face's foreshortening: the face
-   becomes a turned, scaled square) and fitted, by angle order round their centroid, to each n-pip pattern with a
-   free turn and spacing (a complex least-squares similarity). The spacing must be 1.5-4.3 pip radii (real dice
-   sit their pips closer to the centre than rendered ones), the largest misfit small.
+   its top-hat, with a square kernel wider than the largest pip (radius 0.16 x `options.max_side_px`). Each blob
+   above a contrast floor is cut at half its peak (so a pip's size does not depend on the blur; each part apart:
+   two pips of a 6's column touch lower down; a blob as big as a die's body is first split at its Otsu level) and
+   a part is kept if its size fits a pip of a face between `min_side_px` and `max_side_px` (radius 0.05-0.16 of a
+   side), it is convex, fills its moments' ellipse and is no more elongated than 0.45, and the ring round it is a
+   plain face it stands out of by 28 grey levels and a quarter of the face's tone. Its second moments give its
+   ellipse: a round pip seen obliquely is an ellipse, and every pip of one face is the same one.
+2. *Faces.* Two candidates may be pips of one face when they agree in tone, size, elongation and orientation,
+   lie within a face's diagonal of each other (in pip radii) and the line between them crosses only face: off
+   the pips of their tone, within a tenth of the room towards the pips' tone and a little away from it (the gap
+   between two touching dice, a rim, the table stop it). Connected groups are faces.
+3. *Value.* A group whose pips are on average flatter than 0.7 (cos 45 degrees) is a side face. A group's positions
+   are whitened by its pips' mean ellipse (undoing the face's foreshortening: the face becomes a turned, scaled
+   square) and fitted, by angle order round their centroid, to each n-pip pattern with a free turn and spacing (a
+   complex least-squares similarity; 4-6 pips also a free linear map, as the pips' shapes give the foreshortening
+   only roughly). The spacing must be 1.5-4.3 pip radii (real dice sit their pips closer to the centre than
+   rendered ones), the largest misfit under 0.35 of it. A group that fits no face is dropped (its pips without a
+   side face's smaller, flatter one are tried once more).
 4. *Check.* The face is cut out along the fitted frame (`cv2.warpAffine`): inside the pattern it must be of one
-   brightness with no further spot (a pip the group missed, dirt, print: unreadable), and round it the face must end
-   (a rim, a shadow or the table) at a die's size: a lone dark blob on the open table, a knot in wood or a printed
-   dot is no "1". A group whose pips are clearly more elongated than a neighbouring face's and foreshortened
-   towards it is that die's side face and is dropped.
+   tone with no further spot, and along its four directions it must end (a rim, a shadow, the table) at a die's
+   size and about as far on each side (2-3 pips: three sides, a pattern off its face's middle is part of a 4-6); a
+   3 with pips beside all three at twice their spacing is a 6's column; a spot of the group's tone on the same face
+   (a clear line to it) makes the group incomplete. A lone pip ("1") must have a plain face round it that ends
+   all round at a square's distances (16 rays): a dark blob on the open table, a knot in wood, a printed town
+   on a map is no "1". Value None (unsure) between confidence 0.3 and `options.min_confidence`; below, no die.
 
 Measured by `fieldglass bench dice --reader pips` (synthetic) and `--real`; never in tests.
 """
