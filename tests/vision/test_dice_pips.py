@@ -9,9 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
+from fieldglass.benchmarks.dice_real import DEFAULT_DIR, load_truth, photo_options
 from vision.dice import DiceOptions
 from vision.dice_pips import read_dice_pips
 from vision.synthetic import PlacedDie, RenderOptions, render_table
+from vision.sources import read_image
 from vision.synthetic_dice import DIE_COLOURS, SURFACES, dice_camera, dice_scene
 
 WIDTH = 200.0  # mm of table in view
@@ -133,3 +135,12 @@ def test_grey_and_colour_images_read_alike():
     frame, _ = _table([_die(80.0, 56.0, 3, colours=0), _die(120.0, 56.0, 6, colours=0)])
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     assert [r.value for r in read_dice_pips(grey, OPTIONS)] == [r.value for r in read_dice_pips(frame, OPTIONS)]
+
+
+def test_the_real_photos_of_an_empty_table_give_no_die():
+    # tests/data/dice_real: wood, a cable and its ferrite, a USB hub with a printed label
+    photos = load_truth(DEFAULT_DIR)
+    empty = [p for p in photos if not p.dice]
+    assert empty
+    for p in empty:
+        assert read_dice_pips(read_image(str(p.file)), photo_options(p, photos)) == [], p.file.name
