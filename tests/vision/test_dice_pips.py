@@ -12,8 +12,8 @@ import pytest
 from fieldglass.benchmarks.dice_real import DEFAULT_DIR, load_truth, photo_options
 from vision.dice import DiceOptions
 from vision.dice_pips import read_dice_pips
-from vision.synthetic import PlacedDie, RenderOptions, render_table
 from vision.sources import read_image
+from vision.synthetic import PlacedDie, RenderOptions, render_table
 from vision.synthetic_dice import DIE_COLOURS, SURFACES, dice_camera, dice_scene
 
 WIDTH = 200.0  # mm of table in view
