@@ -20,6 +20,7 @@ import numpy as np
 from fieldglass.benchmarks.dice_watch import watch_costs
 from fieldglass.progress import progress
 from vision.dice import DiceOptions, DieReading, read_dice
+from vision.dice_pips import read_dice_pips
 from vision.synthetic import render_table
 from vision.synthetic_dice import SURFACES, dice_camera, dice_options, dice_scene
 
@@ -31,6 +32,8 @@ examples:
   fieldglass bench dice --real     real photos of thrown dice (tests/data/dice_real) against their truth
 """
 SURE = 0.8  # a wrong value at or above this confidence is counted apart: the issue allows none
+# --reader: the face-first reader (vision/dice.py, the one `fieldglass dice` uses) or the pip-first one
+READERS = {"faces": read_dice, "pips": read_dice_pips}
 
 
 @dataclass
@@ -96,7 +99,8 @@ def side_range(camera, sizes_mm=(12.0, 20.0), width_mm: float = 640.0) -> DiceOp
     return DiceOptions(min_side_px=0.6 * sizes_mm[0] * px_per_mm, max_side_px=1.3 * sizes_mm[1] * px_per_mm)
 
 
-def measure(photos: int, empty: int, seed: int, resolution=(1920, 1080), label: str = "dice") -> DiceTally:
+def measure(photos: int, empty: int, seed: int, resolution=(1920, 1080), label: str = "dice",
+            reader=read_dice) -> DiceTally:
     rng = np.random.default_rng(seed)
     tally = DiceTally()
     tilts = (0.0, 20.0, 30.0)
@@ -107,7 +111,7 @@ def measure(photos: int, empty: int, seed: int, resolution=(1920, 1080), label: 
         scene = dice_scene(rng, n, surface=surface, touching=bool(k % 2), pieces=3)
         frame, truth = render_table(scene, cam, dice_options(rng))
         t = time.perf_counter()
-        readings = read_dice(frame, side_range(cam))
+        readings = reader(frame, side_range(cam))
         tally.seconds.append(time.perf_counter() - t)
         if n:
             tally.photos += 1
@@ -126,14 +130,16 @@ def add_parser(which) -> None:
     p.add_argument("--photos-4k", type=int, default=30, help="photos with dice at 4K (default 30)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="40 photos, 12 empty tables, 6 at 4K")
+    p.add_argument("--reader", choices=sorted(READERS), default="faces",
+                   help="faces: vision/dice.py's face-first reader (default); pips: vision/dice_pips.py's pip-first")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     photos, empty, photos_4k = (40, 12, 6) if args.quick else (args.photos, args.empty, args.photos_4k)
-    print("fieldglass bench dice")
+    print(f"fieldglass bench dice (reader: {args.reader})")
     for res, n, e in (((1920, 1080), photos, empty), ((3840, 2160), photos_4k, max(2, photos_4k // 5))):
-        tally = measure(n, e, args.seed + res[0], res, f"dice {res[0]}x{res[1]}")
+        tally = measure(n, e, args.seed + res[0], res, f"dice {res[0]}x{res[1]}", READERS[args.reader])
         print(f"\n{res[0]}x{res[1]}")
         for line in tally.lines():
             print("  " + line)

@@ -89,7 +89,8 @@ def photo_options(photo: RealPhoto, photos: list[RealPhoto]) -> DiceOptions:
     return DiceOptions(min_side_px=0.6 * min(sides), max_side_px=1.3 * max(sides))
 
 
-def measure_real(folder: Path, out=print) -> tuple[synthetic.DiceTally, dict[str, synthetic.DiceTally]]:
+def measure_real(folder: Path, out=print, reader=read_dice,
+                 ) -> tuple[synthetic.DiceTally, dict[str, synthetic.DiceTally]]:
     """Read every photo, print one line per photo, return the whole tally and one per view."""
     photos = load_truth(folder)
     tally, per_view = synthetic.DiceTally(), {v: synthetic.DiceTally() for v in VIEWS}
@@ -97,7 +98,7 @@ def measure_real(folder: Path, out=print) -> tuple[synthetic.DiceTally, dict[str
         image = read_image(str(photo.file))
         options = photo_options(photo, photos)
         t0 = time.perf_counter()
-        readings = read_dice(image, options)
+        readings = reader(image, options)
         seconds = time.perf_counter() - t0
         one = synthetic.DiceTally()
         for t in (tally, per_view[photo.view], one):
@@ -118,12 +119,12 @@ def measure_real(folder: Path, out=print) -> tuple[synthetic.DiceTally, dict[str
     return tally, per_view
 
 
-def run_real(folder: Path | None) -> int:
+def run_real(folder: Path | None, reader: str = "faces") -> int:
     folder = Path(folder) if folder else DEFAULT_DIR
-    print(f"fieldglass bench dice --real {folder}")
+    print(f"fieldglass bench dice --real {folder} (reader: {reader})")
     print(f"  face sizes per photo from its truth (0.6 x smallest to 1.3 x largest side), as a camera file and layout"
           f" give them; a wrong value at confidence >= {synthetic.SURE} is counted apart")
-    tally, per_view = measure_real(folder)
+    tally, per_view = measure_real(folder, reader=synthetic.READERS[reader])
     for view, t in per_view.items():
         if t.photos or t.empty_photos:
             print(f"\n{view}")
@@ -148,4 +149,4 @@ def add_parser(which) -> None:
 
 
 def run(args) -> int:
-    return run_real(args.real or None) if args.real is not None else synthetic.run(args)
+    return run_real(args.real or None, args.reader) if args.real is not None else synthetic.run(args)
