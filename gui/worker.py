@@ -213,7 +213,7 @@ class CaptureWorker(PublishingWorker):
         if dice:
             lay = setup.layout
             self.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, lay.dice_tray_mm,
-                                        base_mm={p.id: p.base_mm for p in setup.roster.pieces})
+                                        base_mm={p.id: p.base_mm for p in setup.roster.pieces}, background=True)
         self.source = source
         self.live = live
         self.registration: TableRegistration | None = None
@@ -232,6 +232,8 @@ class CaptureWorker(PublishingWorker):
             self.wait(3000)
         if self.stream_lens is not None:
             self.stream_lens.close()
+        if self.dice_watch is not None:
+            self.dice_watch.close()
         if close:
             try:
                 close()
@@ -325,6 +327,7 @@ class CaptureWorker(PublishingWorker):
             large, small = watch.face_px(DIE_SIZES_MM[1]), watch.face_px(DIE_SIZES_MM[0])
             if large < READABLE_FACE_PX:
                 self.dice_watch = None
+                watch.close()
                 self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {large:.0f} px across where the {where} "
                                  f"is farthest, too small to count its pips (at least {READABLE_FACE_PX:.0f} px): "
                                  "type the dice, or see 'fieldglass plan' for a camera that reads them")

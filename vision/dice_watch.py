@@ -1,13 +1,13 @@
 """Thrown dice watched live: when a throw has settled in the tray, the dice on it, read once.
 
 Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide at least) is compared with the last one: pixels that
-changed by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice.read_dice`, on the tray's
-part of the full frame) once the tray has been still for `settle_s` after moving, and only if it now looks different
-from when it was last read (a hand passing over the tray throws nothing). Without a tray in the layout the whole
-table is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where the picture
-changed since it was last read count: a die left lying from the last throw, or a mark the reader might take for a
-die, is not read again. The watcher is Qt-free and cheap on a still table (one small resize and difference a
-frame); the capture worker runs it on every frame (gui/worker.py).
+changed by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice_both.read_dice_both`, on
+the tray's part of the full frame) once the tray has been still for `settle_s` after moving, and only if it now
+looks different from when it was last read (a hand passing over the tray throws nothing). Without a tray in the
+layout the whole table is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where
+the picture changed since it was last read count: a die left lying from the last throw, or a mark the reader might
+take for a die, is not read again. The watcher is Qt-free and cheap on a still table (one small resize and
+difference a frame); the capture worker runs it on every frame (gui/worker.py), the reads in a thread of their own.
 
 The dice of a throw are given in order along the table's width, x (then y): the die on the left, as seen from the
 table's near edge (y = 0), first. The crop of the throw numbers them so, so players can check what was read.
@@ -16,13 +16,15 @@ table's near edge (y = 0), first. The crop of the throw numbers them so, so play
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from calibration.projection import table_to_pixels
-from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, read_dice
+from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table
+from vision.dice_both import read_dice_both
 
 __all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
 
@@ -77,10 +79,13 @@ class DiceWatch:
 
     `tray_mm`: the tray's polygon (x, y) in table mm (the layout's `[dice_tray]`), None: the whole table
     (`width_mm` x `depth_mm`). `sizes_mm`: the dice's sides, smallest and largest. `settle_s`: how long the tray
-    stays still before a throw is read. `feed` returns the throw read at that frame, else None."""
+    stays still before a throw is read. `feed` returns the throw read at that frame, else None. With `background`
+    the throw is read in a thread of the watch's own (a read takes 0.1-0.2 s, several frames of a camera): `feed`
+    returns it with the first frame after it is read; `close()` ends the thread."""
 
     def __init__(self, width_mm: float, depth_mm: float, tray_mm=None, sizes_mm: tuple[float, float] = DIE_SIZES_MM,
-                 settle_s: float = SETTLE_S, base_mm: dict[str, tuple[float, float]] | None = None):
+                 settle_s: float = SETTLE_S, base_mm: dict[str, tuple[float, float]] | None = None,
+                 background: bool = False):
         self.tray = np.asarray(tray_mm if tray_mm is not None else
                                [(0.0, 0.0), (width_mm, 0.0), (width_mm, depth_mm), (0.0, depth_mm)], np.float64)
         self.whole_table = tray_mm is None
@@ -97,6 +102,12 @@ class DiceWatch:
         self._last: np.ndarray | None = None
         self._reference: np.ndarray | None = None  # the tray as it was when last read (or first seen)
         self._moved_at: float | None = None  # when the tray last moved since it was last read
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="dice") if background else None
+        self._reads: list[Future] = []  # throws being read in the background, oldest first
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     # ---- the region
 
@@ -171,7 +182,16 @@ class DiceWatch:
     def feed(self, frame: np.ndarray, t: float, number: int, camera, pose, pieces=(), markers=()) -> DiceThrow | None:
         """One frame (BGR) at `t` seconds, read with `camera` and table `pose` (None: the table is not registered;
         nothing is watched); `pieces` the frame's PiecePoses and `markers` its MarkerDetections (dice are not read
-        on them). The settled throw read at this frame, or None."""
+        on them). The settled throw read at this frame (in the background: read since the last frame), or None."""
+        settled = self._settled(frame, t, number, camera, pose, pieces, markers)
+        if self._pool is None:
+            return settled
+        if self._reads and self._reads[0].done():
+            return self._reads.pop(0).result()
+        return None
+
+    def _settled(self, frame, t, number, camera, pose, pieces, markers) -> DiceThrow | None:
+        """Watch one frame; read the throw if it settled now (in the background: start reading it, None)."""
         if pose is None or not self._region(frame.shape, camera, pose):
             return None
         small = self._small(frame)
@@ -188,11 +208,15 @@ class DiceWatch:
             return None  # the tray is as it was when last read: a hand passed over it
         changed = cv2.absdiff(small, self._reference) > MOTION_LEVEL
         self._reference = small
+        if self._pool is not None:
+            self._reads.append(self._pool.submit(self._read, frame, t, number, camera, pose, tuple(pieces),
+                                                 tuple(markers), changed))
+            return None
         return self._read(frame, t, number, camera, pose, pieces, markers, changed)
 
     def _read(self, frame, t, number, camera, pose, pieces, markers, changed) -> DiceThrow | None:
         x0, y0, x1, y1 = self._roi
-        found = read_dice(frame[y0:y1, x0:x1], self._options)
+        found = read_dice_both(frame[y0:y1, x0:x1], self._options)
         found = [DieReading(r.value, (r.centre_px[0] + x0, r.centre_px[1] + y0), r.side_px, r.angle_deg,
                             r.confidence) for r in found]
         found = [r for r in found if self._in_tray(r) and not _on_marker(r, markers) and self._new(r, changed)]

@@ -20,6 +20,7 @@ import numpy as np
 from fieldglass.benchmarks.dice_watch import watch_costs
 from fieldglass.progress import progress
 from vision.dice import DiceOptions, DieReading, read_dice
+from vision.dice_both import read_dice_both
 from vision.dice_pips import read_dice_pips
 from vision.synthetic import render_table
 from vision.synthetic_dice import SURFACES, dice_camera, dice_options, dice_scene
@@ -32,8 +33,8 @@ examples:
   fieldglass bench dice --real     real photos of thrown dice (tests/data/dice_real) against their truth
 """
 SURE = 0.8  # a wrong value at or above this confidence is counted apart: the issue allows none
-# --reader: the face-first reader (vision/dice.py, the one `fieldglass dice` uses) or the pip-first one
-READERS = {"faces": read_dice, "pips": read_dice_pips}
+# --reader: both merged (vision/dice_both.py, what `fieldglass dice` and the dashboard use), or either alone
+READERS = {"both": read_dice_both, "faces": read_dice, "pips": read_dice_pips}
 
 
 @dataclass
@@ -100,7 +101,7 @@ def side_range(camera, sizes_mm=(12.0, 20.0), width_mm: float = 640.0) -> DiceOp
 
 
 def measure(photos: int, empty: int, seed: int, resolution=(1920, 1080), label: str = "dice",
-            reader=read_dice) -> DiceTally:
+            reader=read_dice_both) -> DiceTally:
     rng = np.random.default_rng(seed)
     tally = DiceTally()
     tilts = (0.0, 20.0, 30.0)
@@ -130,8 +131,9 @@ def add_parser(which) -> None:
     p.add_argument("--photos-4k", type=int, default=30, help="photos with dice at 4K (default 30)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quick", action="store_true", help="40 photos, 12 empty tables, 6 at 4K")
-    p.add_argument("--reader", choices=sorted(READERS), default="faces",
-                   help="faces: vision/dice.py's face-first reader (default); pips: vision/dice_pips.py's pip-first")
+    p.add_argument("--reader", choices=sorted(READERS), default="both",
+                   help="both: the two readers merged, as `fieldglass dice` and the dashboard read (default); faces: "
+                        "vision/dice.py's face-first reader alone; pips: vision/dice_pips.py's pip-first alone")
     p.set_defaults(run=run)
 
 

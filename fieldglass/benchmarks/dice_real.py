@@ -22,7 +22,8 @@ import numpy as np
 
 from common.errors import InputError
 from fieldglass.benchmarks import dice as synthetic
-from vision.dice import DiceOptions, read_dice
+from vision.dice import DiceOptions
+from vision.dice_both import read_dice_both
 from vision.sources import read_image
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "dice_real"
@@ -89,7 +90,7 @@ def photo_options(photo: RealPhoto, photos: list[RealPhoto]) -> DiceOptions:
     return DiceOptions(min_side_px=0.6 * min(sides), max_side_px=1.3 * max(sides))
 
 
-def measure_real(folder: Path, out=print, reader=read_dice,
+def measure_real(folder: Path, out=print, reader=read_dice_both,
                  ) -> tuple[synthetic.DiceTally, dict[str, synthetic.DiceTally]]:
     """Read every photo, print one line per photo, return the whole tally and one per view."""
     photos = load_truth(folder)
@@ -119,7 +120,7 @@ def measure_real(folder: Path, out=print, reader=read_dice,
     return tally, per_view
 
 
-def run_real(folder: Path | None, reader: str = "faces") -> int:
+def run_real(folder: Path | None, reader: str = "both") -> int:
     folder = Path(folder) if folder else DEFAULT_DIR
     print(f"fieldglass bench dice --real {folder} (reader: {reader})")
     print(f"  face sizes per photo from its truth (0.6 x smallest to 1.3 x largest side), as a camera file and layout"

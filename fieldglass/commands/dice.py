@@ -9,7 +9,8 @@ from calibration.layout import load_layout
 from calibration.pose import estimate_pose
 from common import jsonout
 from common.errors import InputError
-from vision.dice import DiceOptions, DieReading, dice_on_table, options_for_table, read_dice
+from vision.dice import DiceOptions, DieReading, dice_on_table, options_for_table
+from vision.dice_both import read_dice_both
 from vision.markers import detect_markers
 from vision.pieces import camera_for_frame
 from vision.sources import expand_paths, read_image
@@ -98,7 +99,7 @@ def run(args) -> int:
     for path in expand_paths(args.images):
         image = read_image(path)
         if camera is None:
-            dice = read_dice(image, DiceOptions(args.min_side_px, args.max_side_px))
+            dice = read_dice_both(image, DiceOptions(args.min_side_px, args.max_side_px))
             results.append((path, dice, None))
             continue
         lens = camera_for_frame(camera, image, path)
@@ -109,7 +110,7 @@ def run(args) -> int:
             ids = ", ".join(str(i) for i in sorted(layout.anchor_ids))
             raise InputError(f"{path}: {len(anchors)} anchor marker(s) seen, at least 2 needed to place the dice "
                              f"(the layout's anchors are {ids})")
-        dice = read_dice(image, options_for_table(lens, pose, layout.width_mm, layout.depth_mm))
+        dice = read_dice_both(image, options_for_table(lens, pose, layout.width_mm, layout.depth_mm))
         results.append((path, dice, dice_on_table(dice, lens, pose)))
     if args.json:
         print(jsonout.dumps([{"image": p, "dice": [_die_json(d, t[i] if t else None) for i, d in enumerate(ds)]}

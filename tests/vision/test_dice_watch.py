@@ -3,6 +3,7 @@ again for a hand passing over, and nothing from an empty tray or the pieces' mar
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import cv2
@@ -132,3 +133,21 @@ def test_a_die_left_lying_is_not_read_again_with_the_next_throw(table):
     second = (*first, _die(200.0, 210.0, 3, 40.0))  # the defender throws his die beside the attacker's
     feed.frames(ROLLING[1] + first, 1)
     assert [t.values for t in feed.frames(second, 8)] == [(3,)]
+
+
+def test_in_the_background_the_throw_comes_with_a_later_frame(table):
+    watch = _watch(table, background=True)
+    feed = Feed(table, watch)
+    try:
+        feed.frames((), 2)
+        feed.frames(ROLLING[0], 1)
+        got = feed.frames(THROW, 7)  # settles at the 6th still frame; read in the watch's own thread
+        deadline = 50
+        while not got and deadline:
+            time.sleep(0.05)
+            got = feed.frames(THROW, 1)
+            deadline -= 1
+        assert [t.values for t in got] == [(3, 5, 6)]
+        assert feed.frames(THROW, 5) == []
+    finally:
+        watch.close()
