@@ -28,6 +28,8 @@ from fieldglass.setup_checks import (
 from rules.board import load_board
 from rules.live import Start
 from rules.system import GameSystem, default_system, game_system
+from vision.dice import DIE_SIZES_MM
+from vision.dice_watch import READABLE_FACE_PX, readable_sizes_mm
 from vision.roster import Roster, layout_fit_problems, load_roster
 from vision.synthetic import VirtualCamera
 
@@ -108,6 +110,26 @@ def camera_findings(setup: CameraSetup, roster: Roster | None, layout: TableLayo
     return out
 
 
+def dice_findings(setup: CameraSetup, table: TableLayout, layout_where: str, camera_where: str) -> list[Finding]:
+    """Whether the dashboard will read thrown dice (the system rolls them): in the layout's dice tray, else anywhere
+    on the table, for the camera as `setup` holds it. A 20 mm die too small to read there: a warning (the players
+    type the dice); dice of 12 mm too small but larger ones read: a warning saying from what size."""
+    tray = table.dice_tray_mm
+    where = f"{layout_where} [dice_tray]" if tray else f"{layout_where} (no [dice_tray]: the whole table)"
+    pts = tray or ((0.0, 0.0), (table.width_mm, 0.0), (table.width_mm, table.depth_mm), (0.0, table.depth_mm))
+    smallest, large_px = readable_sizes_mm(pts, *setup.camera())
+    w, h = setup.resolution
+    seen = f"{camera_where} ({w}x{h} px, {setup.height_mm:.0f} mm up)"
+    if large_px < READABLE_FACE_PX:
+        return [Finding(WARNING, f"{where}: {seen} sees a 20 mm die at {large_px:.0f} px where it is farthest, too "
+                                 f"small to read (a face of {READABLE_FACE_PX:.0f} px at least): the dashboard will "
+                                 "not read the dice; a tray nearer the camera, a higher resolution, or type them")]
+    if smallest > DIE_SIZES_MM[0]:
+        return [Finding(WARNING, f"{where}: {seen} reads dice of {math.ceil(smallest):.0f} mm and larger there; "
+                                 "smaller ones are not read")]
+    return []
+
+
 REHEARSAL_RESOLUTIONS = ((1920, 1080), (3840, 2160))
 
 
@@ -148,6 +170,8 @@ def setup_findings(roster_path, layout_path=None, camera_path=None, system: str 
         if camera is not None and table is not None:
             cam = camera_setup(camera, (table.width_mm, table.depth_mm), height_mm)
             r.findings += camera_findings(cam, roster, layout, str(roster_path), str(layout_path), str(camera_path))
+            if any(i.kind == "dice" for i in gs.live.inputs):
+                r.findings += dice_findings(cam, table, str(layout_path or board_path), str(camera_path))
     return worst_first(r.findings)
 
 

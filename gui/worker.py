@@ -28,7 +28,7 @@ from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.dice import DIE_SIZES_MM
-from vision.dice_watch import DiceThrow, DiceWatch
+from vision.dice_watch import READABLE_FACE_PX, DiceThrow, DiceWatch
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.reconnect import CameraWatch, reconnecting
@@ -39,8 +39,6 @@ from vision.table_lens import StreamLens
 
 CARD_EVERY = 15
 """Look for QR unit cards in every 15th frame."""
-READABLE_FACE_PX = 20.0
-"""The smallest top face (px a side) whose pips the dice reader can count: below it the watch is not started."""
 
 
 @dataclass

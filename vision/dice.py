@@ -554,8 +554,9 @@ SMALLEST_FACE_PX = 28.0  # the smallest top face `fieldglass bench dice` covers 
 FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
 
 
-def _px_per_mm(intrinsics, pose, at_mm: np.ndarray) -> np.ndarray:
-    """Pixels per mm (N,) of the table plane's points `at_mm` (N, 3), at their heights."""
+def px_per_mm(intrinsics, pose, at_mm: np.ndarray) -> np.ndarray:
+    """Pixels per mm (N,) of the table plane's points `at_mm` (N, 3), at their heights: the mean of a mm along x
+    and along y there, through the lens."""
     at = np.asarray(at_mm, np.float64).reshape(-1, 3)
     px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), intrinsics, pose)
     n = len(at)
@@ -568,7 +569,7 @@ def options_for_table(intrinsics, pose, width_mm: float, depth_mm: float,
     pose): the smallest over the table's corners and centre, the largest likewise, with a margin."""
     z = 0.5 * (sizes_mm[0] + sizes_mm[1])
     pts = np.array([[x, y, z] for x in (0.0, width_mm / 2.0, width_mm) for y in (0.0, depth_mm / 2.0, depth_mm)])
-    scale = _px_per_mm(intrinsics, pose, pts)
+    scale = px_per_mm(intrinsics, pose, pts)
     return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * sizes_mm[0] * float(scale.min()),
                        max_side_px=1.25 * sizes_mm[1] * float(scale.max()))
 
@@ -583,7 +584,7 @@ def dice_on_table(readings: list[DieReading], intrinsics, pose) -> list[tuple[fl
         xy = np.array([np.nan, np.nan])
         for _ in range(3):
             xy = pixels_to_table(np.array([r.centre_px]), intrinsics, pose, side)[0]
-            scale = float(_px_per_mm(intrinsics, pose, np.array([[xy[0], xy[1], side]]))[0])
+            scale = float(px_per_mm(intrinsics, pose, np.array([[xy[0], xy[1], side]]))[0])
             side = r.side_px / scale / FLAT_OF_SIDE
         out.append((float(xy[0]), float(xy[1]), float(side)))
     return out

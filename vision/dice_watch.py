@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from calibration.projection import table_to_pixels
-from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table
+from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm
 from vision.dice_both import read_dice_both
 
 __all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
@@ -36,6 +36,8 @@ DIE_WORK_PX = 5.0  # the smallest die's top face in the small copy at least, px 
 MOTION_LEVEL = 18  # grey levels: a change beyond the sensor's noise on the averaged small copy
 MOTION_DIE_SHARE = 0.5  # of the smallest die's face changed in the small copy: motion
 CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
+READABLE_FACE_PX = 20.0
+"""The smallest top face (px a side) whose pips the readers count: below it the dashboard does not watch."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,20 @@ class DiceThrow:
     def text(self) -> str:
         """'5, 3' (an unreadable die as '?')."""
         return ", ".join("?" if v is None else str(v) for v in self.values)
+
+
+def tray_px_per_mm(tray_mm, camera, pose, sizes_mm: tuple[float, float] = DIE_SIZES_MM) -> np.ndarray:
+    """Pixels per mm at a die's top (the middle of `sizes_mm` above the cloth) at the tray's corners and centre."""
+    tray = np.asarray(tray_mm, np.float64).reshape(-1, 2)
+    pts = np.vstack([tray, tray.mean(axis=0, keepdims=True)])
+    return px_per_mm(camera, pose, np.column_stack([pts, np.full(len(pts), 0.5 * (sizes_mm[0] + sizes_mm[1]))]))
+
+
+def readable_sizes_mm(tray_mm, camera, pose) -> tuple[float, float]:
+    """(the smallest die read everywhere in the tray, mm; a 20 mm die's top face where the tray is farthest, px):
+    a face of `READABLE_FACE_PX` is the least whose pips the readers count."""
+    scale = float(tray_px_per_mm(tray_mm, camera, pose).min())
+    return READABLE_FACE_PX / (FLAT_OF_SIDE * scale), FLAT_OF_SIDE * DIE_SIZES_MM[1] * scale
 
 
 class DiceWatch:
@@ -138,12 +154,7 @@ class DiceWatch:
 
     def _dice_options(self, camera, pose) -> DiceOptions:
         """The top faces' sides in px for dice of `sizes_mm` anywhere in the tray (its corners and centre)."""
-        pts = np.vstack([self.tray, self.tray.mean(axis=0, keepdims=True)])
-        z = 0.5 * (self.sizes_mm[0] + self.sizes_mm[1])
-        at = np.column_stack([pts, np.full(len(pts), z)])
-        px = table_to_pixels(np.vstack([at, at + (1.0, 0.0, 0.0), at + (0.0, 1.0, 0.0)]), camera, pose)
-        n = len(at)
-        scale = 0.5 * (np.linalg.norm(px[n:2 * n] - px[:n], axis=1) + np.linalg.norm(px[2 * n:] - px[:n], axis=1))
+        scale = tray_px_per_mm(self.tray, camera, pose, self.sizes_mm)
         self._px_per_mm = float(scale.min())
         return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * self.sizes_mm[0] * float(scale.min()),
                            max_side_px=1.25 * self.sizes_mm[1] * float(scale.max()))

@@ -26,7 +26,9 @@ is also an anchor, a marker smaller than the camera reads. Warnings: a marker th
 in a sharp image.
 
 With --camera the markers are checked as `fieldglass plan` checks them, for the camera file's resolution and field
-of view, looking straight down from --height (default: the lowest height at which it sees the whole table).
+of view, looking straight down from --height (default: the lowest height at which it sees the whole table); for a
+system that rolls dice, whether the dashboard will read them in the layout's [dice_tray] (else anywhere on the
+table), and from what size.
 Exit code 0 when there is no error (warnings allowed), 2 when there is one.
 """
 

@@ -203,3 +203,26 @@ def write_roster_with(marker_mm: float, base: tuple[float, float]) -> Path:
     path.write_text(f'system = "wiener"\n[[piece]]\nid = "fr-1"\nmarker = 10\nside = "FR"\ntype = "infantry"\n'
                     f"base_mm = [{base[0]:g}, {base[1]:g}]\nmarker_mm = {marker_mm:g}\n", encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------- dice the dashboard will read (issue 29)
+
+
+def test_check_setup_says_when_the_camera_reads_no_dice_and_a_tray_nearer_reads_them(tmp_path, capsys):
+    """A 1920 x 1080 camera over the whole 2400 x 1200 table sees a 20 mm die at about 16 px: the dashboard will not
+    read dice there (a warning; the game goes on with typed dice). The same camera file at 4K reads them from 15 mm."""
+    roster = write(tmp_path, "roster.toml", WIENER)
+    cam = tmp_path / "cam.json"
+    save_camera(VirtualCamera.looking_at_table(2400, 1200, (1920, 1080)).intrinsics, cam)
+    main(["check-setup", "--layout", str(LAYOUT_PATH), "--roster", str(roster), "--camera", str(cam)])
+    out = capsys.readouterr().out
+    assert (f"warning: {LAYOUT_PATH} (no [dice_tray]: the whole table): {cam} (1920x1080 px, ") in out
+    assert "too small to read (a face of 20 px at least): the dashboard will not read the dice" in out
+    save_camera(VirtualCamera.looking_at_table(2400, 1200, (3840, 2160)).intrinsics, cam)
+    tray = write(tmp_path, "table.toml", LAYOUT + "\n[dice_tray]\npolygon_mm = [[1000, 950], [1400, 950], "
+                                                  "[1400, 1100], [1000, 1100]]\n")
+    main(["check-setup", "--layout", str(tray), "--roster", str(roster), "--camera", str(cam)])
+    out = capsys.readouterr().out
+    assert f"warning: {tray} [dice_tray]: {cam} (3840x2160 px, " in out
+    assert "reads dice of 15 mm and larger there; smaller ones are not read" in out
+
