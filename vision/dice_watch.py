@@ -182,9 +182,16 @@ class DiceWatch:
         small = cv2.resize(grey[:h, :w], (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else grey
         return cv2.GaussianBlur(small, (3, 3), 0)
 
+    @staticmethod
+    def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The pixels of two small copies that changed by more than MOTION_LEVEL beyond the whole copy's shift in
+        brightness (a camera's exposure or a lamp stepping changes every pixel alike: no motion, no die)."""
+        d = a.astype(np.int16) - b.astype(np.int16)
+        return np.abs(d - int(np.median(d))) > MOTION_LEVEL
+
     def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:
         """Motion between two small copies: as many pixels changed as half the smallest die's face."""
-        return float(np.count_nonzero(cv2.absdiff(a, b) > MOTION_LEVEL)) >= self._motion_px
+        return float(np.count_nonzero(self._difference(a, b))) >= self._motion_px
 
     def moving(self) -> bool:
         """The tray moved since it was last read and has not yet settled."""
@@ -217,7 +224,7 @@ class DiceWatch:
         self._moved_at = None
         if not self._changed(small, self._reference):
             return None  # the tray is as it was when last read: a hand passed over it
-        changed = cv2.absdiff(small, self._reference) > MOTION_LEVEL
+        changed = self._difference(small, self._reference)
         self._reference = small
         if self._pool is not None:
             self._reads.append(self._pool.submit(self._read, frame, t, number, camera, pose, tuple(pieces),

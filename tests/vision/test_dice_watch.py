@@ -151,3 +151,19 @@ def test_in_the_background_the_throw_comes_with_a_later_frame(table):
         assert feed.frames(THROW, 5) == []
     finally:
         watch.close()
+
+
+def test_the_light_stepping_throws_nothing(table):
+    """A camera's exposure stepping (every pixel 30 levels brighter, then back) is no motion: the dice lying in the
+    tray are not read again."""
+    watch = _watch(table)
+    feed = Feed(table, watch)
+    feed.frames((), 2)
+    feed.frames(ROLLING[0], 1)
+    assert len(feed.frames(THROW, 8)) == 1
+    frame = feed.cache[tuple(THROW)]
+    brighter = np.clip(frame.astype(np.int16) + 30, 0, 255).astype(np.uint8)
+    scene, cam, _ = table
+    got = [watch.feed(brighter if k < 10 else frame, 10.0 + 0.1 * k, 100 + k, cam.intrinsics, cam.pose)
+           for k in range(20)]
+    assert [g for g in got if g is not None] == []
