@@ -303,6 +303,7 @@ def game_md(gs: GameSystem, answers: Answers, table: NewTable, names: Mapping[st
         f"- `{M}`, `{A}`, `{B}`: the marker labels, the anchors and the calibration board ({table.board}).",
         f"- No start position: a {gs.name} game starts from where the camera sees the pieces (a position file, "
         "`--game`, adds terrain and what the camera cannot see).",
+        *_dice_lines(gs, p, L),
         "",
         "## Next",
         "",
@@ -324,6 +325,18 @@ def game_md(gs: GameSystem, answers: Answers, table: NewTable, names: Mapping[st
         "game.fgr`), then `fieldglass replay game.fgr`.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _dice_lines(gs: GameSystem, p, layout_name: str) -> list[str]:
+    """For a system that rolls dice: what the camera reads of them (the dashboard fills the combat panel)."""
+    if not any(i.kind == "dice" for i in gs.live.inputs):
+        return []
+    die = math.ceil(p.smallest_die_mm * 2 - 1e-9) / 2
+    where = (f"reads dice of {die:g} mm and larger anywhere on the table" if die <= 20.0 else
+             f"reads dice only of {die:g} mm and larger on the whole table: give `{layout_name}` a `[dice_tray]` "
+             "(README \"Dice thrown at the table\") where the dice are thrown, or type them")
+    return [f"- Dice: throw them under the camera and the dashboard puts them into the combat panel; this camera "
+            f"{where}."]
 
 
 def type_counts(pieces) -> list[tuple[str, int]]:
