@@ -18,6 +18,14 @@ from rules.dbx.sight import impassable_under
 
 EPS = geom.EPS
 
+
+def same(a, b) -> bool:
+    """Equal answers: booleans and counts exactly, distances to the last bits of a float (numpy's own releases
+    differ there: 32.462694834216485 against 32.46269483421649)."""
+    if isinstance(a, float | np.floating) or isinstance(b, float | np.floating):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-9)
+    return a == b
+
 # ---------------------------------------------------------------- the reference versions (as before the speed-up)
 
 
@@ -174,31 +182,31 @@ def polygon(draw):
 @settings(max_examples=300, deadline=None)
 @given(point, point, point, point)
 def test_segments_and_points(p, a, b, c):
-    assert geom.point_segment(p, a, b) == point_segment_reference(p, a, b)
-    assert geom.segments_cross(p, a, b, c) == segments_cross_reference(p, a, b, c)
-    assert geom.segment_segment(p, a, b, c) == segment_segment_reference(p, a, b, c)
+    assert same(geom.point_segment(p, a, b), point_segment_reference(p, a, b))
+    assert same(geom.segments_cross(p, a, b, c), segments_cross_reference(p, a, b, c))
+    assert same(geom.segment_segment(p, a, b, c), segment_segment_reference(p, a, b, c))
 
 
 @settings(max_examples=300, deadline=None)
 @given(polygon(), polygon(), point, point, st.sampled_from([0.0, 0.5, 1.0, 2.0]))
 def test_polygons(p, q, a, b, tol):
-    assert geom.point_in_polygon(a, q) == point_in_polygon_reference(a, q)
-    assert geom.point_in_polygon(q[1], q) == point_in_polygon_reference(q[1], q)
-    assert geom.segment_polygon(a, b, q) == segment_polygon_reference(a, b, q)
-    assert geom.polygon_distance(p, q) == polygon_distance_reference(p, q)
+    assert same(geom.point_in_polygon(a, q), point_in_polygon_reference(a, q))
+    assert same(geom.point_in_polygon(q[1], q), point_in_polygon_reference(q[1], q))
+    assert same(geom.segment_polygon(a, b, q), segment_polygon_reference(a, b, q))
+    assert same(geom.polygon_distance(p, q), polygon_distance_reference(p, q))
     assert geom.polygon_apart(p, q, tol) == (polygon_distance_reference(p, q) > tol)
-    assert geom.segment_through_polygon(a, b, q) == segment_through_polygon_reference(a, b, q)
-    assert geom.segment_through_polygon(p[0], q[2], q) == segment_through_polygon_reference(p[0], q[2], q)
-    assert geom.polyline_cross(a, b, q) == polyline_cross_reference(a, b, q)
-    assert geom.boundary_distance(a, q) == boundary_distance_reference(a, q)
-    assert geom.point_polyline(a, q) == min(point_segment_reference(a, q[i], q[i + 1]) for i in range(len(q) - 1))
+    assert same(geom.segment_through_polygon(a, b, q), segment_through_polygon_reference(a, b, q))
+    assert same(geom.segment_through_polygon(p[0], q[2], q), segment_through_polygon_reference(p[0], q[2], q))
+    assert same(geom.polyline_cross(a, b, q), polyline_cross_reference(a, b, q))
+    assert same(geom.boundary_distance(a, q), boundary_distance_reference(a, q))
+    assert same(geom.point_polyline(a, q), min(point_segment_reference(a, q[i], q[i + 1]) for i in range(len(q) - 1)))
 
 
 @settings(max_examples=300, deadline=None)
 @given(rect(), rect(), polygon(), st.sampled_from([0.0, 0.5, 1.0]))
 def test_rectangles(r1, r2, poly, tol):
     assert geom.overlaps(r1, r2, tol) == (geom.penetration(r1, r2) > tol)
-    assert geom.polygon_area_overlap(r1, poly, tol) == polygon_area_overlap_reference(r1, poly, tol)
+    assert same(geom.polygon_area_overlap(r1, poly, tol), polygon_area_overlap_reference(r1, poly, tol))
 
 
 # ---------------------------------------------------------------- positions
@@ -249,5 +257,5 @@ def test_contacts_corners_and_reach(pos):
     ref = reachable_reference(pos, p.id, n=12)
     assert len(got) == len(ref)
     for g, r in zip(got, ref, strict=True):
-        assert (float(g[0]), float(g[1])) == (float(r[0]), float(r[1])), (g, r)
+        assert same(float(g[0]), float(r[0])) and same(float(g[1]), float(r[1])), (g, r)
     assert all(math.isfinite(v) for g in got for v in g)
