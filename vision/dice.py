@@ -339,6 +339,20 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     return (len(areas), confidence)
 
 
+def _seeds(outlines, lo: float, hi: float, taken: np.ndarray):
+    """The flat regions that may be part of a face of `lo`-`hi` px (work px): not too small or large, and not on a
+    face already grown (a strip between its pips)."""
+    for seed in outlines:
+        if len(seed) < 3:
+            continue
+        _, _, w, h = cv2.boundingRect(seed)
+        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
+            continue
+        px, py = seed[0, 0]
+        if not taken[py, px]:
+            yield seed
+
+
 def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colour: np.ndarray | None = None):
     """Each flat region of a die's face's size grown to its whole face, once per face: rectangles in work px, and
     whether found by its faint steps alone (`_faint_candidates`)."""
@@ -351,15 +365,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
     tried = np.zeros_like(flat)
     walls = {level: cv2.threshold(cv2.bitwise_and(wall, level), 0, 1, cv2.THRESH_BINARY)[1] for level in (1, 2)}
     reach = int(math.ceil(hi))
-    for seed in outlines:
-        if len(seed) < 3:
-            continue
-        _, _, w, h = cv2.boundingRect(seed)
-        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
-            continue
-        px, py = seed[0, 0]
-        if taken[py, px]:
-            continue  # a piece of a face already grown (a strip between its pips)
+    for seed in _seeds(outlines, lo, hi, taken):
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
         partial, found, at = 0, [], None
@@ -422,15 +428,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
         return
     outlines = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]  # a face may lie in a hole
     reach = int(math.ceil(hi))
-    for seed in outlines:
-        if len(seed) < 3:
-            continue
-        _, _, w, h = cv2.boundingRect(seed)
-        if not 0.25 * lo <= max(w, h) <= 1.5 * hi or cv2.contourArea(seed) < 0.04 * lo * lo:
-            continue
-        px, py = seed[0, 0]
-        if taken[py, px]:
-            continue
+    for seed in _seeds(outlines, lo, hi, taken):
         # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
         rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from calibration.pose import estimate_pose
+from tests.vision.dice_util import die as _die
+from tests.vision.dice_util import match as _match
 from vision.dice import DiceOptions, dice_on_table, options_for_table, read_dice
 from vision.markers import detect_markers
-from vision.synthetic import PlacedDie, RenderOptions, render_table
+from vision.synthetic import RenderOptions, render_table
 from vision.synthetic_dice import DIE_COLOURS, SURFACES, dice_camera, dice_scene
 
 WIDTH = 200.0  # mm of table in view: about 2.9 px per mm at 640 x 360, a 16 mm die about 40 px
@@ -23,18 +25,6 @@ def _table(dice, surface="felt", tilt=0.0, width=WIDTH, pieces=0, options=MILD, 
     camera = dice_camera(resolution, width_mm=width, tilt_deg=tilt)
     frame, truth = render_table(scene, camera, options)
     return frame, truth, camera, scene
-
-
-def _die(x, y, value, colours=0, side=16.0, turn=0.0):
-    body, pips = DIE_COLOURS[colours]
-    return PlacedDie(x, y, side, value, turn, body, pips)
-
-
-def _match(readings, truth_die):
-    near = [r for r in readings if np.hypot(r.centre_px[0] - truth_die.centre_px[0],
-                                            r.centre_px[1] - truth_die.centre_px[1]) < truth_die.side_px / 3]
-    assert len(near) <= 1, "one die read twice"
-    return near[0] if near else None
 
 
 # 12-20 mm dice at about 2.9 px per mm, as a camera and layout give them (`options_for_table`): black dice are read by

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from fieldglass.benchmarks.dice_real import DEFAULT_DIR, load_truth, photo_options
+from tests.vision.dice_util import die as _die
+from tests.vision.dice_util import match as _match
 from vision.dice import DiceOptions
 from vision.dice_pips import read_dice_pips
 from vision.sources import read_image
-from vision.synthetic import PlacedDie, RenderOptions, render_table
-from vision.synthetic_dice import DIE_COLOURS, SURFACES, dice_camera, dice_scene
+from vision.synthetic import RenderOptions, render_table
+from vision.synthetic_dice import SURFACES, dice_camera, dice_scene
 
 WIDTH = 200.0  # mm of table in view
 MILD = RenderOptions(blur_sigma_px=0.6, noise_sigma=2.0, jpeg_quality=90, seed=3)
@@ -27,18 +29,6 @@ def _table(dice, surface="felt", tilt=0.0, pieces=0, options=MILD, width=WIDTH, 
                     dice=tuple(dice))
     camera = dice_camera(resolution, width_mm=width, tilt_deg=tilt)
     return render_table(scene, camera, options)
-
-
-def _die(x, y, value, colours=0, side=16.0, turn=0.0):
-    body, pips = DIE_COLOURS[colours]
-    return PlacedDie(x, y, side, value, turn, body, pips)
-
-
-def _match(readings, truth_die):
-    near = [r for r in readings if np.hypot(r.centre_px[0] - truth_die.centre_px[0],
-                                            r.centre_px[1] - truth_die.centre_px[1]) < truth_die.side_px / 3]
-    assert len(near) <= 1, "one die read twice"
-    return near[0] if near else None
 
 
 @pytest.mark.parametrize("colours", [0, 1, 2, 3])  # white/black, cream/red, red/white, blue/white
