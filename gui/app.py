@@ -32,7 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from calibration.layout import layout_to_toml
 from common.errors import InputError
+from common.outfiles import write_text
 from gui.board_editor import BoardEditor
 from gui.calibration import CalibrationWizard
 from gui.legend import LegendPanel
@@ -45,7 +47,9 @@ from gui.rig_worker import RigCaptureWorker
 from gui.views import BoardMapper, LiveMapper, TableView, save_widget_png
 from gui.worker import CaptureWorker
 from rules import position as positions
+from rules.board import board_to_toml
 from rules.picture import LEGEND, legend
+from vision.dice_watch import DiceWatch
 from vision.rectify import BoardRectifier
 from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
@@ -82,6 +86,9 @@ Ctrl+K            calibration wizard
 Ctrl+S            save a screenshot      Ctrl+Shift+S  save the position (JSON)
 Ctrl+O            open a source          Ctrl+Q        quit
 """
+
+
+TRAY = "\0dice tray"  # the place mode's "piece" while the dice tray's corners are clicked
 
 
 def throw_spot(width_mm: float, depth_mm: float, tray_mm, pieces, anchors) -> tuple[tuple[float, float], float]:
@@ -131,7 +138,8 @@ class MainWindow(QMainWindow):
         self.last_recording = None
         self.recording = None  # the game being recorded (the set-up's `open_recording`: a TableRecording)
         self._t0 = time.monotonic()
-        self._placing: str | None = None  # the piece a click on a view places
+        self._placing: str | None = None  # the piece a click on a view places (TRAY: the dice tray's corners)
+        self._tray_corner: tuple[float, float] | None = None  # the dice tray's first corner clicked, table mm
         self.record_timer = QTimer(self)
         self.record_timer.setInterval(200)
         self.record_timer.timeout.connect(self.poll_recording)
@@ -414,14 +422,20 @@ class MainWindow(QMainWindow):
         self._action(g, "Roll dice and resolve", "Ctrl+D", lambda: self._combat(True))
         self._action(g, "Apply the result", "Ctrl+Shift+Return", self.combat_panel.apply)
         self._record_actions(g)
-        t = mb.addMenu("&Tools")
-        self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
-        self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
-        self._action(t, "Throw dice on the synthetic table", "Ctrl+T", lambda: self.throw_synthetic_dice())
+        self._tools_actions(mb.addMenu("&Tools"))
         h = mb.addMenu("&Help")
         self._action(h, "Keyboard shortcuts", "F1", lambda: QMessageBox.information(self, "Shortcuts", SHORTCUTS))
         self._action(h, "Legend", None, lambda: self.show_panel("legend"))
         self.view_actions["both"].setChecked(True)
+
+    def _tools_actions(self, t) -> None:
+        """Tools > the wizards, the board editor and the dice tray (and a throw on the synthetic table)."""
+        self._action(t, "Calibration wizard...", "Ctrl+K", self.open_calibration)
+        self._action(t, "Board editor...", "Ctrl+B", self.open_board_editor)
+        t.addSeparator()
+        self._action(t, "Dice tray: two corners...", None, self.ask_dice_tray)
+        self._action(t, "Save the layout with its dice tray...", None, self.ask_save_tray)
+        self._action(t, "Throw dice on the synthetic table", "Ctrl+T", lambda: self.throw_synthetic_dice())
 
     def _panel_actions(self, v) -> None:
         """View > each panel (F2 ...), the system's own (F5 ...) and the legend (F12)."""
@@ -968,6 +982,9 @@ class MainWindow(QMainWindow):
 
     def _place_clicked(self, x_mm: float, y_mm: float) -> None:
         pid = self._placing
+        if pid == TRAY:
+            self._tray_clicked(x_mm, y_mm)
+            return
         self._set_place_mode(None)
         if pid is None:
             return
@@ -981,7 +998,76 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             self._tell(str(exc))
 
+    # ---- the dice tray
+
+    def ask_dice_tray(self) -> None:
+        """Tools > Dice tray: the next two clicks on a view are the tray's opposite corners; the dice watch looks
+        only there from then on (Tools > Save the layout with its dice tray keeps it for the next game)."""
+        self._tray_corner = None
+        self._set_place_mode(TRAY)
+        self.statusBar().showMessage("click one corner of the dice tray, then the opposite one (Esc cancels)", 15000)
+
+    def _tray_clicked(self, x_mm: float, y_mm: float) -> None:
+        if self._tray_corner is None:
+            self._tray_corner = (x_mm, y_mm)
+            self.statusBar().showMessage("now the tray's opposite corner", 15000)
+            return
+        (x0, y0), self._tray_corner = self._tray_corner, None
+        self._set_place_mode(None)
+        self.set_dice_tray(((x0, y0), (x_mm, y0), (x_mm, y_mm), (x0, y_mm)))
+
+    def set_dice_tray(self, corners) -> bool:
+        """The dice tray (corners in table mm, at least 3, or None: the whole table) for this game: the layout the
+        dashboard holds and its dice watch. False (said in the status bar) when it is no tray."""
+        lay = self.setup.layout
+        tray = None
+        if corners is not None:
+            pts = [(round(float(x), 1), round(float(y), 1)) for x, y in corners]
+            area = 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(pts, pts[1:] + pts[:1], strict=True)))
+            if len(pts) < 3 or area < 100.0:
+                self._tell(f"dice tray: {area:.0f} mm2 is no tray (dice of 12-20 mm need more room)")
+                return False
+            tray = tuple(pts)
+        self.setup = replace(self.setup, layout=replace(lay, dice_tray_mm=tray))
+        watch = getattr(self.worker, "dice_watch", None)
+        if watch is not None:
+            self.worker.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, tray, base_mm=watch.base_mm,
+                                               background=True)
+            watch.close()
+        xs, ys = [p[0] for p in tray or ()], [p[1] for p in tray or ()]
+        self.statusBar().showMessage(
+            f"dice tray x {min(xs):.0f}-{max(xs):.0f}, y {min(ys):.0f}-{max(ys):.0f} mm: dice are read there "
+            "(Tools > Save the layout with its dice tray keeps it)" if tray else "dice are read anywhere off the bases",
+            10000)
+        return True
+
+    def ask_save_tray(self) -> None:
+        name = self.setup.names.get("board") if self.session.board is not None else self.setup.names.get("layout")
+        start = str(Path(name).with_name(Path(name).stem + "-tray.toml")) if name and Path(name).suffix else \
+            "table-tray.toml"
+        path, _ = QFileDialog.getSaveFileName(self, "Save the layout with its dice tray", start, "TOML (*.toml)")
+        if path:
+            self.save_tray(path)
+
+    def save_tray(self, path) -> bool:
+        """The layout (on a printed board: the board file) with the dice tray set here, written to `path` (never over
+        the file it was read from); gui --layout (--board) PATH reads it next time."""
+        tray = self.setup.layout.dice_tray_mm
+        board = self.session.board
+        if board is not None:
+            text, source = board_to_toml(replace(board, dice_tray_mm=tray)), self.setup.names.get("board")
+        else:
+            text, source = layout_to_toml(self.setup.layout), self.setup.names.get("layout")
+        try:
+            write_text(path, text, inputs=[source] if source and Path(source).exists() else [])
+        except (InputError, OSError) as exc:
+            self._tell(str(exc) if isinstance(exc, InputError) else f"{path}: cannot write ({exc.strerror or exc})")
+            return False
+        self.statusBar().showMessage(f"{path}: written with the dice tray", 8000)
+        return True
+
     def _escape(self) -> None:
+        self._tray_corner = None
         if self._placing is not None:
             self._set_place_mode(None)
             self.statusBar().showMessage("placing cancelled", 3000)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings  # noqa: E402
 
 import gui  # noqa: E402,F401  (first: the PySide6 6.12 / Python 3.11 work-around)
+from calibration.layout import load_layout  # noqa: E402
 from fieldglass.record import Record  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.scripted_feed import scripted_feed  # noqa: E402
@@ -232,4 +235,37 @@ def test_every_system_takes_a_throw_as_its_rules_say(qapp, tmp_path, throws, sys
         if wanted:
             assert f"{wanted[0]} 2" in panel.dice_note.text()
     finally:
+        win.close()
+
+
+def test_the_dice_tray_is_set_by_two_clicks_and_saved_to_a_new_layout(qapp, tmp_path):
+    """Tools > Dice tray: two clicks on a view set the tray the watch looks in; Tools > Save the layout with its dice
+    tray writes a new layout file (never over the one it was read from), which reads back with the tray."""
+    setup = load_setup("wiener", "synthetic")
+    win = MainWindow(setup, settings=QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    lay = setup.layout
+    win.worker = SimpleNamespace(dice_watch=DiceWatch(lay.width_mm, lay.depth_mm, None))
+    try:
+        win.ask_dice_tray()
+        assert win.live_view.place_mode
+        win.live_view.tableClicked.emit(1000.0, 40.0)
+        assert win.live_view.place_mode  # one corner: the opposite one still to click
+        win.live_view.tableClicked.emit(1400.0, 180.0)
+        assert not win.live_view.place_mode
+        tray = ((1000.0, 40.0), (1400.0, 40.0), (1400.0, 180.0), (1000.0, 180.0))
+        assert win.setup.layout.dice_tray_mm == tray
+        watch = win.worker.dice_watch
+        assert not watch.whole_table and np.allclose(watch.tray, tray)
+        assert "dice tray x 1000-1400, y 40-180 mm" in win.statusBar().currentMessage()
+        out = tmp_path / "table-tray.toml"
+        assert win.save_tray(out)
+        assert load_layout(out).dice_tray_mm == tray
+        source = setup.names["layout"]  # the layout it was read from is never written over
+        before = Path(source).read_bytes()
+        assert not win.save_tray(source) and Path(source).read_bytes() == before
+        assert not win.set_dice_tray(((0, 0), (5, 0), (5, 5)))  # no room for a die: said, not set
+        assert win.setup.layout.dice_tray_mm == tray
+    finally:
+        win.worker.dice_watch.close()
+        win.worker = None
         win.close()
