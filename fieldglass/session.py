@@ -38,7 +38,7 @@ from fieldglass.surfaces import SurfaceRegistry
 from fieldglass.surfaces import locate as locate_on_surfaces
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange, plain
-from rules.picture import Scene, ScenePiece
+from rules.picture import Scene, ScenePiece, dice_tray_items
 from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece
@@ -130,6 +130,9 @@ class Session:
         self.camera_state = "connected"
         self.events = Signals("reading", "position", "selection", "state", "message", "camera", "action", "dice")
         self.throw = None  # the newest throw of dice the camera read (vision/dice_watch.py DiceThrow)
+        # where the dashboard reads thrown dice, drawn on the views (the layout's [dice_tray]; a system without dice:
+        # none)
+        self.dice_tray_mm = getattr(setup.layout, "dice_tray_mm", None) if self.live.uses_dice else None
         self._resolved: dict[int, dict] = {}  # id(outcome) -> the combat input that resolved it (`apply`)
         self._history: dict[str, tuple] = {}  # a player's action's id -> (the game before it, after it): undo
         self.live.start(self)
@@ -367,14 +370,15 @@ class Session:
         return build_scene(self, live, labels, self.live.context(self))
 
     def picture(self, live: bool = False, labels: bool = True) -> tuple:
-        """Everything to draw, in the drawing language of rules/picture.py (table mm)."""
-        return self.live.picture(self, self.scene(live, labels))
+        """Everything to draw, in the drawing language of rules/picture.py (table mm); the dice tray too."""
+        return (*self.live.picture(self, self.scene(live, labels)), *dice_tray_items(self.dice_tray_mm))
 
     def pictures(self, *wanted: tuple[bool, bool]) -> list[tuple]:
         """`picture(live, labels)` for each (live, labels) asked, the pieces read once for all of them (the
         dashboard's live and board views ask at the same moment, on every frame)."""
         base = self.scene()
-        return [self.live.picture(self, replace(base, live=live, labels=labels)) for live, labels in wanted]
+        tray = dice_tray_items(self.dice_tray_mm)
+        return [(*self.live.picture(self, replace(base, live=live, labels=labels)), *tray) for live, labels in wanted]
 
     def counts(self) -> tuple[int, int]:
         """(pieces seen in the last frame, pieces expected: the roster less those the rules removed)."""

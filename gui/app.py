@@ -1029,6 +1029,8 @@ class MainWindow(QMainWindow):
                 return False
             tray = tuple(pts)
         self.setup = replace(self.setup, layout=replace(lay, dice_tray_mm=tray))
+        self.session.dice_tray_mm = tray
+        self._refresh_all()
         watch = getattr(self.worker, "dice_watch", None)
         if watch is not None:
             self.worker.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, tray, base_mm=watch.base_mm,

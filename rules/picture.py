@@ -767,9 +767,21 @@ LEGEND: tuple[LegendEntry, ...] = (
     LegendEntry("melee", "red arrow: a melee (or another action) just resolved, attacker to target",
                 (Line("sample", (((4.0, 10.0), (40.0, 10.0)), ((32.0, 15.0), (40.0, 10.0), (32.0, 5.0))),
                       "melee", width=3.0),), _kind("event-melee")),
+    LegendEntry("dice tray", "dashed grey box: the dice tray, where thrown dice are read into the combat panel",
+                (Area("sample", (_box(4, 3, 40, 17),), "muted", 0.06, "dash", 1.5),), _kind("dice-tray")),
 )
 """The marks every system's pictures share (rules.picture.base_items, pending_items, grid_labels, the record's
 marks); a system adds its own (`LiveRules.legend`)."""
+
+
+def dice_tray_items(tray_mm) -> tuple[Item, ...]:
+    """The dice tray's outline (table mm) and its name, for the live pictures; () without a tray."""
+    if not tray_mm:
+        return ()
+    pts = tuple((float(x), float(y)) for x, y in tray_mm)
+    return (Area("dice-tray", (pts,), "muted", 0.06, "dash", 1.5, tip="dice tray: thrown dice are read here",
+                 layer=1.0),
+            Label("dice-tray-label", pts[0], "dice tray", "muted", 7.0, within=pts, priority=0.5))
 
 
 def legend(pictures: Iterable[Iterable[Item]], entries: Sequence[LegendEntry]) -> list[LegendEntry]:
