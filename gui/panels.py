@@ -264,7 +264,6 @@ class CombatPanel(QWidget):
         self.dice_note.setWordWrap(True)
         self.dice_note.setVisible(False)
         self._read: list[int | None] | None = None  # the dice the camera read into the line (None: none read)
-        self._filled: list[int] = []  # of them, the ones put in the dice line, in order
         self._throws: list = []  # the throws they came from (vision/dice_watch.py DiceThrow), in order
         self._read_for: tuple | None = None  # the (action, attacker, target) the read dice were for
         self._photo_jpeg = b""  # the throws' picture as the record keeps it
@@ -455,6 +454,7 @@ class CombatPanel(QWidget):
         wanted = self.session.dice_wanted(act, a or None, t or None)
         values = list(throw.values)
         if wanted == ():
+            self._forget_throw()  # nothing of it goes into the record with this action
             self._show_photo([throw])
             self.dice_note.setText(f"camera: {throw.text()} (throw {throw.number}); {act} takes no dice")
             return
@@ -470,7 +470,7 @@ class CombatPanel(QWidget):
                 break
             filled.append(v)
         self._throws = [*self._throws, throw] if go_on else [throw]
-        self._read, self._filled, self._read_for = read, filled, key
+        self._read, self._read_for = read, key
         self._show_photo(self._throws)
         self.dice.setText(", ".join(map(str, filled)))
         self.dice_note.setText(self._read_note(throw, wanted, read, len(values)))
@@ -517,7 +517,7 @@ class CombatPanel(QWidget):
                 self._photo_jpeg)
 
     def _forget_throw(self) -> None:
-        self._read, self._filled, self._throws, self._read_for = None, [], [], None
+        self._read, self._throws, self._read_for = None, [], None
         self.dice_photo.setVisible(False)
         self.dice_note.setVisible(False)
 
