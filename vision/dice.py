@@ -463,28 +463,34 @@ def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, t
     return (None if rect is None else (*rect, contour)), at, longest
 
 
+def read_in_region(reader, image: np.ndarray, options: DiceOptions, region) -> list[DieReading]:
+    """`reader(image, options)` (a dice reader) on the part of `image` about `region`, a polygon (N, 2) in frame px:
+    the frame cut to its bounding box and a die's margin (cheaper by the share of the frame it leaves out), and only
+    the dice whose top face's centre lies within it, in frame px. ValueError for fewer than 3 corners."""
+    poly = np.asarray(region, np.float64).reshape(-1, 2)
+    if len(poly) < 3:
+        raise ValueError(f"dice region: a polygon needs 3 corners or more, got {len(poly)}")
+    H, W = image.shape[:2]
+    margin = int(math.ceil(options.max_side_px))
+    x0, y0 = (max(int(math.floor(v)) - margin, 0) for v in poly.min(0))
+    x1, y1 = min(int(math.ceil(poly[:, 0].max())) + margin, W), min(int(math.ceil(poly[:, 1].max())) + margin, H)
+    if x1 <= x0 or y1 <= y0:
+        return []
+    inside = poly.astype(np.float32).reshape(-1, 1, 2)
+    found = reader(image[y0:y1, x0:x1], options)
+    moved = [replace(d, centre_px=(d.centre_px[0] + x0, d.centre_px[1] + y0)) for d in found]
+    return [d for d in moved if cv2.pointPolygonTest(inside, (float(d.centre_px[0]), float(d.centre_px[1])),
+                                                      False) >= 0]
+
+
 def read_dice(image: np.ndarray, options: DiceOptions = DiceOptions(),
               region: np.ndarray | None = None) -> list[DieReading]:
     """Every die whose top face shows in a BGR (or grey) image, in reading order (top to bottom, left to right).
 
     `region`: a polygon (N, 2) in frame px (a dice tray's outline seen through the camera): only the dice whose top
-    face's centre lies within it, looked for only about it (the frame cut to its bounding box and a die's margin:
-    cheaper by the share of the frame it leaves out)."""
+    face's centre lies within it (`read_in_region`)."""
     if region is not None:
-        poly = np.asarray(region, np.float64).reshape(-1, 2)
-        if len(poly) < 3:
-            raise ValueError(f"dice region: a polygon needs 3 corners or more, got {len(poly)}")
-        H, W = image.shape[:2]
-        margin = int(math.ceil(options.max_side_px))
-        x0, y0 = (max(int(math.floor(v)) - margin, 0) for v in poly.min(0))
-        x1, y1 = min(int(math.ceil(poly[:, 0].max())) + margin, W), min(int(math.ceil(poly[:, 1].max())) + margin, H)
-        if x1 <= x0 or y1 <= y0:
-            return []
-        inside = poly.astype(np.float32).reshape(-1, 1, 2)
-        found = read_dice(image[y0:y1, x0:x1], options)
-        moved = [replace(d, centre_px=(d.centre_px[0] + x0, d.centre_px[1] + y0)) for d in found]
-        return [d for d in moved if cv2.pointPolygonTest(inside, (float(d.centre_px[0]), float(d.centre_px[1])),
-                                                          False) >= 0]
+        return read_in_region(read_dice, image, options, region)
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)

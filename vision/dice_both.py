@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.dice import DiceOptions, DieReading, read_dice
+from vision.dice import DiceOptions, DieReading, read_dice, read_in_region
 from vision.dice_pips import read_dice_pips
 
 __all__ = ["merge_readings", "read_dice_both"]
@@ -26,12 +26,11 @@ _DEFAULT = DiceOptions()
 
 def read_dice_both(image: np.ndarray, options: DiceOptions = _DEFAULT, region=None) -> list[DieReading]:
     """Every die whose top face shows in a BGR (or grey) image, by both readers merged (`merge_readings`), in
-    reading order; `region` a polygon (N, 2) in frame px: only the dice within it."""
-    faces = read_dice(image, options, region=region)
-    pips = read_dice_pips(image, options)
+    reading order; `region` a polygon (N, 2) in frame px: only the dice within it, both readers on the part of the
+    frame about it (vision.dice.read_in_region)."""
     if region is not None:
-        pips = [r for r in pips if _inside(region, r.centre_px)]
-    return merge_readings(faces, pips)
+        return read_in_region(read_dice_both, image, options, region)
+    return merge_readings(read_dice(image, options), read_dice_pips(image, options))
 
 
 def merge_readings(first: list[DieReading], second: list[DieReading]) -> list[DieReading]:
@@ -55,13 +54,3 @@ def merge_readings(first: list[DieReading], second: list[DieReading]) -> list[Di
             out[same] = replace(k, confidence=r.confidence)
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
-
-def _inside(polygon, point) -> bool:
-    """A point within a polygon (even-odd rule), px."""
-    pts = np.asarray(polygon, np.float64).reshape(-1, 2)
-    x, y = point
-    inside = False
-    for (x0, y0), (x1, y1) in zip(pts, np.roll(pts, -1, axis=0), strict=True):
-        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
-            inside = not inside
-    return inside

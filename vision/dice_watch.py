@@ -233,11 +233,8 @@ class DiceWatch:
         return self._read(frame, t, number, camera, pose, pieces, markers, changed)
 
     def _read(self, frame, t, number, camera, pose, pieces, markers, changed) -> DiceThrow | None:
-        x0, y0, x1, y1 = self._roi
-        found = read_dice_both(frame[y0:y1, x0:x1], self._options)
-        found = [DieReading(r.value, (r.centre_px[0] + x0, r.centre_px[1] + y0), r.side_px, r.angle_deg,
-                            r.confidence) for r in found]
-        found = [r for r in found if self._in_tray(r) and not _on_marker(r, markers) and self._new(r, changed)]
+        found = read_dice_both(frame, self._options, region=self._outline_px)
+        found = [r for r in found if not _on_marker(r, markers) and self._new(r, changed)]
         on_table = dice_on_table(found, camera, pose) if found else []
         kept = [(r, (x, y)) for r, (x, y, _) in zip(found, on_table, strict=True)
                 if not self._on_base(x, y, pieces)]
@@ -261,9 +258,6 @@ class DiceWatch:
         ys, xs = slice(max(int(cy) - half, 0), min(int(cy) + half + 1, h)), slice(max(int(cx) - half, 0),
                                                                                   min(int(cx) + half + 1, w))
         return bool(changed[ys, xs].any())
-
-    def _in_tray(self, r: DieReading) -> bool:
-        return self.whole_table or cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0
 
     def _on_base(self, x: float, y: float, pieces) -> bool:
         """On a piece's base (a circle round its centre as wide as the base's diagonal, 5 mm more)."""
