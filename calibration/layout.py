@@ -261,10 +261,24 @@ def _dice_tray(t: dict, w: str, width: float, depth: float) -> tuple[tuple[float
         if not (-_SLACK_MM <= x <= width + _SLACK_MM and -_SLACK_MM <= y <= depth + _SLACK_MM):
             raise InputError(f"{w}: corner [{x:g}, {y:g}] is off the {width:g} x {depth:g} mm table; did you mean "
                              f"[{min(max(x, 0.0), width):g}, {min(max(y, 0.0), depth):g}]?")
-    area = 0.5 * abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True)))
-    if area < 100.0:
-        raise InputError(f"{w}: the polygon encloses {area:.0f} mm2; a tray holds dice of 12-20 mm")
+    problem = tray_problem(pts)
+    if problem:
+        raise InputError(f"{w}: {problem}")
     return tuple((float(x), float(y)) for x, y in pts)
+
+
+MIN_TRAY_MM2 = 100.0  # the least a dice tray encloses: one 12-20 mm die lying in it
+
+
+def tray_problem(corners) -> str | None:
+    """What makes `corners` ((x, y) table mm) no dice tray, or None: fewer than 3, or too small a polygon."""
+    pts = [(float(x), float(y)) for x, y in corners]
+    if len(pts) < 3:
+        return f"a tray needs 3 corners or more, not {len(pts)}"
+    area = 0.5 * abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True)))
+    if area < MIN_TRAY_MM2:
+        return f"the polygon encloses {area:.0f} mm2; a tray holds dice of 12-20 mm"
+    return None
 
 
 def _grid(g: dict, w: str) -> Grid:

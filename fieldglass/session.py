@@ -129,7 +129,6 @@ class Session:
         self.choices: dict[str, str] = {}  # the KEY=VALUE choices typed in the combat panel, for systems taking them
         self.camera_state = "connected"
         self.events = Signals("reading", "position", "selection", "state", "message", "camera", "action", "dice")
-        self.throw = None  # the newest throw of dice the camera read (vision/dice_watch.py DiceThrow)
         # where the dashboard reads thrown dice, drawn on the views (the layout's [dice_tray]; a system without dice:
         # none)
         self.dice_tray_mm = getattr(setup.layout, "dice_tray_mm", None) if self.live.uses_dice else None
@@ -662,9 +661,8 @@ class Session:
         return self.system.combat_modifiers(self.position, attacker, target, action, supporters, **self._choice_kw())
 
     def dice_thrown(self, throw) -> None:
-        """A throw of dice the camera read has settled (vision/dice_watch.py DiceThrow): kept as the newest and
-        said to the views (`dice`), which offer its values to the selected action."""
-        self.throw = throw
+        """A throw of dice the camera read has settled (vision/dice_watch.py DiceThrow): said to the views (`dice`),
+        which offer its values to the selected action."""
         self.events.dice.emit(throw)
 
     def dice_wanted(self, action: str, attacker: str | None, target: str | None) -> tuple[str, ...] | None:

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from calibration.layout import layout_to_toml
+from calibration.layout import layout_to_toml, tray_problem
 from common.errors import InputError
 from common.outfiles import write_text
 from gui.board_editor import BoardEditor
@@ -53,7 +53,7 @@ from vision.dice_watch import DiceWatch
 from vision.rectify import BoardRectifier
 from vision.sources import is_live, open_source
 from vision.synthetic import SyntheticSource, demo_scene
-from vision.synthetic_dice import a_throw
+from vision.synthetic_dice import a_throw, throw_spot
 
 BOARD_SCALES = (1.0, 1.5, 2.0, 3.0, 4.0)
 DOCK_SHARE, DOCK_MIN_PX, DOCK_MAX_PX = 0.27, 330, 560
@@ -89,23 +89,6 @@ Ctrl+O            open a source          Ctrl+Q        quit
 
 
 TRAY = "\0dice tray"  # the place mode's "piece" while the dice tray's corners are clicked
-
-
-def throw_spot(width_mm: float, depth_mm: float, tray_mm, pieces, anchors) -> tuple[tuple[float, float], float]:
-    """Where a throw lands (table mm) and how far its dice spread: the tray's centre (a third of its smaller
-    side), else the point of the table farthest from every piece and anchor, 120 mm in from the edges (40 mm)."""
-    if tray_mm:
-        pts = np.asarray(tray_mm, float)
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        return (float(pts[:, 0].mean()), float(pts[:, 1].mean())), float(min(hi - lo) / 3.0)
-    others = np.asarray([*pieces, *anchors], float).reshape(-1, 2)
-    best, best_d = (width_mm / 2.0, depth_mm / 2.0), -1.0
-    for x in np.linspace(120.0, width_mm - 120.0, 25):
-        for y in np.linspace(120.0, depth_mm - 120.0, 13):
-            d = float(np.min(np.hypot(others[:, 0] - x, others[:, 1] - y))) if len(others) else 0.0
-            if d > best_d:
-                best, best_d = (float(x), float(y)), d
-    return best, 40.0
 
 
 def open_frame_source(setup, *, frames: int | None = None, resolution=(1920, 1080), hand: bool = False):
@@ -1022,12 +1005,11 @@ class MainWindow(QMainWindow):
         lay = self.setup.layout
         tray = None
         if corners is not None:
-            pts = [(round(float(x), 1), round(float(y), 1)) for x, y in corners]
-            area = 0.5 * abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(pts, pts[1:] + pts[:1], strict=True)))
-            if len(pts) < 3 or area < 100.0:
-                self._tell(f"dice tray: {area:.0f} mm2 is no tray (dice of 12-20 mm need more room)")
+            tray = tuple((round(float(x), 1), round(float(y), 1)) for x, y in corners)
+            problem = tray_problem(tray)
+            if problem:
+                self._tell(f"dice tray: {problem}")
                 return False
-            tray = tuple(pts)
         self.setup = replace(self.setup, layout=replace(lay, dice_tray_mm=tray))
         self.session.dice_tray_mm = tray
         self._refresh_all()

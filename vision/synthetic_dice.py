@@ -111,3 +111,19 @@ def a_throw(rng: np.random.Generator, n: int, centre_mm: tuple[float, float], si
                                     turn_deg=float(rng.uniform(0, 90))) for d in rest))
     return [*states, tuple(rest)]
 
+
+def throw_spot(width_mm: float, depth_mm: float, tray_mm, pieces, anchors) -> tuple[tuple[float, float], float]:
+    """Where a throw lands (table mm) and how far its dice spread: the tray's centre (a third of its smaller
+    side), else the point of the table farthest from every piece and anchor, 120 mm in from the edges (40 mm)."""
+    if tray_mm:
+        pts = np.asarray(tray_mm, float)
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        return (float(pts[:, 0].mean()), float(pts[:, 1].mean())), float(min(hi - lo) / 3.0)
+    others = np.asarray([*pieces, *anchors], float).reshape(-1, 2)
+    best, best_d = (width_mm / 2.0, depth_mm / 2.0), -1.0
+    for x in np.linspace(120.0, width_mm - 120.0, 25):
+        for y in np.linspace(120.0, depth_mm - 120.0, 13):
+            d = float(np.min(np.hypot(others[:, 0] - x, others[:, 1] - y))) if len(others) else 0.0
+            if d > best_d:
+                best, best_d = (float(x), float(y)), d
+    return best, 40.0
