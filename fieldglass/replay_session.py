@@ -429,7 +429,7 @@ class ReplaySession:
         cur = self.current_event()
         if cur is None or "dice_read" not in cur.data:
             return None
-        return next((jpeg for s, kind, jpeg in self.record.thumbnails() if s == cur.seq and kind == "dice"), None)
+        return self.replay.thumbnail_for(cur.seq, "dice")
 
     # ---- text (the headless command, tooltips)
 

@@ -98,11 +98,19 @@ class Replay:
         return sorted({e.turn for e in self._clean} | set(self.turn_starts()))
 
     def thumbnail_for(self, seq: int, kind: str | None = None) -> bytes | None:
-        """The event's picture of the table (`kind` None), or of that kind ("dice": the throw the camera read)."""
-        for s, k, jpeg in self.record.thumbnails():
-            if s == seq and (k == kind if kind is not None else k != "dice"):
-                return jpeg
-        return None
+        """The event's picture of the table (`kind` None), or of that kind ("dice": the throw the camera read). An
+        event a redo wrote again (`redo_of`) has the picture of the event it redoes: a picture is kept once."""
+        pictures = {s: jpeg for s, k, jpeg in self.record.thumbnails()
+                    if (k == kind if kind is not None else k != "dice")}
+        by_seq = {e.seq: e for e in self.record.events()}  # the undone too: a redo of a redo names one
+        seen: set[int] = set()
+        while seq not in pictures:
+            seen.add(seq)
+            e = by_seq.get(seq)
+            seq = e.data.get("redo_of") if e is not None else None
+            if not isinstance(seq, int) or seq in seen:
+                return None
+        return pictures[seq]
 
 
 def dice_read_text(d: dict) -> str:

@@ -133,6 +133,19 @@ def test_a_throw_fills_the_dice_and_is_recorded_as_read(window, throws):
         assert "camera read 2, 4, taken" in rs.describe_event(rs.current_event())
         rs.seek(at[1] + 1)
         assert "camera read 5, 3, typed over as 5, 2" in rs.describe_event(rs.current_event())
+    # the melee undone and redone: the combat written again shows the throw's picture still (kept once, with the
+    # combat first written)
+    win.undo()
+    game.flush()
+    win.redo()
+    game.flush()
+    with Record.open(tmp / "game.fgr") as record:
+        rs = ReplaySession(record)
+        redone = [i for i, e in enumerate(rs.timeline) if e.type == "combat" and e.data.get("redo_of")]
+        assert len(redone) == 1
+        rs.seek(redone[0] + 1)
+        assert rs.dice_photo() is not None
+        assert "camera read 5, 3, typed over as 5, 2" in rs.describe_event(rs.current_event())
 
 
 def test_a_throw_for_an_action_without_dice_fills_nothing(window, throws):
