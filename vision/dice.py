@@ -463,15 +463,18 @@ def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, t
     return (None if rect is None else (*rect, contour)), at, longest
 
 
-def read_in_region(reader, image: np.ndarray, options: DiceOptions, region) -> list[DieReading]:
+def read_in_region(reader, image: np.ndarray, options: DiceOptions, region,
+                   margin_px: float | None = None) -> list[DieReading]:
     """`reader(image, options)` (a dice reader) on the part of `image` about `region`, a polygon (N, 2) in frame px:
-    the frame cut to its bounding box and a die's margin (cheaper by the share of the frame it leaves out), and only
-    the dice whose top face's centre lies within it, in frame px. ValueError for fewer than 3 corners."""
+    the frame cut to its bounding box and a margin (`margin_px`, by default the largest die's side: a die whose
+    centre is inside lies whole in the cut, with the table round it), cheaper by the share of the frame it leaves
+    out; only the dice whose top face's centre lies within the polygon, in frame px. ValueError for fewer than 3
+    corners."""
     poly = np.asarray(region, np.float64).reshape(-1, 2)
     if len(poly) < 3:
         raise ValueError(f"dice region: a polygon needs 3 corners or more, got {len(poly)}")
     H, W = image.shape[:2]
-    margin = int(math.ceil(options.max_side_px))
+    margin = int(math.ceil(options.max_side_px if margin_px is None else margin_px))
     x0, y0 = (max(int(math.floor(v)) - margin, 0) for v in poly.min(0))
     x1, y1 = min(int(math.ceil(poly[:, 0].max())) + margin, W), min(int(math.ceil(poly[:, 1].max())) + margin, H)
     if x1 <= x0 or y1 <= y0:

@@ -2,7 +2,7 @@
 
 Each frame a small grey copy of the tray (`TRAY_WORK_PX` wide at least) is compared with the last one: pixels that
 changed by more than `MOTION_LEVEL` grey levels are motion. A throw is read (`vision.dice_both.read_dice_both`, on
-the tray's part of the full frame) once the tray has been still for `settle_s` after moving, and only if it now
+the full frame where the tray changed) once the tray has been still for `settle_s` after moving, and only if it now
 looks different from when it was last read (a hand passing over the tray throws nothing). Without a tray in the
 layout the whole table is watched and dice are read anywhere off the pieces' bases and the markers. Only dice where
 the picture changed since it was last read count: a die left lying from the last throw, or a mark the reader might
@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from calibration.projection import table_to_pixels
-from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm
+from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm, read_in_region
 from vision.dice_both import read_dice_both
 
 __all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
@@ -34,7 +34,14 @@ second; a shorter wait reads a die still rocking)."""
 TRAY_WORK_PX = 240  # the small copy's width at least, px (a 16 mm die over a 400 mm tray is about 10 px there)
 DIE_WORK_PX = 5.0  # the smallest die's top face in the small copy at least, px (a whole table's copy is larger)
 MOTION_LEVEL = 18  # grey levels: a change beyond the sensor's noise on the averaged small copy
+CHANGE_LEVEL = 8
+"""Grey levels: a change of the settled tray since it was last read, where a die may have come (lower than
+`MOTION_LEVEL`: a die of about the cloth's brightness changes the averaged copy by 15-18 only; the copy's noise is a
+level or two)."""
 MOTION_DIE_SHARE = 0.5  # of the smallest die's face changed in the small copy: motion
+CHANGED_MARGIN = 0.5
+"""Of the largest die's side: the margin read round each place the tray changed at (the change covers the die's
+body and shadow; the margin is the table round it, where its rim ends)."""
 CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
 READABLE_FACE_PX = 20.0
 """The smallest top face (px a side) whose pips the readers count: below it the dashboard does not watch."""
@@ -183,11 +190,11 @@ class DiceWatch:
         return cv2.GaussianBlur(small, (3, 3), 0)
 
     @staticmethod
-    def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """The pixels of two small copies that changed by more than MOTION_LEVEL beyond the whole copy's shift in
+    def _difference(a: np.ndarray, b: np.ndarray, level: int = MOTION_LEVEL) -> np.ndarray:
+        """The pixels of two small copies that changed by more than `level` beyond the whole copy's shift in
         brightness (a camera's exposure or a lamp stepping changes every pixel alike: no motion, no die)."""
         d = a.astype(np.int16) - b.astype(np.int16)
-        return np.abs(d - int(np.median(d))) > MOTION_LEVEL
+        return np.abs(d - int(np.median(d))) > level
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:
         """Motion between two small copies: as many pixels changed as half the smallest die's face."""
@@ -224,7 +231,7 @@ class DiceWatch:
         self._moved_at = None
         if not self._changed(small, self._reference):
             return None  # the tray is as it was when last read: a hand passed over it
-        changed = self._difference(small, self._reference)
+        changed = self._difference(small, self._reference, CHANGE_LEVEL)
         self._reference = small
         if self._pool is not None:
             self._reads.append(self._pool.submit(self._read, frame, t, number, camera, pose, tuple(pieces),
@@ -233,8 +240,15 @@ class DiceWatch:
         return self._read(frame, t, number, camera, pose, pieces, markers, changed)
 
     def _read(self, frame, t, number, camera, pose, pieces, markers, changed) -> DiceThrow | None:
-        found = read_dice_both(frame, self._options, region=self._outline_px)
-        found = [r for r in found if not _on_marker(r, markers) and self._new(r, changed)]
+        found: list[DieReading] = []
+        for box in self._changed_boxes(changed):
+            for r in read_in_region(read_dice_both, frame, self._options, box,
+                                    CHANGED_MARGIN * self._options.max_side_px):
+                if not any(math.hypot(r.centre_px[0] - f.centre_px[0], r.centre_px[1] - f.centre_px[1])
+                           < 0.5 * f.side_px for f in found):
+                    found.append(r)  # (a die in two boxes' margins is read in each: kept once)
+        found = [r for r in found if cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0 and
+                 not _on_marker(r, markers) and self._new(r, changed)]
         on_table = dice_on_table(found, camera, pose) if found else []
         kept = [(r, (x, y)) for r, (x, y, _) in zip(found, on_table, strict=True)
                 if not self._on_base(x, y, pieces)]
@@ -247,6 +261,23 @@ class DiceWatch:
         ok, buf = cv2.imencode(".jpg", number_dice(crop, places), [cv2.IMWRITE_JPEG_QUALITY, 85])
         return DiceThrow(self.throws, int(number), float(t), readings,
                          tuple((float(x), float(y)) for _, (x, y) in kept), crop, places, buf.tobytes() if ok else b"")
+
+    def _changed_boxes(self, changed: np.ndarray) -> list[np.ndarray]:
+        """The places the tray changed at since it was last read, as boxes (4 corners, frame px) round each group of
+        changed small pixels (a die's face apart merged): the dice just thrown lie there, and only there are they
+        read (a throw of three dice is a few per cent of a tray, let alone a table). A margin is read round each
+        box (`CHANGED_MARGIN`)."""
+        x0, y0, x1, y1 = self._roi
+        k = (x1 - x0) / max(changed.shape[1], 1)  # frame px per small px
+        near = max(1, int(math.ceil(0.5 * self._options.min_side_px / k)))
+        grown = cv2.dilate(changed.astype(np.uint8), np.ones((2 * near + 1, 2 * near + 1), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        boxes = []
+        for sx, sy, sw, sh, _ in stats[1:n]:
+            bx0, by0 = x0 + sx * k, y0 + sy * k
+            bx1, by1 = x0 + (sx + sw) * k, y0 + (sy + sh) * k
+            boxes.append(np.array([(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1)], np.float64))
+        return boxes
 
     def _new(self, r: DieReading, changed: np.ndarray) -> bool:
         """Where the tray changed since it was last read (within the die's face): a die just thrown, not something

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -22,13 +22,15 @@ from fieldglass.progress import progress
 from vision.dice import DiceOptions, DieReading, read_dice
 from vision.dice_both import read_dice_both
 from vision.dice_pips import read_dice_pips
+from vision.dice_watch import SETTLE_S, DiceWatch
 from vision.synthetic import render_table
 from vision.synthetic_dice import SURFACES, dice_camera, dice_options, dice_scene
 
 EPILOG = """\
 examples:
   fieldglass bench dice            200 photos with dice, 40 empty tables, speed at 1080p and 4K, and the
-                                   dashboard's live watch: ms a still frame, ms to read a settled throw
+                                   dashboard's live watch: ms a still frame, ms to read a settled throw, and
+                                   60 throws read by it (values right, phantoms, ms a read)
   fieldglass bench dice --quick    a smaller run for a first look
   fieldglass bench dice --real     real photos of thrown dice (tests/data/dice_real) against their truth
 """
@@ -123,14 +125,48 @@ def measure(photos: int, empty: int, seed: int, resolution=(1920, 1080), label: 
     return tally
 
 
+def watch_accuracy(resolution: tuple[int, int], throws: int, seed: int, tally: DiceTally) -> DiceTally:
+    """Each of `throws` scenes of the bench (`measure`'s: 3-12 dice, every surface,
+    camera straight down and tilted 20 and 30 degrees, alone or touching) thrown onto its own empty table under a
+    watch of the whole table: the empty table's frames, then the thrown dice's until the watch reads them. Adds
+    each throw's dice to `tally` (a `DiceTally`: right, wrong, missed, phantoms) and the read's seconds to
+    `tally.seconds`. The frames are rendered alike but for the dice (light, blur, noise and JPEG of one seed)."""
+    rng = np.random.default_rng(seed)
+    for k in progress(range(throws), throws, f"watch {resolution[0]}x{resolution[1]}"):
+        cam = dice_camera(resolution, tilt_deg=(0.0, 20.0, 30.0)[k % 3], yaw_deg=180.0 * (k % 2))
+        scene = dice_scene(rng, int(rng.integers(3, 13)), surface=SURFACES[k % len(SURFACES)], touching=bool(k % 2),
+                           pieces=3)
+        opts = dice_options(rng)
+        empty = replace(scene, dice=())
+        watch = DiceWatch(scene.layout.width_mm, scene.layout.depth_mm,
+                          base_mm={p.piece.id: p.piece.base_mm for p in scene.placements})
+        t, n, got, seconds = 0.0, 0, None, 0.0
+        before = render_table(empty, cam, opts)[0]
+        for _ in range(3):
+            watch.feed(before, t, n, cam.intrinsics, cam.pose)
+            t, n = t + 0.04, n + 1
+        thrown, truth = render_table(scene, cam, opts)
+        while got is None and t < 3 * SETTLE_S + 1.0:
+            t0 = time.perf_counter()
+            got = watch.feed(thrown, t, n, cam.intrinsics, cam.pose)
+            seconds = time.perf_counter() - t0
+            t, n = t + 0.04, n + 1
+        tally.photos += 1
+        tally.seconds.append(seconds)
+        tally_photo(tally, truth.dice, list(got.readings) if got is not None else [])
+    return tally
+
+
 def add_parser(which) -> None:
     p = which.add_parser("dice", help="dice read from rendered photos: values right, phantom dice, time per frame",
                          description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--photos", type=int, default=200, help="photos with dice at 1080p (default 200)")
     p.add_argument("--empty", type=int, default=40, help="empty tables (default 40)")
     p.add_argument("--photos-4k", type=int, default=30, help="photos with dice at 4K (default 30)")
+    p.add_argument("--throws", type=int, default=60,
+                   help="throws the dashboard's live watch reads at 1080p (a sixth as many at 4K; default 60)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--quick", action="store_true", help="40 photos, 12 empty tables, 6 at 4K")
+    p.add_argument("--quick", action="store_true", help="40 photos, 12 empty tables, 6 at 4K, 12 throws")
     p.add_argument("--reader", choices=sorted(READERS), default="both",
                    help="both: the two readers merged, as `fieldglass dice` and the dashboard read (default); faces: "
                         "vision/dice.py's face-first reader alone; pips: vision/dice_pips.py's pip-first alone")
@@ -138,7 +174,8 @@ def add_parser(which) -> None:
 
 
 def run(args) -> int:
-    photos, empty, photos_4k = (40, 12, 6) if args.quick else (args.photos, args.empty, args.photos_4k)
+    photos, empty, photos_4k, throws = (40, 12, 6, 12) if args.quick else (args.photos, args.empty, args.photos_4k,
+                                                                           args.throws)
     print(f"fieldglass bench dice (reader: {args.reader})")
     for res, n, e in (((1920, 1080), photos, empty), ((3840, 2160), photos_4k, max(2, photos_4k // 5))):
         tally = measure(n, e, args.seed + res[0], res, f"dice {res[0]}x{res[1]}", READERS[args.reader])
@@ -149,4 +186,10 @@ def run(args) -> int:
         print(f"  time per frame: median {np.median(s):.1f} ms, 95th percentile {np.percentile(s, 95):.1f} ms")
         for line in watch_costs(res):  # the dashboard's live watch (vision/dice_watch.py)
             print("  " + line)
+        n_throws = throws if res[0] == 1920 else max(2, throws // 6)
+        watched = watch_accuracy(res, n_throws, args.seed + res[1], DiceTally())
+        s = np.array(watched.seconds) * 1000.0
+        print(f"  watch, whole table, {watched.photos} throws of 3-12 dice: {watched.lines()[0].split(': ', 1)[1]}")
+        print(f"  watch, read of a settled throw: median {np.median(s):.1f} ms, 95th percentile"
+              f" {np.percentile(s, 95):.1f} ms")
     return 0

@@ -1,5 +1,6 @@
 """The live dice watch's cost (`fieldglass bench dice` prints it): per frame on a still table, and the read once a
-throw has settled, at 1080p and 4K, watching a tray and a whole table."""
+throw has settled, at 1080p and 4K, watching a tray and a whole table (what it reads of many throws:
+`fieldglass.benchmarks.dice.watch_accuracy`)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,4 @@ def watch_costs(resolution: tuple[int, int], repeats: int = 30) -> list[str]:
         lines.append(f"watch, {name}: {1000 * float(np.median(per_frame)):.1f} ms a still frame, "
                      f"{1000 * read_s:.0f} ms to read the settled throw; {said}")
     return lines
+

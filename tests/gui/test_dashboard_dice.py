@@ -133,13 +133,17 @@ def test_a_throw_fills_the_dice_and_is_recorded_as_read(window, throws):
         assert "camera read 2, 4, taken" in rs.describe_event(rs.current_event())
         rs.seek(at[1] + 1)
         assert "camera read 5, 3, typed over as 5, 2" in rs.describe_event(rs.current_event())
-    # the melee undone and redone: the combat written again shows the throw's picture still (kept once, with the
-    # combat first written)
+    _redone_combat_keeps_its_throws_picture(win, game, tmp / "game.fgr")
+
+
+def _redone_combat_keeps_its_throws_picture(win, game, path) -> None:
+    """The last combat undone and redone: the combat written again shows the throw's picture still (kept once, with
+    the combat first written) and the dice as read."""
     win.undo()
     game.flush()
     win.redo()
     game.flush()
-    with Record.open(tmp / "game.fgr") as record:
+    with Record.open(path) as record:
         rs = ReplaySession(record)
         redone = [i for i, e in enumerate(rs.timeline) if e.type == "combat" and e.data.get("redo_of")]
         assert len(redone) == 1

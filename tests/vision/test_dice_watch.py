@@ -167,3 +167,17 @@ def test_the_light_stepping_throws_nothing(table):
     got = [watch.feed(brighter if k < 10 else frame, 10.0 + 0.1 * k, 100 + k, cam.intrinsics, cam.pose)
            for k in range(20)]
     assert [g for g in got if g is not None] == []
+
+
+def test_a_die_of_the_cloths_colour_is_read_where_it_changed_the_table_little(table):
+    """A die of the felt's own colour, its pips dark: the watch's small copy changes by less than its motion level
+    where it lies, yet the die was not there before: it is read (vision.dice_watch.CHANGE_LEVEL)."""
+    scene, _, _ = table
+    cam = dice_camera((1920, 1080))
+    empty = render_table(scene, cam, CLEAN)[0]
+    x, y = (int(v) for v in cam.project(np.array([[300.0, 150.0, 0.0]]))[0])
+    felt = tuple(float(v) for v in np.median(empty[y - 15 : y + 15, x - 15 : x + 15].reshape(-1, 3), axis=0))
+    die = PlacedDie(300.0, 150.0, 18.0, 4, 10.0, felt, tuple(0.35 * v for v in felt))
+    feed = Feed((scene, cam, None), DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, None))
+    feed.frames((), 3)
+    assert [t.values for t in feed.frames((die,), 10)] == [(4,)]
