@@ -478,11 +478,13 @@ class MainWindow(QMainWindow):
                 source.close()
             self._connection("error", str(exc))
             return
+        dice = bool(getattr(self.setup, "read_dice", True)) and self.session.live.uses_dice
         self.worker = RigCaptureWorker(self.setup, cameras, live=live, board_mm_per_px=self.board_mm_per_px,
-                                       max_frames=frames, parent=self)
+                                       max_frames=frames, dice=dice, parent=self)
         self.worker.ready.connect(self.on_ready)
         self.worker.status.connect(self._connection)
         self.worker.note.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        self.worker.notice.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.worker.start()
 
     def stop(self) -> None:

@@ -5,7 +5,9 @@ live camera) feeds the worker the cameras' frames paired into instants; each ins
 (vision/rig_stream.py `RigStreamReader`: each camera registered from the anchors it sees, the views fused, a piece
 any camera sees under a hand held occluded) and published like one camera's `FrameResult`, with every camera's own
 frame and state in `views` and one board view of the whole table composed from all of them. A camera that stalls
-or ends is said once (`note`) and the others go on; the rig has ended when every camera has.
+or ends is said once (`note`) and the others go on; the rig has ended when every camera has. With `dice`, thrown
+dice are watched through one camera, the one that sees the tray (else the table) largest (`dice_camera`): two
+cameras reading one throw would throw it twice.
 
 `setup` is duck-typed as for `CaptureWorker` (`layout`, `roster`, `source`); `cameras` gives (name, intrinsics,
 frame source) per camera in the rig's order, each source iterable as (number, BGR frame) with an optional
@@ -22,7 +24,9 @@ import numpy as np
 from PySide6.QtCore import Signal
 
 from calibration.camera import CameraIntrinsics
+from calibration.projection import table_to_pixels
 from gui.worker import CameraFrame, FrameRate, FrameResult, PublishingWorker
+from vision.dice_watch import tray_px_per_mm
 from vision.reconnect import reconnecting
 from vision.rectify import BoardRectifier, composite, display_bgra
 from vision.rig_capture import STALL_S, CameraCapture, paired
@@ -49,8 +53,11 @@ class RigCaptureWorker(PublishingWorker):
 
     def __init__(self, setup, cameras: Sequence[tuple[str, CameraIntrinsics, object]], *, live: Sequence[bool],
                  board_mm_per_px: float = 2.0, max_frames: int | None = None, stall_s: float = STALL_S,
-                 parent=None):
+                 dice: bool = False, parent=None):
         super().__init__(board_mm_per_px, max_frames, parent)
+        self.dice_camera: str | None = None  # the camera the dice are watched through, once one is registered
+        if dice:
+            self._watch_dice(setup)
         self.setup = setup
         self.cameras = list(cameras)
         self.live = list(live)
@@ -71,6 +78,7 @@ class RigCaptureWorker(PublishingWorker):
         self.requestInterruption()
         if self.isRunning():
             self.wait(5000)
+        self._stop_dice()
         for _, _, source in self.cameras:
             close = getattr(source, "close", None)
             if close:
@@ -97,7 +105,11 @@ class RigCaptureWorker(PublishingWorker):
                     return
                 t0 = time.perf_counter()
                 mmpp = self.board_mm_per_px
-                result = self._result(number, self.reader.read(shot.images, t), shot.images, mmpp, t)
+                rig = self.reader.read(shot.images, t)
+                result = self._result(number, rig, shot.images, mmpp, t)
+                throw = self._rig_dice(rig, shot.images, number, t)
+                if throw is not None:
+                    self.throws.put(throw)
                 t1 = time.perf_counter()
                 result.fps, result.process_ms, result.latency_ms = rate.tick(t1), (t1 - t0) * 1000, (t1 - t) * 1000
                 if not self._publish(result):
@@ -110,6 +122,24 @@ class RigCaptureWorker(PublishingWorker):
                 c.close()
         if not self.isInterruptionRequested():
             self.status.emit("ended", f"{what}: no more frames (showing the last ones)")
+
+    def _rig_dice(self, rig: RigFrame, images, number: int, t: float):
+        """The throw that settled at this instant, watched through `dice_camera` (chosen at the first instant a
+        camera is registered: `choose_dice_camera`)."""
+        if self.dice_watch is None:
+            return None
+        views = {v.name: v for v in rig.views if v.reading.pose is not None}
+        if self.dice_camera is None:
+            shapes = {name: image.shape for name, image in zip(self.names, images, strict=True) if image is not None}
+            self.dice_camera = choose_dice_camera(self.dice_watch.tray, [v for v in views.values()
+                                                                          if v.name in shapes], shapes)
+        view = views.get(self.dice_camera) if self.dice_camera is not None else None
+        if view is None:
+            return None
+        image = images[self.names.index(view.name)]
+        if image is None:
+            return None
+        return self._dice(image, number, t, view.camera, view.reading.pose, rig.reading.pieces, view.reading.markers)
 
     def _result(self, number: int, rig: RigFrame, images, mmpp: float, arrived: float) -> FrameResult:
         """The instant as the dashboard draws it: the fused reading, each camera's frame, lens, pose and state, and
@@ -131,3 +161,18 @@ class RigCaptureWorker(PublishingWorker):
         board = composite(boards)
         return FrameResult(number, first.frame, rig.reading, camera, board, mmpp, 0.0, 0.0, arrived=arrived,
                            board_shown=display_bgra(board, self.board_display_px), views=tuple(views))
+
+
+def choose_dice_camera(tray_mm, views, shapes: dict) -> str | None:
+    """The camera of the registered `views` (vision.rig.CameraView) that sees the dice tray (a polygon, table mm)
+    best: of those that hold it whole in their frame (`shapes`: name -> frame shape), else of all, the one where a
+    die is largest where the tray is farthest from it. None while no camera is registered."""
+    best = None
+    for v in views:
+        h, w = shapes[v.name][:2]
+        corners = table_to_pixels(np.column_stack([tray_mm, np.zeros(len(tray_mm))]), v.camera, v.reading.pose)
+        whole = bool(np.all((corners >= 0) & (corners < (w, h))))
+        score = (whole, float(tray_px_per_mm(tray_mm, v.camera, v.reading.pose).min()))
+        if best is None or score > best[0]:
+            best = (score, v.name)
+    return None if best is None else best[1]

@@ -167,6 +167,8 @@ class PublishingWorker(QThread):
         self.display_px: tuple[int, int] | None = None
         self.board_display_px: tuple[int, int] | None = None
         self.camera_display_px: dict[str, tuple[int, int] | None] = {}  # a rig: each camera's view, by name
+        self.dice_watch: DiceWatch | None = None
+        self._dice_checked = False  # the camera's view of the dice said once
 
     def take(self) -> FrameResult | None:
         """The newest result (None if already taken); lets the worker signal again. A throw of dice read with a
@@ -191,6 +193,41 @@ class PublishingWorker(QThread):
             self.ready.emit()
         return self.max_frames is None or self.processed < self.max_frames
 
+    def _watch_dice(self, setup) -> None:
+        """Watch for thrown dice (the layout's tray, else the whole table off the bases), read in a thread of the
+        watch's own."""
+        lay = setup.layout
+        self.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, lay.dice_tray_mm,
+                                    base_mm={p.id: p.base_mm for p in setup.roster.pieces}, background=True)
+
+    def _dice(self, frame: np.ndarray, number: int, arrived: float, lens, pose, pieces=(),
+              markers=()) -> DiceThrow | None:
+        """The throw that settled at this frame (seen through `lens` at table `pose`), if dice are watched; a camera
+        too coarse for the dice says so once and stops the watch."""
+        watch = self.dice_watch
+        if watch is None:
+            return None
+        throw = watch.feed(frame, arrived, number, lens, pose, pieces, markers)
+        if not self._dice_checked and watch.face_px(DIE_SIZES_MM[1]) is not None:
+            self._dice_checked = True
+            where = "tray" if not watch.whole_table else "table"
+            large, small = watch.face_px(DIE_SIZES_MM[1]), watch.face_px(DIE_SIZES_MM[0])
+            if large < READABLE_FACE_PX:
+                self.dice_watch = None
+                watch.close()
+                self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {large:.0f} px across where the {where} "
+                                 f"is farthest, too small to count its pips (at least {READABLE_FACE_PX:.0f} px): "
+                                 "type the dice, or see 'fieldglass plan' for a camera that reads them")
+                return None
+            if small < READABLE_FACE_PX:
+                self.notice.emit(f"dice: dice under {watch.smallest_die_mm(READABLE_FACE_PX):.0f} mm are too small "
+                                 f"to read where the {where} is farthest; larger ones are read")
+        return throw
+
+    def _stop_dice(self) -> None:
+        if self.dice_watch is not None:
+            self.dice_watch.close()
+
     def _failed(self, name: str, exc: Exception) -> None:
         """Say what broke, never a traceback in the GUI: an InputError as it is, anything else with its kind."""
         text = str(exc) if isinstance(exc, InputError) else f"{name}: {type(exc).__name__}: {exc}"
@@ -206,12 +243,8 @@ class CaptureWorker(PublishingWorker):
         settled throw with its frame's result."""
         super().__init__(board_mm_per_px, max_frames, parent)
         self.setup = setup
-        self.dice_watch: DiceWatch | None = None
-        self._dice_checked = False  # the camera's view of the dice said once
         if dice:
-            lay = setup.layout
-            self.dice_watch = DiceWatch(lay.width_mm, lay.depth_mm, lay.dice_tray_mm,
-                                        base_mm={p.id: p.base_mm for p in setup.roster.pieces}, background=True)
+            self._watch_dice(setup)
         self.source = source
         self.live = live
         self.registration: TableRegistration | None = None
@@ -230,8 +263,7 @@ class CaptureWorker(PublishingWorker):
             self.wait(3000)
         if self.stream_lens is not None:
             self.stream_lens.close()
-        if self.dice_watch is not None:
-            self.dice_watch.close()
+        self._stop_dice()
         if close:
             try:
                 close()
@@ -292,7 +324,7 @@ class CaptureWorker(PublishingWorker):
                 t0 = time.perf_counter()
                 mmpp = self.board_mm_per_px  # read once: the GUI may change it meanwhile
                 reading, lens, board, cards = self._read_frame(frame, mmpp)
-                throw = self._dice(frame, number, arrived, lens, reading)
+                throw = self._dice(frame, number, arrived, lens, reading.pose, reading.pieces, reading.markers)
                 if throw is not None:
                     self.throws.put(throw)
                 t1 = time.perf_counter()
@@ -311,29 +343,6 @@ class CaptureWorker(PublishingWorker):
             self.status.emit("lost", f"{name}: camera connection lost")
         elif not self.isInterruptionRequested():
             self.status.emit("ended", f"{name}: no more frames (showing the last one)")
-
-    def _dice(self, frame: np.ndarray, number: int, arrived: float, lens, reading) -> DiceThrow | None:
-        """The throw that settled at this frame, if dice are watched; a camera too coarse for the dice says so once
-        and stops the watch."""
-        watch = self.dice_watch
-        if watch is None:
-            return None
-        throw = watch.feed(frame, arrived, number, lens, reading.pose, reading.pieces, reading.markers)
-        if not self._dice_checked and watch.face_px(DIE_SIZES_MM[1]) is not None:
-            self._dice_checked = True
-            where = "tray" if not watch.whole_table else "table"
-            large, small = watch.face_px(DIE_SIZES_MM[1]), watch.face_px(DIE_SIZES_MM[0])
-            if large < READABLE_FACE_PX:
-                self.dice_watch = None
-                watch.close()
-                self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {large:.0f} px across where the {where} "
-                                 f"is farthest, too small to count its pips (at least {READABLE_FACE_PX:.0f} px): "
-                                 "type the dice, or see 'fieldglass plan' for a camera that reads them")
-                return None
-            if small < READABLE_FACE_PX:
-                self.notice.emit(f"dice: dice under {watch.smallest_die_mm(READABLE_FACE_PX):.0f} mm are too small "
-                                 f"to read where the {where} is farthest; larger ones are read")
-        return throw
 
     def _read_frame(self, frame: np.ndarray, mmpp: float):
         """The table in one frame: (its reading, the lens the pose was fitted with, the board rectified at `mmpp`

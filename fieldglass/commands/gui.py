@@ -61,7 +61,8 @@ above the views without stopping the game. Game > End game writes the report and
 Dice: for a system that rolls dice, throw them in the layout's [dice_tray] (or anywhere off the bases without one).
 When they have lain still for a moment their values fill the combat panel's dice for the selected action, left to
 right along the table, with a picture of the throw numbered the same; a new throw replaces them, and you may type
-over them. The record keeps the dice as read and whether they were taken or typed over. --no-dice turns it off.
+over them. The record keeps the dice as read and whether they were taken or typed over. With --rig the dice are
+watched through the camera that sees the tray (else the table) largest. --no-dice turns it off.
 
 Without a display (no DISPLAY or WAYLAND_DISPLAY, QT_QPA_PLATFORM unset), or with --headless, the dashboard runs
 offscreen: it processes --frames frames, prints the pieces it sees with their fields and the targets of one piece,

@@ -28,6 +28,7 @@ from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.scripted_feed import scripted_feed  # noqa: E402
 from fieldglass.setup import Setup, load_setup  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
+from gui.rig_worker import RigCaptureWorker  # noqa: E402
 from gui.worker import CaptureWorker  # noqa: E402
 from rules.system import game_systems  # noqa: E402
 from tests.gui.helpers import SHOTS, pump  # noqa: E402
@@ -195,6 +196,39 @@ def test_the_capture_worker_reads_a_settled_throw(qapp):
     left = worker.take()
     throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
     assert [t.values for t in throws] == [(2, 4)]
+
+
+def test_a_rig_reads_a_throw_once_through_the_camera_that_sees_the_tray_largest(qapp):
+    """Two cameras over the tray (`fieldglass gui --rig`): straight down, and tilted 30 degrees from as high (farther
+    from the tray, its dice smaller). The throw is read once, through the camera straight down."""
+    scene = dice_scene(np.random.default_rng(7), 0, surface="felt", pieces=2)
+    layout = replace(scene.layout, dice_tray_mm=TRAY)
+    cams = {"above": dice_camera((1280, 720)), "aslant": dice_camera((1280, 720), tilt_deg=30.0)}
+    frames = {name: [render_table(replace(scene, dice=d), cam, CLEAN)[0] for d in ((), ROLL, THROWS["pair"])]
+              for name, cam in cams.items()}
+
+    class Frames:
+        def __init__(self, name):
+            self.name = name
+
+        def __iter__(self):  # both cameras at 25 frames a second
+            for k, i in enumerate([0] * 3 + [1] + [2] * 40):
+                time.sleep(0.04)
+                yield k, frames[self.name][i]
+
+    setup = Setup("rig", None, layout, scene.roster, "wiener")
+    cameras = [(name, cam.intrinsics, Frames(name)) for name, cam in cams.items()]
+    worker = RigCaptureWorker(setup, cameras, live=[False, False], dice=True)
+    seen = []
+    worker.ready.connect(lambda: seen.append(worker.take()))
+    worker.start()
+    pump(qapp, worker.isFinished, timeout=120)
+    qapp.processEvents()
+    left = worker.take()
+    throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
+    assert worker.dice_camera == "above"
+    assert [t.values for t in throws] == [(2, 4)]
+    worker.stop()
 
 
 def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
