@@ -285,14 +285,37 @@ def _fit_map(points: np.ndarray, model: np.ndarray) -> tuple[float, float] | Non
     return float(np.linalg.norm(points - fitted, axis=1).max()) / max(s, 0.42), s
 
 
+def _median_colour(patch: np.ndarray) -> np.ndarray:
+    """The patch's median in each colour (float64), as `np.median(axis=0)` over its pixels but by partition alone
+    (a tenth of the time on a 40 x 40 patch: this runs for every candidate face)."""
+    px = patch.reshape(-1, patch.shape[-1]) if patch.ndim == 3 else patch.reshape(-1, 1)
+    n = len(px)
+    k = n // 2
+    if n % 2:
+        return np.partition(px, k, axis=0)[k].astype(np.float64)
+    part = np.partition(px, (k - 1, k), axis=0)
+    return (part[k - 1].astype(np.float64) + part[k]) / 2.0
+
+
+def _percentile_99(values: np.ndarray) -> float:
+    """The 99th percentile of `values` (linear between the two nearest, as `np.percentile`'s default)."""
+    flat = values.ravel()
+    at = 0.99 * (flat.size - 1)
+    lo = int(math.floor(at))
+    hi = min(lo + 1, flat.size - 1)
+    part = np.partition(flat, (lo, hi))
+    a, b, t = float(part[lo]), float(part[hi]), at - lo
+    return a + (b - a) * t if t < 0.5 else b - (b - a) * (1.0 - t)
+
+
 def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     """(value or None, confidence) for a face patch; None when the patch is no die's face."""
-    colour = np.median(patch.reshape(-1, patch.shape[-1]) if patch.ndim == 3 else patch.reshape(-1, 1), axis=0)
+    colour = _median_colour(patch)
     diff = np.abs(patch.astype(np.int16) - colour.astype(np.int16))
     dist = (diff.max(axis=2) if diff.ndim == 3 else diff).astype(np.uint8)
     b = int(round(_BORDER * _PATCH))
     inner = dist[b:-b, b:-b]
-    contrast = float(np.percentile(inner, 99))
+    contrast = _percentile_99(inner)
     if contrast < 45:
         return None  # a blank square: no pips
     otsu, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
