@@ -38,7 +38,7 @@ from fieldglass.surfaces import SurfaceRegistry
 from fieldglass.surfaces import locate as locate_on_surfaces
 from rules.board import Placement
 from rules.live import GameState, LiveRules, PendingChange, plain
-from rules.picture import Scene, ScenePiece, dice_tray_items
+from rules.picture import Scene, ScenePiece, dice_read_items, dice_tray_items
 from rules.system import UMPIRE, CombatOutcome, SelectionOverlay, TargetRow, game_system, table_system
 from vision.pieces import PiecePose, TableReading
 from vision.roster import Piece
@@ -132,6 +132,7 @@ class Session:
         # where the dashboard reads thrown dice, drawn on the views (the layout's [dice_tray]; a system without dice:
         # none)
         self.dice_tray_mm = getattr(setup.layout, "dice_tray_mm", None) if self.live.uses_dice else None
+        self.dice_read: tuple = ()  # the last throw's dice as read, (x_mm, y_mm, value), drawn till a combat is applied
         self._resolved: dict[int, dict] = {}  # id(outcome) -> the combat input that resolved it (`apply`)
         self._history: dict[str, tuple] = {}  # a player's action's id -> (the game before it, after it): undo
         self.live.start(self)
@@ -370,14 +371,18 @@ class Session:
 
     def picture(self, live: bool = False, labels: bool = True) -> tuple:
         """Everything to draw, in the drawing language of rules/picture.py (table mm); the dice tray too."""
-        return (*self.live.picture(self, self.scene(live, labels)), *dice_tray_items(self.dice_tray_mm))
+        return (*self.live.picture(self, self.scene(live, labels)), *self._dice_items())
 
     def pictures(self, *wanted: tuple[bool, bool]) -> list[tuple]:
         """`picture(live, labels)` for each (live, labels) asked, the pieces read once for all of them (the
         dashboard's live and board views ask at the same moment, on every frame)."""
         base = self.scene()
-        tray = dice_tray_items(self.dice_tray_mm)
-        return [(*self.live.picture(self, replace(base, live=live, labels=labels)), *tray) for live, labels in wanted]
+        return [(*self.live.picture(self, replace(base, live=live, labels=labels)), *self._dice_items())
+                for live, labels in wanted]
+
+    def _dice_items(self) -> tuple:
+        """The dice tray, and the last throw's dice with the values read (till a combat applies)."""
+        return (*dice_tray_items(self.dice_tray_mm), *dice_read_items(self.dice_read))
 
     def counts(self) -> tuple[int, int]:
         """(pieces seen in the last frame, pieces expected: the roster less those the rules removed)."""
@@ -662,7 +667,8 @@ class Session:
 
     def dice_thrown(self, throw) -> None:
         """A throw of dice the camera read has settled (vision/dice_watch.py DiceThrow): said to the views (`dice`),
-        which offer its values to the selected action."""
+        which offer its values to the selected action; the live view marks each die with the value read."""
+        self.dice_read = tuple((x, y, v) for (x, y), v in zip(throw.table_mm, throw.values, strict=True))
         self.events.dice.emit(throw)
 
     def dice_wanted(self, action: str, attacker: str | None, target: str | None) -> tuple[str, ...] | None:
@@ -710,6 +716,7 @@ class Session:
         and removals become pending changes shown on the table until the physical pieces match."""
         before = self._game_copy()
         pending = self.live.apply(self, outcome)
+        self.dice_read = ()  # the throw is used: its dice no longer marked
         for ch in pending:
             self._log(f"waiting for the {'board' if self.board is not None else 'table'}: {ch.describe()}")
         inp = self._resolved.pop(id(outcome), None)

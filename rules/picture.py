@@ -769,6 +769,9 @@ LEGEND: tuple[LegendEntry, ...] = (
                       "melee", width=3.0),), _kind("event-melee")),
     LegendEntry("dice tray", "dashed grey box: the dice tray, where thrown dice are read into the combat panel",
                 (Area("sample", (_box(4, 3, 40, 17),), "muted", 0.06, "dash", 1.5),), _kind("dice-tray")),
+    LegendEntry("die read", "a number by a die: the value the camera read of the last throw (? unreadable: type it)",
+                (Dot("sample", (12.0, 10.0), "selected", 4.0), Label("sample", (22.0, 6.0), "5", "text", 7.0, True)),
+                _kind("die-read")),
 )
 """The marks every system's pictures share (rules.picture.base_items, pending_items, grid_labels, the record's
 marks); a system adds its own (`LiveRules.legend`)."""
@@ -782,6 +785,23 @@ def dice_tray_items(tray_mm) -> tuple[Item, ...]:
     return (Area("dice-tray", (pts,), "muted", 0.06, "dash", 1.5, tip="dice tray: thrown dice are read here",
                  layer=1.0),
             Label("dice-tray-label", pts[0], "dice tray", "muted", 7.0, within=pts, priority=0.5))
+
+
+DIE_TOP_MM = 16.0  # a thrown die's top face above the cloth (the middle of the 12-20 mm dice read)
+
+
+def dice_read_items(dice) -> tuple[Item, ...]:
+    """The last throw's dice as the camera read them, for the live pictures: a dot on each die's top face and its
+    value beside it ("?" where it could not be read for sure), numbered as the combat panel's throw picture numbers
+    them. `dice`: (x_mm, y_mm, value or None) per die, in that order; () for none."""
+    out: list[Item] = []
+    for n, (x, y, value) in enumerate(dice, 1):
+        said = "?" if value is None else str(value)
+        tip = f"die {n}: the camera read {said}" if value is not None else f"die {n}: not read for sure; type it"
+        out.append(Dot("die-read", (float(x), float(y)), "selected", 4.0, tip=tip, z_mm=DIE_TOP_MM))
+        out.append(Label("die-read", (float(x), float(y)), said, "text", 10.0, bold=True, offset_px=(8.0, -22.0),
+                         tip=tip, z_mm=DIE_TOP_MM, priority=2.0))
+    return tuple(out)
 
 
 def legend(pictures: Iterable[Iterable[Item]], entries: Sequence[LegendEntry]) -> list[LegendEntry]:

@@ -6,6 +6,7 @@ worker itself over such frames."""
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import replace
@@ -252,9 +253,16 @@ def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
         values = [d.value for d in truth]
         assert win.combat_panel.dice.text() == ", ".join(map(str, values))
         assert win.combat_panel.dice_photo.isVisible()
+        # the live view marks each die with the value read, where it lies (till the combat is applied)
+        marked = [it for it in win.session.picture(live=True) if it.kind == "die-read" and hasattr(it, "text")]
+        assert [it.text for it in marked] == [str(v) for v in values]
+        assert all(math.hypot(it.at[0] - d.x_mm, it.at[1] - d.y_mm) < 0.5 * d.side_mm for it, d in zip(marked, truth,
+                                                                                                        strict=True))
+        pump(qapp, lambda: len(win.live_view.items_of("die-read")) == 2 * len(values), timeout=30)
         win._combat(False)
         assert win.combat_panel.outcome is not None, win.combat_panel.result.toPlainText()
         win.combat_panel.apply()
+        assert not [it for it in win.session.picture(live=True) if it.kind == "die-read"]
         win.recording.flush()
     finally:
         win.stop()
