@@ -231,7 +231,9 @@ class DiceWatch:
         self._moved_at = None
         if not self._changed(small, self._reference):
             return None  # the tray is as it was when last read: a hand passed over it
-        changed = self._difference(small, self._reference, CHANGE_LEVEL)
+        # (opened: a pixel or two of noise or JPEG over the change level is no die; a die is 5 small px across)
+        changed = cv2.morphologyEx(self._difference(small, self._reference, CHANGE_LEVEL).astype(np.uint8),
+                                   cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
         self._reference = small
         if self._pool is not None:
             self._reads.append(self._pool.submit(self._read, frame, t, number, camera, pose, tuple(pieces),

@@ -218,6 +218,8 @@ class RenderOptions:
     uneven_light: float = 0.0
     hand: bool = False
     seed: int = 0
+    light_seed: int | None = None
+    """The uneven light's own seed (None: `seed`'s): a source's frames keep one lamp while their noise changes."""
     projection: ProjectedLight | None = field(default=None, compare=False)
     """A projector's image thrown onto the table (None: the projector off)."""
 
@@ -1262,7 +1264,8 @@ def _add_noise(frame: np.ndarray, sigma: float, rng: np.random.Generator) -> np.
 def _finish(frame: np.ndarray, options: RenderOptions, rng: np.random.Generator) -> np.ndarray:
     """Camera effects on the distorted frame: uneven light, optical blur, sensor noise, then JPEG."""
     if options.uneven_light > 0:
-        frame = cv2.multiply(frame, _light_field((frame.shape[1], frame.shape[0]), float(options.uneven_light), rng),
+        lamp = rng if options.light_seed is None else np.random.default_rng([int(options.light_seed), 0x4C4954])
+        frame = cv2.multiply(frame, _light_field((frame.shape[1], frame.shape[0]), float(options.uneven_light), lamp),
                              scale=1.0 / 255.0)
     if options.blur_sigma_px > 0:
         frame = cv2.GaussianBlur(frame, (0, 0), float(options.blur_sigma_px))
@@ -1582,7 +1585,9 @@ class SyntheticSource:
         self._next += 1
         opts = self.options
         if self.fresh_noise:
-            opts = replace(opts, seed=opts.seed + i)
+            # fresh noise, one lamp: the light would otherwise jump at every frame (no real lamp does)
+            lamp = opts.seed if opts.light_seed is None else opts.light_seed
+            opts = replace(opts, seed=opts.seed + i, light_seed=lamp)
         reach, hand_seed = 1.0, self.options.seed
         if self.hand_period and not self.options.hand:
             period = max(2, int(self.hand_period))

@@ -181,3 +181,20 @@ def test_a_die_of_the_cloths_colour_is_read_where_it_changed_the_table_little(ta
     feed = Feed((scene, cam, None), DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, None))
     feed.frames((), 3)
     assert [t.values for t in feed.frames((die,), 10)] == [(4,)]
+
+
+def test_fresh_noise_in_every_frame_throws_nothing_more(table):
+    """A camera's noise and JPEG differ in every frame (the light does not): a throw is read once, and nothing after
+    it while the dice lie still, though the watch looks for smaller changes where dice land than for motion."""
+    scene, _, _ = table
+    cam = dice_camera((1280, 720))
+    watch = DiceWatch(scene.layout.width_mm, scene.layout.depth_mm, None)
+    got, t = [], 0.0
+    for k, dice in enumerate([()] * 3 + [ROLLING[0]] + [THROW] * 20):
+        opts = RenderOptions(blur_sigma_px=0.6, noise_sigma=4.0, jpeg_quality=85, uneven_light=0.25, seed=100 + k,
+                             light_seed=1)
+        t += 0.1
+        th = watch.feed(render_table(replace(scene, dice=dice), cam, opts)[0], t, k, cam.intrinsics, cam.pose)
+        if th is not None:
+            got.append(th.values)
+    assert got == [(3, 5, 6)]

@@ -358,6 +358,16 @@ def test_synthetic_source_yields_numbered_frames_and_their_truth(demo):
     src.close()
     assert src.read() is None
 
+
+def test_synthetic_source_keeps_one_light_while_its_noise_changes(demo):
+    """Frame to frame only the noise changes: the uneven light (a lamp's) stays where it is, as a real one does."""
+    cam = VirtualCamera.looking_at_table(2400, 1200, (640, 360))
+    src = SyntheticSource(demo, cam, RenderOptions(noise_sigma=2.0, uneven_light=0.3, seed=4), frames=2)
+    (_, a), (_, b) = list(src)
+    smooth = [cv2.blur(f, (15, 15)).astype(np.int16) for f in (a, b)]
+    assert not np.array_equal(a, b)
+    assert np.abs(smooth[0] - smooth[1]).max() <= 3  # (a lamp that moved changes whole regions by tens of levels)
+
     passing = SyntheticSource(demo, cam, RenderOptions(), frames=8, hand_period=8)
     hands = []
     for _ in passing:
