@@ -170,6 +170,17 @@ def test_more_dice_than_the_action_takes_fill_the_first(window, throws):
     assert panel.dice.text() == "2" and "2 dice thrown; the action takes 1" in panel.dice_note.text()
 
 
+def _throws_read(qapp, worker) -> list:
+    """Run a capture worker to its frames' end, taking each result as the GUI does: the throws that came with them."""
+    seen = []
+    worker.ready.connect(lambda: seen.append(worker.take()))
+    worker.start()
+    pump(qapp, worker.isFinished, timeout=120)
+    qapp.processEvents()
+    left = worker.take()
+    return [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
+
+
 def test_the_capture_worker_reads_a_settled_throw(qapp):
     """The worker over frames of a dice tray: a throw that settles comes with a result; the layout's tray is where
     it looks."""
@@ -189,13 +200,7 @@ def test_the_capture_worker_reads_a_settled_throw(qapp):
 
     setup = Setup("frames", None, layout, scene.roster, "wiener")
     worker = CaptureWorker(setup, Frames(), dice=True)
-    seen = []
-    worker.ready.connect(lambda: seen.append(worker.take()))
-    worker.start()
-    pump(qapp, worker.isFinished, timeout=120)
-    qapp.processEvents()
-    left = worker.take()
-    throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
+    throws = _throws_read(qapp, worker)
     assert [t.values for t in throws] == [(2, 4)]
 
 
@@ -220,13 +225,7 @@ def test_a_rig_reads_a_throw_once_through_the_camera_that_sees_the_tray_largest(
     setup = Setup("rig", None, layout, scene.roster, "wiener")
     cameras = [(name, cam.intrinsics, Frames(name)) for name, cam in cams.items()]
     worker = RigCaptureWorker(setup, cameras, live=[False, False], dice=True)
-    seen = []
-    worker.ready.connect(lambda: seen.append(worker.take()))
-    worker.start()
-    pump(qapp, worker.isFinished, timeout=120)
-    qapp.processEvents()
-    left = worker.take()
-    throws = [r.throw for r in [*seen, left] if r is not None and r.throw is not None]
+    throws = _throws_read(qapp, worker)
     assert worker.dice_camera == "above"
     assert [t.values for t in throws] == [(2, 4)]
     worker.stop()
