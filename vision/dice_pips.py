@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import math
+import statistics
 from dataclasses import dataclass, replace
 
 import cv2
@@ -348,20 +349,34 @@ def _affine_misfit(points: np.ndarray, places: np.ndarray) -> float:
     return float(np.linalg.norm(points - places @ m, axis=1).max() / scale)
 
 
+_CHECK_REACH = 4.0  # pattern units: how far round a group its face is checked
+_CHECK_SIZE = int(2 * _CHECK_REACH * _UNIT_PX) + 1  # px: the checked patch's side
+_CHECK_C = (_CHECK_SIZE - 1) / 2.0
+_CHECK_VV, _CHECK_UU = (np.mgrid[0:_CHECK_SIZE, 0:_CHECK_SIZE] - _CHECK_C) / _UNIT_PX  # each patch pixel's (u, v)
+
+
+def _median(values: np.ndarray) -> float:
+    """`np.median` of a 1-D array, by partition alone (it runs for every group of pips checked)."""
+    n = values.size
+    k = n // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k - 1, k))
+    return float(np.mean(part[k - 1 : k + 1]))
+
+
 def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout: np.ndarray, pip_r: float,
                 dark: bool, contrast: float) -> tuple[float, float] | None:
     """Check the face round a fitted group in its own frame (`frame` (2, 2): pattern units -> image px, `pip_r`
     the pips' radius in pattern units). Returns (half-side in pattern units, uniformity 0-1), or None when the face
     holds a spot the pattern does not, or does not end at a die's size."""
-    reach = 4.0
-    size = int(2 * reach * _UNIT_PX) + 1
+    reach, size, c = _CHECK_REACH, _CHECK_SIZE, _CHECK_C
     # patch pixel (i, j) -> pattern (u, v) = ((j - c) / UNIT, (i - c) / UNIT) -> image centre + frame @ (u, v)
-    c = (size - 1) / 2.0
     m = np.column_stack([frame[:, 0] / _UNIT_PX, frame[:, 1] / _UNIT_PX,
                          centre - frame @ np.array([c, c]) / _UNIT_PX])
     patch = cv2.warpAffine(grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=0 if dark else 255).astype(np.float32)
-    vv, uu = (np.mgrid[0:size, 0:size] - c) / _UNIT_PX
+    vv, uu = _CHECK_VV, _CHECK_UU
     on_pip = np.zeros(patch.shape, bool)
     for u, v in layout:
         on_pip |= (uu - u) ** 2 + (vv - v) ** 2 <= (1.6 * pip_r) ** 2
@@ -372,7 +387,7 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot
         inner_extent = 4.2 * pip_r
         inner = (uu * uu + vv * vv <= inner_extent ** 2) & ~on_pip
-    face = float(np.median(patch[inner]))
+    face = _median(patch[inner])
     pip_level = face - contrast if dark else face + contrast
     # a spot within the pattern: pixels half way to the pips' level
     spot = (patch < face - 0.5 * contrast) if dark else (patch > face + 0.5 * contrast)
@@ -494,8 +509,8 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
         read = _read_group(grey, members, options, pips)
         if (read is None or read[0].value is None) and len(members) >= 3:
             # a side face's pip (smaller, more elongated) joined to a top face's: without it the face may fit
-            r = float(np.median([p.radius for p in members]))
-            q = float(np.median([p.q for p in members]))
+            r = float(statistics.median([p.radius for p in members]))
+            q = float(statistics.median([p.q for p in members]))
             core = [p for p in members if p.radius >= 0.8 * r and p.q >= q - 0.15]
             if 0 < len(core) < len(members):
                 again = _read_group(grey, core, options, pips)
@@ -537,7 +552,7 @@ def _read_group(grey: np.ndarray, group: list[_Pip], options: DiceOptions, other
     n = len(group)
     centre = np.mean([p.centre for p in group], axis=0)
     w, wi, r = _whitener(group)
-    contrast = float(np.median([p.contrast for p in group]))
+    contrast = float(statistics.median([p.contrast for p in group]))
     dark = group[0].dark
     if n > 6:
         return _why("more than six pips: faces run together")
