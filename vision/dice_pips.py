@@ -18,7 +18,8 @@ smallest face is 40 px or more is read at half size):
 2. *Faces.* Two candidates may be pips of one face when they agree in tone, size, elongation and orientation,
    lie within a face's diagonal of each other (in pip radii) and the line between them crosses only face: off
    the pips of their tone, within a tenth of the room towards the pips' tone and a little away from it (the gap
-   between two touching dice, a rim, the table stop it). Connected groups are faces.
+   between two touching dice, a rim, the table stop it). Connected groups are faces; a group of more than 6 pips
+   (two touching pale dice whose gap is faint) is split at the longest edge of its pips' minimum spanning tree.
 3. *Value.* A group whose pips are on average flatter than 0.7 (cos 45 degrees) is a side face. A group's positions
    are whitened by its pips' mean ellipse (undoing the face's foreshortening: the face becomes a turned, scaled
    square) and fitted, by angle order round their centroid, to each n-pip pattern with a free turn and spacing (a
@@ -504,8 +505,7 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
     grey = cv2.GaussianBlur(grey, (3, 3), 0)
     pips, every = _candidates(grey, options)
     found = []
-    for group in _groups(grey, every, pips):
-        members = [pips[i] for i in group]
+    for members, beside in _faces_of_groups([[pips[i] for i in g] for g in _groups(grey, every, pips)]):
         read = _read_group(grey, members, options, pips)
         if (read is None or read[0].value is None) and len(members) >= 3:
             # a side face's pip (smaller, more elongated) joined to a top face's: without it the face may fit
@@ -516,7 +516,7 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
                 again = _read_group(grey, core, options, pips)
                 if again is not None and (read is None or again[0].value is not None):
                     read = again
-        if read is not None and _incomplete(grey, every, read[1], pips):
+        if read is not None and _incomplete(grey, every, read[1], pips, beside):
             read = None
         if read is not None:
             found.append(read)
@@ -525,14 +525,65 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
 
 
-def _incomplete(grey: np.ndarray, every: np.ndarray, group: list[_Pip], pips: list[_Pip]) -> bool:
+def _faces_of_groups(groups: list[list[_Pip]]) -> list[tuple[list[_Pip], set[int]]]:
+    """The groups to read as faces, each with the ids of the pips split off it (another face's, not this one's
+    missing pips: `_incomplete`). A group of more than 6 pips is no one face (two touching dice whose pips run
+    together, on a pale die where the gap between them is faint) and is split where its pips lie farthest apart:
+    at the longest edge of their minimum spanning tree, again while a part has more than 6. A part of one pip is
+    dropped (a pip cut off another face's group is no "1" of its own)."""
+    out: list[tuple[list[_Pip], set[int]]] = []
+    for group in groups:
+        todo = [group]
+        while todo:
+            part = todo.pop()
+            if len(part) > 6:
+                todo.extend(p for p in _split_at_widest_gap(part) if len(p) > 1)
+                continue
+            mine = {id(p) for p in part}
+            out.append((part, {id(p) for p in group if id(p) not in mine}))
+    return out
+
+
+def _split_at_widest_gap(group: list[_Pip]) -> tuple[list[_Pip], list[_Pip]]:
+    """The group cut in two at the longest edge of its pips' minimum spanning tree (Prim's, on their centres)."""
+    centres = np.array([p.centre for p in group])
+    n = len(group)
+    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    inside = np.zeros(n, bool)
+    inside[0] = True
+    best, link = dist[0].copy(), np.zeros(n, int)
+    edges = []
+    for _ in range(n - 1):
+        j = int(np.argmin(np.where(inside, np.inf, best)))
+        edges.append((float(best[j]), int(link[j]), j))
+        inside[j] = True
+        closer = dist[j] < best
+        best[closer], link[closer] = dist[j][closer], j
+    longest = max(edges)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for e in edges:
+        if e is not longest:
+            parent[find(e[1])] = find(e[2])
+    root = find(longest[1])
+    return [p for i, p in enumerate(group) if find(i) == root], [p for i, p in enumerate(group) if find(i) != root]
+
+
+def _incomplete(grey: np.ndarray, every: np.ndarray, group: list[_Pip], pips: list[_Pip],
+                beside: set[int] = frozenset()) -> bool:
     """Whether a pip-like spot of the group's tone, not in it, lies on the same face: within twice the group's
     reach from its centre with a clear line of face to one of its pips (a 6's other column beside a "3", a pip the
-    grouping missed). A touching die's pips are behind a gap, a side face's are more elongated: neither counts."""
+    grouping missed). A touching die's pips are behind a gap, a side face's are more elongated: neither counts;
+    nor do the pips `beside` (ids: another face's, split off the same group)."""
     centre = np.mean([p.centre for p in group], axis=0)
     r = float(np.mean([p.radius for p in group]))
     reach = 2.2 * max(max(float(np.linalg.norm(p.centre - centre)) for p in group), 2.0 * r)
-    ids = {id(p) for p in group}
+    ids = {id(p) for p in group} | beside
     q = float(np.mean([p.q for p in group]))
     for o in pips:
         if id(o) in ids or o.dark != group[0].dark or float(np.linalg.norm(o.centre - centre)) > reach:

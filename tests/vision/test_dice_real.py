@@ -67,8 +67,21 @@ def test_an_empty_table_gives_no_die(photo):
     assert read_dice_both(read_image(photo.file), photo_options(photo, PHOTOS)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: 95.8 % right (both readers merged): 8 dice of the held-out photos"
-                   " missed (two touching dice read as one group of pips, a lone 1 on a face with uneven edges)")
+def test_two_touching_dice_whose_pips_run_together_are_read_as_two():
+    """mp65_valid_76: a 4 and a 5 touching on pale wood; the gap between them is faint and their pips (and a side
+    face's between) make one group of 10. No face has more than 6 pips: the group is split where they lie farthest
+    apart (vision.dice_pips._faces_of_groups) and both are read."""
+    photo = next(p for p in PHOTOS if p.file.name == "mp65_valid_76.jpg")
+    read = read_dice_both(read_image(photo.file), photo_options(photo, PHOTOS))
+    for die in photo.dice:
+        near = [r for r in read if abs(r.centre_px[0] - die.centre_px[0]) + abs(r.centre_px[1] - die.centre_px[1])
+                < 0.5 * die.side_px]
+        assert [r.value for r in near] == [die.value], die
+
+
+@pytest.mark.xfail(strict=True, reason="issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos"
+                   " missed (two touching dice read as one group of pips at half size, a lone 1 on a face with uneven"
+                   " edges)")
 def test_at_least_98_percent_of_the_dice_are_read_right(tally):
     assert tally.right >= 0.98 * tally.dice
 
