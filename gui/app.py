@@ -545,6 +545,7 @@ class MainWindow(QMainWindow):
         throw = getattr(result, "throw", None)
         if throw is not None:
             self.session.dice_thrown(throw)
+            self._refresh_pending = True  # the views mark the dice read (on a still table nothing else redraws them)
             self.statusBar().showMessage(f"dice thrown: {throw.text()} (into the combat panel, F3; type over them "
                                          "if one is misread)", 10000)
         drawn = self._drawn_from(result)

@@ -257,11 +257,12 @@ def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
         assert [it.text for it in marked] == [str(v) for v in values]
         assert all(math.hypot(it.at[0] - d.x_mm, it.at[1] - d.y_mm) < 0.5 * d.side_mm for it, d in zip(marked, truth,
                                                                                                         strict=True))
-        pump(qapp, lambda: len(win.live_view.items_of("die-read")) == 2 * len(values), timeout=30)
+        assert len(win.live_view.items_of("die-read")) == 2 * len(values)  # drawn with the frame the throw came with
         win._combat(False)
         assert win.combat_panel.outcome is not None, win.combat_panel.result.toPlainText()
         win.combat_panel.apply()
         assert not [it for it in win.session.picture(live=True) if it.kind == "die-read"]
+        pump(qapp, lambda: not win.live_view.items_of("die-read"), timeout=10)
         win.recording.flush()
     finally:
         win.stop()
