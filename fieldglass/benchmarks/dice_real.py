@@ -1,9 +1,10 @@
 """`fieldglass bench dice --real [DIR]`: dice read from real photos of thrown dice against their hand-checked truth.
 
-DIR (default tests/data/dice_real) holds the photos and a truth.json: per image its file, licence, source, view
-("overhead" or "oblique") and its dice, each {"value": 1-6 or null, "centre_px": [x, y], "side_px": S} in the
-image's pixels. A die whose value is null is not readable for sure by a person: it counts neither right nor wrong,
-and a reading on it is no phantom. An image with no dice is an empty table: every reading there is a phantom.
+DIR (default: each of tests/data/dice_real and tests/data/dice_real2 in turn) holds the photos and a truth.json: per
+image its file, licence, source, view ("overhead" or "oblique") and its dice, each {"value": 1-6 or null,
+"centre_px": [x, y], "side_px": S} in the image's pixels. A die whose value is null is not readable for sure by a
+person: it counts neither right nor wrong, and a reading on it is no phantom. An image with no dice is an empty
+table: every reading there is a phantom.
 
 The photos come without a camera file or layout, so the face sizes `fieldglass dice` would derive from them are
 derived here from the truth instead: per photo 0.6 x its smallest top face's side to 1.3 x its largest (as 12-20 mm
@@ -27,6 +28,7 @@ from vision.dice_both import read_dice_both
 from vision.sources import read_image
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "dice_real"
+DEFAULT_DIRS = (DEFAULT_DIR, DEFAULT_DIR.with_name("dice_real2"))  # webcam photos; overhead and coloured dice
 VIEWS = ("overhead", "oblique")
 
 
@@ -90,11 +92,13 @@ def photo_options(photo: RealPhoto, photos: list[RealPhoto]) -> DiceOptions:
     return DiceOptions(min_side_px=0.6 * min(sides), max_side_px=1.3 * max(sides))
 
 
-def measure_real(folder: Path, out=print, reader=read_dice_both,
+def measure_real(folder: Path, out=print, reader=read_dice_both, per_source: dict | None = None,
                  ) -> tuple[synthetic.DiceTally, dict[str, synthetic.DiceTally]]:
-    """Read every photo, print one line per photo, return the whole tally and one per view."""
+    """Read every photo, print one line per photo, return the whole tally and one per view (`per_source`, if
+    given, gets one per source repository too)."""
     photos = load_truth(folder)
     tally, per_view = synthetic.DiceTally(), {v: synthetic.DiceTally() for v in VIEWS}
+    per_source = {} if per_source is None else per_source
     for photo in photos:
         image = read_image(str(photo.file))
         options = photo_options(photo, photos)
@@ -102,7 +106,7 @@ def measure_real(folder: Path, out=print, reader=read_dice_both,
         readings = reader(image, options)
         seconds = time.perf_counter() - t0
         one = synthetic.DiceTally()
-        for t in (tally, per_view[photo.view], one):
+        for t in (tally, per_view[photo.view], per_source.setdefault(photo.source, synthetic.DiceTally()), one):
             t.seconds.append(seconds)
             if photo.dice:
                 t.photos += 1
@@ -121,22 +125,30 @@ def measure_real(folder: Path, out=print, reader=read_dice_both,
 
 
 def run_real(folder: Path | None, reader: str = "both") -> int:
-    folder = Path(folder) if folder else DEFAULT_DIR
+    folders = (Path(folder),) if folder else DEFAULT_DIRS
+    for k, f in enumerate(folders):
+        if k:
+            print()
+        _run_folder(f, reader)
+    return 0
+
+
+def _run_folder(folder: Path, reader: str) -> None:
     print(f"fieldglass bench dice --real {folder} (reader: {reader})")
     print(f"  face sizes per photo from its truth (0.6 x smallest to 1.3 x largest side), as a camera file and layout"
           f" give them; a wrong value at confidence >= {synthetic.SURE} is counted apart")
-    tally, per_view = measure_real(folder, reader=synthetic.READERS[reader])
-    for view, t in per_view.items():
+    per_source: dict[str, synthetic.DiceTally] = {}
+    tally, per_view = measure_real(folder, reader=synthetic.READERS[reader], per_source=per_source)
+    for name, t in [*per_view.items(), *(per_source.items() if len(per_source) > 1 else ())]:
         if t.photos or t.empty_photos:
-            print(f"\n{view}")
+            print(f"\n{name}")
             for line in t.lines():
                 print("  " + line)
-    print("\nall real photos")
+    print(f"\nall real photos of {folder.name}")
     for line in tally.lines():
         print("  " + line)
     s = np.array(tally.seconds) * 1000.0
     print(f"  time per photo: median {np.median(s):.1f} ms")
-    return 0
 
 
 def add_parser(which) -> None:
@@ -145,7 +157,8 @@ def add_parser(which) -> None:
     synthetic.add_parser(which)
     p = which.choices["dice"]
     p.add_argument("--real", nargs="?", const="", default=None, metavar="DIR",
-                   help="real photos and their truth.json instead (default tests/data/dice_real)")
+                   help="real photos and their truth.json instead (default: tests/data/dice_real, then"
+                        " tests/data/dice_real2)")
     p.set_defaults(run=run)
 
 

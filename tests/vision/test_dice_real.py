@@ -1,36 +1,47 @@
-"""Dice read from real photos of thrown dice (tests/data/dice_real, hand-checked truth): the truth is whole, no die
-is given a wrong value with high confidence, no reading lies away from a die, an empty table gives no die. The
-issue's 98 % of values right is not reached yet (xfail, strict: it fails loudly once it is)."""
+"""Dice read from real photos of thrown dice (tests/data/dice_real: webcam photos of white dice; tests/data/dice_real2:
+overhead and coloured dice, three other sources; hand-checked truth): the truth is whole, no die is given a wrong
+value with high confidence, no reading lies away from a die, an empty table gives no die. The issue's 98 % of
+values right is not reached yet (xfail, strict: it fails loudly once it is)."""
 
 import json
 
 import pytest
 
 from common.errors import InputError
-from fieldglass.benchmarks.dice_real import DEFAULT_DIR, VIEWS, load_truth, measure_real, photo_options
+from fieldglass.benchmarks.dice_real import DEFAULT_DIR, DEFAULT_DIRS, VIEWS, load_truth, measure_real, photo_options
 from vision.dice_both import read_dice_both
 from vision.sources import read_image
 
 PHOTOS = load_truth(DEFAULT_DIR)
+SETS = {d.name: d for d in DEFAULT_DIRS}
+_TALLIES: dict = {}
+
+
+def _tally(name: str):
+    if name not in _TALLIES:
+        _TALLIES[name], _ = measure_real(SETS[name], out=lambda line: None)
+    return _TALLIES[name]
 
 
 @pytest.fixture(scope="module")
 def tally():
-    whole, _ = measure_real(DEFAULT_DIR, out=lambda line: None)
-    return whole
+    return _tally(DEFAULT_DIR.name)
 
 
-def test_the_truth_file_is_whole_and_every_photo_loads():
-    doc = json.loads((DEFAULT_DIR / "truth.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_truth_file_is_whole_and_every_photo_loads(name):
+    folder = SETS[name]
+    photos = load_truth(folder)
+    doc = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     files = [entry["file"] for entry in doc["images"]]
     assert len(files) == len(set(files)), "a photo listed twice"
-    on_disk = {p.name for p in DEFAULT_DIR.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")}
+    on_disk = {p.name for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")}
     assert on_disk == set(files), "a photo without truth, or truth without its photo"
     for entry in doc["images"]:
         assert entry["licence"] and entry["source"]["repo"] and entry["source"]["commit"] and entry["source"]["path"]
-    assert len(PHOTOS) == len(files)
-    assert any(p.dice for p in PHOTOS) and any(not p.dice for p in PHOTOS), "photos with dice and empty tables"
-    for photo in PHOTOS:
+    assert len(photos) == len(files)
+    assert any(p.dice for p in photos) and any(not p.dice for p in photos), "photos with dice and empty tables"
+    for photo in photos:
         assert photo.view in VIEWS
         image = read_image(photo.file)
         h, w = image.shape[:2]
@@ -39,9 +50,11 @@ def test_the_truth_file_is_whole_and_every_photo_loads():
             x, y = die.centre_px
             assert 0 <= x < w and 0 <= y < h, (photo.file.name, die)
             assert 10 <= die.side_px <= min(w, h) / 2, (photo.file.name, die)
-        # no two dice closer than a side: a die listed twice
+        # no two dice closer than a side: a die listed twice (two unreadable dice cut by the frame's edge may be)
         for i, a in enumerate(photo.dice):
             for b in photo.dice[i + 1:]:
+                if a.value is None and b.value is None:
+                    continue
                 d = ((a.centre_px[0] - b.centre_px[0]) ** 2 + (a.centre_px[1] - b.centre_px[1]) ** 2) ** 0.5
                 assert d > 0.7 * min(a.side_px, b.side_px), (photo.file.name, a, b)
 
@@ -53,18 +66,26 @@ def test_a_broken_truth_file_is_one_line_naming_it(tmp_path):
         load_truth(tmp_path)
 
 
-def test_no_die_is_given_a_wrong_value_with_high_confidence(tally):
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_no_die_is_given_a_wrong_value_with_high_confidence(name):
+    tally = _tally(name)
     assert tally.dice >= 150
     assert tally.wrong_sure == 0
 
 
-def test_no_reading_lies_away_from_a_die(tally):
-    assert tally.phantoms == 0
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason="issue 29: one reading beside the dice in a tray of 36 (rune_pxl_192403811)"))
+    if n == "dice_real2" else n for n in sorted(SETS)])
+def test_no_reading_lies_away_from_a_die(name):
+    assert _tally(name).phantoms == 0
 
 
-@pytest.mark.parametrize("photo", [p for p in PHOTOS if not p.dice], ids=lambda p: p.file.name)
-def test_an_empty_table_gives_no_die(photo):
-    assert read_dice_both(read_image(photo.file), photo_options(photo, PHOTOS)) == []
+EMPTY = [(p, photos) for photos in map(load_truth, DEFAULT_DIRS) for p in photos if not p.dice]
+
+
+@pytest.mark.parametrize(("photo", "photos"), EMPTY, ids=[p.file.name for p, _ in EMPTY])
+def test_an_empty_table_gives_no_die(photo, photos):
+    assert read_dice_both(read_image(photo.file), photo_options(photo, photos)) == []
 
 
 def test_two_touching_dice_whose_pips_run_together_are_read_as_two():
@@ -79,9 +100,17 @@ def test_two_touching_dice_whose_pips_run_together_are_read_as_two():
         assert [r.value for r in near] == [die.value], die
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos"
-                   " missed (two touching dice read as one group of pips at half size, a lone 1 on a face with uneven"
-                   " edges)")
-def test_at_least_98_percent_of_the_dice_are_read_right(tally):
+NOT_YET = {
+    "dice_real": "issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos missed (two touching dice"
+                 " read as one group of pips at half size, a lone 1 on a face with uneven edges)",
+    "dice_real2": "issue 29: 59.5 % right on the second set, read once unseen: 30 % of the small marbled and coloured"
+                  " dice in felt trays, 89 % of the overhead white, red and black dice",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
+                                  for n in sorted(SETS)])
+def test_at_least_98_percent_of_the_dice_are_read_right(name):
+    tally = _tally(name)
     assert tally.right >= 0.98 * tally.dice
 
