@@ -285,16 +285,20 @@ def _fit_map(points: np.ndarray, model: np.ndarray) -> tuple[float, float] | Non
     return float(np.linalg.norm(points - fitted, axis=1).max()) / max(s, 0.42), s
 
 
-def _median_colour(patch: np.ndarray) -> np.ndarray:
-    """The patch's median in each colour (float64), as `np.median(axis=0)` over its pixels but by partition alone
-    (a tenth of the time on a 40 x 40 patch: this runs for every candidate face)."""
-    px = patch.reshape(-1, patch.shape[-1]) if patch.ndim == 3 else patch.reshape(-1, 1)
-    n = len(px)
+def median_of(values: np.ndarray, axis: int = 0) -> np.ndarray:
+    """`np.median(values, axis)` by partition alone (a tenth of the time on the small arrays the readers take it of,
+    once per candidate face or group of pips); the same values, in the same dtype as numpy's."""
+    n = values.shape[axis]
     k = n // 2
     if n % 2:
-        return np.partition(px, k, axis=0)[k].astype(np.float64)
-    part = np.partition(px, (k - 1, k), axis=0)
-    return (part[k - 1].astype(np.float64) + part[k]) / 2.0
+        return np.take(np.partition(values, k, axis=axis), k, axis=axis)
+    return np.take(np.partition(values, (k - 1, k), axis=axis), (k - 1, k), axis=axis).mean(axis=axis)
+
+
+def _median_colour(patch: np.ndarray) -> np.ndarray:
+    """The patch's median in each colour (float64)."""
+    return np.asarray(median_of(patch.reshape(-1, patch.shape[-1]) if patch.ndim == 3 else patch.reshape(-1, 1)),
+                      np.float64)
 
 
 def _percentile_99(values: np.ndarray) -> float:

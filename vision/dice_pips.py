@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.dice import _LAYOUTS, DiceOptions, DieReading
+from vision.dice import _LAYOUTS, DiceOptions, DieReading, median_of
 
 __all__ = ["read_dice_pips"]
 
@@ -356,16 +356,6 @@ _CHECK_C = (_CHECK_SIZE - 1) / 2.0
 _CHECK_VV, _CHECK_UU = (np.mgrid[0:_CHECK_SIZE, 0:_CHECK_SIZE] - _CHECK_C) / _UNIT_PX  # each patch pixel's (u, v)
 
 
-def _median(values: np.ndarray) -> float:
-    """`np.median` of a 1-D array, by partition alone (it runs for every group of pips checked)."""
-    n = values.size
-    k = n // 2
-    if n % 2:
-        return float(np.partition(values, k)[k])
-    part = np.partition(values, (k - 1, k))
-    return float(np.mean(part[k - 1 : k + 1]))
-
-
 def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout: np.ndarray, pip_r: float,
                 dark: bool, contrast: float) -> tuple[float, float] | None:
     """Check the face round a fitted group in its own frame (`frame` (2, 2): pattern units -> image px, `pip_r`
@@ -388,7 +378,7 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot
         inner_extent = 4.2 * pip_r
         inner = (uu * uu + vv * vv <= inner_extent ** 2) & ~on_pip
-    face = _median(patch[inner])
+    face = float(median_of(patch[inner]))
     pip_level = face - contrast if dark else face + contrast
     # a spot within the pattern: pixels half way to the pips' level
     spot = (patch < face - 0.5 * contrast) if dark else (patch > face + 0.5 * contrast)

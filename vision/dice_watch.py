@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.projection import table_to_pixels
 from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm, read_in_region
-from vision.dice_both import read_dice_both
+from vision.dice_both import merge_readings, read_dice_both
 
 __all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
 
@@ -244,11 +244,9 @@ class DiceWatch:
     def _read(self, frame, t, number, camera, pose, pieces, markers, changed) -> DiceThrow | None:
         found: list[DieReading] = []
         for box in self._changed_boxes(changed):
-            for r in read_in_region(read_dice_both, frame, self._options, box,
-                                    CHANGED_MARGIN * self._options.max_side_px):
-                if not any(math.hypot(r.centre_px[0] - f.centre_px[0], r.centre_px[1] - f.centre_px[1])
-                           < 0.5 * f.side_px for f in found):
-                    found.append(r)  # (a die in two boxes' margins is read in each: kept once)
+            # (a die in two boxes' margins is read in each: merged into one)
+            found = merge_readings(found, read_in_region(read_dice_both, frame, self._options, box,
+                                                         CHANGED_MARGIN * self._options.max_side_px))
         found = [r for r in found if cv2.pointPolygonTest(self._outline_px, r.centre_px, False) >= 0 and
                  not _on_marker(r, markers) and self._new(r, changed)]
         on_table = dice_on_table(found, camera, pose) if found else []
