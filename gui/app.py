@@ -269,10 +269,11 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(w)
 
     def _connect_session(self) -> None:
-        """Refresh on the session's position, state and selection; show its messages."""
+        """Refresh on the session's position, state, selection and dice thrown; show its messages."""
         ev = self.session.events
         ev.position.connect(lambda pos: self._schedule())
         ev.state.connect(self._schedule)
+        ev.dice.connect(lambda throw: self._schedule())  # the views mark the dice read
         ev.selection.connect(self._selection_changed)
         ev.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         ev.action.connect(self._record_action)
@@ -544,8 +545,7 @@ class MainWindow(QMainWindow):
             self.session.join_card(payload)
         throw = getattr(result, "throw", None)
         if throw is not None:
-            self.session.dice_thrown(throw)
-            self._refresh_pending = True  # the views mark the dice read (on a still table nothing else redraws them)
+            self.session.dice_thrown(throw)  # (its event schedules a refresh: on a still table nothing else would)
             self.statusBar().showMessage(f"dice thrown: {throw.text()} (into the combat panel, F3; type over them "
                                          "if one is misread)", 10000)
         drawn = self._drawn_from(result)
