@@ -48,7 +48,7 @@ _CHROMA = 6.0  # grey levels: a colour's range beyond the brightness's (a JPEG's
 _WORK_SIDE = 18.0  # px: the smallest face's side at the scale faces are looked for
 _PATCH = 40  # px: the side of the normalised face patch
 _BORDER = 0.04  # of the patch: the rim, left out when looking for pips
-# the six faces' pips at unit spacing (x, y); 2, 3 and 6 also turned by 90 degrees
+# the six faces' pips at unit spacing (x, y); 2, 3 and 6 also turned by 90 degrees, and 6 also on an even grid
 _LAYOUTS: dict[int, tuple[np.ndarray, ...]] = {
     1: (np.array([[0.0, 0.0]]),),
     2: (np.array([[-1.0, -1.0], [1.0, 1.0]]), np.array([[-1.0, 1.0], [1.0, -1.0]])),
@@ -56,7 +56,10 @@ _LAYOUTS: dict[int, tuple[np.ndarray, ...]] = {
     4: (np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]),),
     5: (np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [0.0, 0.0]]),),
     6: (np.array([[-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 1.0]]),
-        np.array([[-1.0, -1.0], [0.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 1.0], [1.0, 1.0]])),
+        np.array([[-1.0, -1.0], [0.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]),
+        # many real dice set a 6 on an even grid, its columns as close as its rows (a 2 x 3 block of pips)
+        np.array([[-0.5, -1.0], [-0.5, 0.0], [-0.5, 1.0], [0.5, -1.0], [0.5, 0.0], [0.5, 1.0]]),
+        np.array([[-1.0, -0.5], [0.0, -0.5], [1.0, -0.5], [-1.0, 0.5], [0.0, 0.5], [1.0, 0.5]])),
 }
 
 

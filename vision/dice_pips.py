@@ -416,6 +416,11 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         if spot[face_area].mean() > 0.005:
             return _why("lone pip: a spot on its face")
         return half, uniform
+    if len(layout) == 6 and np.ptp(layout[:, 0]) != np.ptp(layout[:, 1]) and (
+            ends.count(None) > 1 or uniform < 0.4):
+        # a 6 on an even grid is a 2 x 3 block of pips, which two touching dice's pips make too: its face must be
+        # plain (its real faces: uniform 0.5-0.96; the gap between two dice: 0.24) and end on three sides
+        return _why(f"even-grid 6: ends {ends}, uniform {uniform:.2f}")
     ends = [e for e in ends if e is not None]
     # a face may run on into a side face or a touching die of its tone on one side (two for a 4-6, whose pips
     # already say it is a face); 2-3 pips, which printed dots could fake, need their face's end on three sides

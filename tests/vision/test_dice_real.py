@@ -100,6 +100,14 @@ def test_two_touching_dice_whose_pips_run_together_are_read_as_two():
         assert [r.value for r in near] == [die.value], die
 
 
+def test_a_six_on_an_even_grid_is_read():
+    """dt_dice31 (set 2's development half): a cream die whose 6 is a 2 x 3 block of pips, its columns as close as
+    its rows, not the textbook 6 with its columns at the face's corners (vision.dice._LAYOUTS)."""
+    photos = load_truth(SETS["dice_real2"])
+    photo = next(p for p in photos if p.file.name == "dt_dice31.jpg")
+    read = read_dice_both(read_image(photo.file), photo_options(photo, photos))
+    assert [r.value for r in read] == [6]
+
 NOT_YET = {
     "dice_real": "issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos missed (two touching dice"
                  " read as one group of pips at half size, a lone 1 on a face with uneven edges)",
