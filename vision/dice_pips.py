@@ -511,6 +511,8 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
                 again = _read_group(grey, core, options, pips)
                 if again is not None and (read is None or again[0].value is not None):
                     read = again
+        if read is None and 3 <= len(members) <= 5:
+            read = _completed(grey, members, options, pips)
         if read is not None and _incomplete(grey, every, read[1], pips, beside):
             read = None
         if read is not None:
@@ -518,6 +520,64 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
     found = _drop_side_faces(found)
     out = [r for r, _ in found]
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
+
+
+def _missing_pip(points: np.ndarray) -> list[tuple[float, int, np.ndarray]]:
+    """Where one missing pip of a face would lie: for each (n+1)-pip pattern that whitened pip positions `points`
+    (n, 2) fit with one of its places empty (a similarity with a free shift, every order of the points tried), the
+    fit's largest misfit in pattern spacings, the full pattern's value and the empty place's position in the
+    points' frame; best first, misfits under 0.25 only."""
+    n = len(points)
+    z = points[:, 0] + 1j * points[:, 1]
+    zc = z - z.mean()
+    perms = _PERMS[n]
+    out = []
+    for layout in _LAYOUTS.get(n + 1, ()):
+        w_all = layout[:, 0] + 1j * layout[:, 1]
+        for k in range(n + 1):
+            w = np.delete(w_all, k)[perms]  # (P, n): each order of the kept places
+            wc = w - w.mean(axis=1, keepdims=True)
+            a = (zc[None, :] * np.conj(wc)).sum(axis=1) / (np.abs(wc) ** 2).sum(axis=1)
+            err = np.abs(zc[None, :] - a[:, None] * wc).max(axis=1) / np.maximum(np.abs(a), 1e-9)
+            j = int(np.argmin(err))
+            if err[j] < 0.25:
+                at = z.mean() + a[j] * (w_all[k] - w[j].mean())
+                out.append((float(err[j]), n + 1, np.array([at.real, at.imag])))
+    return sorted(out, key=lambda t: t[0])
+
+
+_PERMS = {n: np.array(list(__import__("itertools").permutations(range(n)))) for n in (3, 4, 5)}
+
+
+def _completed(grey: np.ndarray, group: list[_Pip], options: DiceOptions, pips: list[_Pip]):
+    """A face read with one pip its candidates missed (a pip run into a rim or the gap beside a touching die is
+    no round blob): where the group fits a pattern of one pip more with one place empty, and a spot of the pips'
+    tone (half their contrast) lies at that place, the group with a pip put there is read as usual
+    (`_read_group`, its face checked). None when no such face reads."""
+    centre = np.mean([p.centre for p in group], axis=0)
+    w, wi, r = _whitener(group)
+    pts = (np.array([p.centre for p in group]) - centre) @ w.T
+    contrast = float(statistics.median([p.contrast for p in group]))
+    face = float(statistics.median([p.face for p in group]))
+    dark = group[0].dark
+    H, W = grey.shape
+    for _, _, at in _missing_pip(pts):
+        xy = centre + wi @ at
+        x0, y0 = int(round(xy[0] - 0.6 * r)), int(round(xy[1] - 0.6 * r))
+        x1, y1 = int(round(xy[0] + 0.6 * r)) + 1, int(round(xy[1] + 0.6 * r)) + 1
+        if x0 < 0 or y0 < 0 or x1 > W or y1 > H:
+            continue
+        core = grey[y0:y1, x0:x1].astype(np.float32)
+        level = float(np.median(core))
+        if (face - level if dark else level - face) < 0.5 * contrast:
+            continue  # no pip there
+        like = group[0]
+        pip = replace(like, centre=xy, cov=np.mean([p.cov for p in group], axis=0), radius=r,
+                      contrast=float(face - core.min() if dark else core.max() - face), face=face)
+        read = _read_group(grey, [*group, pip], options, pips)
+        if read is not None and read[0].value is not None:
+            return read
+    return None
 
 
 def _faces_of_groups(groups: list[list[_Pip]]) -> list[tuple[list[_Pip], set[int]]]:
