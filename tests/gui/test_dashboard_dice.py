@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from fieldglass.record import Record  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.scripted_feed import scripted_feed  # noqa: E402
 from fieldglass.setup import Setup, load_setup  # noqa: E402
+from fieldglass.setup_report import camera_setup, dice_findings  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from gui.rig_worker import RigCaptureWorker  # noqa: E402
 from gui.worker import CaptureWorker  # noqa: E402
@@ -35,7 +37,8 @@ from rules.system import game_systems  # noqa: E402
 from tests.gui.helpers import SHOTS, pump  # noqa: E402
 from tests.gui.table_game import TableGame, events_of  # noqa: E402
 from vision.dice_watch import DiceWatch  # noqa: E402
-from vision.synthetic import PlacedDie, RenderOptions, render_table  # noqa: E402
+from vision.roster import load_roster  # noqa: E402
+from vision.synthetic import PlacedDie, RenderOptions, VirtualCamera, demo_files, render_table  # noqa: E402
 from vision.synthetic_dice import dice_camera, dice_scene  # noqa: E402
 
 CLEAN = RenderOptions(blur_sigma_px=0.5, noise_sigma=1.5, seed=3)
@@ -229,6 +232,34 @@ def test_a_rig_reads_a_throw_once_through_the_camera_that_sees_the_tray_largest(
     assert worker.dice_camera == "above"
     assert [t.values for t in throws] == [(2, 4)]
     worker.stop()
+
+
+@pytest.mark.parametrize("resolution, tray, said", [
+    ((1920, 1080), None, (r"a 20 mm die is (\d+) px across", r"sees a 20 mm die at (\d+) px")),  # none read
+    ((3840, 2160), ((1000.0, 950.0), (1400.0, 950.0), (1400.0, 1100.0), (1000.0, 1100.0)),
+     (r"dice of (\d+) mm and larger are read", r"reads dice of (\d+) mm and larger there")),
+])
+def test_the_dashboard_says_of_the_dice_what_check_setup_says(qapp, resolution, tray, said):
+    """One camera over the demo table, as `fieldglass check-setup` places a camera file: the capture worker's first
+    frame with a pose says what it reads of the dice with the figure check-setup's warning gives (one function:
+    vision.dice_watch.dice_sight); one that reads none stops watching."""
+    layout_path, roster_path = demo_files()
+    layout = replace(load_layout(layout_path), dice_tray_mm=tray)
+    lens = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution).intrinsics
+    placed = camera_setup(lens, (layout.width_mm, layout.depth_mm))
+    finding, = dice_findings(placed, layout, "table.toml", "cam.json")
+    worker = CaptureWorker(Setup("frames", None, layout, load_roster(roster_path), "wiener"), [], dice=True)
+    notices = []
+    worker.notice.connect(notices.append)
+    intrinsics, pose = placed.camera()
+    for k in range(2):
+        worker._dice(np.zeros((resolution[1], resolution[0], 3), np.uint8), k, 0.1 * k, intrinsics, pose)
+    worker.stop()
+    assert len(notices) == 1  # said once
+    on_dashboard, on_check = re.search(said[0], notices[0]), re.search(said[1], finding.text)
+    assert on_dashboard and on_check, (notices[0], finding.text)
+    assert on_dashboard.group(1) == on_check.group(1)
+    assert (worker.dice_watch is None) == (tray is None)
 
 
 def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):
