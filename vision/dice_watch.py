@@ -16,7 +16,7 @@ table's near edge (y = 0), first. The crop of the throw numbers them so, so play
 from __future__ import annotations
 
 import math
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import cv2
@@ -153,6 +153,18 @@ class DiceWatch:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def restart(self) -> None:
+        """Watch afresh from the next frame on, as through another camera: the frames seen so far and the tray's
+        place in them are forgotten (another camera's frame is no motion against this one's, nor a change since the
+        last throw), the tray as the next frame shows it is where the next throw is read against. A throw being
+        read in the background is read out first, with the frame and region it was seen in; throws go on being
+        numbered."""
+        if self._reads:
+            wait(self._reads)  # (a read uses the region: it must not be projected anew under it; 0.1-0.2 s)
+        self._key = None
+        self._last = self._reference = None
+        self._moved_at = None
 
     # ---- the region
 
