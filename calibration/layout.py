@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from calibration.grid import Grid
+from common.dice_tray import parse_tray, tray_toml
 from common.errors import InputError
 from common.files import check_keys, number, read_toml, table_of
 from common.text import nearest_name
@@ -249,36 +250,18 @@ def _anchor(a, w: str, dictionary: str) -> Anchor:
 
 
 def _dice_tray(t: dict, w: str, width: float, depth: float) -> tuple[tuple[float, float], ...]:
-    """The tray's polygon: at least 3 [x, y] corners in table mm, each on the table."""
+    """The tray's polygon: at least 3 [x, y] corners in table mm, each on the table (common.dice_tray checks the
+    rest, as for a board file's tray)."""
     check_keys(t, _TRAY_KEYS, w)
-    pts = t.get("polygon_mm")
-    if not isinstance(pts, list) or len(pts) < 3 or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                                        for v in p) for p in pts):
-        raise InputError(f"{w}: 'polygon_mm' must list at least 3 [x, y] corners in table mm, e.g. "
-                         f"[[1000, 1050], [1400, 1050], [1400, 1190], [1000, 1190]]")
-    for x, y in pts:
-        if not (-_SLACK_MM <= x <= width + _SLACK_MM and -_SLACK_MM <= y <= depth + _SLACK_MM):
-            raise InputError(f"{w}: corner [{x:g}, {y:g}] is off the {width:g} x {depth:g} mm table; did you mean "
-                             f"[{min(max(x, 0.0), width):g}, {min(max(y, 0.0), depth):g}]?")
-    problem = tray_problem(pts)
-    if problem:
-        raise InputError(f"{w}: {problem}")
-    return tuple((float(x), float(y)) for x, y in pts)
 
+    def off_table(x: float, y: float) -> str | None:
+        if -_SLACK_MM <= x <= width + _SLACK_MM and -_SLACK_MM <= y <= depth + _SLACK_MM:
+            return None
+        return (f"corner [{x:g}, {y:g}] is off the {width:g} x {depth:g} mm table; did you mean "
+                f"[{min(max(x, 0.0), width):g}, {min(max(y, 0.0), depth):g}]?")
 
-MIN_TRAY_MM2 = 100.0  # the least a dice tray encloses: one 12-20 mm die lying in it
-
-
-def tray_problem(corners) -> str | None:
-    """What makes `corners` ((x, y) table mm) no dice tray, or None: fewer than 3, or too small a polygon."""
-    pts = [(float(x), float(y)) for x, y in corners]
-    if len(pts) < 3:
-        return f"a tray needs 3 corners or more, not {len(pts)}"
-    area = 0.5 * abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True)))
-    if area < MIN_TRAY_MM2:
-        return f"the polygon encloses {area:.0f} mm2; a tray holds dice of 12-20 mm"
-    return None
+    return parse_tray(t.get("polygon_mm"), w, "table", "[[1000, 1050], [1400, 1050], [1400, 1190], [1000, 1190]]",
+                      off_table)
 
 
 def _grid(g: dict, w: str) -> Grid:
@@ -329,7 +312,5 @@ def layout_to_toml(layout: TableLayout) -> str:
             f"cols = {g.cols}",
             f"rows = {g.rows}",
         ]
-    if layout.dice_tray_mm is not None:
-        corners = ", ".join(f"[{x:g}, {y:g}]" for x, y in layout.dice_tray_mm)
-        lines += ["", "[dice_tray]", f"polygon_mm = [{corners}]"]
+    lines += tray_toml(layout.dice_tray_mm)
     return "\n".join(lines) + "\n"

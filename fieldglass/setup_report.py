@@ -29,7 +29,7 @@ from rules.board import load_board
 from rules.live import Start
 from rules.system import GameSystem, default_system, game_system
 from vision.dice import DIE_SIZES_MM
-from vision.dice_watch import READABLE_FACE_PX, readable_sizes_mm
+from vision.dice_watch import READABLE_FACE_PX, dice_sight
 from vision.roster import Roster, layout_fit_problems, load_roster
 from vision.synthetic import VirtualCamera
 
@@ -117,15 +117,16 @@ def dice_findings(setup: CameraSetup, table: TableLayout, layout_where: str, cam
     tray = table.dice_tray_mm
     where = f"{layout_where} [dice_tray]" if tray else f"{layout_where} (no [dice_tray]: the whole table)"
     pts = tray or ((0.0, 0.0), (table.width_mm, 0.0), (table.width_mm, table.depth_mm), (0.0, table.depth_mm))
-    smallest, large_px = readable_sizes_mm(pts, *setup.camera())
+    sight = dice_sight(pts, *setup.camera())  # what the dashboard's watch says too (gui/worker.py)
     w, h = setup.resolution
     seen = f"{camera_where} ({w}x{h} px, {setup.height_mm:.0f} mm up)"
-    if large_px < READABLE_FACE_PX:
-        return [Finding(WARNING, f"{where}: {seen} sees a 20 mm die at {large_px:.0f} px where it is farthest, too "
-                                 f"small to read (a face of {READABLE_FACE_PX:.0f} px at least): the dashboard will "
-                                 "not read the dice; a tray nearer the camera, a higher resolution, or type them")]
-    if smallest > DIE_SIZES_MM[0]:
-        return [Finding(WARNING, f"{where}: {seen} reads dice of {math.ceil(smallest):.0f} mm and larger there; "
+    if sight.reads_none:
+        return [Finding(WARNING, f"{where}: {seen} sees a {DIE_SIZES_MM[1]:g} mm die at {sight.large_face_px:.0f} px "
+                                 f"where it is farthest, too small to read (a face of {READABLE_FACE_PX:.0f} px at "
+                                 "least): the dashboard will not read the dice; a tray nearer the camera, a higher "
+                                 "resolution, or type them")]
+    if not sight.reads_all:
+        return [Finding(WARNING, f"{where}: {seen} reads dice of {sight.smallest_mm:.0f} mm and larger there; "
                                  "smaller ones are not read")]
     return []
 

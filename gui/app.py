@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from calibration.layout import layout_to_toml, tray_problem
+from calibration.layout import layout_to_toml
+from common.dice_tray import tray_problem
 from common.errors import InputError
 from common.outfiles import write_text
 from gui.board_editor import BoardEditor

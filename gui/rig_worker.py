@@ -7,7 +7,8 @@ any camera sees under a hand held occluded) and published like one camera's `Fra
 frame and state in `views` and one board view of the whole table composed from all of them. A camera that stalls
 or ends is said once (`note`) and the others go on; the rig has ended when every camera has. With `dice`, thrown
 dice are watched through one camera, the one that sees the tray (else the table) largest (`dice_camera`): two
-cameras reading one throw would throw it twice.
+cameras reading one throw would throw it twice. While that camera is not registered another that reads the dice
+takes its place.
 
 `setup` is duck-typed as for `CaptureWorker` (`layout`, `roster`, `source`); `cameras` gives (name, intrinsics,
 frame source) per camera in the rig's order, each source iterable as (number, BGR frame) with an optional
@@ -26,7 +27,7 @@ from PySide6.QtCore import Signal
 from calibration.camera import CameraIntrinsics
 from calibration.projection import table_to_pixels
 from gui.worker import CameraFrame, FrameRate, FrameResult, PublishingWorker
-from vision.dice_watch import tray_px_per_mm
+from vision.dice_watch import dice_sight, tray_px_per_mm
 from vision.reconnect import reconnecting
 from vision.rectify import BoardRectifier, composite, display_bgra
 from vision.rig_capture import STALL_S, CameraCapture, paired
@@ -124,21 +125,31 @@ class RigCaptureWorker(PublishingWorker):
             self.status.emit("ended", f"{what}: no more frames (showing the last ones)")
 
     def _rig_dice(self, rig: RigFrame, images, number: int, t: float):
-        """The throw that settled at this instant, watched through `dice_camera` (chosen at the first instant a
-        camera is registered: `choose_dice_camera`)."""
+        """The throw that settled at this instant, watched through `dice_camera`: chosen (`choose_dice_camera`) at
+        the first instant a camera is registered, and again at an instant it is not (a hand over its anchors, a
+        knock) while another is and reads dice there. The watch then starts afresh on the new camera (its frames are
+        no motion against the old one's) and says what it reads there; a lost camera with no other to take its
+        place is waited for."""
         if self.dice_watch is None:
             return None
-        views = {v.name: v for v in rig.views if v.reading.pose is not None}
-        if self.dice_camera is None:
-            shapes = {name: image.shape for name, image in zip(self.names, images, strict=True) if image is not None}
-            self.dice_camera = choose_dice_camera(self.dice_watch.tray, [v for v in views.values()
-                                                                          if v.name in shapes], shapes)
-        view = views.get(self.dice_camera) if self.dice_camera is not None else None
+        shapes = {name: image.shape for name, image in zip(self.names, images, strict=True) if image is not None}
+        views = {v.name: v for v in rig.views if v.reading.pose is not None and v.name in shapes}
+        if self.dice_camera not in views:
+            chosen = choose_dice_camera(self.dice_watch.tray, list(views.values()), shapes)
+            if chosen is not None and self.dice_camera is not None:
+                new = views[chosen]
+                if dice_sight(self.dice_watch.tray, new.camera, new.reading.pose).reads_none:
+                    chosen = None  # it would stop the watch for good: the lost camera may come back
+                else:
+                    self.dice_watch.restart()
+                    self._dice_checked = False  # what the new camera reads of the dice, said as for the first
+                    self.notice.emit(f"dice: watched through {chosen} now ({self.dice_camera} is not registered)")
+            if chosen is not None:
+                self.dice_camera = chosen
+        view = views.get(self.dice_camera)
         if view is None:
             return None
         image = images[self.names.index(view.name)]
-        if image is None:
-            return None
         return self._dice(image, number, t, view.camera, view.reading.pose, rig.reading.pieces, view.reading.markers)
 
     def _result(self, number: int, rig: RigFrame, images, mmpp: float, arrived: float) -> FrameResult:

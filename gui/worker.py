@@ -28,7 +28,7 @@ from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
 from vision.dice import DIE_SIZES_MM
-from vision.dice_watch import READABLE_FACE_PX, DiceThrow, DiceWatch
+from vision.dice_watch import READABLE_FACE_PX, DiceThrow, DiceWatch, dice_sight
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.reconnect import CameraWatch, reconnecting
@@ -203,25 +203,27 @@ class PublishingWorker(QThread):
     def _dice(self, frame: np.ndarray, number: int, arrived: float, lens, pose, pieces=(),
               markers=()) -> DiceThrow | None:
         """The throw that settled at this frame (seen through `lens` at table `pose`), if dice are watched; a camera
-        too coarse for the dice says so once and stops the watch."""
+        too coarse for the dice says so once (the figures `fieldglass check-setup` gives: `dice_sight`) and stops
+        the watch."""
         watch = self.dice_watch
         if watch is None:
             return None
         throw = watch.feed(frame, arrived, number, lens, pose, pieces, markers)
-        if not self._dice_checked and watch.face_px(DIE_SIZES_MM[1]) is not None:
+        if not self._dice_checked and pose is not None:
             self._dice_checked = True
             where = "tray" if not watch.whole_table else "table"
-            large, small = watch.face_px(DIE_SIZES_MM[1]), watch.face_px(DIE_SIZES_MM[0])
-            if large < READABLE_FACE_PX:
+            sight = dice_sight(watch.tray, lens, pose)
+            if sight.reads_none:
                 self.dice_watch = None
                 watch.close()
-                self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {large:.0f} px across where the {where} "
-                                 f"is farthest, too small to count its pips (at least {READABLE_FACE_PX:.0f} px): "
-                                 "type the dice, or see 'fieldglass plan' for a camera that reads them")
+                self.notice.emit(f"dice: a {DIE_SIZES_MM[1]:g} mm die is {sight.large_face_px:.0f} px across where "
+                                 f"the {where} is farthest, too small to count its pips (at least "
+                                 f"{READABLE_FACE_PX:.0f} px): type the dice, or see 'fieldglass plan' for a camera "
+                                 "that reads them")
                 return None
-            if small < READABLE_FACE_PX:
-                self.notice.emit(f"dice: dice under {watch.smallest_die_mm(READABLE_FACE_PX):.0f} mm are too small "
-                                 f"to read where the {where} is farthest; larger ones are read")
+            if not sight.reads_all:
+                self.notice.emit(f"dice: dice of {sight.smallest_mm:.0f} mm and larger are read where the {where} is "
+                                 "farthest; smaller ones are not")
         return throw
 
     def _stop_dice(self) -> None:

@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from common.dice_tray import parse_tray, tray_toml
 from common.errors import InputError
 from common.files import MAX_MM, number, read_toml
 from common.files import toml_string as _q  # short: the board writer quotes on every line
@@ -639,20 +640,18 @@ def _parse_board(data: dict, source: str, validate: bool) -> Board:
 
 def _dice_tray(t: dict | None, where: str, width: float, depth: float) -> tuple[tuple[float, float], ...] | None:
     """The dice tray's polygon, board mm: at least 3 corners, beside the board (within its own size of it) or on
-    it."""
+    it (common.dice_tray checks the rest, as for a table layout's tray)."""
     if t is None:
         return None
-    pts = t.get("polygon_mm")
-    if not isinstance(pts, list) or len(pts) < 3 or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                                        for v in p) for p in pts):
-        raise InputError(f"{where}: 'polygon_mm' must list at least 3 [x, y] corners in board mm, e.g. "
-                         "[[-200, 0], [-20, 0], [-20, 150], [-200, 150]] (beside the board's left edge)")
-    for x, y in pts:
-        if not (-width <= x <= 2 * width and -depth <= y <= 2 * depth):
-            raise InputError(f"{where}: corner [{x:g}, {y:g}] is far off the {width:g} x {depth:g} mm board (a "
-                             "tray lies on it or beside it, within the board's own size)")
-    return tuple((float(x), float(y)) for x, y in pts)
+
+    def far_off(x: float, y: float) -> str | None:
+        if -width <= x <= 2 * width and -depth <= y <= 2 * depth:
+            return None
+        return (f"corner [{x:g}, {y:g}] is far off the {width:g} x {depth:g} mm board (a tray lies on it or beside "
+                "it, within the board's own size)")
+
+    return parse_tray(t.get("polygon_mm"), where, "board",
+                      "[[-200, 0], [-20, 0], [-20, 150], [-200, 150]] (beside the board's left edge)", far_off)
 
 
 def _off_board(board: Board, polys: dict[str, np.ndarray]) -> list[str]:
@@ -818,9 +817,7 @@ def board_to_toml(board: Board) -> str:
         out += ["", "[pontoon]", f"area = {_q(board.pontoon_area)}"]
     for c in board.connections:
         out += ["", "[[connection]]", f"areas = [{_q(c.a)}, {_q(c.b)}]", f"kind = {_q(c.kind)}"]
-    if board.dice_tray_mm:
-        out += ["", "[dice_tray]", "polygon_mm = [" + ", ".join(f"[{x:g}, {y:g}]" for x, y in board.dice_tray_mm)
-                + "]"]
+    out += tray_toml(board.dice_tray_mm)
     return "\n".join(out) + "\n"
 
 

@@ -16,7 +16,7 @@ table's near edge (y = 0), first. The crop of the throw numbers them so, so play
 from __future__ import annotations
 
 import math
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import cv2
@@ -26,7 +26,7 @@ from calibration.projection import table_to_pixels
 from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm, read_in_region
 from vision.dice_both import merge_readings, read_dice_both
 
-__all__ = ["DiceThrow", "DiceWatch", "SETTLE_S", "number_dice", "throw_crop"]
+__all__ = ["DiceSight", "DiceThrow", "DiceWatch", "SETTLE_S", "dice_sight", "number_dice", "throw_crop"]
 
 SETTLE_S = 0.6
 """Seconds the tray must be still after moving before a throw is read (dice stop rolling within about half a
@@ -90,11 +90,33 @@ def tray_px_per_mm(tray_mm, camera, pose, sizes_mm: tuple[float, float] = DIE_SI
     return px_per_mm(camera, pose, np.column_stack([pts, np.full(len(pts), 0.5 * (sizes_mm[0] + sizes_mm[1]))]))
 
 
-def readable_sizes_mm(tray_mm, camera, pose) -> tuple[float, float]:
-    """(the smallest die read everywhere in the tray, mm; a 20 mm die's top face where the tray is farthest, px):
-    a face of `READABLE_FACE_PX` is the least whose pips the readers count."""
+@dataclass(frozen=True)
+class DiceSight:
+    """What a camera makes of dice in a tray, where the tray is farthest from it: `large_face_px`, the top face of
+    the largest die (20 mm) in px a side; `smallest_mm`, the smallest die whose top face is `READABLE_FACE_PX`
+    there (the least whose pips the readers count), rounded up to a whole mm. The dashboard's watch and `fieldglass
+    check-setup` both say these figures."""
+
+    large_face_px: float
+    smallest_mm: float
+
+    @property
+    def reads_none(self) -> bool:
+        """Not even the largest die is read: the dashboard does not watch."""
+        return self.large_face_px < READABLE_FACE_PX
+
+    @property
+    def reads_all(self) -> bool:
+        """Every die of 12-20 mm is read everywhere in the tray."""
+        return self.smallest_mm <= DIE_SIZES_MM[0]
+
+
+def dice_sight(tray_mm, camera, pose) -> DiceSight:
+    """What `camera` at table `pose` reads of dice in `tray_mm` (a polygon, table mm; the whole table's corners
+    without a tray)."""
     scale = float(tray_px_per_mm(tray_mm, camera, pose).min())
-    return READABLE_FACE_PX / (FLAT_OF_SIDE * scale), FLAT_OF_SIDE * DIE_SIZES_MM[1] * scale
+    smallest = READABLE_FACE_PX / (FLAT_OF_SIDE * scale)
+    return DiceSight(FLAT_OF_SIDE * DIE_SIZES_MM[1] * scale, float(math.ceil(smallest - 1e-9)))
 
 
 class DiceWatch:
@@ -132,6 +154,18 @@ class DiceWatch:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
+    def restart(self) -> None:
+        """Watch afresh from the next frame on, as through another camera: the frames seen so far and the tray's
+        place in them are forgotten (another camera's frame is no motion against this one's, nor a change since the
+        last throw), the tray as the next frame shows it is where the next throw is read against. A throw being
+        read in the background is read out first, with the frame and region it was seen in; throws go on being
+        numbered."""
+        if self._reads:
+            wait(self._reads)  # (a read uses the region: it must not be projected anew under it; 0.1-0.2 s)
+        self._key = None
+        self._last = self._reference = None
+        self._moved_at = None
+
     # ---- the region
 
     def _region(self, shape, camera, pose) -> bool:
@@ -165,15 +199,6 @@ class DiceWatch:
         self._px_per_mm = float(scale.min())
         return DiceOptions(min_side_px=0.75 * FLAT_OF_SIDE * self.sizes_mm[0] * float(scale.min()),
                            max_side_px=1.25 * self.sizes_mm[1] * float(scale.max()))
-
-    def face_px(self, side_mm: float) -> float | None:
-        """The top face of a die of `side_mm`, in px, where the tray is farthest from the camera (None before a
-        frame with a table pose)."""
-        return None if self._px_per_mm is None else FLAT_OF_SIDE * side_mm * self._px_per_mm
-
-    def smallest_die_mm(self, face_px: float) -> float | None:
-        """The smallest die whose top face is `face_px` across everywhere in the tray (None before a pose)."""
-        return None if self._px_per_mm is None else face_px / (FLAT_OF_SIDE * self._px_per_mm)
 
     # ---- frames
 

@@ -152,6 +152,8 @@ def test_a_dice_tray_loads_and_round_trips(tmp_path):
     ("polygon_mm = [[1000, 1050], [2500, 1050], [1400, 1190]]",
      "[dice_tray]: corner [2500, 1050] is off the 2400 x 1200 mm table; did you mean [2400, 1050]?"),
     ("polygon_mm = [[0, 0], [5, 0], [5, 5]]", "[dice_tray]: the polygon encloses 12 mm2"),
+    ("polygon_mm = [[1000, 1050], [nan, 1050], [1400, 1190]]",
+     "[dice_tray]: corner [nan, 1050] is not a finite number of mm"),
     ("corners = [[0, 0], [5, 0], [5, 5]]", "[dice_tray]"),
 ])
 def test_a_bad_dice_tray_is_one_line_naming_the_file(tmp_path, tray, message):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -28,14 +29,18 @@ from fieldglass.record import Record  # noqa: E402
 from fieldglass.replay_session import ReplaySession  # noqa: E402
 from fieldglass.scripted_feed import scripted_feed  # noqa: E402
 from fieldglass.setup import Setup, load_setup  # noqa: E402
+from fieldglass.setup_report import camera_setup, dice_findings  # noqa: E402
 from gui.app import MainWindow  # noqa: E402
 from gui.rig_worker import RigCaptureWorker  # noqa: E402
 from gui.worker import CaptureWorker  # noqa: E402
 from rules.system import game_systems  # noqa: E402
 from tests.gui.helpers import SHOTS, pump  # noqa: E402
 from tests.gui.table_game import TableGame, events_of  # noqa: E402
-from vision.dice_watch import DiceWatch  # noqa: E402
-from vision.synthetic import PlacedDie, RenderOptions, render_table  # noqa: E402
+from vision.dice_watch import DiceWatch, dice_sight  # noqa: E402
+from vision.pieces import TableReading  # noqa: E402
+from vision.rig import CameraView  # noqa: E402
+from vision.roster import load_roster  # noqa: E402
+from vision.synthetic import PlacedDie, RenderOptions, VirtualCamera, demo_files, render_table  # noqa: E402
 from vision.synthetic_dice import dice_camera, dice_scene  # noqa: E402
 
 CLEAN = RenderOptions(blur_sigma_px=0.5, noise_sigma=1.5, seed=3)
@@ -229,6 +234,114 @@ def test_a_rig_reads_a_throw_once_through_the_camera_that_sees_the_tray_largest(
     assert worker.dice_camera == "above"
     assert [t.values for t in throws] == [(2, 4)]
     worker.stop()
+
+
+@pytest.mark.parametrize("resolution, tray, said", [
+    ((1920, 1080), None, (r"a 20 mm die is (\d+) px across", r"sees a 20 mm die at (\d+) px")),  # none read
+    ((3840, 2160), ((1000.0, 950.0), (1400.0, 950.0), (1400.0, 1100.0), (1000.0, 1100.0)),
+     (r"dice of (\d+) mm and larger are read", r"reads dice of (\d+) mm and larger there")),
+])
+def test_the_dashboard_says_of_the_dice_what_check_setup_says(qapp, resolution, tray, said):
+    """One camera over the demo table, as `fieldglass check-setup` places a camera file: the capture worker's first
+    frame with a pose says what it reads of the dice with the figure check-setup's warning gives (one function:
+    vision.dice_watch.dice_sight); one that reads none stops watching."""
+    layout_path, roster_path = demo_files()
+    layout = replace(load_layout(layout_path), dice_tray_mm=tray)
+    lens = VirtualCamera.looking_at_table(layout.width_mm, layout.depth_mm, resolution).intrinsics
+    placed = camera_setup(lens, (layout.width_mm, layout.depth_mm))
+    finding, = dice_findings(placed, layout, "table.toml", "cam.json")
+    worker = CaptureWorker(Setup("frames", None, layout, load_roster(roster_path), "wiener"), [], dice=True)
+    notices = []
+    worker.notice.connect(notices.append)
+    intrinsics, pose = placed.camera()
+    for k in range(2):
+        worker._dice(np.zeros((resolution[1], resolution[0], 3), np.uint8), k, 0.1 * k, intrinsics, pose)
+    worker.stop()
+    assert len(notices) == 1  # said once
+    on_dashboard, on_check = re.search(said[0], notices[0]), re.search(said[1], finding.text)
+    assert on_dashboard and on_check, (notices[0], finding.text)
+    assert on_dashboard.group(1) == on_check.group(1)
+    assert (worker.dice_watch is None) == (tray is None)
+
+
+def _instants(worker, cams, frames, script):
+    """Feed the rig's dice watch instant by instant as the worker's loop does (`_rig_dice`), 10 instants a second:
+    `script` lists (dice shown, the cameras registered) per instant. The throws read, each with the instant it came
+    at, and the camera watched at each instant."""
+    got, watched = [], []
+    for k, (dice, registered) in enumerate(script):
+        images = [frames[name][dice] for name in cams]
+        views = tuple(CameraView(name, cam.intrinsics, TableReading(cam.pose if name in registered else None, (), (),
+                                                                    ()))
+                      for name, cam in cams.items())
+        rig = SimpleNamespace(views=views, reading=TableReading(None, (), (), ()))
+        throw = worker._rig_dice(rig, images, k, 0.1 * k)
+        if throw is not None:
+            got.append((k, throw))
+        watched.append(worker.dice_camera)
+        time.sleep(0.02)  # (the watch reads a settled throw in a thread of its own: 0.1-0.2 s)
+    return got, watched
+
+
+def _rig_with_dice(qapp, cams):
+    scene = dice_scene(np.random.default_rng(7), 0, surface="felt", pieces=0)
+    layout = replace(scene.layout, dice_tray_mm=TRAY)
+    shown = {"none": (), "roll": ROLL, "pair": THROWS["pair"], "five": THROWS["one five"]}
+    frames = {name: {key: render_table(replace(scene, dice=d), cam, CLEAN)[0] for key, d in shown.items()}
+              for name, cam in cams.items()}
+    worker = RigCaptureWorker(Setup("rig", None, layout, scene.roster, "wiener"),
+                              [(name, cam.intrinsics, []) for name, cam in cams.items()], live=[False] * len(cams),
+                              dice=True)
+    notices = []
+    worker.notice.connect(notices.append)
+    return worker, frames, notices
+
+
+def test_a_rig_watches_the_dice_through_another_camera_while_its_own_is_not_registered(qapp):
+    """The camera straight down watches the dice; its registration is lost (a hand over its anchors): the tilted
+    camera takes over, afresh (the dice read through the first are not read again, and the first's frames are no
+    motion against its own), and reads the next throw where it lies, numbered on from the first's; it keeps the dice
+    when the first comes back."""
+    cams = {"above": dice_camera((1280, 720)), "aslant": dice_camera((1280, 720), tilt_deg=30.0)}
+    worker, frames, notices = _rig_with_dice(qapp, cams)
+    both, aslant = {"above", "aslant"}, {"aslant"}
+    script = ([("none", both)] * 3 + [("roll", both)] * 2 + [("pair", both)] * 12  # read through "above"
+              + [("pair", aslant)] * 10 + [("roll", aslant)] * 2 + [("five", aslant)] * 12  # "above" lost
+              + [("five", both)] * 20)  # "above" back
+    lost = 17
+    try:
+        got, watched = _instants(worker, cams, frames, script)
+    finally:
+        worker.stop()
+    assert watched[:lost] == ["above"] * lost and watched[lost:] == ["aslant"] * (len(script) - lost)
+    assert [(th.number, th.values) for _, th in got] == [(1, (2, 4)), (2, (5,))]
+    first, second = (th for _, th in got)
+    assert first.frame < lost <= lost + 12 <= second.frame  # the pair through "above", the five through "aslant"
+    (x, y), die = second.table_mm[0], THROWS["one five"][0]
+    assert math.hypot(x - die.x_mm, y - die.y_mm) < 0.5 * die.side_mm  # placed with the tilted camera's pose
+    assert "dice: watched through aslant now (above is not registered)" in notices
+    # what the tilted camera reads there, said when it takes over (a 12 mm die is too small at its far corner)
+    assert any(n.startswith("dice: dice of ") and "mm and larger are read where the tray is farthest" in n
+               for n in notices[notices.index("dice: watched through aslant now (above is not registered)"):])
+
+
+def test_a_rig_waits_for_its_dice_camera_rather_than_one_that_reads_no_dice(qapp):
+    """The only other camera sees the tray too coarsely to read even a 20 mm die: the dice camera's lost registration
+    is waited for (taking the coarse one would stop the watch for the game), and the throw is read once it is
+    back."""
+    cams = {"above": dice_camera((1280, 720)), "coarse": dice_camera((320, 180))}
+    worker, frames, notices = _rig_with_dice(qapp, cams)
+    assert dice_sight(TRAY, cams["coarse"].intrinsics, cams["coarse"].pose).reads_none
+    both, coarse = {"above", "coarse"}, {"coarse"}
+    script = ([("none", both)] * 3 + [("none", coarse)] * 3 + [("roll", coarse)] * 2 + [("pair", coarse)] * 8
+              + [("pair", both)] * 20)
+    try:
+        got, watched = _instants(worker, cams, frames, script)
+    finally:
+        worker.stop()
+    assert set(watched) == {"above"} and worker.dice_watch is not None
+    assert [(th.number, th.values) for _, th in got] == [(1, (2, 4))]
+    assert not [n for n in notices if "coarse" in n]
 
 
 def test_a_new_player_throws_dice_on_the_synthetic_table(qapp, tmp_path):

@@ -174,6 +174,9 @@ def test_a_dice_tray_beside_the_board_round_trips_and_registers_with_it(tmp_path
     ({"polygon_mm": [[0, 0], [1, 1]]}, "t.toml [dice_tray]: 'polygon_mm' must list at least 3 [x, y] corners"),
     ({"polygon_mm": _sq(0, 0, 1000, 50)}, "t.toml [dice_tray]: corner [1000, 0] is far off the 300 x 100 mm board"),
     ("tray", "t.toml: [dice_tray] must be a table of keys"),
+    # the checks a table layout's tray has too (common.dice_tray): no room for a die, a corner that is no number
+    ({"polygon_mm": [[0, 0], [5, 0], [5, 5]]}, "t.toml [dice_tray]: the polygon encloses 12 mm2; a tray holds dice"),
+    ({"polygon_mm": [[0, 0], [50, 0], [50, float("nan")]]}, "t.toml [dice_tray]: corner [50, nan] is not a finite"),
 ])
 def test_a_bad_dice_tray_on_a_board_is_one_line(tray, message):
     with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -153,6 +153,37 @@ def test_in_the_background_the_throw_comes_with_a_later_frame(table):
         watch.close()
 
 
+def test_restarted_for_another_camera_the_watch_starts_afresh_and_a_throw_being_read_is_read_first(table):
+    """A rig's dice camera changes (gui/rig_worker.py): the throw the first camera saw settle, still being read, is
+    read with that camera's view of the tray; the other camera's frames are then no motion against the first's, and
+    the dice lying there are not read again; its next throw is, numbered on."""
+    scene, _, tray = table
+    watch = _watch(table, background=True)
+    first = Feed(table, watch)
+    other = Feed((scene, dice_camera((1280, 720), tilt_deg=30.0), tray), watch)
+    other.cache[THROW] = render_table(replace(scene, dice=THROW), other.cam, CLEAN)[0]  # its frame at once, below
+    try:
+        first.frames((), 2)
+        first.frames(ROLLING[0], 1)
+        got = first.frames(THROW, 8)  # settled after 0.6 s still: read in the watch's own thread
+        watch.restart()
+        other.t, other.number = first.t, first.number
+        got += other.frames(THROW, 1)
+        assert [t.values for t in got] == [(3, 5, 6)]
+        assert np.allclose([p[0] for p in got[0].table_mm], [200.0, 300.0, 420.0], atol=6.0)
+        assert other.frames(THROW, 12) == []  # the same dice through the other camera: no motion, no new throw
+        other.frames(ROLLING[1], 1)
+        again = other.frames((_die(350.0, 200.0, 2, 25.0),), 7)
+        deadline = 50
+        while not again and deadline:
+            time.sleep(0.05)
+            again = other.frames((_die(350.0, 200.0, 2, 25.0),), 1)
+            deadline -= 1
+        assert [(t.number, t.values) for t in again] == [(2, (2,))]
+    finally:
+        watch.close()
+
+
 def test_the_light_stepping_throws_nothing(table):
     """A camera's exposure stepping (every pixel 30 levels brighter, then back) is no motion: the dice lying in the
     tray are not read again."""
