@@ -21,7 +21,7 @@ from calibration.projection import table_to_pixels
 from calibration.rig import footprint_line, footprint_overlap
 from common.errors import InputError
 from fieldglass.benchmarks.limits import stored_limits
-from vision.dice import FLAT_OF_SIDE, SMALLEST_FACE_PX
+from vision.dice import FLAT_OF_SIDE, READABLE_FACE_PX
 
 GRID_STEPS = (97, 49)
 TILE_OVERLAP_MM = 100.0  # neighbouring cameras share a strip this wide (anchors on the seam)
@@ -113,8 +113,8 @@ class Plan:
 
     @property
     def smallest_die_mm(self) -> float:
-        """The smallest die whose top face is SMALLEST_FACE_PX across at the farthest table point (worst direction)."""
-        return SMALLEST_FACE_PX / FLAT_OF_SIDE * self.far_mm_per_px
+        """The smallest die whose top face is READABLE_FACE_PX across at the farthest table point (worst direction)."""
+        return READABLE_FACE_PX / FLAT_OF_SIDE * self.far_mm_per_px
 
     @property
     def whole_table(self) -> bool:
@@ -284,8 +284,9 @@ def format_plan(p: Plan) -> list[str]:
         f"the worst place is {_pt(p.worst_point)}",
     ]
     die = p.smallest_die_mm
-    out.append(f"smallest die read everywhere in view: {_ceil_half(die):g} mm (its top face {SMALLEST_FACE_PX:g} px "
-               "across at the farthest point, the smallest `fieldglass bench dice` covers); ordinary dice are 12-20 mm"
+    out.append(f"smallest die read everywhere in view: {_ceil_half(die):g} mm (its top face {READABLE_FACE_PX:g} px "
+               "across at the farthest point, the least whose pips are counted, as check-setup and the dashboard "
+               "judge it); ordinary dice are 12-20 mm"
                + ("" if die <= 12.0 else ": " + ("some too small here" if die <= 20.0 else "too small here")))
     for m, px, ok in p.marker_checks:
         verdict = "OK" if ok else "TOO SMALL"

@@ -28,8 +28,8 @@ from fieldglass.setup_checks import (
 from rules.board import load_board
 from rules.live import Start
 from rules.system import GameSystem, default_system, game_system
-from vision.dice import DIE_SIZES_MM
-from vision.dice_watch import READABLE_FACE_PX, dice_sight
+from vision.dice import DIE_SIZES_MM, READABLE_FACE_PX
+from vision.dice_watch import dice_sight
 from vision.roster import Roster, layout_fit_problems, load_roster
 from vision.synthetic import VirtualCamera
 

@@ -27,8 +27,8 @@ from PySide6.QtCore import QThread, Signal
 from calibration.camera import CameraIntrinsics, CameraPose
 from calibration.registration import TableRegistration
 from common.errors import InputError
-from vision.dice import DIE_SIZES_MM
-from vision.dice_watch import READABLE_FACE_PX, DiceThrow, DiceWatch, dice_sight
+from vision.dice import DIE_SIZES_MM, READABLE_FACE_PX
+from vision.dice_watch import DiceThrow, DiceWatch, dice_sight
 from vision.markers import detect_qr
 from vision.pieces import TableReading, camera_for_frame, read_table
 from vision.reconnect import CameraWatch, reconnecting

@@ -34,7 +34,7 @@ import numpy as np
 
 from calibration.projection import pixels_to_table, table_to_pixels
 
-__all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "SMALLEST_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
+__all__ = ["DIE_SIZES_MM", "FLAT_OF_SIDE", "READABLE_FACE_PX", "DiceOptions", "DieReading", "dice_on_table",
            "options_for_table", "read_dice"]
 
 _HIGH_WALL = 4.5  # x the flat threshold: the steep steps alone, tried first (a fill leaks less easily into pips)
@@ -587,7 +587,10 @@ def _one_per_die(readings: list[DieReading], sure: float) -> list[DieReading]:
 
 
 DIE_SIZES_MM = (12.0, 20.0)  # the ordinary dice the reader is tuned for (the issue's 12-20 mm)
-SMALLEST_FACE_PX = 28.0  # the smallest top face `fieldglass bench dice` covers (12 mm dice at 1080p), px a side
+READABLE_FACE_PX = 20.0
+"""The smallest top face (px a side) whose pips the readers count (the pip reader works at that scale):
+`fieldglass plan`, `fieldglass check-setup` and the dashboard's watch all judge a camera by it. The benchmark's
+smallest faces are 28 px (12 mm dice at 1080p)."""
 FLAT_OF_SIDE = 0.88  # the flat top face's side as a share of the die's (the rest is the rounded rim)
 
 

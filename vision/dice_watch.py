@@ -23,7 +23,16 @@ import cv2
 import numpy as np
 
 from calibration.projection import table_to_pixels
-from vision.dice import DIE_SIZES_MM, FLAT_OF_SIDE, DiceOptions, DieReading, dice_on_table, px_per_mm, read_in_region
+from vision.dice import (
+    DIE_SIZES_MM,
+    FLAT_OF_SIDE,
+    READABLE_FACE_PX,
+    DiceOptions,
+    DieReading,
+    dice_on_table,
+    px_per_mm,
+    read_in_region,
+)
 from vision.dice_both import merge_readings, read_dice_both
 
 __all__ = ["DiceSight", "DiceThrow", "DiceWatch", "SETTLE_S", "dice_sight", "number_dice", "throw_crop"]
@@ -43,8 +52,6 @@ CHANGED_MARGIN = 0.5
 """Of the largest die's side: the margin read round each place the tray changed at (the change covers the die's
 body and shadow; the margin is the table round it, where its rim ends)."""
 CROP_WIDTH_PX = 320  # the throw's picture for the combat panel and the record
-READABLE_FACE_PX = 20.0
-"""The smallest top face (px a side) whose pips the readers count: below it the dashboard does not watch."""
 
 
 @dataclass(frozen=True)

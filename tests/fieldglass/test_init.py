@@ -55,7 +55,7 @@ def test_yes_writes_a_wiener_table_whose_files_check_clean(tmp_path, capsys):
     game = (folder / "GAME.md").read_text(encoding="utf-8")
     assert "fieldglass gui --source synthetic --layout table.toml --roster roster.toml" in game
     assert f"--board {BOARD} --out cam.json" in game and "--record game.fgr" in game
-    # what the default 4K camera 1670 mm up reads of the dice (plan: a top face of 28 px at the farthest point)
+    # what the default 4K camera 1670 mm up reads of the dice (plan: a top face of 20 px at the farthest point)
     die = math.ceil(plan(CameraSetup((1800.0, 1200.0), (3840, 2160), 78.0, 1670.0)).smallest_die_mm * 2 - 1e-9) / 2
     assert die <= 20.0 and (f"- Dice: throw them under the camera and the dashboard puts them into the combat panel; "
                             f"this camera reads dice of {die:g} mm and larger anywhere on the table.") in game

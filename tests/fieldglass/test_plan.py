@@ -12,7 +12,7 @@ from fieldglass.benchmarks.limits import Reading, limits_table, min_side, stored
 from fieldglass.commands import check_print, plan, print_
 from fieldglass.planning import CameraSetup, Limits, format_plan
 from fieldglass.planning import plan as make_plan
-from vision.dice import FLAT_OF_SIDE, SMALLEST_FACE_PX
+from vision.dice import FLAT_OF_SIDE, READABLE_FACE_PX
 from vision.roster import Piece, Roster
 
 # A made-up detector: 10 px straight on, 12 px up to 50 deg, 30 px up to 65 deg; blurred (2 px) twice that.
@@ -132,5 +132,5 @@ def test_plan_says_the_smallest_die_read_and_it_grows_with_height():
     low = make_plan(CameraSetup((800.0, 450.0), (1920, 1080), 78.0, 600.0, 0.0, "diagonal"))
     high = make_plan(CameraSetup((800.0, 450.0), (1920, 1080), 78.0, 1200.0, 0.0, "diagonal"))
     assert high.smallest_die_mm > 1.8 * low.smallest_die_mm
-    assert low.smallest_die_mm == pytest.approx(SMALLEST_FACE_PX / FLAT_OF_SIDE * low.far_mm_per_px)
+    assert low.smallest_die_mm == pytest.approx(READABLE_FACE_PX / FLAT_OF_SIDE * low.far_mm_per_px)
     assert any(line.startswith("smallest die read everywhere in view:") for line in format_plan(low))
