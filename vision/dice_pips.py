@@ -344,7 +344,9 @@ def _affine_misfit(points: np.ndarray, places: np.ndarray) -> float:
     rows a little apart from its columns. A map far from a turned square (the whitening was wrong) gives inf."""
     m, *_ = np.linalg.lstsq(places, points, rcond=None)  # points ~ places @ m
     sv = np.linalg.svd(m, compute_uv=False)
-    if sv[1] < 0.75 * sv[0]:
+    # a 6's columns sit anywhere from its rows' spacing (an even grid) to its face's corners: between the two
+    # layouts a 6 is stretched by up to 1 / 0.6; a 4 or 5 is a square's corners (and centre)
+    if sv[1] < (0.6 if len(points) == 6 else 0.75) * sv[0]:
         return math.inf
     scale = math.sqrt(sv[0] * sv[1])
     return float(np.linalg.norm(points - places @ m, axis=1).max() / scale)
@@ -375,9 +377,17 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         inner_extent = 1.0 + 1.3 * pip_r
         inner = (np.abs(uu) <= inner_extent) & (np.abs(vv) <= inner_extent) & ~on_pip
     else:
-        # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot
+        # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot; a
+        # die with a large "1" (its face ends within 4 of its radii) is looked at only to near its face's end
         inner_extent = 4.2 * pip_r
-        inner = (uu * uu + vv * vv <= inner_extent ** 2) & ~on_pip
+        r2 = uu * uu + vv * vv
+        level = float(median_of(patch[(r2 >= (1.6 * pip_r) ** 2) & (r2 <= (2.8 * pip_r) ** 2)]))
+        near = [e for e in _axis_ends(patch, c, 1.8 * pip_r, reach, level, max(0.12 * (level if dark else 255.0
+                                      - level), 10.0), max(0.2 * (255.0 - level if dark else level), 10.0), dark)
+                if e is not None]
+        if near:
+            inner_extent = max(min(inner_extent, 0.9 * min(near)), 2.4 * pip_r)
+        inner = (r2 <= inner_extent ** 2) & ~on_pip
     face = float(median_of(patch[inner]))
     pip_level = face - contrast if dark else face + contrast
     # a spot within the pattern: pixels half way to the pips' level
@@ -417,9 +427,11 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
             return _why("lone pip: a spot on its face")
         return half, uniform
     if len(layout) == 6 and np.ptp(layout[:, 0]) != np.ptp(layout[:, 1]) and (
-            ends.count(None) > 1 or uniform < 0.4):
-        # a 6 on an even grid is a 2 x 3 block of pips, which two touching dice's pips make too: its face must be
-        # plain (its real faces: uniform 0.5-0.96; the gap between two dice: 0.24) and end on three sides
+            None in ends and (ends.count(None) > 1 or uniform < 0.4)):
+        # a 6 on an even grid is a 2 x 3 block of pips, which two touching dice's pips make too: its face must end
+        # on all four sides, or on three and be plain (its real faces: uniform 0.5-0.96 where one side runs into a
+        # neighbour, marbled ones 0-0.25 with every end found; the gap between two touching dice: 0.24, one end
+        # missing)
         return _why(f"even-grid 6: ends {ends}, uniform {uniform:.2f}")
     ends = [e for e in ends if e is not None]
     # a face may run on into a side face or a touching die of its tone on one side (two for a 4-6, whose pips
