@@ -379,14 +379,8 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     else:
         # a lone pip: the face round it, to where another face's pips would sit (4 pip radii), holds no spot; a
         # die with a large "1" (its face ends within 4 of its radii) is looked at only to near its face's end
-        inner_extent = 4.2 * pip_r
         r2 = uu * uu + vv * vv
-        level = float(median_of(patch[(r2 >= (1.6 * pip_r) ** 2) & (r2 <= (2.8 * pip_r) ** 2)]))
-        near = [e for e in _axis_ends(patch, c, 1.8 * pip_r, reach, level, max(0.12 * (level if dark else 255.0
-                                      - level), 10.0), max(0.2 * (255.0 - level if dark else level), 10.0), dark)
-                if e is not None]
-        if near:
-            inner_extent = max(min(inner_extent, 0.9 * min(near)), 2.4 * pip_r)
+        inner_extent = _lone_pip_reach(patch, c, r2, pip_r, dark)
         inner = (r2 <= inner_extent ** 2) & ~on_pip
     face = float(median_of(patch[inner]))
     pip_level = face - contrast if dark else face + contrast
@@ -447,6 +441,20 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     if max(ends) > (1.45 if few else 1.6) * min(ends):
         return _why("ends unequal")
     return half, uniform
+
+
+def _lone_pip_reach(patch: np.ndarray, c: float, r2: np.ndarray, pip_r: float, dark: bool) -> float:
+    """How far round a lone pip (pattern units; `r2` each patch pixel's squared distance from it) its face is
+    judged: to where another face's pips would sit (4.2 pip radii), or to near its face's end where that ends
+    closer on three sides at least (a die with a large "1")."""
+    level = float(median_of(patch[(r2 >= (1.6 * pip_r) ** 2) & (r2 <= (2.8 * pip_r) ** 2)]))
+    toward = max(0.12 * (level if dark else 255.0 - level), 10.0)
+    away = max(0.2 * (255.0 - level if dark else level), 10.0)
+    near = sorted(e for e in _axis_ends(patch, c, 1.8 * pip_r, _CHECK_REACH, level, toward, away, dark)
+                  if e is not None)
+    if len(near) >= 3 and near[2] <= 1.4 * near[0]:
+        return max(min(4.2 * pip_r, 0.9 * near[0]), 2.4 * pip_r)
+    return 4.2 * pip_r
 
 
 def _axis_ends(patch: np.ndarray, c: float, start: float, reach: float, face: float, toward: float, away: float,

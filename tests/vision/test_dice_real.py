@@ -147,6 +147,12 @@ def test_a_large_one_pip_whose_face_ends_close_round_it_is_read(photo, k):
     value, read = _read_at(photo, k)
     assert (value, read) == (1, [1])
 
+
+def test_a_one_with_a_faint_step_on_one_side_of_its_face_is_read():
+    """kp_24 #8: a white 1 touching a red die; one step on its face near the pip is not its face's end (the face
+    is judged to near its end only where it ends close round the pip on three sides)."""
+    assert _read_at("kp_24.jpg", 8) == (1, [1])
+
 NOT_YET = {
     "dice_real": "issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos missed (two touching dice"
                  " read as one group of pips at half size, a lone 1 on a face with uneven edges)",
