@@ -28,7 +28,8 @@ from vision.dice_both import read_dice_both
 from vision.sources import read_image
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "dice_real"
-DEFAULT_DIRS = (DEFAULT_DIR, DEFAULT_DIR.with_name("dice_real2"))  # webcam photos; overhead and coloured dice
+DEFAULT_DIRS = (DEFAULT_DIR, DEFAULT_DIR.with_name("dice_real2"), DEFAULT_DIR.with_name("dice_real3"))
+# webcam photos of white dice; overhead and coloured dice; webcam close-ups and oblique throws
 VIEWS = ("overhead", "oblique")
 
 
