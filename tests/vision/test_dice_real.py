@@ -127,9 +127,9 @@ def test_a_face_whose_pip_runs_into_the_gap_beside_it_is_read():
     assert [r.value for r in near] == [5]
 
 
-def _read_at(photo_name: str, k: int):
-    """The values read within half a side of die `k` of a set 2 photo."""
-    photos = load_truth(SETS["dice_real2"])
+def _read_at(photo_name: str, k: int, folder: str = "dice_real2"):
+    """The values read within half a side of die `k` of a photo of set 2 (or `folder`)."""
+    photos = load_truth(SETS[folder])
     photo = next(p for p in photos if p.file.name == photo_name)
     read = read_dice_both(read_image(photo.file), photo_options(photo, photos))
     die = photo.dice[k]
@@ -158,6 +158,12 @@ def test_a_one_with_a_faint_step_on_one_side_of_its_face_is_read():
     """kp_24 #8: a white 1 touching a red die; one step on its face near the pip is not its face's end (the face
     is judged to near its end only where it ends close round the pip on three sides)."""
     assert _read_at("kp_24.jpg", 8) == (1, [1])
+
+
+def test_a_two_whose_face_is_shaded_on_one_side_is_read():
+    """rwc_00052 #1 (set 3's development half): a grey 2 near the webcam's vignette, its face's end on one side
+    1.6 times as far as on the other; with all four ends well beyond its pips it is no part of a larger face."""
+    assert _read_at("rwc_00052.jpg", 1, "dice_real3") == (2, [2])
 
 NOT_YET = {
     "dice_real": "issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos missed (two touching dice"
