@@ -1,6 +1,6 @@
 """`fieldglass bench dice --real [DIR]`: dice read from real photos of thrown dice against their hand-checked truth.
 
-DIR (default: each of tests/data/dice_real and tests/data/dice_real2 in turn) holds the photos and a truth.json: per
+DIR (default: each of tests/data/dice_real, dice_real2 and dice_real3 in turn) holds the photos and a truth.json: per
 image its file, licence, source, view ("overhead" or "oblique") and its dice, each {"value": 1-6 or null,
 "centre_px": [x, y], "side_px": S} in the image's pixels. A die whose value is null is not readable for sure by a
 person: it counts neither right nor wrong, and a reading on it is no phantom. An image with no dice is an empty
@@ -158,8 +158,8 @@ def add_parser(which) -> None:
     synthetic.add_parser(which)
     p = which.choices["dice"]
     p.add_argument("--real", nargs="?", const="", default=None, metavar="DIR",
-                   help="real photos and their truth.json instead (default: tests/data/dice_real, then"
-                        " tests/data/dice_real2)")
+                   help="real photos and their truth.json instead (default: tests/data/dice_real, dice_real2 and"
+                        " dice_real3 in turn)")
     p.set_defaults(run=run)
 
 
