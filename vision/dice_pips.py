@@ -541,6 +541,15 @@ def _read(grey: np.ndarray, options: DiceOptions) -> list[DieReading]:
             read = None
         if read is not None:
             found.append(read)
+        elif len(members) >= 3 and _gap_ratio(members) >= _STRAY_GAP:
+            # a touching die's pip joined to a face across a faint gap, farther off than the face's own pips are
+            # from each other: the two parts read apart, each with the other's pips as another face's
+            parts = _split_at_widest_gap(members)
+            for part, other in (parts, parts[::-1]):
+                again = _read_group(grey, part, options, pips) if len(part) >= 2 else None
+                if again is not None and again[0].value is not None and not _incomplete(
+                        grey, every, again[1], pips, beside | {id(p) for p in other}):
+                    found.append(again)
     found = _drop_side_faces(found)
     out = [r for r, _ in found]
     return sorted(out, key=lambda d: (d.centre_px[1], d.centre_px[0]))
@@ -621,6 +630,28 @@ def _faces_of_groups(groups: list[list[_Pip]]) -> list[tuple[list[_Pip], set[int
             mine = {id(p) for p in part}
             out.append((part, {id(p) for p in group if id(p) not in mine}))
     return out
+
+
+_STRAY_GAP = 1.4  # a group's longest spanning-tree edge over its next longest: a stray pip off the face
+
+
+def _gap_ratio(group: list[_Pip]) -> float:
+    """The longest edge of the minimum spanning tree of the group's pip centres over its second longest (a face's
+    own pips are about evenly spaced: a 5's and a 6's edges alike, a 4's sides)."""
+    centres = np.array([p.centre for p in group])
+    n = len(group)
+    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    inside = np.zeros(n, bool)
+    inside[0] = True
+    best = dist[0].copy()
+    edges = []
+    for _ in range(n - 1):
+        j = int(np.argmin(np.where(inside, np.inf, best)))
+        edges.append(float(best[j]))
+        inside[j] = True
+        best = np.minimum(best, dist[j])
+    edges.sort()
+    return edges[-1] / max(edges[-2], 1e-9)
 
 
 def _split_at_widest_gap(group: list[_Pip]) -> tuple[list[_Pip], list[_Pip]]:

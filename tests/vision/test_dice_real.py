@@ -165,6 +165,13 @@ def test_a_two_whose_face_is_shaded_on_one_side_is_read():
     1.6 times as far as on the other; with all four ends well beyond its pips it is no part of a larger face."""
     assert _read_at("rwc_00052.jpg", 1, "dice_real3") == (2, [2])
 
+
+def test_a_face_joined_to_a_touching_dies_pip_is_read():
+    """rwc_00074 #2 (set 3's development half): a white 4 touching a white die whose pip joins its group across
+    the faint gap between them; that pip is farther off than the 4's own pips are from each other, so the group
+    is read as the 4 and the stray pip apart (vision.dice_pips._gap_ratio)."""
+    assert _read_at("rwc_00074.jpg", 2, "dice_real3") == (4, [4])
+
 NOT_YET = {
     "dice_real": "issue 29: 96.8 % right (both readers merged): 6 dice of the held-out photos missed (two touching dice"
                  " read as one group of pips at half size, a lone 1 on a face with uneven edges)",
