@@ -209,8 +209,9 @@ def _ring_level(grey: np.ndarray, cx: float, cy: float, major: float) -> tuple[f
     y0, y1 = int(max(cy - r1, 0)), int(min(cy + r1 + 1, H))
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
-    yy, xx = np.ogrid[y0:y1, x0:x1]
-    d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+    # (aranges rather than np.ogrid: the same numbers, a tenth of the call's cost)
+    xx, yy = np.arange(x0, x1) - cx, (np.arange(y0, y1) - cy)[:, None]
+    d2 = xx * xx + yy * yy
     vals = grey[y0:y1, x0:x1][(d2 >= r0 * r0) & (d2 <= r1 * r1)]
     if len(vals) < 8:
         return None
