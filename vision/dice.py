@@ -178,9 +178,22 @@ def _edge_angle(grey: np.ndarray) -> float:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     # z = gx + i gy; z^2 = c + i d; z^4 = (c^2 - d^2) + 2i cd; |z|^3 = (gx^2 + gy^2)^1.5, in real arithmetic
-    c, d = gx * gx - gy * gy, 2.0 * gx * gy
-    w = 1.0 / (cv2.pow(gx * gx + gy * gy, 1.5) + 1e-6)
-    return math.atan2(float(((2.0 * c * d) * w).sum()), float(((c * c - d * d) * w).sum())) / 4.0
+    # (in float32, each product once, in place where its operand is done with)
+    gx2, gy2 = gx * gx, gy * gy
+    c = gx2 - gy2
+    np.multiply(gx, 2.0, out=gx)
+    d = np.multiply(gx, gy, out=gx)
+    w = cv2.pow(np.add(gx2, gy2, out=gx2), 1.5)
+    np.add(w, 1e-6, out=w)
+    np.divide(1.0, w, out=w)
+    cd = np.multiply(c, 2.0, out=gy)
+    np.multiply(cd, d, out=cd)
+    np.multiply(cd, w, out=cd)
+    np.multiply(c, c, out=c)
+    np.multiply(d, d, out=d)
+    np.subtract(c, d, out=c)
+    np.multiply(c, w, out=c)
+    return math.atan2(float(cd.sum()), float(c.sum())) / 4.0
 
 
 def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
@@ -192,6 +205,10 @@ def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
         return None
     hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
     hull_area = cv2.contourArea(hull.astype(np.float32))
+    if hull_area < 0.72 * 0.99 * mw * mh:
+        # no rectangle round the hull is smaller than the smallest (to float32's precision, well within 1 %): a
+        # hull filling too little of that fills too little of the rectangle chosen below (no rim's turn needed)
+        return None
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
     best = None
