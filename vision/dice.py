@@ -89,6 +89,7 @@ class DieReading:
 
 
 # a square-root tone curve: a step on a dark die counts about as much as the same step in light on a white one
+_LEVELS = np.arange(256, dtype=np.int64)  # the grey levels, for sums over a histogram
 _TONE = np.clip(np.sqrt(np.arange(256) / 255.0) * 255.0 * 0.75 + np.arange(256) * 0.25, 0, 255).astype(np.uint8)
 
 
@@ -114,8 +115,8 @@ def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
     cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
     region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
     dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    return int(sx) - 1 + x, int(sy) - 1 + y
+    sy, sx = divmod(int(np.argmax(dist)), dist.shape[1])
+    return sx - 1 + x, sy - 1 + y
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, reach: int,
@@ -143,13 +144,16 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     if erase:
         # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
+        # (their mean from the crop's histogram: integer sums, so the very mean of the pixels themselves)
         v = int(crop[sy, sx])
-        off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
-        dark = off.size == 0 or float(off.mean()) < v
+        counts = cv2.calcHist([crop], [0], None, [256], [0, 256]).ravel().astype(np.int64)
+        off = np.abs(_LEVELS - v) > _TOL * v + 5.0
+        n_off = int(counts[off].sum())
+        dark = n_off == 0 or int((counts * _LEVELS)[off].sum()) / n_off < v
         kernel = np.ones((erase, erase), np.uint8)
         crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE if dark else cv2.MORPH_OPEN, kernel)
         grad = cv2.morphologyEx(cv2.LUT(crop, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-        mask[1:-1, 1:-1] = grad >= level
+        mask[1:-1, 1:-1] = cv2.threshold(grad, level - 1, 1, cv2.THRESH_BINARY)[1]
     else:
         # steps stop the fill
         mask[1:-1, 1:-1] = wall[level][y0:y1, x0:x1]
