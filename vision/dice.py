@@ -89,22 +89,23 @@ class DieReading:
 
 
 # a square-root tone curve: a step on a dark die counts about as much as the same step in light on a white one
+_LEVELS = np.arange(256, dtype=np.int64)  # the grey levels, for sums over a histogram
 _TONE = np.clip(np.sqrt(np.arange(256) / 255.0) * 255.0 * 0.75 + np.arange(256) * 0.25, 0, 255).astype(np.uint8)
 
 
-def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+def _flat_outlines(smooth: np.ndarray, threshold: int) -> tuple[np.ndarray, dict, list[np.ndarray]]:
     """The flat mask (no brightness step in a 3x3 neighbourhood, on a square-root tone curve: a step on a dark die
-    counts about as much as on a white one) and its regions' outer outlines (`cv2.findContours`). Brightness, not
-    colour: a JPEG's chroma is blocky, and the light and shade that bound a face (rim, side, shadow) are steps in
-    brightness."""
+    counts about as much as on a white one), the steps by wall level ({1: every step, 2: the steep ones}, 0/1
+    masks) and the flat regions' outer outlines (`cv2.findContours`). Brightness, not colour: a JPEG's chroma is
+    blocky, and the light and shade that bound a face (rim, side, shadow) are steps in brightness."""
     grad = cv2.morphologyEx(cv2.LUT(smooth, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     flat = cv2.threshold(grad, threshold - 1, 1, cv2.THRESH_BINARY_INV)[1]
-    wall = cv2.threshold(grad, int(_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1]
-    wall |= cv2.threshold(grad, int(_HIGH_WALL * threshold) - 1, 2, cv2.THRESH_BINARY)[1]
+    walls = {1: cv2.threshold(grad, int(_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1],
+             2: cv2.threshold(grad, int(_HIGH_WALL * threshold) - 1, 1, cv2.THRESH_BINARY)[1]}
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
-        return flat, wall, []
-    return flat, wall, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
+        return flat, walls, []
+    return flat, walls, [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]
 
 
 def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
@@ -114,8 +115,8 @@ def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
     cv2.drawContours(region, [contour], 0, 1, -1, offset=(1 - x, 1 - y))
     region[1:-1, 1:-1] &= flat[y : y + h, x : x + w]
     dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    sy, sx = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    return int(sx) - 1 + x, int(sy) - 1 + y
+    sy, sx = divmod(int(np.argmax(dist)), dist.shape[1])
+    return sx - 1 + x, sy - 1 + y
 
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, reach: int,
@@ -129,7 +130,7 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
     touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
     (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
     range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
-    `wall`: the steps, bits by level, or {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
+    `wall`: the steps, {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
     Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
@@ -143,16 +144,19 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     if erase:
         # dark pips (a closing) or light (an opening): as the pixels off the face's brightness are, on the whole
+        # (their mean from the crop's histogram: integer sums, so the very mean of the pixels themselves)
         v = int(crop[sy, sx])
-        off = crop[np.abs(crop.astype(np.int16) - v) > _TOL * v + 5.0]
-        dark = off.size == 0 or float(off.mean()) < v
+        counts = cv2.calcHist([crop], [0], None, [256], [0, 256]).ravel().astype(np.int64)
+        off = np.abs(_LEVELS - v) > _TOL * v + 5.0
+        n_off = int(counts[off].sum())
+        dark = n_off == 0 or int((counts * _LEVELS)[off].sum()) / n_off < v
         kernel = np.ones((erase, erase), np.uint8)
         crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE if dark else cv2.MORPH_OPEN, kernel)
         grad = cv2.morphologyEx(cv2.LUT(crop, _TONE), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-        mask[1:-1, 1:-1] = grad >= level
+        mask[1:-1, 1:-1] = cv2.threshold(grad, level - 1, 1, cv2.THRESH_BINARY)[1]
     else:
         # steps stop the fill
-        mask[1:-1, 1:-1] = wall[level][y0:y1, x0:x1] if isinstance(wall, dict) else (wall[y0:y1, x0:x1] & level) > 0
+        mask[1:-1, 1:-1] = wall[level][y0:y1, x0:x1]
     v = float(crop[sy, sx])
     tol = min(_TOL * v + 5.0, tol_max)
     flags = 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (2 << 8)
@@ -165,11 +169,11 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
         _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
         return None
-    filled = (mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw] == 2).astype(np.uint8)
+    filled = cv2.compare(mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw], 2, cv2.CMP_EQ)
     outlines, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0 + fx, y0 + fy))
     if not outlines:
         return None
-    return max(outlines, key=cv2.contourArea), (int(sx) + x0, int(sy) + y0)
+    return (outlines[0] if len(outlines) == 1 else max(outlines, key=cv2.contourArea)), (int(sx) + x0, int(sy) + y0)
 
 
 def _edge_angle(grey: np.ndarray) -> float:
@@ -178,9 +182,22 @@ def _edge_angle(grey: np.ndarray) -> float:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     # z = gx + i gy; z^2 = c + i d; z^4 = (c^2 - d^2) + 2i cd; |z|^3 = (gx^2 + gy^2)^1.5, in real arithmetic
-    c, d = gx * gx - gy * gy, 2.0 * gx * gy
-    w = 1.0 / (cv2.pow(gx * gx + gy * gy, 1.5) + 1e-6)
-    return math.atan2(float(((2.0 * c * d) * w).sum()), float(((c * c - d * d) * w).sum())) / 4.0
+    # (in float32, each product once, in place where its operand is done with)
+    gx2, gy2 = gx * gx, gy * gy
+    c = gx2 - gy2
+    np.multiply(gx, 2.0, out=gx)
+    d = np.multiply(gx, gy, out=gx)
+    w = cv2.pow(np.add(gx2, gy2, out=gx2), 1.5)
+    np.add(w, 1e-6, out=w)
+    np.divide(1.0, w, out=w)
+    cd = np.multiply(c, 2.0, out=gy)
+    np.multiply(cd, d, out=cd)
+    np.multiply(cd, w, out=cd)
+    np.multiply(c, c, out=c)
+    np.multiply(d, d, out=d)
+    np.subtract(c, d, out=c)
+    np.multiply(c, w, out=c)
+    return math.atan2(float(cd.sum()), float(c.sum())) / 4.0
 
 
 def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
@@ -192,6 +209,10 @@ def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
         return None
     hull = cv2.convexHull(contour).reshape(-1, 2).astype(np.float64)
     hull_area = cv2.contourArea(hull.astype(np.float32))
+    if hull_area < 0.72 * 0.99 * mw * mh:
+        # no rectangle round the hull is smaller than the smallest (to float32's precision, well within 1 %): a
+        # hull filling too little of that fills too little of the rectangle chosen below (no rim's turn needed)
+        return None
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
     best = None
@@ -349,7 +370,7 @@ def _read_face(patch: np.ndarray) -> tuple[int | None, float] | None:
     at_edge = (box[:, cv2.CC_STAT_LEFT] == 0) | (box[:, cv2.CC_STAT_TOP] == 0) | \
         (box[:, cv2.CC_STAT_LEFT] + box[:, cv2.CC_STAT_WIDTH] >= side) | \
         (box[:, cv2.CC_STAT_TOP] + box[:, cv2.CC_STAT_HEIGHT] >= side)
-    partial = at_edge & (areas < 0.6 * np.median(areas))
+    partial = at_edge & (areas < 0.6 * median_of(areas))
     # a whole spot on the patch's edge: no pip of this face (a die's pips keep off its rim), or no face at all
     cut = bool((at_edge & ~partial).any())
     areas, cents = areas[~partial], cents[~partial]
@@ -390,10 +411,9 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
     smooth = cv2.GaussianBlur(work, (3, 3), 0)
     if colour is not None:
         colour = cv2.GaussianBlur(colour, (3, 3), 0)
-    flat, wall, outlines = _flat_outlines(smooth, options.flat_threshold)
+    flat, walls, outlines = _flat_outlines(smooth, options.flat_threshold)
     taken = np.zeros_like(flat)
     tried = np.zeros_like(flat)
-    walls = {level: cv2.threshold(cv2.bitwise_and(wall, level), 0, 1, cv2.THRESH_BINARY)[1] for level in (1, 2)}
     reach = int(math.ceil(hi))
     for seed in _seeds(outlines, lo, hi, taken):
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
@@ -417,7 +437,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             r = int(0.5 * partial)
             cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
             k = max(3, int(round(0.3 * partial)) | 1)
-            rect, _, _ = _grown_rect(smooth, flat, wall, seed, min(reach, int(1.6 * partial) + 2),
+            rect, _, _ = _grown_rect(smooth, flat, walls, seed, min(reach, int(1.6 * partial) + 2),
                                      int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)
             if rect is not None:
                 found.append((rect, True))
@@ -435,7 +455,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     """Dark faces bounded by faint steps (a black die: its rim and side faces a few grey levels off its top, so that
     the flat mask runs across touching dice): light pips erased (a grey opening a large pip across), a smoother copy
     in plain grey levels, its flat regions where it is dark grown within a narrow range."""
-    if not (smooth < _FAINT).any():
+    if cv2.minMaxLoc(smooth)[0] >= _FAINT:
         return
     # an opening by an octagon a large pip across (a diamond's and a square's sum: a square kernel would cut a
     # turned face's corners to an octagon of its own)
@@ -450,9 +470,11 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     wall = cv2.threshold(grad, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
     # and the faint dark lines of the rims between touching dark dice (a valley's depth shows more than its slopes)
     valley = cv2.morphologyEx(soft, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
-    wall |= cv2.threshold(valley, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1]
+    wall = cv2.bitwise_or(wall, cv2.threshold(valley, _FAINT_WALL - 1, 1, cv2.THRESH_BINARY)[1])
     wall = cv2.dilate(wall, np.ones((3, 3), np.uint8))  # a faint rim comes broken: its gaps closed
-    flat = ((wall == 0) & (soft < _FAINT) & (taken == 0)).astype(np.uint8)
+    # (dark, off the walls and off the faces taken: all masks 0/1, in OpenCV's whole-frame passes)
+    flat = cv2.bitwise_and(cv2.threshold(soft, _FAINT - 1, 1, cv2.THRESH_BINARY_INV)[1],
+                           cv2.compare(cv2.bitwise_or(wall, taken), 0, cv2.CMP_EQ))
     contours, hierarchy = cv2.findContours(flat, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return
@@ -460,7 +482,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     reach = int(math.ceil(hi))
     for seed in _seeds(outlines, lo, hi, taken):
         # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
-        rect, _, _ = _grown_rect(soft, flat, wall, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
+        rect, _, _ = _grown_rect(soft, flat, {1: wall}, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
         if rect is not None:
             # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
             # inside each edge
