@@ -91,7 +91,7 @@ def test_on_a_phone_the_labels_are_as_large_and_as_clear(records, page, tmp_path
     page.goto(out.as_uri() + "#9999")
     wide = check_labels(page, f"{system} at 1400 px")
     page.set_viewport_size({"width": 390, "height": 844})  # the page places its labels again for the new size
-    page.wait_for_function(f"document.getElementById('board').dataset.level !== '{wide['level']}'")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.level !== '{wide['level']}'")
     got = check_labels(page, f"{system} on a phone")
     assert got["labels"] and int(got["level"]) < int(wide["level"])  # a level of its own: fewer labels, as large
     assert len(got["labels"]) < len(wide["labels"])
