@@ -752,24 +752,12 @@ _STRAY_GAP = 1.4  # a group's longest spanning-tree edge over its next longest: 
 def _gap_ratio(group: list[_Pip]) -> float:
     """The longest edge of the minimum spanning tree of the group's pip centres over its second longest (a face's
     own pips are about evenly spaced: a 5's and a 6's edges alike, a 4's sides)."""
-    centres = np.array([p.centre for p in group])
-    n = len(group)
-    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    inside = np.zeros(n, bool)
-    inside[0] = True
-    best = dist[0].copy()
-    edges = []
-    for _ in range(n - 1):
-        j = int(np.argmin(np.where(inside, np.inf, best)))
-        edges.append(float(best[j]))
-        inside[j] = True
-        best = np.minimum(best, dist[j])
-    edges.sort()
-    return edges[-1] / max(edges[-2], 1e-9)
+    lengths = sorted(e[0] for e in _spanning_edges(group))
+    return lengths[-1] / max(lengths[-2], 1e-9)
 
 
-def _split_at_widest_gap(group: list[_Pip]) -> tuple[list[_Pip], list[_Pip]]:
-    """The group cut in two at the longest edge of its pips' minimum spanning tree (Prim's, on their centres)."""
+def _spanning_edges(group: list[_Pip]) -> list[tuple[float, int, int]]:
+    """The edges (length px, i, j) of the minimum spanning tree of the group's pip centres (Prim's)."""
     centres = np.array([p.centre for p in group])
     n = len(group)
     dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
@@ -783,6 +771,13 @@ def _split_at_widest_gap(group: list[_Pip]) -> tuple[list[_Pip], list[_Pip]]:
         inside[j] = True
         closer = dist[j] < best
         best[closer], link[closer] = dist[j][closer], j
+    return edges
+
+
+def _split_at_widest_gap(group: list[_Pip]) -> tuple[list[_Pip], list[_Pip]]:
+    """The group cut in two at the longest edge of its pips' minimum spanning tree (`_spanning_edges`)."""
+    n = len(group)
+    edges = _spanning_edges(group)
     longest = max(edges)
     parent = list(range(n))
 
