@@ -131,7 +131,8 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
     (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
     range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
     `wall`: the steps, {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
-    Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
+    Returns (the fill's box of the mask, 2 where filled; that box's corner (x, y) and the seed (x, y), frame px), or
+    None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
     # a face holding this region lies within `reach` (the largest face) of its far side
@@ -169,11 +170,18 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
         _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
     if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
         return None
-    filled = cv2.compare(mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw], 2, cv2.CMP_EQ)
-    outlines, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0 + fx, y0 + fy))
+    # the fill's box is its outline's bounding box: its size is judged before the outline is traced (`_outline`)
+    return mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw], (x0 + fx, y0 + fy), (int(sx) + x0, int(sy) + y0)
+
+
+def _outline(filled: np.ndarray, at: tuple[int, int]) -> np.ndarray | None:
+    """The outline (N, 1, 2) in frame px of a fill (`_grow_face`: its box of the mask, 2 where filled, at `at` in
+    the frame), or None."""
+    outlines, _ = cv2.findContours(cv2.compare(filled, 2, cv2.CMP_EQ), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
+                                   offset=at)
     if not outlines:
         return None
-    return (outlines[0] if len(outlines) == 1 else max(outlines, key=cv2.contourArea)), (int(sx) + x0, int(sy) + y0)
+    return outlines[0] if len(outlines) == 1 else max(outlines, key=cv2.contourArea)
 
 
 def _edge_angle(grey: np.ndarray) -> float:
@@ -503,11 +511,14 @@ def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, t
     grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at)
     if grown is None:
         return None, None, 0
-    contour, at = grown
-    _, _, w, h = cv2.boundingRect(contour)
+    filled, corner, at = grown
+    h, w = filled.shape
     longest = max(w, h)
     if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
         return None, at, longest
+    contour = _outline(filled, corner)
+    if contour is None:
+        return None, None, 0
     area = cv2.contourArea(contour)
     if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
         return None, at, longest
