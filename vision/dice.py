@@ -269,11 +269,16 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     pip and its place in the fitted pattern."""
     n = len(points)
     best = (math.inf, 0.0)
-    for layout in _LAYOUTS.get(n, ()):
+    layouts = _LAYOUTS.get(n, ())
+    if not layouts:
+        return best
+    # each pip's nearest place in every layout at every spacing, in one pass (the same distances as one by one)
+    places = np.stack([layout * spacing for layout in layouts for spacing in _SPACINGS])
+    nearest = np.argmin(np.linalg.norm(points[None, :, None, :] - places[:, None, :, :], axis=3), axis=2).tolist()
+    for i, layout in enumerate(layouts):
         orders = set()
-        for spacing in (0.5, 0.58, 0.66):
-            d = np.linalg.norm(points[:, None, :] - (layout * spacing)[None, :, :], axis=2)
-            order = tuple(np.argmin(d, axis=1).tolist())
+        for order in nearest[i * len(_SPACINGS) : (i + 1) * len(_SPACINGS)]:
+            order = tuple(order)
             if len(set(order)) == n:
                 orders.add(order)  # the pips' places, once each (the spacings mostly agree)
         for order in orders:
@@ -287,6 +292,7 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     return best
 
 
+_SPACINGS = (0.5, 0.58, 0.66)  # the pips' spacings (patch half-widths) a pattern's places are first matched at
 _SQUASH = 0.72  # a face's least side ratio in the patch (a 30 degree camera's frame edge; a side face is narrower)
 _TURN = math.radians(12.0)  # the largest turn of a 2 or 3 off the rim's direction
 
