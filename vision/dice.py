@@ -121,7 +121,7 @@ def _seed_point(contour: np.ndarray, flat: np.ndarray) -> tuple[int, int]:
 
 def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, reach: int,
                level: int = 1, erase: int = 0, tol_max: float = 255.0, colour: np.ndarray | None = None,
-               at: tuple[int, int] | None = None):
+               at: tuple[int, int] | None = None, within: tuple[int, int, int, int] | None = None):
     """The face a flat region belongs to, grown from its most interior pixel (`cv2.floodFill` within a brightness
     range of that pixel's): the thin strips between a face's pips and its rim, which the flat mask loses to the
     steps around them, are of the face's brightness, so a face whose pips cut its flat region apart is whole again.
@@ -130,14 +130,19 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
     touch each other and its rim leaves no strip of its brightness to fill through. `tol_max`: the fill's range at most
     (a dark face's, bounded by faint steps). With `colour` (the frame, smoothed, BGR) the fill keeps within the
     range in each colour too: a pink or blue die on green cloth is of the cloth's brightness, not of its colour.
-    `wall`: the steps, {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`).
-    Returns (outline (N, 1, 2) in frame px, seed (x, y)), or None when the fill leaks beyond `reach`."""
+    `wall`: the steps, {level: 0/1 mask}; `at`: the seed pixel if known (`_seed_point`); `within`: a box (x0, y0,
+    x1, y1, frame px) known to hold the whole fill, strictly inside the reach (the fill from this seed within fewer
+    walls, which did not leak: this fill is part of that one), filled in alone.
+    Returns (the fill's box of the mask, 2 where filled; that box's corner (x, y) and the seed (x, y), frame px), or
+    None when the fill leaks beyond `reach`."""
     x, y, w, h = cv2.boundingRect(contour)
     H, W = smooth.shape
     # a face holding this region lies within `reach` (the largest face) of its far side
     rx, ry = max(reach - w, 0) + 2, max(reach - h, 0) + 2
     x0, y0 = max(x - rx, 0), max(y - ry, 0)
     x1, y1 = min(x + w + rx, W), min(y + h + ry, H)
+    if within is not None:
+        x0, y0, x1, y1 = within
     px, py = at if at is not None else _seed_point(contour, flat)
     sx, sy = px - x0, py - y0
     crop = smooth[y0:y1, x0:x1]
@@ -167,20 +172,31 @@ def _grow_face(smooth: np.ndarray, flat: np.ndarray, wall, contour: np.ndarray, 
         _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tols, tols, flags)
     else:
         _, _, _, (fx, fy, fw, fh) = cv2.floodFill(crop, mask, (int(sx), int(sy)), 0, tol, tol, flags)
-    if fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0:
+    if within is None and (fx <= 0 or fy <= 0 or fx + fw >= x1 - x0 or fy + fh >= y1 - y0):
         return None
-    filled = cv2.compare(mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw], 2, cv2.CMP_EQ)
-    outlines, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0 + fx, y0 + fy))
+    # the fill's box is its outline's bounding box: its size is judged before the outline is traced (`_outline`)
+    return mask[1 + fy : 1 + fy + fh, 1 + fx : 1 + fx + fw], (x0 + fx, y0 + fy), (int(sx) + x0, int(sy) + y0)
+
+
+def _outline(filled: np.ndarray, at: tuple[int, int]) -> np.ndarray | None:
+    """The outline (N, 1, 2) in frame px of a fill (`_grow_face`: its box of the mask, 2 where filled, at `at` in
+    the frame), or None."""
+    outlines, _ = cv2.findContours(cv2.compare(filled, 2, cv2.CMP_EQ), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
+                                   offset=at)
     if not outlines:
         return None
-    return (outlines[0] if len(outlines) == 1 else max(outlines, key=cv2.contourArea)), (int(sx) + x0, int(sy) + y0)
+    return outlines[0] if len(outlines) == 1 else max(outlines, key=cv2.contourArea)
 
 
 def _edge_angle(grey: np.ndarray) -> float:
     """The dominant edge direction in a crop, modulo 90 degrees (the face's rim; round pips favour none): the
     magnitude-weighted mean of exp(4i theta) over the gradients, as g^4 / |g|^3."""
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    if grey.dtype == np.uint8 and min(grey.shape[:2]) >= 3:
+        # both 3x3 Sobel gradients in one pass, in whole numbers: the same values as two float Sobels
+        gx, gy = (g.astype(np.float32) for g in cv2.spatialGradient(grey))
+    else:
+        gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     # z = gx + i gy; z^2 = c + i d; z^4 = (c^2 - d^2) + 2i cd; |z|^3 = (gx^2 + gy^2)^1.5, in real arithmetic
     # (in float32, each product once, in place where its operand is done with)
     gx2, gy2 = gx * gx, gy * gy
@@ -257,11 +273,16 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     pip and its place in the fitted pattern."""
     n = len(points)
     best = (math.inf, 0.0)
-    for layout in _LAYOUTS.get(n, ()):
+    layouts = _LAYOUTS.get(n, ())
+    if not layouts:
+        return best
+    # each pip's nearest place in every layout at every spacing, in one pass (the same distances as one by one)
+    places = np.stack([layout * spacing for layout in layouts for spacing in _SPACINGS])
+    nearest = np.argmin(np.linalg.norm(points[None, :, None, :] - places[:, None, :, :], axis=3), axis=2).tolist()
+    for i, layout in enumerate(layouts):
         orders = set()
-        for spacing in (0.5, 0.58, 0.66):
-            d = np.linalg.norm(points[:, None, :] - (layout * spacing)[None, :, :], axis=2)
-            order = tuple(np.argmin(d, axis=1).tolist())
+        for order in nearest[i * len(_SPACINGS) : (i + 1) * len(_SPACINGS)]:
+            order = tuple(order)
             if len(set(order)) == n:
                 orders.add(order)  # the pips' places, once each (the spacings mostly agree)
         for order in orders:
@@ -275,6 +296,7 @@ def _fit_layout(points: np.ndarray) -> tuple[float, float]:
     return best
 
 
+_SPACINGS = (0.5, 0.58, 0.66)  # the pips' spacings (patch half-widths) a pattern's places are first matched at
 _SQUASH = 0.72  # a face's least side ratio in the patch (a 30 degree camera's frame edge; a side face is narrower)
 _TURN = math.radians(12.0)  # the largest turn of a 2 or 3 off the rim's direction
 
@@ -420,9 +442,12 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
         partial, found, at = 0, [], None
         point = _seed_point(seed, flat)  # the fills of every level start there
+        within = None
         for level in (2, 1):
-            rect, at_level, longest = _grown_rect(smooth, flat, walls, seed, reach, level, work, lo, hi,
-                                                  colour=colour, at=point)
+            # (every step walls off more than the steep ones: the second fill is part of the first, if that one
+            # did not leak, and is filled in the first's box alone)
+            rect, at_level, longest, within = _grown_rect(smooth, flat, walls, seed, reach, level, work, lo, hi,
+                                                          colour=colour, at=point, within=within)
             at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
@@ -437,8 +462,8 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             r = int(0.5 * partial)
             cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
             k = max(3, int(round(0.3 * partial)) | 1)
-            rect, _, _ = _grown_rect(smooth, flat, walls, seed, min(reach, int(1.6 * partial) + 2),
-                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)
+            rect = _grown_rect(smooth, flat, walls, seed, min(reach, int(1.6 * partial) + 2),
+                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)[0]
             if rect is not None:
                 found.append((rect, True))
         for rect, mark in found:
@@ -482,7 +507,7 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
     reach = int(math.ceil(hi))
     for seed in _seeds(outlines, lo, hi, taken):
         # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
-        rect, _, _ = _grown_rect(soft, flat, {1: wall}, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)
+        rect = _grown_rect(soft, flat, {1: wall}, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)[0]
         if rect is not None:
             # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
             # inside each edge
@@ -498,21 +523,27 @@ def _inner_radius(contour: np.ndarray) -> float:
     return float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
 
 
-def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None, at=None):
-    """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side)."""
-    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at)
+def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None, at=None,
+                within=None):
+    """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side; the
+    fill's box (x0, y0, x1, y1) in frame px, or None when it leaked)."""
+    grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at, within)
     if grown is None:
-        return None, None, 0
-    contour, at = grown
-    _, _, w, h = cv2.boundingRect(contour)
+        return None, None, 0, None
+    filled, corner, at = grown
+    h, w = filled.shape
+    box = (corner[0], corner[1], corner[0] + w, corner[1] + h)
     longest = max(w, h)
     if not lo <= longest <= 1.5 * hi or min(w, h) < 0.55 * longest:
-        return None, at, longest
+        return None, at, longest, box
+    contour = _outline(filled, corner)
+    if contour is None:
+        return None, None, 0, None
     area = cv2.contourArea(contour)
     if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
-        return None, at, longest
+        return None, at, longest, box
     rect = _face_rect(contour, work)
-    return (None if rect is None else (*rect, contour)), at, longest
+    return (None if rect is None else (*rect, contour)), at, longest, box
 
 
 def read_in_region(reader, image: np.ndarray, options: DiceOptions, region,
