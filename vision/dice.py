@@ -216,10 +216,11 @@ def _edge_angle(grey: np.ndarray) -> float:
     return math.atan2(float(cd.sum()), float(c.sum())) / 4.0
 
 
-def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
+def _face_rect(contour: np.ndarray, grey: np.ndarray, angles: dict | None = None) -> tuple | None:
     """The face's rectangle ((cx, cy), (w, h), angle_deg) around a flat region's outline, or None if it is no
     square. The turn comes from the rim's edges (`_edge_angle`), not from `cv2.minAreaRect`: pips near the corners
-    bite the flat region's corners off, and an octagon's smallest rectangle may lie at 45 degrees."""
+    bite the flat region's corners off, and an octagon's smallest rectangle may lie at 45 degrees. `angles`: the
+    rim's turns already measured in `grey`, by crop (a fill within more walls often has the same box)."""
     (_, _), (mw, mh), rect_angle = cv2.minAreaRect(contour)
     if min(mw, mh) < 0.7 * max(mw, mh):
         return None
@@ -231,10 +232,15 @@ def _face_rect(contour: np.ndarray, grey: np.ndarray) -> tuple | None:
         return None
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
+    box = (max(y - pad, 0), y + h + pad, max(x - pad, 0), x + w + pad)
+    edge = angles.get(box) if angles is not None else None
+    if edge is None:
+        edge = _edge_angle(grey[box[0] : box[1], box[2] : box[3]])
+        if angles is not None:
+            angles[box] = edge
     best = None
     # the rim's direction, or the smallest rectangle's where the face came whole: whichever fits the outline closer
-    for a in (_edge_angle(grey[max(y - pad, 0) : y + h + pad, max(x - pad, 0) : x + w + pad]),
-              math.radians(rect_angle)):
+    for a in (edge, math.radians(rect_angle)):
         axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
         proj = hull @ axes.T
         lo, hi = proj.min(0), proj.max(0)
@@ -437,6 +443,7 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
     taken = np.zeros_like(flat)
     tried = np.zeros_like(flat)
     reach = int(math.ceil(hi))
+    angles: dict = {}  # the rims' turns measured, by crop of `work`
     for seed in _seeds(outlines, lo, hi, taken):
         # the steep steps alone first (a face whose pips nearly touch its rim comes whole), then every step the
         # flat mask has (a face kept off a side face of nearly its brightness); both are read, the surer kept
@@ -447,7 +454,8 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             # (every step walls off more than the steep ones: the second fill is part of the first, if that one
             # did not leak, and is filled in the first's box alone)
             rect, at_level, longest, within = _grown_rect(smooth, flat, walls, seed, reach, level, work, lo, hi,
-                                                          colour=colour, at=point, within=within)
+                                                          colour=colour, at=point, within=within,
+                                                          angles=angles)
             at = at_level or at
             if at is not None and taken[at[1], at[0]]:
                 break  # a piece of a face already grown
@@ -463,7 +471,8 @@ def _face_candidates(work: np.ndarray, options: DiceOptions, scale: float, colou
             cv2.rectangle(tried, (at[0] - r, at[1] - r), (at[0] + r, at[1] + r), 1, -1)
             k = max(3, int(round(0.3 * partial)) | 1)
             rect = _grown_rect(smooth, flat, walls, seed, min(reach, int(1.6 * partial) + 2),
-                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point)[0]
+                                     int(_WALL * options.flat_threshold), work, lo, hi, k, at=point,
+                                     angles=angles)[0]
             if rect is not None:
                 found.append((rect, True))
         for rect, mark in found:
@@ -505,9 +514,10 @@ def _faint_candidates(smooth: np.ndarray, taken: np.ndarray, lo: float, hi: floa
         return
     outlines = [c for c, h in zip(contours, hierarchy[0], strict=True) if h[3] < 0]  # a face may lie in a hole
     reach = int(math.ceil(hi))
+    angles: dict = {}  # the rims' turns measured, by crop of `soft`
     for seed in _seeds(outlines, lo, hi, taken):
         # (its turn from the smoother copy's edges: its pips gone, the rim and the die's outline show)
-        rect = _grown_rect(soft, flat, {1: wall}, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL)[0]
+        rect = _grown_rect(soft, flat, {1: wall}, seed, reach, 1, soft, lo, hi, tol_max=_FAINT_TOL, angles=angles)[0]
         if rect is not None:
             # the smoother copy's steps are wider, and the walls widened: the fill stops about 2.5 px further
             # inside each edge
@@ -524,7 +534,7 @@ def _inner_radius(contour: np.ndarray) -> float:
 
 
 def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, tol_max=255.0, colour=None, at=None,
-                within=None):
+                within=None, angles=None):
     """(face rect + outline, or None; the seed pixel, or None when the fill leaked; the fill's longest side; the
     fill's box (x0, y0, x1, y1) in frame px, or None when it leaked)."""
     grown = _grow_face(smooth, flat, wall, seed, reach, level, erase, tol_max, colour, at, within)
@@ -542,7 +552,7 @@ def _grown_rect(smooth, flat, wall, seed, reach, level, work, lo, hi, erase=0, t
     area = cv2.contourArea(contour)
     if not 0.2 * lo * lo <= area <= hi * hi or area < 0.25 * w * h:
         return None, at, longest, box
-    rect = _face_rect(contour, work)
+    rect = _face_rect(contour, work, angles)
     return (None if rect is None else (*rect, contour)), at, longest, box
 
 
