@@ -43,6 +43,7 @@ Measured by `fieldglass bench dice --reader pips` (synthetic) and `--real`; neve
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import statistics
@@ -497,19 +498,16 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
         inner_extent = _lone_pip_reach(patch, c, r2, pip_r, dark)
         inner = (r2 <= inner_extent ** 2) & ~on_pip
     face = float(median_of(patch[inner]))
-    pip_level = face - contrast if dark else face + contrast
     # a spot within the pattern: pixels half way to the pips' level
     spot = (patch < face - 0.5 * contrast) if dark else (patch > face + 0.5 * contrast)
     if spot[inner].mean() > 0.01:
         return _why(f"spot {spot[inner].mean():.3f}")
-    del pip_level
     dev = np.abs(patch - face)
     uniform = float(1.0 - min(1.0, np.percentile(dev[inner], 90) / max(0.35 * contrast, 1.0)))
     # the face's end along each of its four directions: the first step away from the face's level, beyond the pips
     # a step towards the pips' tone of an eighth of the room there, or away from it of a fifth (a blue die on a
     # dark red felt is only a quarter brighter than it)
-    toward = max(0.12 * (face if dark else 255.0 - face), 10.0)
-    away = max(0.2 * (255.0 - face if dark else face), 10.0)
+    toward, away = _end_steps(face, dark)
     ends = _axis_ends(patch, c, inner_extent, reach, face, toward, away, dark)
     _log.debug("face ends %s, tone %.0f, steps %.0f / %.0f, uniform %.2f", ends, face, toward, away, uniform)
     if len(layout) == 1:
@@ -561,13 +559,18 @@ def _face_check(grey: np.ndarray, centre: np.ndarray, frame: np.ndarray, layout:
     return half, uniform
 
 
+def _end_steps(face: float, dark: bool) -> tuple[float, float]:
+    """The steps (grey levels) that end a face of level `face`: towards the pips' tone an eighth of the room there,
+    away from it a fifth (a blue die on a dark red felt is only a quarter brighter than it); 10 at least."""
+    return max(0.12 * (face if dark else 255.0 - face), 10.0), max(0.2 * (255.0 - face if dark else face), 10.0)
+
+
 def _lone_pip_reach(patch: np.ndarray, c: float, r2: np.ndarray, pip_r: float, dark: bool) -> float:
     """How far round a lone pip (pattern units; `r2` each patch pixel's squared distance from it) its face is
     judged: to where another face's pips would sit (4.2 pip radii), or to near its face's end where that ends
     closer on three sides at least (a die with a large "1")."""
     level = float(median_of(patch[(r2 >= (1.6 * pip_r) ** 2) & (r2 <= (2.8 * pip_r) ** 2)]))
-    toward = max(0.12 * (level if dark else 255.0 - level), 10.0)
-    away = max(0.2 * (255.0 - level if dark else level), 10.0)
+    toward, away = _end_steps(level, dark)
     near = sorted(e for e in _axis_ends(patch, c, 1.8 * pip_r, _CHECK_REACH, level, toward, away, dark)
                   if e is not None)
     if len(near) >= 3 and near[2] <= 1.4 * near[0]:
@@ -693,7 +696,7 @@ def _missing_pip(points: np.ndarray) -> list[tuple[float, int, np.ndarray]]:
     return sorted(out, key=lambda t: t[0])
 
 
-_PERMS = {n: np.array(list(__import__("itertools").permutations(range(n)))) for n in (3, 4, 5)}
+_PERMS = {n: np.array(list(itertools.permutations(range(n)))) for n in (3, 4, 5)}
 
 
 def _completed(grey: np.ndarray, group: list[_Pip], options: DiceOptions, pips: list[_Pip]):
