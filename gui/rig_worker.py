@@ -6,9 +6,9 @@ live camera) feeds the worker the cameras' frames paired into instants; each ins
 any camera sees under a hand held occluded) and published like one camera's `FrameResult`, with every camera's own
 frame and state in `views` and one board view of the whole table composed from all of them. A camera that stalls
 or ends is said once (`note`) and the others go on; the rig has ended when every camera has. With `dice`, thrown
-dice are watched through one camera, the one that sees the tray (else the table) largest (`dice_camera`): two
-cameras reading one throw would throw it twice. While that camera is not registered another that reads the dice
-takes its place.
+dice are watched through one camera, the one that reads them and sees the tray (else the table) largest
+(`dice_camera`): two cameras reading one throw would throw it twice. While that camera is not registered another
+that reads the dice takes its place.
 
 `setup` is duck-typed as for `CaptureWorker` (`layout`, `roster`, `source`); `cameras` gives (name, intrinsics,
 frame source) per camera in the rig's order, each source iterable as (number, BGR frame) with an optional
@@ -57,6 +57,7 @@ class RigCaptureWorker(PublishingWorker):
                  dice: bool = False, parent=None):
         super().__init__(board_mm_per_px, max_frames, parent)
         self.dice_camera: str | None = None  # the camera the dice are watched through, once one is registered
+        self._dice_registered: set[str] = set()  # the cameras registered at some instant
         if dice:
             self._watch_dice(setup)
         self.setup = setup
@@ -125,25 +126,31 @@ class RigCaptureWorker(PublishingWorker):
             self.status.emit("ended", f"{what}: no more frames (showing the last ones)")
 
     def _rig_dice(self, rig: RigFrame, images, number: int, t: float):
-        """The throw that settled at this instant, watched through `dice_camera`: chosen (`choose_dice_camera`) at
-        the first instant a camera is registered, and again at an instant it is not (a hand over its anchors, a
-        knock) while another is and reads dice there. The watch then starts afresh on the new camera (its frames are
-        no motion against the old one's) and says what it reads there; a lost camera with no other to take its
-        place is waited for."""
+        """The throw that settled at this instant, watched through `dice_camera`: chosen (`choose_dice_camera`) of
+        the registered cameras that read dice there (`dice_sight`) at the first instant one is registered, and again
+        at an instant it is not (a hand over its anchors, a knock) while another is. The watch then starts afresh on
+        the new camera (its frames are no motion against the old one's) and says what it reads there. Waited for:
+        a lost camera with no other to take its place, and, while none reads, the cameras not yet registered (the
+        first to register may be a coarse one); once every camera has been registered and none reads the dice, the
+        watch says so and stops."""
         if self.dice_watch is None:
             return None
         shapes = {name: image.shape for name, image in zip(self.names, images, strict=True) if image is not None}
         views = {v.name: v for v in rig.views if v.reading.pose is not None and v.name in shapes}
         if self.dice_camera not in views:
-            chosen = choose_dice_camera(self.dice_watch.tray, list(views.values()), shapes)
+            self._dice_registered.update(views)
+            tray = self.dice_watch.tray
+            readers = [v for v in views.values() if not dice_sight(tray, v.camera, v.reading.pose).reads_none]
+            if readers:
+                chosen = choose_dice_camera(tray, readers, shapes)
+            elif self.dice_camera is None and len(self._dice_registered) == len(self.names):
+                chosen = choose_dice_camera(tray, list(views.values()), shapes)  # none reads: said, and stopped
+            else:
+                chosen = None  # a camera that may read them is waited for
             if chosen is not None and self.dice_camera is not None:
-                new = views[chosen]
-                if dice_sight(self.dice_watch.tray, new.camera, new.reading.pose).reads_none:
-                    chosen = None  # it would stop the watch for good: the lost camera may come back
-                else:
-                    self.dice_watch.restart()
-                    self._dice_checked = False  # what the new camera reads of the dice, said as for the first
-                    self.notice.emit(f"dice: watched through {chosen} now ({self.dice_camera} is not registered)")
+                self.dice_watch.restart()
+                self._dice_checked = False  # what the new camera reads of the dice, said as for the first
+                self.notice.emit(f"dice: watched through {chosen} now ({self.dice_camera} is not registered)")
             if chosen is not None:
                 self.dice_camera = chosen
         view = views.get(self.dice_camera)

@@ -441,3 +441,36 @@ def test_the_dice_tray_is_set_by_two_clicks_and_saved_to_a_new_layout(qapp, tmp_
         win.worker.dice_watch.close()
         win.worker = None
         win.close()
+
+
+def test_a_rig_whose_first_registered_camera_reads_no_dice_waits_for_one_that_does(qapp):
+    """The coarse camera registers first, the one straight down only later (its anchors under a hand at the start):
+    the watch is not stopped for the game by the coarse one; the dice are watched through the other once it
+    registers, and its throw is read."""
+    cams = {"above": dice_camera((1280, 720)), "coarse": dice_camera((320, 180))}
+    worker, frames, notices = _rig_with_dice(qapp, cams)
+    both, coarse = {"above", "coarse"}, {"coarse"}
+    script = [("none", coarse)] * 5 + [("none", both)] * 3 + [("roll", both)] * 2 + [("pair", both)] * 14
+    try:
+        got, watched = _instants(worker, cams, frames, script)
+    finally:
+        worker.stop()
+    assert watched == [None] * 5 + ["above"] * (len(script) - 5)
+    assert worker.dice_watch is not None
+    assert [(th.number, th.values) for _, th in got] == [(1, (2, 4))]
+    assert not [n for n in notices if "too small" in n]
+
+
+def test_a_rig_none_of_whose_cameras_reads_the_dice_says_so_once_every_one_has_registered(qapp):
+    """Both cameras see the tray too coarsely for a 20 mm die: the watch waits while one of them has not registered
+    yet, then says once that the dice are too small and stops (the players type them)."""
+    cams = {"coarse": dice_camera((320, 180)), "coarser": dice_camera((256, 144))}
+    worker, frames, notices = _rig_with_dice(qapp, cams)
+    script = [("none", {"coarse"})] * 3 + [("none", {"coarse", "coarser"})] * 3
+    try:
+        _, watched = _instants(worker, cams, frames, script)
+    finally:
+        worker.stop()
+    assert watched[:3] == [None] * 3 and watched[3] == "coarse"
+    assert worker.dice_watch is None
+    assert len([n for n in notices if "too small to count its pips" in n]) == 1
